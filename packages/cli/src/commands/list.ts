@@ -1,0 +1,75 @@
+import type { Command } from 'commander';
+import { EXIT, type ExitCode } from '../exit-codes.ts';
+import { type HomeOptions, resolveHome } from '../home.ts';
+import { type Inventory, listHome } from '../inventory.ts';
+import { formatTable, printData, printJson, say, style } from '../output.ts';
+
+const day = (iso: string | null) => (iso ? iso.slice(0, 16).replace('T', ' ') : '-');
+
+function render(inventory: Inventory): string {
+  const parts: string[] = [];
+  parts.push(style.bold(`Recordings (${inventory.recordings.length})`));
+  parts.push(
+    inventory.recordings.length === 0
+      ? style.dim('  none yet: `mime record --name "..."`')
+      : formatTable(
+          ['SESSION', 'NAME', 'CREATED', 'EVENTS'],
+          inventory.recordings.map((r) => [
+            r.session_id,
+            r.name ?? style.red(r.problem ?? '?'),
+            day(r.created_at),
+            String(r.events),
+          ]),
+        ),
+  );
+  parts.push('', style.bold(`Workflows (${inventory.workflows.length})`));
+  parts.push(
+    inventory.workflows.length === 0
+      ? style.dim('  none yet: `mime reflect --session <id>`')
+      : formatTable(
+          ['SESSION', 'NAME', 'CREATED', 'STATE', 'STEPS', 'PARAMS', 'RUNS', 'LAST RUN'],
+          inventory.workflows.map((w) => [
+            w.session_id,
+            w.name ?? '-',
+            day(w.created_at),
+            w.state === 'ready' ? w.state : style.yellow(w.state),
+            String(w.steps),
+            w.params.join(',') || '-',
+            String(w.runs.length),
+            w.last_run ? `${w.last_run.outcome ?? 'unfinished'} ${day(w.last_run.started_at)}` : '-',
+          ]),
+        ),
+  );
+  return parts.join('\n');
+}
+
+export function registerList(program: Command, run: (code: Promise<ExitCode>) => void): void {
+  program
+    .command('list')
+    .summary('list recordings, workflows and their runs')
+    .description('List the recordings, workflows and replay runs under the data root.')
+    .option(
+      '--home <dir>',
+      'data root holding recordings/ and workflows/ (default: $MIME_HOME, else the current directory)',
+    )
+    .option('--json', 'print everything as JSON on stdout, runs included')
+    .addHelpText(
+      'after',
+      "\nExamples:\n  mime list\n  mime list --home ~/mime --json | jq '.workflows[].name'",
+    )
+    .action((options: HomeOptions & { json?: boolean }) =>
+      run(
+        (async () => {
+          const inventory = await listHome(resolveHome(options));
+          if (options.json) printJson(inventory);
+          else {
+            say(style.dim(`data root: ${inventory.home}`));
+            printData(render(inventory));
+            const broken = inventory.workflows.filter((w) => w.problem);
+            for (const w of broken) say(`${style.yellow('!')} ${w.session_id}: ${w.problem}`);
+          }
+          return EXIT.ok;
+        })(),
+      ),
+    );
+}

@@ -1,0 +1,51 @@
+import type { Command } from 'commander';
+import { EXIT, type ExitCode } from '../exit-codes.ts';
+import { mark, printJson, say, style } from '../output.ts';
+import { validateWorkflowTarget, type WorkflowReport } from '../validate.ts';
+
+function describe(report: WorkflowReport): string[] {
+  if (report.valid) {
+    const note =
+      report.from === 'ai_mime-v1'
+        ? style.dim(' (ai_mime v1 layout, upgraded in memory; `mime edit` saves it as v2)')
+        : '';
+    return [`${mark.ok()} ${report.file}: valid workflow${note}`];
+  }
+  const count = report.problems.length === 1 ? '1 problem' : `${report.problems.length} problems`;
+  return [
+    `${mark.fail()} ${report.file}: ${count}`,
+    ...report.problems.map((p) => {
+      const where = p.line === undefined ? '' : style.dim(`${report.file}:${p.line}:${p.column} `);
+      const path = p.path ? `${style.bold(p.path)}: ` : '';
+      return `  ${where}${path}${p.message}`;
+    }),
+  ];
+}
+
+export function registerValidate(program: Command, run: (code: Promise<ExitCode>) => void): void {
+  program
+    .command('validate')
+    .summary('check workflows for every problem at once')
+    .description(
+      'Check workflow folders or schema.json files: the schema, and the cross-field rules (templates name\n' +
+        'declared params or upstream extracts, dependencies point upstream, action values fit action types).\n' +
+        'Older ai_mime files are upgraded in memory and checked.',
+    )
+    .argument('<workflow...>', 'workflow folders or schema.json files')
+    .option('--json', 'print the reports as JSON on stdout')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  mime validate workflows/20260101T120000Z-play-song\n  mime validate workflows/*/ --json\n\nExit codes: 0 all valid, 2 a file is unreadable or invalid.',
+    )
+    .action((targets: string[], options: { json?: boolean }) =>
+      run(
+        (async () => {
+          const reports: WorkflowReport[] = [];
+          for (const target of targets) reports.push(await validateWorkflowTarget(target));
+          if (options.json) printJson({ reports });
+          else for (const report of reports) for (const line of describe(report)) say(line);
+          return reports.every((r) => r.valid) ? EXIT.ok : EXIT.usage;
+        })(),
+      ),
+    );
+}

@@ -1,0 +1,174 @@
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  checkWorkflow,
+  FileReadError,
+  MimeError,
+  RunSummary,
+  readJsonFile,
+  readJsonlFile,
+  readRecordingMetadata,
+  WORKFLOW_FILE,
+} from '@mime/schema';
+
+export interface RecordingEntry {
+  session_id: string;
+  dir: string;
+  name: string | null;
+  created_at: string | null;
+  /** Recorded actions (the end marker not counted). */
+  events: number;
+  /** Why the entry could not be read fully, or null. */
+  problem: string | null;
+}
+
+export interface RunEntry {
+  run_id: string;
+  dir: string;
+  mode: string | null;
+  outcome: string | null;
+  started_at: string | null;
+  duration_ms: number | null;
+  problem: string | null;
+}
+
+export interface WorkflowEntry {
+  session_id: string;
+  dir: string;
+  name: string | null;
+  created_at: string | null;
+  /** `ready` (valid schema.json), `draft` (reflect not finished) or `invalid`. */
+  state: 'ready' | 'draft' | 'invalid';
+  subtasks: number;
+  steps: number;
+  params: string[];
+  runs: RunEntry[];
+  /** The newest run, or null. */
+  last_run: RunEntry | null;
+  problem: string | null;
+}
+
+export interface Inventory {
+  home: string;
+  recordings: RecordingEntry[];
+  workflows: WorkflowEntry[];
+}
+
+async function subdirs(dir: string): Promise<string[]> {
+  try {
+    const entries = await readdir(dir, { withFileTypes: true });
+    return entries
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
+  } catch {
+    return [];
+  }
+}
+
+const reason = (error: unknown) => (error instanceof MimeError ? error.message : String(error));
+const isoOf = async (path: string) => (await stat(path)).mtime.toISOString();
+
+async function readRecording(dir: string, session_id: string): Promise<RecordingEntry> {
+  const entry: RecordingEntry = { session_id, dir, name: null, created_at: null, events: 0, problem: null };
+  try {
+    const metadata = await readRecordingMetadata(join(dir, 'metadata.json'));
+    entry.name = metadata.name;
+    entry.created_at = metadata.created_at ?? (await isoOf(join(dir, 'metadata.json')));
+    const lines = await readJsonlFile(join(dir, 'manifest.jsonl'));
+    entry.events = lines.filter(
+      (l) => (l.value as { action_type?: unknown } | null)?.action_type != null,
+    ).length;
+  } catch (error) {
+    entry.problem = reason(error);
+  }
+  return entry;
+}
+
+async function readRun(dir: string, run_id: string): Promise<RunEntry> {
+  const entry: RunEntry = {
+    run_id,
+    dir,
+    mode: null,
+    outcome: null,
+    started_at: null,
+    duration_ms: null,
+    problem: null,
+  };
+  try {
+    const summary = RunSummary.parse(await readJsonFile(join(dir, 'summary.json')));
+    Object.assign(entry, {
+      mode: summary.mode,
+      outcome: summary.outcome,
+      started_at: summary.started_at,
+      duration_ms: summary.duration_ms,
+    });
+  } catch (error) {
+    entry.problem = error instanceof FileReadError ? 'no summary (still running, or killed)' : reason(error);
+    entry.started_at = await isoOf(dir).catch(() => null);
+  }
+  return entry;
+}
+
+async function readWorkflowEntry(dir: string, session_id: string): Promise<WorkflowEntry> {
+  const entry: WorkflowEntry = {
+    session_id,
+    dir,
+    name: null,
+    created_at: null,
+    state: 'draft',
+    subtasks: 0,
+    steps: 0,
+    params: [],
+    runs: [],
+    last_run: null,
+    problem: null,
+  };
+  const runsDir = join(dir, '.replay');
+  entry.runs = await Promise.all((await subdirs(runsDir)).map((id) => readRun(join(runsDir, id), id)));
+  entry.runs.sort((a, b) => (a.started_at ?? '').localeCompare(b.started_at ?? ''));
+  entry.last_run = entry.runs.at(-1) ?? null;
+  try {
+    const metadata = await readRecordingMetadata(join(dir, 'metadata.json'));
+    entry.name = metadata.name;
+    entry.created_at = metadata.created_at ?? null;
+  } catch {
+    // A hand-made workflow may have no metadata; the schema's task name is used below.
+  }
+  const file = join(dir, WORKFLOW_FILE);
+  try {
+    entry.created_at ??= await isoOf(file);
+  } catch {
+    entry.problem = 'no schema.json yet: run `mime reflect` to finish it';
+    return entry;
+  }
+  try {
+    const result = checkWorkflow(await readJsonFile(file));
+    if (!result.ok) {
+      entry.state = 'invalid';
+      entry.problem = `${result.problems.length} problem(s): run \`mime validate ${dir}\``;
+      return entry;
+    }
+    const { workflow } = result;
+    entry.state = 'ready';
+    entry.name = workflow.task_name;
+    entry.subtasks = workflow.plan.subtasks.length;
+    entry.steps = workflow.plan.subtasks.reduce((n, s) => n + s.steps.length, 0);
+    entry.params = workflow.task_params.map((p) => p.name);
+  } catch (error) {
+    entry.state = 'invalid';
+    entry.problem = reason(error);
+  }
+  return entry;
+}
+
+/** Everything under a data root: recordings, workflows and their runs. Unreadable entries are listed with the reason. */
+export async function listHome(home: string): Promise<Inventory> {
+  const recordingsDir = join(home, 'recordings');
+  const workflowsDir = join(home, 'workflows');
+  const [recordings, workflows] = await Promise.all([
+    Promise.all((await subdirs(recordingsDir)).map((id) => readRecording(join(recordingsDir, id), id))),
+    Promise.all((await subdirs(workflowsDir)).map((id) => readWorkflowEntry(join(workflowsDir, id), id))),
+  ]);
+  return { home, recordings, workflows };
+}

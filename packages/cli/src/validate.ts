@@ -1,0 +1,64 @@
+import {
+  checkWorkflow,
+  FileReadError,
+  JsonSyntaxError,
+  locateJsonPath,
+  type Problem,
+  parseJsonText,
+  readTextFile,
+  resolveWorkflowFile,
+  type WorkflowLayout,
+} from '@mime/schema';
+
+/** A problem with where it stands in the file, when that is known (1-based). */
+export interface LocatedProblem extends Problem {
+  line?: number;
+  column?: number;
+}
+
+export interface WorkflowReport {
+  /** The schema.json that was checked. */
+  file: string;
+  valid: boolean;
+  /** The layout on disk (`ai_mime-v1` is upgraded in memory), or null when the file did not parse. */
+  from: WorkflowLayout | null;
+  problems: LocatedProblem[];
+}
+
+/**
+ * Checks one workflow folder or schema.json and reports every problem; never throws for a bad file
+ * (unreadable, invalid JSON, invalid workflow): that is what the report is for.
+ */
+export async function validateWorkflowTarget(target: string): Promise<WorkflowReport> {
+  let file = target;
+  try {
+    file = await resolveWorkflowFile(target);
+    const text = await readTextFile(file);
+    const result = checkWorkflow(parseJsonText(text, file));
+    if (result.ok) return { file, valid: true, from: result.from, problems: [] };
+    const located = result.problems.map((p): LocatedProblem => {
+      const at = result.from === 'v2' ? locateJsonPath(text, p.path) : null;
+      return at ? { ...p, ...at } : p;
+    });
+    return { file, valid: false, from: result.from, problems: located };
+  } catch (error) {
+    if (error instanceof JsonSyntaxError) {
+      const reason = error.message.replace(/^.*?invalid JSON: /, 'invalid JSON: ');
+      return {
+        file,
+        valid: false,
+        from: null,
+        problems: [{ path: '', message: reason, line: error.line, column: error.column }],
+      };
+    }
+    if (error instanceof FileReadError) {
+      return {
+        file,
+        valid: false,
+        from: null,
+        problems: [{ path: '', message: error.message.replace(`${error.file}: `, '') }],
+      };
+    }
+    throw error;
+  }
+}

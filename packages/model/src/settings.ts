@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+/** How `toolCall` asks for a tool: the API's `tools` (`native`) or a `<tool_call>` text protocol (`text`). */
+export const TOOL_MODES = ['native', 'text'] as const;
+export type ToolMode = (typeof TOOL_MODES)[number];
+
+/**
+ * How `structured` asks for JSON: `json_schema` (`response_format`), `tool` (a forced tool call), or
+ * `auto` (json_schema, switching to tool for good when the server rejects it).
+ */
+export const STRUCTURED_MODES = ['auto', 'json_schema', 'tool'] as const;
+export type StructuredMode = (typeof STRUCTURED_MODES)[number];
+
+/** Every model setting and its rule; the config file, env and flags are all checked against it. */
+export const modelSettingsSchema = z.object({
+  /** OpenAI-compatible base URL, e.g. `http://127.0.0.1:8000/v1`. */
+  baseURL: z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }),
+  /** Model id the server knows, e.g. `qwen2.5-vl-7b-instruct`. */
+  model: z.string().min(1),
+  apiKey: z.string().min(1),
+  toolMode: z.enum(TOOL_MODES),
+  structuredMode: z.enum(STRUCTURED_MODES),
+  /** Per HTTP attempt. */
+  timeoutMs: z.int().positive(),
+  /** HTTP retries after the first attempt (429, 5xx, timeouts, connection errors). */
+  maxRetries: z.int().min(0),
+});
+export type ModelSettings = z.infer<typeof modelSettingsSchema>;
+export type ModelSettingName = keyof ModelSettings;
+
+/** Defaults of the settings that have one. */
+export const SETTING_DEFAULTS = {
+  toolMode: 'native',
+  structuredMode: 'auto',
+  timeoutMs: 120_000,
+  maxRetries: 4,
+} as const satisfies Partial<ModelSettings>;
+
+/** Environment variables read for each setting, first one set wins. */
+export const SETTING_ENV_VARS: Record<ModelSettingName, readonly string[]> = {
+  baseURL: ['MIME_BASE_URL'],
+  model: ['MIME_MODEL'],
+  apiKey: ['MIME_API_KEY', 'OPENAI_API_KEY'],
+  toolMode: ['MIME_TOOL_MODE'],
+  structuredMode: ['MIME_STRUCTURED_MODE'],
+  timeoutMs: ['MIME_MODEL_TIMEOUT_MS'],
+  maxRetries: ['MIME_MODEL_MAX_RETRIES'],
+};
+
+/** The CLI flag for each setting, as named in error messages and sources. */
+export const SETTING_FLAGS: Record<ModelSettingName, string> = {
+  baseURL: '--base-url',
+  model: '--model',
+  apiKey: '--api-key',
+  toolMode: '--tool-mode',
+  structuredMode: '--structured-mode',
+  timeoutMs: '--model-timeout-ms',
+  maxRetries: '--model-max-retries',
+};

@@ -1,0 +1,102 @@
+/**
+ * The `<tool_call>` text protocol for models without native tool calling, in the Hermes/Qwen format
+ * those models were trained on: the tools are described in the system message, and the reply carries
+ * exactly one `<tool_call>{"name": ..., "arguments": {...}}</tool_call>` block.
+ */
+import type { ChatCompletionMessage, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
+import { z } from 'zod';
+import { buildJsonSchema } from './json-schema.ts';
+import { type Checked, checkValue, parseModelJson, type ReplyVerdict } from './output.ts';
+import {
+  type CheckedToolCall,
+  checkToolCall,
+  listNames,
+  notExecuted,
+  type ToolChoice,
+  type ToolSpec,
+} from './tools.ts';
+
+const envelopeSchema = z.object({
+  name: z.string().min(1),
+  arguments: z.union([z.record(z.string(), z.unknown()), z.string()]).default({}),
+});
+
+/** The system text that describes the tools and the reply format. */
+export function describeTools(tools: readonly ToolSpec[]): string {
+  const signatures = tools.map((tool) =>
+    JSON.stringify({
+      type: 'function',
+      function: {
+        name: tool.name,
+        description: tool.description,
+        parameters: buildJsonSchema(tool.parameters).schema,
+      },
+    }),
+  );
+  return [
+    '# Tools',
+    '',
+    'You may call one of the functions below. Their signatures are inside <tools></tools>:',
+    '<tools>',
+    ...signatures,
+    '</tools>',
+    '',
+    'Reply with exactly one function call: a JSON object with the function name and its arguments inside <tool_call></tool_call> tags:',
+    '<tool_call>',
+    '{"name": <function-name>, "arguments": <args-json-object>}',
+    '</tool_call>',
+  ].join('\n');
+}
+
+/** The messages with the tool description added to the leading system message (or as a new one). */
+export function addToolDescription(
+  tools: readonly ToolSpec[],
+  messages: ChatCompletionMessageParam[],
+): ChatCompletionMessageParam[] {
+  const description = describeTools(tools);
+  const [first, ...rest] = messages;
+  if (first?.role === 'system' && typeof first.content === 'string') {
+    return [{ role: 'system', content: `${first.content}\n\n${description}` }, ...rest];
+  }
+  return [{ role: 'system', content: description }, ...messages];
+}
+
+/** Checks a text reply: exactly one `<tool_call>` block naming a known tool with valid arguments. */
+export function judgeTextToolReply<T extends readonly ToolSpec[]>(
+  tools: T,
+  message: ChatCompletionMessage,
+): ReplyVerdict<CheckedToolCall<T>> {
+  const raw = message.content ?? '';
+  const checked = readToolCallBlock(tools, raw);
+  if (checked.ok) return { ok: true, value: { ...checked.value, toolCallId: undefined }, raw };
+  const format = `Write exactly one block <tool_call>{"name": ..., "arguments": {...}}</tool_call> calling one of: ${listNames(tools)}.`;
+  return {
+    ok: false,
+    raw,
+    problems: checked.problems,
+    repair: [
+      { role: 'assistant', content: raw },
+      { role: 'user', content: `${notExecuted(checked.problems)}\n${format}` },
+    ],
+  };
+}
+
+function readToolCallBlock<T extends readonly ToolSpec[]>(tools: T, text: string): Checked<ToolChoice<T>> {
+  // A closing tag may be missing when the server stops at it; the block then runs to the end.
+  const blocks = [...text.matchAll(/<tool_call>([\s\S]*?)(?:<\/tool_call>|$)/g)].map((m) => m[1] ?? '');
+  const [block, ...others] = blocks;
+  if (block === undefined) return problem('no <tool_call> block in the reply');
+  if (others.length > 0) return problem(`${blocks.length} <tool_call> blocks; write exactly one`);
+  const parsed = parseModelJson(block);
+  if (!parsed.ok) return parsed;
+  const envelope = checkValue(parsed.value, envelopeSchema);
+  if (!envelope.ok) return envelope;
+  const { name, arguments: args } = envelope.value;
+  if (typeof args !== 'string') return checkToolCall(tools, name, args);
+  const decoded = parseModelJson(args);
+  return decoded.ok ? checkToolCall(tools, name, decoded.value) : decoded;
+}
+
+function problem(message: string): Checked<never> {
+  return { ok: false, problems: [{ path: '', message }] };
+}

@@ -1,0 +1,42 @@
+/**
+ * The clipboard, through nut-js (clipboardy 2: `xsel` on Linux, with a copy of xsel bundled as a
+ * fallback; pbcopy on macOS; a helper exe on Windows). Works under Xvfb: xsel forks a small process
+ * that owns the selection until another program takes it or the X server goes away.
+ */
+import { DesktopFailureError } from './errors.ts';
+import type { NutModule } from './native.ts';
+import { pause } from './time.ts';
+
+/**
+ * Puts `text` on the clipboard and waits until reading it back gives `text`: xsel returns before
+ * its forked owner holds the selection, and a paste sent in between would paste the old content.
+ */
+export async function writeClipboard(
+  nut: NutModule,
+  text: string,
+  signal: AbortSignal,
+  timeoutMs = 2000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  try {
+    await nut.clipboard.setContent(text);
+  } catch (error) {
+    throw new DesktopFailureError(
+      `cannot write the clipboard (needed to type non-ASCII text): ${String(error)}. On Linux install xsel.`,
+      { cause: error },
+    );
+  }
+  while (Date.now() < deadline) {
+    try {
+      last = await nut.clipboard.getContent();
+      if (last === text) return;
+    } catch (error) {
+      last = error;
+    }
+    await pause(10, signal);
+  }
+  throw new DesktopFailureError(
+    `the clipboard did not take the text to paste within ${timeoutMs} ms (read back: ${JSON.stringify(String(last)).slice(0, 80)})`,
+  );
+}

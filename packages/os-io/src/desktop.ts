@@ -1,0 +1,49 @@
+/**
+ * The desktop as record and replay see it: one interface, so they depend on what a desktop can do,
+ * not on nut-js. {@link createDesktop} (nut-desktop.ts) is the adapter on nut-js + uiohook-napi.
+ * All coordinates are logical pixels, the space of saved screenshots.
+ */
+import type { KeyChord } from '@mime/schema';
+import type { RawFrame } from './capture.ts';
+import type { DisplayFacts } from './display-probe.ts';
+import type { FrameRing, FrameRingOptions } from './frame-ring.ts';
+import type { HookEvent, HookSubscription, StartHooksOptions } from './hooks.ts';
+import type { ClickOptions, DragOptions, ScrollDirection, ScrollOptions } from './input.ts';
+import type { LogicalPoint, ScreenGeometry } from './units.ts';
+
+export interface Desktop {
+  /** The display probe's facts, taken when the desktop was created. */
+  readonly display: DisplayFacts;
+  /** Screen size in both units and the scale, measured when the desktop was created. */
+  readonly screen: ScreenGeometry;
+  /**
+   * Aborts with an {@link AbortedError} (`MIME_ABORTED`) when the fail-safe fires (pointer into a
+   * corner, hotkey) or the caller's signal aborts; input rejects from then on.
+   */
+  readonly signal: AbortSignal;
+  /** The fail-safe hotkey in mime's chord syntax, or null when there is none. */
+  readonly abortHotkey: string | null;
+
+  /** Grabs the screen now (raw, physical pixels, opaque, about 10 ms). */
+  captureFrame(): Promise<RawFrame>;
+  /** A ring of recent frames captured from this desktop (not started). */
+  createFrameRing(options?: FrameRingOptions): FrameRing;
+
+  pointerPosition(): Promise<LogicalPoint>;
+  movePointer(point: LogicalPoint): Promise<void>;
+  /** Left, right or middle click; `clicks: 2` for a double click. */
+  click(point: LogicalPoint, options?: ClickOptions): Promise<void>;
+  /** Press at `from`, move in steps, release at `to`. */
+  drag(from: LogicalPoint, to: LogicalPoint, options?: DragOptions): Promise<void>;
+  /** Turns the wheel `amount` notches. */
+  scroll(direction: ScrollDirection, amount: number, options?: ScrollOptions): Promise<void>;
+  /** Presses a key chord: `enter`, `ctrl+a`, `ctrl+shift+t`, `alt+f4`. */
+  pressKey(chord: string | KeyChord): Promise<void>;
+  /** Types text exactly, including symbols and non-ASCII (the latter through the clipboard). */
+  typeText(text: string): Promise<void>;
+
+  /** Global input events until the subscription stops (or the desktop closes). */
+  startHooks(onEvent: (event: HookEvent) => void, options?: StartHooksOptions): Promise<HookSubscription>;
+  /** Stops hooks started here and the fail-safe's watch; frame rings are stopped by their owners. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,49 @@
+export { captureFrame, type EncodePngOptions, encodePng, frameToRgb, type RawFrame } from './capture.ts';
+export type { Desktop } from './desktop.ts';
+export {
+  assertDisplay,
+  type DisplayFacts,
+  type ProbeDisplayOptions,
+  probeDisplay,
+  type SessionType,
+} from './display-probe.ts';
+export {
+  AbortedError,
+  type AbortReason,
+  DesktopFailureError,
+  DisplayNotFoundError,
+  InvalidInputError,
+  UnsupportedPlatformError,
+} from './errors.ts';
+export { DEFAULT_ABORT_HOTKEY, FailSafe, type FailSafeOptions } from './fail-safe.ts';
+export { FrameRing, type FrameRingOptions } from './frame-ring.ts';
+export {
+  type HookButton,
+  type HookEvent,
+  type HookKeyEvent,
+  type HookMouseButtonEvent,
+  type HookMouseMoveEvent,
+  type HookSubscription,
+  type HookWheelEvent,
+  type StartHooksOptions,
+  startHooks,
+} from './hooks.ts';
+export type {
+  ClickOptions,
+  DragOptions,
+  InputTiming,
+  MouseButton,
+  ScrollDirection,
+  ScrollOptions,
+} from './input.ts';
+export {
+  buildKeycodeNames,
+  type HookKeyName,
+  type Keystroke,
+  keystrokeForChar,
+  keystrokeForKey,
+  typedChar,
+} from './keymap.ts';
+export { createDesktop, type DesktopOptions } from './nut-desktop.ts';
+export { epochNow } from './time.ts';
+export type { LogicalPoint, LogicalSize, PhysicalSize, ScreenGeometry } from './units.ts';

@@ -1,0 +1,330 @@
+/**
+ * Input execution on nut-js (XTest on X11): pointer, buttons, wheel, key chords and text. Every
+ * operation runs one at a time, checks the fail-safe before each step (a character, a drag step, a
+ * wheel notch) and, when it fails or is aborted, releases whatever keys and buttons it still held.
+ *
+ * Text: printable ASCII, `\n` and `\t` are typed key by key, pressing Shift itself for capitals and
+ * shifted symbols (nut-js `keyboard.type` mistypes those on X11); everything else (é, 日本, emoji) is
+ * pasted through the clipboard with ctrl+v (cmd+v on macOS), which overwrites the clipboard.
+ */
+import { formatKeyChord, type KeyChord, MimeError, type Modifier, parseKeyChord } from '@mime/schema';
+import { writeClipboard } from './clipboard.ts';
+import { DesktopFailureError, InvalidInputError } from './errors.ts';
+import type { FailSafe } from './fail-safe.ts';
+import {
+  type Keystroke,
+  keystrokeForChar,
+  keystrokeForKey,
+  MODIFIER_NUT_KEYS,
+  type NutKeyName,
+} from './keymap.ts';
+import type { NutModule } from './native.ts';
+import { epochNow, pause } from './time.ts';
+import type { LogicalPoint, LogicalSize } from './units.ts';
+
+export type MouseButton = 'left' | 'right' | 'middle';
+
+/** Which way to scroll the content: `down` brings what is below into view (wheel turned towards you). */
+export type ScrollDirection = 'up' | 'down' | 'left' | 'right';
+
+/** Pauses mime leaves between input steps, so apps see input at a human-like pace. */
+export interface InputTiming {
+  /** After moving the pointer and before pressing a button, so the app sees the hover first. Default 25 ms. */
+  settleMs?: number;
+  /** After each click, key chord, scroll or drag, so the app reacts before the next input. Default 40 ms. */
+  afterActionMs?: number;
+  /** Between the clicks of a double (or triple) click. Default 60 ms. */
+  clickIntervalMs?: number;
+  /** After each typed character. Default 10 ms. */
+  keyDelayMs?: number;
+  /** After each wheel notch. Default 20 ms. */
+  scrollStepMs?: number;
+  /** Pointer moves between a drag's press and release. Default 12. */
+  dragSteps?: number;
+  /** After each drag move. Default 15 ms. */
+  dragStepMs?: number;
+  /** After a drag's press and before its release, for apps that need a pause to start or end a drag. Default 80 ms. */
+  dragHoldMs?: number;
+  /** After pasting non-ASCII text, so the app has inserted it before the next key. Default 150 ms. */
+  pasteSettleMs?: number;
+}
+
+const DEFAULT_TIMING: Required<InputTiming> = {
+  settleMs: 25,
+  afterActionMs: 40,
+  clickIntervalMs: 60,
+  keyDelayMs: 10,
+  scrollStepMs: 20,
+  dragSteps: 12,
+  dragStepMs: 15,
+  dragHoldMs: 80,
+  pasteSettleMs: 150,
+};
+
+export interface ClickOptions {
+  /** Default `left`. */
+  button?: MouseButton;
+  /** 1 for a click, 2 for a double click, 3 for a triple click. Default 1. */
+  clicks?: number;
+}
+
+export interface DragOptions {
+  /** Button held during the drag. Default `left`. */
+  button?: MouseButton;
+}
+
+export interface ScrollOptions {
+  /** Move the pointer here first (the wheel scrolls what is under the pointer). Default: where it is. */
+  at?: LogicalPoint;
+}
+
+type TextPart = { kind: 'keys'; strokes: Keystroke[] } | { kind: 'paste'; text: string };
+
+/** Splits text into runs typed key by key and runs pasted; throws on control characters. */
+function planText(text: string): TextPart[] {
+  const parts: TextPart[] = [];
+  const chars = [...text.replace(/\r\n?/g, '\n')];
+  for (const [index, char] of chars.entries()) {
+    const stroke = keystrokeForChar(char);
+    const code = char.codePointAt(0) ?? 0;
+    const last = parts.at(-1);
+    if (stroke) {
+      if (last?.kind === 'keys') last.strokes.push(stroke);
+      else parts.push({ kind: 'keys', strokes: [stroke] });
+    } else if (code >= 0xa0) {
+      if (last?.kind === 'paste') last.text += char;
+      else parts.push({ kind: 'paste', text: char });
+    } else {
+      throw new InvalidInputError(
+        `cannot type control character U+${code.toString(16).toUpperCase().padStart(4, '0')} at index ${index}; ` +
+          'use pressKey for keys such as escape or backspace',
+      );
+    }
+  }
+  return parts;
+}
+
+/** Runs input on nut-js under a fail-safe; one per desktop. */
+export class InputExecutor {
+  readonly #nut: NutModule;
+  readonly #failSafe: FailSafe;
+  readonly #screen: LogicalSize;
+  readonly #timing: Required<InputTiming>;
+  readonly #heldKeys: NutKeyName[] = [];
+  readonly #heldButtons: MouseButton[] = [];
+  #queue: Promise<unknown> = Promise.resolve();
+
+  constructor(nut: NutModule, failSafe: FailSafe, screen: LogicalSize, timing: InputTiming = {}) {
+    this.#nut = nut;
+    this.#failSafe = failSafe;
+    this.#screen = screen;
+    this.#timing = { ...DEFAULT_TIMING, ...timing };
+  }
+
+  async pointerPosition(): Promise<LogicalPoint> {
+    const { x, y } = await this.#nut.mouse.getPosition();
+    return { x, y };
+  }
+
+  movePointer(point: LogicalPoint): Promise<void> {
+    return this.#run('move the pointer', async () => {
+      await this.#moveTo(point);
+      await this.#pause(this.#timing.settleMs);
+    });
+  }
+
+  async click(point: LogicalPoint, options: ClickOptions = {}): Promise<void> {
+    const { button = 'left', clicks = 1 } = options;
+    if (!(Number.isInteger(clicks) && clicks >= 1 && clicks <= 3)) {
+      throw new InvalidInputError(`clicks must be 1, 2 or 3, got ${clicks}`);
+    }
+    return this.#run(`${button} click`, async () => {
+      await this.#moveTo(point);
+      await this.#pause(this.#timing.settleMs);
+      for (let i = 0; i < clicks; i += 1) {
+        if (i > 0) await this.#pause(this.#timing.clickIntervalMs);
+        await this.#step();
+        await this.#pressButton(button);
+        await this.#releaseButton(button);
+      }
+      await this.#pause(this.#timing.afterActionMs);
+    });
+  }
+
+  async drag(from: LogicalPoint, to: LogicalPoint, options: DragOptions = {}): Promise<void> {
+    const { button = 'left' } = options;
+    const target = this.#validPoint(to);
+    return this.#run('drag', async () => {
+      const start = await this.#moveTo(from);
+      await this.#pause(this.#timing.settleMs);
+      await this.#step();
+      await this.#pressButton(button);
+      await this.#pause(this.#timing.dragHoldMs);
+      const steps = Math.max(1, this.#timing.dragSteps);
+      for (let i = 1; i <= steps; i += 1) {
+        const t = i / steps;
+        await this.#step();
+        await this.#moveTo({ x: start.x + (target.x - start.x) * t, y: start.y + (target.y - start.y) * t });
+        await this.#pause(this.#timing.dragStepMs);
+      }
+      await this.#pause(this.#timing.dragHoldMs);
+      await this.#step();
+      await this.#releaseButton(button);
+      await this.#pause(this.#timing.afterActionMs);
+    });
+  }
+
+  async scroll(direction: ScrollDirection, amount: number, options: ScrollOptions = {}): Promise<void> {
+    if (!(Number.isInteger(amount) && amount >= 1)) {
+      throw new InvalidInputError(
+        `scroll amount is a number of wheel notches (a positive integer), got ${amount}`,
+      );
+    }
+    return this.#run(`scroll ${direction}`, async () => {
+      if (options.at) {
+        await this.#moveTo(options.at);
+        await this.#pause(this.#timing.settleMs);
+      }
+      const mouse = this.#nut.mouse;
+      for (let i = 0; i < amount; i += 1) {
+        await this.#step();
+        if (direction === 'up') await mouse.scrollUp(1);
+        else if (direction === 'down') await mouse.scrollDown(1);
+        else if (direction === 'left') await mouse.scrollLeft(1);
+        else await mouse.scrollRight(1);
+        await this.#pause(this.#timing.scrollStepMs);
+      }
+      await this.#pause(this.#timing.afterActionMs);
+    });
+  }
+
+  /** Presses a chord such as `ctrl+shift+t`, `enter`, `alt+f4`, `ctrl++` (text or parsed). */
+  async pressKey(chord: string | KeyChord): Promise<void> {
+    const parsed = typeof chord === 'string' ? parseKeyChord(chord) : chord;
+    const stroke = keystrokeForKey(parsed.key);
+    if (!stroke) throw new InvalidInputError(`no key to press for "${parsed.key}"`);
+    const modifiers = new Set<Modifier>(parsed.modifiers);
+    if (stroke.shift) modifiers.add('shift');
+    const hotkey = this.#failSafe.hotkey;
+    if (hotkey !== null && formatKeyChord(parsed) === hotkey) {
+      throw new InvalidInputError(
+        `${hotkey} is the fail-safe hotkey: pressing it would abort mime's own input`,
+      );
+    }
+    return this.#run(`press ${formatKeyChord(parsed)}`, async () => {
+      await this.#step();
+      await this.#pressChord(
+        [...modifiers].map((m) => MODIFIER_NUT_KEYS[m]),
+        stroke.key,
+      );
+      await this.#pause(this.#timing.afterActionMs);
+    });
+  }
+
+  /** Types `text` exactly (see the module comment for how); `\r\n` and `\r` become Enter. */
+  async typeText(text: string): Promise<void> {
+    const parts = planText(text);
+    return this.#run('type text', async () => {
+      for (const part of parts) {
+        if (part.kind === 'keys') {
+          for (const stroke of part.strokes) {
+            await this.#step();
+            await this.#pressChord(stroke.shift ? [MODIFIER_NUT_KEYS.shift] : [], stroke.key);
+            await this.#pause(this.#timing.keyDelayMs);
+          }
+        } else {
+          await writeClipboard(this.#nut, part.text, this.#failSafe.signal);
+          await this.#step();
+          const paste = process.platform === 'darwin' ? MODIFIER_NUT_KEYS.meta : MODIFIER_NUT_KEYS.ctrl;
+          await this.#pressChord([paste], 'V');
+          await this.#pause(this.#timing.pasteSettleMs);
+        }
+      }
+    });
+  }
+
+  /** Serializes operations; on failure releases held keys and buttons and reports a typed error. */
+  #run(what: string, operation: () => Promise<void>): Promise<void> {
+    const result = this.#queue.then(async () => {
+      this.#failSafe.throwIfAborted();
+      await this.#failSafe.arm();
+      try {
+        await operation();
+      } catch (error) {
+        await this.#releaseHeld();
+        if (this.#failSafe.signal.aborted) throw this.#failSafe.signal.reason;
+        if (error instanceof MimeError) throw error;
+        throw new DesktopFailureError(`${what} failed: ${String(error)}`, { cause: error });
+      }
+    });
+    this.#queue = result.catch(() => undefined);
+    return result;
+  }
+
+  /** Before each input step: stop if aborted, or if the pointer sits in a corner mime did not put it in. */
+  async #step(): Promise<void> {
+    this.#failSafe.throwIfAborted();
+    this.#failSafe.checkPointer(await this.pointerPosition());
+  }
+
+  #pause(ms: number): Promise<void> {
+    return pause(ms, this.#failSafe.signal);
+  }
+
+  #validPoint(point: LogicalPoint): LogicalPoint {
+    const x = Math.round(point.x);
+    const y = Math.round(point.y);
+    const { width, height } = this.#screen;
+    if (!(Number.isFinite(x) && Number.isFinite(y) && x >= 0 && y >= 0 && x < width && y < height)) {
+      throw new InvalidInputError(
+        `point (${point.x}, ${point.y}) is off the screen (logical ${width}x${height}; x 0..${width - 1}, y 0..${height - 1})`,
+      );
+    }
+    return { x, y };
+  }
+
+  async #moveTo(point: LogicalPoint): Promise<LogicalPoint> {
+    const target = this.#validPoint(point);
+    await this.#step();
+    this.#failSafe.noteOwnMove(target, epochNow());
+    await this.#nut.mouse.setPosition(new this.#nut.Point(target.x, target.y));
+    return target;
+  }
+
+  #nutButton(button: MouseButton) {
+    const { Button } = this.#nut;
+    return button === 'left' ? Button.LEFT : button === 'right' ? Button.RIGHT : Button.MIDDLE;
+  }
+
+  async #pressButton(button: MouseButton): Promise<void> {
+    this.#heldButtons.push(button);
+    await this.#nut.mouse.pressButton(this.#nutButton(button));
+  }
+
+  async #releaseButton(button: MouseButton): Promise<void> {
+    await this.#nut.mouse.releaseButton(this.#nutButton(button));
+    this.#heldButtons.splice(this.#heldButtons.lastIndexOf(button), 1);
+  }
+
+  /** Holds `modifiers`, taps `key`, releases in reverse order. */
+  async #pressChord(modifiers: NutKeyName[], key: NutKeyName): Promise<void> {
+    for (const name of [...modifiers, key]) {
+      this.#heldKeys.push(name);
+      await this.#nut.keyboard.pressKey(this.#nut.Key[name]);
+    }
+    for (const name of [key, ...modifiers.toReversed()]) {
+      await this.#nut.keyboard.releaseKey(this.#nut.Key[name]);
+      this.#heldKeys.splice(this.#heldKeys.lastIndexOf(name), 1);
+    }
+  }
+
+  /** Best effort: a failed or aborted operation must not leave a key or button down. */
+  async #releaseHeld(): Promise<void> {
+    for (const name of this.#heldKeys.splice(0).toReversed()) {
+      await this.#nut.keyboard.releaseKey(this.#nut.Key[name]).catch(() => undefined);
+    }
+    for (const button of this.#heldButtons.splice(0)) {
+      await this.#nut.mouse.releaseButton(this.#nutButton(button)).catch(() => undefined);
+    }
+  }
+}

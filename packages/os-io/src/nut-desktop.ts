@@ -1,0 +1,76 @@
+/**
+ * The {@link Desktop} adapter on nut-js (capture, input, clipboard) and uiohook-napi (hooks), loaded
+ * only after the display probe passed.
+ */
+import { captureFrame } from './capture.ts';
+import type { Desktop } from './desktop.ts';
+import { assertDisplay } from './display-probe.ts';
+import { FailSafe, type FailSafeOptions } from './fail-safe.ts';
+import { FrameRing } from './frame-ring.ts';
+import { type HookSubscription, startHooks } from './hooks.ts';
+import { InputExecutor, type InputTiming } from './input.ts';
+import { loadNut } from './native.ts';
+
+export interface DesktopOptions {
+  /**
+   * The fail-safe for input (see {@link FailSafeOptions}: corners, hotkey `ctrl+alt+shift+escape`),
+   * or `false` to drive input without one. Default: on, with its defaults.
+   */
+  failSafe?: FailSafeOptions | false;
+  /** A signal of the caller's that aborts input like the fail-safe does. Default none. */
+  signal?: AbortSignal;
+  /** Pauses between input steps (see {@link InputTiming} for each default). */
+  timing?: InputTiming;
+}
+
+/**
+ * Probes the display (throws `MIME_NO_DISPLAY` without one), loads nut-js and measures the screen.
+ * The fail-safe starts watching the hooks at the first input call, so a desktop used only for
+ * capture and hooks (recording) never arms it.
+ */
+export async function createDesktop(options: DesktopOptions = {}): Promise<Desktop> {
+  const display = await assertDisplay();
+  const nut = await loadNut();
+  const first = await captureFrame();
+  const screen = { logical: first.logical, physical: first.physical, scale: first.scale };
+  const failSafeOptions: FailSafeOptions =
+    options.failSafe === false ? { corners: false, hotkey: null } : { ...options.failSafe };
+  if (options.signal) {
+    const signals = [options.signal, failSafeOptions.signal].filter((s) => s !== undefined);
+    failSafeOptions.signal = AbortSignal.any(signals);
+  }
+  const failSafe = new FailSafe(screen.logical, failSafeOptions);
+  const input = new InputExecutor(nut, failSafe, screen.logical, options.timing);
+  const subscriptions = new Set<HookSubscription>();
+
+  return {
+    display,
+    screen,
+    signal: failSafe.signal,
+    abortHotkey: failSafe.hotkey,
+    captureFrame,
+    createFrameRing: (ringOptions) => new FrameRing(captureFrame, ringOptions),
+    pointerPosition: () => input.pointerPosition(),
+    movePointer: (point) => input.movePointer(point),
+    click: (point, clickOptions) => input.click(point, clickOptions),
+    drag: (from, to, dragOptions) => input.drag(from, to, dragOptions),
+    scroll: (direction, amount, scrollOptions) => input.scroll(direction, amount, scrollOptions),
+    pressKey: (chord) => input.pressKey(chord),
+    typeText: (text) => input.typeText(text),
+    startHooks: async (onEvent, hookOptions) => {
+      const subscription = await startHooks(onEvent, hookOptions);
+      const tracked: HookSubscription = {
+        stop: async () => {
+          subscriptions.delete(tracked);
+          await subscription.stop();
+        },
+      };
+      subscriptions.add(tracked);
+      return tracked;
+    },
+    close: async () => {
+      await Promise.all([...subscriptions].map((subscription) => subscription.stop()));
+      await failSafe.dispose();
+    },
+  };
+}

@@ -1,0 +1,31 @@
+/**
+ * Units of the desktop. Logical pixels are what input, hooks, recorded coordinates and saved
+ * screenshots use; physical pixels are what the screen buffer holds. Physical = logical x scale
+ * (scale 1 on X11; 2 on a Retina Mac).
+ */
+
+/** A point in logical screen pixels, origin top-left of the primary screen. */
+export interface LogicalPoint {
+  x: number;
+  y: number;
+}
+
+/** A size in logical screen pixels. */
+export interface LogicalSize {
+  width: number;
+  height: number;
+}
+
+/** A size in physical pixels (the screen buffer). */
+export interface PhysicalSize {
+  width: number;
+  height: number;
+}
+
+/** The screen in both units. */
+export interface ScreenGeometry {
+  logical: LogicalSize;
+  physical: PhysicalSize;
+  /** Physical pixels per logical pixel. */
+  scale: number;
+}

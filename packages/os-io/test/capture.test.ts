@@ -1,0 +1,157 @@
+import {
+  type Box,
+  centerOf,
+  DEMO_LAYOUT,
+  type DesktopHarness,
+  startDesktopHarness,
+} from '@mime/test-support/desktop-harness';
+import sharp from 'sharp';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import {
+  createDesktop,
+  type Desktop,
+  encodePng,
+  epochNow,
+  type HookEvent,
+  type RawFrame,
+  startHooks,
+} from '../src/index.ts';
+
+let harness: DesktopHarness;
+let desktop: Desktop;
+
+beforeAll(async () => {
+  harness = await startDesktopHarness();
+  process.env.DISPLAY = harness.display; // before the first desktop call loads nut-js
+  desktop = await createDesktop();
+});
+
+afterAll(async () => {
+  await desktop?.close();
+  await harness?.stop();
+});
+
+beforeEach(async () => {
+  await harness.resetApp();
+});
+
+/** [r, g, b, a] at a logical point of a raw frame, whatever its channel order. */
+function pixelAt(frame: RawFrame, x: number, y: number): number[] {
+  const i = Math.round(y * frame.scale) * frame.stride + Math.round(x * frame.scale) * 4;
+  const [c0, g, c2, a] = [...frame.data.subarray(i, i + 4)];
+  return frame.channelOrder === 'bgra' ? [c2 ?? -1, g ?? -1, c0 ?? -1, a ?? -1] : [c0 ?? -1, g ?? -1, c2 ?? -1, a ?? -1];
+}
+
+const colorAtCenter = (frame: RawFrame, box: Box) => pixelAt(frame, centerOf(box).x, centerOf(box).y);
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('captureFrame', () => {
+  it('grabs the screen with its sizes, scale and channel order', async () => {
+    const frame = await desktop.captureFrame();
+    expect(frame.physical).toEqual({ width: 1280, height: 800 });
+    expect(frame.logical).toEqual({ width: 1280, height: 800 });
+    expect(frame.scale).toBe(1);
+    expect(frame.channelOrder).toBe('bgra');
+    expect(frame.stride).toBeGreaterThanOrEqual(1280 * 4);
+    expect(frame.data.length).toBeGreaterThanOrEqual(frame.stride * 800);
+    expect(desktop.screen).toEqual({ logical: frame.logical, physical: frame.physical, scale: 1 });
+    expect(Math.abs(frame.time - epochNow())).toBeLessThan(1000);
+  });
+
+  it('forces every pixel opaque', async () => {
+    const frame = await desktop.captureFrame();
+    let transparent = 0;
+    for (let i = 3; i < frame.data.length; i += 4) if (frame.data[i] !== 255) transparent += 1;
+    expect(transparent).toBe(0);
+  });
+
+  it('shows the app: known colours where the app paints them', async () => {
+    const frame = await desktop.captureFrame();
+    expect(colorAtCenter(frame, DEMO_LAYOUT.swatchRed)).toEqual([255, 0, 0, 255]);
+    expect(colorAtCenter(frame, DEMO_LAYOUT.swatchGreen)).toEqual([0, 255, 0, 255]);
+    expect(colorAtCenter(frame, DEMO_LAYOUT.swatchBlue)).toEqual([0, 0, 255, 255]);
+    expect(pixelAt(frame, 20, 32)).toEqual([0, 0, 0, 255]); // header
+    expect(pixelAt(frame, 660, 780)).toEqual([255, 255, 255, 255]); // page
+  });
+});
+
+describe('encodePng', () => {
+  it('encodes an RGB PNG at logical size with the same colours', async () => {
+    const frame = await desktop.captureFrame();
+    const png = await encodePng(frame);
+    expect(png.subarray(1, 4).toString('latin1')).toBe('PNG');
+    const { data, info } = await sharp(png).raw().toBuffer({ resolveWithObject: true });
+    expect(info).toMatchObject({ width: 1280, height: 800, channels: 3 });
+    const at = (box: Box) => {
+      const { x, y } = centerOf(box);
+      const i = (y * info.width + x) * 3;
+      return [...data.subarray(i, i + 3)];
+    };
+    expect(at(DEMO_LAYOUT.swatchRed)).toEqual([255, 0, 0]);
+    expect(at(DEMO_LAYOUT.swatchGreen)).toEqual([0, 255, 0]);
+    expect(at(DEMO_LAYOUT.swatchBlue)).toEqual([0, 0, 255]);
+  });
+
+  it('compresses harder at level 6 than at level 1', async () => {
+    const frame = await desktop.captureFrame();
+    const fast = await encodePng(frame, { compressionLevel: 1 });
+    const small = await encodePng(frame, { compressionLevel: 6 });
+    expect(small.length).toBeLessThanOrEqual(fast.length);
+  });
+});
+
+describe('FrameRing', () => {
+  it('keeps the newest frames, in order, up to its capacity', async () => {
+    const ring = desktop.createFrameRing({ fps: 20, capacity: 4 });
+    ring.start();
+    await sleep(600);
+    await ring.stop();
+    const frames = ring.frames();
+    expect(frames).toHaveLength(4);
+    for (let i = 1; i < frames.length; i += 1) {
+      expect((frames[i]?.time ?? 0) - (frames[i - 1]?.time ?? 0)).toBeGreaterThan(20);
+    }
+    const count = ring.frames().length;
+    const newest = ring.latest()?.time;
+    await sleep(200);
+    expect(ring.frames()).toHaveLength(count);
+    expect(ring.latest()?.time).toBe(newest);
+    expect(ring.running).toBe(false);
+    expect(ring.failures).toBe(0);
+  });
+
+  it('gives the frame before a click, which never shows the click’s effect', async () => {
+    const pad = DEMO_LAYOUT.clickPad;
+    const spot = { x: pad.x + 20, y: pad.y + 20 }; // a corner of the pad, clear of its label
+    const ring = desktop.createFrameRing(); // defaults: 10 fps, 10 frames
+    const presses: HookEvent[] = [];
+    const hooks = await startHooks((event) => {
+      if (event.type === 'mousedown') presses.push(event);
+    });
+    try {
+      ring.start();
+      await sleep(450);
+      await desktop.click(centerOf(pad));
+      await harness.waitForAppState((s) => s.pad === 'left');
+      await sleep(250); // let the ring capture the change
+      const press = presses.at(-1);
+      expect(press).toBeDefined();
+      const time = press?.time ?? 0;
+      expect(Math.abs(time - epochNow())).toBeLessThan(2000);
+
+      const before = ring.frameBefore(time);
+      expect(before).toBeDefined();
+      expect(before?.time).toBeLessThan(time);
+      expect(pixelAt(before as RawFrame, spot.x, spot.y)).toEqual([255, 255, 255, 255]); // pad still off
+
+      const after = ring.latest();
+      expect(after?.time).toBeGreaterThan(time);
+      expect(pixelAt(after as RawFrame, spot.x, spot.y)).toEqual([0, 0, 0, 255]); // pad switched on
+      expect(ring.frameBefore(ring.frames()[0]?.time ?? 0)).toBeUndefined();
+    } finally {
+      await hooks.stop();
+      await ring.stop();
+    }
+  });
+});

@@ -1,0 +1,184 @@
+import { appendFile, mkdir, open, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import indexToPosition from 'index-to-position';
+import { findNodeAtLocation, type ParseError, parse, parseTree, printParseErrorCode } from 'jsonc-parser';
+import writeFileAtomic from 'write-file-atomic';
+import { FileReadError, JsonSyntaxError } from './errors.ts';
+
+const PARSE_REASONS: Record<string, string> = {
+  InvalidSymbol: 'unexpected character',
+  InvalidNumberFormat: 'malformed number',
+  PropertyNameExpected: 'expected a property name in double quotes',
+  ValueExpected: 'expected a value',
+  ColonExpected: 'expected ":" after the property name',
+  CommaExpected: 'expected "," between items (or a closing bracket)',
+  CloseBraceExpected: 'expected "}" (an object is not closed)',
+  CloseBracketExpected: 'expected "]" (an array is not closed)',
+  EndOfFileExpected: 'unexpected text after the end of the document',
+  InvalidCommentToken: 'comments are not allowed in JSON',
+  UnexpectedEndOfComment: 'unterminated comment',
+  UnexpectedEndOfString: 'unterminated string',
+  UnexpectedEndOfNumber: 'malformed number',
+  InvalidUnicode: 'invalid unicode escape',
+  InvalidEscapeCharacter: 'invalid escape character',
+  InvalidCharacter: 'invalid character in string',
+};
+
+export interface ParseJsonOptions {
+  /** Accept `//` and `/* *\/` comments, as in the `mime edit` error header. Default false. */
+  allowComments?: boolean;
+  /** Added to the reported line number (for one line of a JSONL file). Default 0. */
+  lineOffset?: number;
+}
+
+/**
+ * Parses JSON text, reporting the first syntax error as a {@link JsonSyntaxError} with a 1-based line
+ * and column. `file` names the source in messages.
+ */
+export function parseJsonText(text: string, file: string, options: ParseJsonOptions = {}): unknown {
+  if (text.trim() === '') {
+    throw new JsonSyntaxError(
+      file,
+      1 + (options.lineOffset ?? 0),
+      1,
+      'the file is empty; expected a JSON value',
+    );
+  }
+  const errors: ParseError[] = [];
+  const value = parse(text, errors, { disallowComments: !options.allowComments, allowTrailingComma: false });
+  const first = errors[0];
+  if (first) {
+    const { line, column } = indexToPosition(text, Math.min(first.offset, text.length), { oneBased: true });
+    const reason = PARSE_REASONS[printParseErrorCode(first.error)] ?? 'syntax error';
+    throw new JsonSyntaxError(file, line + (options.lineOffset ?? 0), column, reason);
+  }
+  return value;
+}
+
+function describeReadFailure(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  switch (code) {
+    case 'ENOENT':
+      return 'no such file; check the path';
+    case 'EISDIR':
+      return 'is a directory, not a file';
+    case 'EACCES':
+    case 'EPERM':
+      return 'permission denied; check the file mode and owner';
+    default:
+      return `cannot be read (${code ?? (error as Error).message})`;
+  }
+}
+
+/** Reads a UTF-8 text file; failures become a {@link FileReadError} that says why. */
+export async function readTextFile(file: string): Promise<string> {
+  try {
+    return await readFile(file, 'utf8');
+  } catch (error) {
+    throw new FileReadError(file, describeReadFailure(error), { cause: error });
+  }
+}
+
+/** Reads and parses a JSON file. */
+export async function readJsonFile(file: string): Promise<unknown> {
+  return parseJsonText(await readTextFile(file), file);
+}
+
+/** One parsed line of a JSONL file, with its 1-based line number. */
+export interface JsonlLine {
+  line: number;
+  value: unknown;
+}
+
+/**
+ * Reads a JSONL file. Blank lines are skipped. A line that is not JSON throws a
+ * {@link JsonSyntaxError} naming it, except a final line with no newline, which a killed writer can
+ * leave behind: with `tolerateTornTail` (default true) it is dropped.
+ */
+export async function readJsonlFile(
+  file: string,
+  options: { tolerateTornTail?: boolean } = {},
+): Promise<JsonlLine[]> {
+  const text = await readTextFile(file);
+  const rows = text.split('\n');
+  const torn = !text.endsWith('\n');
+  const lines: JsonlLine[] = [];
+  for (const [index, row] of rows.entries()) {
+    if (row.trim() === '') continue;
+    const isTail = index === rows.length - 1 && torn;
+    try {
+      lines.push({ line: index + 1, value: parseJsonText(row, file, { lineOffset: index }) });
+    } catch (error) {
+      if (isTail && (options.tolerateTornTail ?? true)) break;
+      throw error;
+    }
+  }
+  return lines;
+}
+
+/** File modes: private data (recordings, runs) is created 0700/0600. */
+export interface WriteOptions {
+  /** File mode. Default 0o600. */
+  mode?: number;
+  /** Mode of directories created on the way. Default 0o700. */
+  dirMode?: number;
+}
+
+/**
+ * Writes JSON atomically (temp file, fsync, rename): a reader sees the old file or the new one, never
+ * half of it. Two-space indentation and a final newline.
+ */
+export async function writeJsonAtomic(
+  file: string,
+  value: unknown,
+  options: WriteOptions = {},
+): Promise<void> {
+  await writeTextAtomic(file, `${JSON.stringify(value, null, 2)}\n`, options);
+}
+
+/** Writes text atomically, creating parent directories. */
+export async function writeTextAtomic(file: string, text: string, options: WriteOptions = {}): Promise<void> {
+  await mkdir(dirname(file), { recursive: true, mode: options.dirMode ?? 0o700 });
+  await writeFileAtomic(file, text, { mode: options.mode ?? 0o600, fsync: true });
+}
+
+/**
+ * Appends one JSON value as one complete line and flushes it to disk, so a killed process leaves a
+ * valid prefix.
+ */
+export async function appendJsonl(file: string, value: unknown, options: WriteOptions = {}): Promise<void> {
+  const line = `${JSON.stringify(value)}\n`;
+  await mkdir(dirname(file), { recursive: true, mode: options.dirMode ?? 0o700 });
+  const handle = await open(file, 'a', options.mode ?? 0o600);
+  try {
+    await appendFile(handle, line, 'utf8');
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** `plan.subtasks[1].text` -> `['plan', 'subtasks', 1, 'text']`. */
+function splitPath(path: string): Array<string | number> {
+  return Array.from(path.matchAll(/([^.[\]]+)|\[(\d+)\]/g), (m) =>
+    m[2] === undefined ? (m[1] as string) : Number(m[2]),
+  );
+}
+
+/**
+ * Where a dotted path (as in a {@link Problem}) stands in a JSON text, 1-based; the nearest existing
+ * parent when the path itself is missing; null when the text does not parse.
+ */
+export function locateJsonPath(text: string, path: string): { line: number; column: number } | null {
+  const root = parseTree(text);
+  if (!root) return null;
+  const segments = splitPath(path);
+  for (let n = segments.length; n >= 0; n -= 1) {
+    const node = findNodeAtLocation(root, segments.slice(0, n));
+    if (node) {
+      const offset = node.parent?.type === 'property' ? node.parent.offset : node.offset;
+      return indexToPosition(text, offset, { oneBased: true });
+    }
+  }
+  return null;
+}

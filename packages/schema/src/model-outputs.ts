@@ -1,0 +1,44 @@
+import { z } from 'zod';
+import { PARAM_TYPES, StepActionType } from './workflow.ts';
+
+/**
+ * What the model returns in reflect. Every field is required (nullable where it may be empty) so the
+ * same zod schema serves strict JSON-schema structured output.
+ */
+
+/** Pass A: one coordinate-free card per recorded step. */
+export const StepCard = z.strictObject({
+  i: z.int().nonnegative(),
+  expected_current_state: z.string().min(1),
+  intent: z.string().min(1),
+  action_type: StepActionType,
+  action_value: z.string().nullable(),
+  target: z.strictObject({ primary: z.string().min(1), fallback: z.string().nullable() }),
+  post_action: z.array(z.string()).min(1).max(2),
+});
+export type StepCard = z.infer<typeof StepCard>;
+
+/** Pass B: the task-level compile from step summaries. */
+export const PassBResult = z.strictObject({
+  detailed_task_description: z.string().min(1),
+  subtasks: z.array(z.string().min(1)).min(1),
+  task_params: z.array(
+    z.strictObject({
+      name: z.string().min(1),
+      type: z.enum(PARAM_TYPES),
+      description: z.string(),
+      example: z.string().nullable(),
+      sensitive: z.boolean(),
+      optional: z.boolean(),
+    }),
+  ),
+  success_criteria: z.string().min(1),
+  plan_step_updates: z.array(
+    z.strictObject({
+      i: z.int().nonnegative(),
+      action_value: z.string().nullable(),
+      subtask: z.string().min(1),
+    }),
+  ),
+});
+export type PassBResult = z.infer<typeof PassBResult>;

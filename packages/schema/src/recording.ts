@@ -1,0 +1,174 @@
+import { z } from 'zod';
+import { type Problem, ValidationError } from './errors.ts';
+import { readJsonFile, readJsonlFile } from './json-files.ts';
+import { KeyChordError, normalizeKeyChord } from './keys.ts';
+import { zodProblems } from './zod-problems.ts';
+
+/** Recorded action types (lower case, as in ai_mime manifests). */
+export const RECORDED_ACTION_TYPES = [
+  'click',
+  'double_click',
+  'right_click',
+  'middle_click',
+  'type',
+  'key',
+  'scroll',
+  'drag',
+  'extract',
+] as const;
+export type RecordedActionType = (typeof RECORDED_ACTION_TYPES)[number];
+
+export const MouseButton = z.enum(['left', 'right', 'middle']);
+export type MouseButton = z.infer<typeof MouseButton>;
+
+/** Logical screen size; physical pixels = logical x scale_factor. */
+export const ScreenInfo = z.object({
+  width: z.int().positive(),
+  height: z.int().positive(),
+  scale_factor: z.number().positive().default(1),
+});
+export type ScreenInfo = z.infer<typeof ScreenInfo>;
+
+/** `recordings/<session_id>/metadata.json`. Fields mime adds are optional so ai_mime files read too. */
+export const RecordingMetadata = z.object({
+  name: z.string().min(1, 'name must not be empty'),
+  description: z.string().default(''),
+  session_id: z.string().optional(),
+  created_at: z.iso.datetime({ offset: true }).optional(),
+  platform: z.string().optional(),
+  screen: ScreenInfo.optional(),
+  mime_version: z.string().optional(),
+});
+export type RecordingMetadata = z.infer<typeof RecordingMetadata>;
+
+const common = {
+  screenshot: z.string().min(1).nullable().describe('The PRE frame, relative to the recording folder.'),
+  timestamp: z.number().describe('Epoch seconds.'),
+  details: z.string().nullable().default(null).describe('A note from a details annotation.'),
+};
+const pointer = z.object({ button: MouseButton.default('left'), x: z.number(), y: z.number() });
+const pointerEvent = <T extends 'click' | 'double_click' | 'right_click' | 'middle_click'>(type: T) =>
+  z.object({ action_type: z.literal(type), action_details: pointer, ...common });
+
+export const ManifestEvent = z.discriminatedUnion('action_type', [
+  pointerEvent('click'),
+  pointerEvent('double_click'),
+  pointerEvent('right_click'),
+  pointerEvent('middle_click'),
+  z.object({
+    action_type: z.literal('type'),
+    action_details: z
+      .object({ text: z.string(), secret: z.boolean().default(false) })
+      .refine((d) => !d.secret || d.text === '', {
+        message: 'secret typing must not store its text; leave text empty',
+        path: ['text'],
+      }),
+    ...common,
+  }),
+  z.object({
+    action_type: z.literal('key'),
+    action_details: z.object({ key: z.string().min(1) }),
+    ...common,
+  }),
+  z.object({
+    action_type: z.literal('scroll'),
+    action_details: z.object({ x: z.number(), y: z.number(), dx: z.number(), dy: z.number() }),
+    ...common,
+  }),
+  z.object({
+    action_type: z.literal('drag'),
+    action_details: z.object({
+      button: MouseButton.default('left'),
+      x: z.number(),
+      y: z.number(),
+      to_x: z.number(),
+      to_y: z.number(),
+    }),
+    ...common,
+  }),
+  z.object({
+    action_type: z.literal('extract'),
+    action_details: z.object({ query: z.string().min(1), values: z.array(z.string()).default([]) }),
+    ...common,
+  }),
+  z.object({ action_type: z.literal(null), action_details: z.object({}).default({}), ...common }),
+]);
+export type ManifestEvent = z.infer<typeof ManifestEvent>;
+export type ActionManifestEvent = Exclude<ManifestEvent, { action_type: null }>;
+
+type Loose = Record<string, unknown>;
+const isRecord = (value: unknown): value is Loose =>
+  value !== null && typeof value === 'object' && !Array.isArray(value);
+
+/**
+ * Reads ai_mime spellings into mime's: `"Button.left"` -> `left`, a `click` with the right or middle
+ * button -> `right_click`/`middle_click`, key names (`Key.enter`, `ENTER`) -> chords (`enter`),
+ * `voice_clip` and `pressed` dropped. Returns problems for keys that cannot be read.
+ */
+export function normalizeLegacyEvent(raw: unknown): { event: unknown; problems: Problem[] } {
+  if (!isRecord(raw)) return { event: raw, problems: [] };
+  const { voice_clip: _voice, ...event } = raw;
+  const problems: Problem[] = [];
+  const details = isRecord(event.action_details) ? { ...event.action_details } : event.action_details;
+  if (isRecord(details)) {
+    delete details.pressed;
+    if (typeof details.button === 'string') {
+      details.button = details.button.replace(/^Button\./i, '').toLowerCase();
+      if (event.action_type === 'click' && (details.button === 'right' || details.button === 'middle')) {
+        event.action_type = `${details.button}_click`;
+      }
+    }
+    if (event.action_type === 'key' && typeof details.key === 'string') {
+      try {
+        details.key = normalizeKeyChord(details.key);
+      } catch (error) {
+        if (!(error instanceof KeyChordError)) throw error;
+        problems.push({ path: 'action_details.key', message: error.message });
+      }
+    }
+  }
+  return { event: { ...event, action_details: details, details: event.details ?? null }, problems };
+}
+
+/** Parses one manifest line's value; `problems` paths are relative to the event. */
+export function parseManifestEvent(
+  raw: unknown,
+): { ok: true; event: ManifestEvent } | { ok: false; problems: Problem[] } {
+  const { event, problems } = normalizeLegacyEvent(raw);
+  const parsed = ManifestEvent.safeParse(event);
+  if (parsed.success && problems.length === 0) return { ok: true, event: parsed.data };
+  return { ok: false, problems: [...problems, ...(parsed.success ? [] : zodProblems(parsed.error))] };
+}
+
+export interface ManifestLine {
+  /** 1-based line number in manifest.jsonl. */
+  line: number;
+  event: ManifestEvent;
+}
+
+/** Reads manifest.jsonl; every bad line is reported as `line N: path: message`. */
+export async function readManifest(file: string): Promise<ManifestLine[]> {
+  const lines = await readJsonlFile(file);
+  const events: ManifestLine[] = [];
+  const problems: Problem[] = [];
+  for (const { line, value } of lines) {
+    const result = parseManifestEvent(value);
+    if (result.ok) events.push({ line, event: result.event });
+    else
+      problems.push(
+        ...result.problems.map((p) => ({
+          path: `line ${line}${p.path ? `: ${p.path}` : ''}`,
+          message: p.message,
+        })),
+      );
+  }
+  if (problems.length > 0) throw new ValidationError(file, 'recording manifest', problems);
+  return events;
+}
+
+/** Reads and validates metadata.json. */
+export async function readRecordingMetadata(file: string): Promise<RecordingMetadata> {
+  const parsed = RecordingMetadata.safeParse(await readJsonFile(file));
+  if (!parsed.success) throw new ValidationError(file, 'recording metadata', zodProblems(parsed.error));
+  return parsed.data;
+}

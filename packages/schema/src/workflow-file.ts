@@ -1,0 +1,86 @@
+import { stat } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { FileReadError, type Problem, ValidationError } from './errors.ts';
+import { readJsonFile, writeJsonAtomic, writeTextAtomic } from './json-files.ts';
+import { workflowJsonSchema } from './json-schema.ts';
+import { Workflow, type Workflow as WorkflowType } from './workflow.ts';
+import { checkWorkflowRules } from './workflow-rules.ts';
+import { upgradeWorkflowDocument, type WorkflowLayout } from './workflow-upgrade.ts';
+import { sortProblems, zodProblems } from './zod-problems.ts';
+
+export const WORKFLOW_FILE = 'schema.json';
+export const WORKFLOW_JSON_SCHEMA_FILE = 'workflow.schema.json';
+
+export type WorkflowCheck =
+  | { ok: true; workflow: WorkflowType; from: WorkflowLayout }
+  | { ok: false; problems: Problem[]; from: WorkflowLayout };
+
+function dedupe(problems: Problem[]): Problem[] {
+  const seen = new Set<string>();
+  return problems.filter((p) => {
+    const key = `${p.path}\u0000${p.message}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+/**
+ * Validates a parsed workflow document: upgrades older ai_mime layouts, then checks the schema and
+ * every cross-field rule, returning all problems at once.
+ */
+export function checkWorkflow(document: unknown): WorkflowCheck {
+  const upgrade = upgradeWorkflowDocument(document);
+  const parsed = Workflow.safeParse(upgrade.document);
+  const problems = sortProblems(
+    dedupe([
+      ...upgrade.problems,
+      ...(parsed.success ? [] : zodProblems(parsed.error)),
+      ...checkWorkflowRules(upgrade.document),
+    ]),
+  );
+  if (parsed.success && problems.length === 0) return { ok: true, workflow: parsed.data, from: upgrade.from };
+  return { ok: false, problems, from: upgrade.from };
+}
+
+/** A workflow folder or a schema.json path -> the schema.json path. */
+export async function resolveWorkflowFile(target: string): Promise<string> {
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(target);
+  } catch (error) {
+    throw new FileReadError(target, 'no such workflow folder or file; check the path', { cause: error });
+  }
+  return info.isDirectory() ? join(target, WORKFLOW_FILE) : target;
+}
+
+export interface LoadedWorkflow {
+  workflow: WorkflowType;
+  /** The schema.json that was read. */
+  file: string;
+  /** The layout on disk: `ai_mime-v1` files are upgraded in memory, not rewritten. */
+  from: WorkflowLayout;
+}
+
+/** Reads and validates a workflow from its folder or its schema.json; throws on any problem. */
+export async function loadWorkflow(target: string): Promise<LoadedWorkflow> {
+  const file = await resolveWorkflowFile(target);
+  const result = checkWorkflow(await readJsonFile(file));
+  if (!result.ok) throw new ValidationError(file, 'workflow', result.problems);
+  return { workflow: result.workflow, file, from: result.from };
+}
+
+/** The JSON text mime writes for a workflow: v2, with `$schema` pointing at the file beside it. */
+export function serializeWorkflow(workflow: WorkflowType): string {
+  const { $schema: _old, ...rest } = workflow;
+  return `${JSON.stringify({ $schema: `./${WORKFLOW_JSON_SCHEMA_FILE}`, ...rest }, null, 2)}\n`;
+}
+
+/**
+ * Writes a workflow file (normally `<workflow>/schema.json`) atomically, with the JSON Schema beside it
+ * so editors autocomplete and check the file offline.
+ */
+export async function writeWorkflow(file: string, workflow: WorkflowType): Promise<void> {
+  await writeJsonAtomic(join(dirname(file), WORKFLOW_JSON_SCHEMA_FILE), workflowJsonSchema());
+  await writeTextAtomic(file, serializeWorkflow(workflow));
+}

@@ -1,0 +1,136 @@
+import { z } from 'zod';
+import { IDENTIFIER } from './templates.ts';
+
+/** The version this package writes. */
+export const WORKFLOW_VERSION = 2;
+
+/** Step action types, upper case as ai_mime writes them. */
+export const STEP_ACTION_TYPES = [
+  'CLICK',
+  'DOUBLE_CLICK',
+  'RIGHT_CLICK',
+  'MIDDLE_CLICK',
+  'TYPE',
+  'KEYPRESS',
+  'SCROLL',
+  'DRAG',
+  'EXTRACT',
+] as const;
+export const StepActionType = z.enum(STEP_ACTION_TYPES);
+export type StepActionType = z.infer<typeof StepActionType>;
+
+const identifier = (what: string) =>
+  z.string().regex(IDENTIFIER, `${what} must be an identifier: a letter or _ then letters, digits or _`);
+
+/** A point in logical screen pixels (the space of the saved screenshots). */
+export const LogicalPoint = z.object({ x: z.number(), y: z.number() });
+export type LogicalPoint = z.infer<typeof LogicalPoint>;
+
+/** A box in logical screen pixels. */
+export const LogicalBox = z.object({
+  x: z.number(),
+  y: z.number(),
+  width: z.number().positive(),
+  height: z.number().positive(),
+});
+export type LogicalBox = z.infer<typeof LogicalBox>;
+
+/** Where a step came from in the recording; trace and auto replay act from it. */
+export const StepSource = z
+  .strictObject({
+    event_index: z.int().nonnegative().describe('Index of the event in manifest.jsonl (0-based).'),
+    screenshot: z.string().min(1).describe('The PRE frame, relative to the workflow folder.'),
+    point: LogicalPoint.nullable().default(null).describe('Action point in logical pixels.'),
+    end_point: LogicalPoint.nullable().default(null).describe('Drag end point in logical pixels.'),
+    box: LogicalBox.nullable().default(null).describe('Target box around the action point.'),
+  })
+  .describe('The recorded event this step was reflected from.');
+export type StepSource = z.infer<typeof StepSource>;
+
+export const StepTarget = z.strictObject({
+  primary: z.string().describe('Coordinate-free description of the target element.'),
+  fallback: z.string().nullable().default(null).describe('Another way to find it.'),
+});
+export type StepTarget = z.infer<typeof StepTarget>;
+
+export const WorkflowStep = z.strictObject({
+  i: z.int().nonnegative().describe('Step number across the whole plan, from 0.'),
+  expected_current_state: z.string().default('').describe('The screen on which the action is taken.'),
+  intent: z.string().min(1, 'intent must not be empty').describe('Why the step is taken, one sentence.'),
+  target: StepTarget,
+  action_type: StepActionType,
+  action_value: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe(
+      'Text for TYPE, key chord for KEYPRESS, query for EXTRACT, otherwise null. May hold {param} templates.',
+    ),
+  post_action: z
+    .array(z.string())
+    .default([])
+    .describe('What changes on screen after the action (1-2 lines).'),
+  variable_name: identifier('variable_name')
+    .nullable()
+    .default(null)
+    .describe('Name of the extracted value (EXTRACT only).'),
+  source: StepSource.nullable().default(null),
+});
+export type WorkflowStep = z.infer<typeof WorkflowStep>;
+
+export const WorkflowSubtask = z.strictObject({
+  subtask_i: z.int().nonnegative().describe('Position of the subtask, from 0.'),
+  text: z
+    .string()
+    .min(1, 'text must not be empty')
+    .describe('Instruction with {param} templates and "Expected outcome: ...".'),
+  dependencies: z
+    .array(z.string())
+    .default([])
+    .describe('Variable names of EXTRACT steps in earlier subtasks whose values this subtask uses.'),
+  steps: z
+    .array(WorkflowStep)
+    .default([])
+    .describe('Reference steps (examples for the model; trace replay acts on them).'),
+});
+export type WorkflowSubtask = z.infer<typeof WorkflowSubtask>;
+
+export const PARAM_TYPES = ['string', 'number', 'integer', 'boolean'] as const;
+
+export const TaskParam = z.strictObject({
+  name: identifier('name'),
+  type: z.enum(PARAM_TYPES).default('string'),
+  description: z.string().default(''),
+  example: z.string().nullable().default(null).describe('Default value used when replay is not given one.'),
+  sensitive: z
+    .boolean()
+    .default(false)
+    .describe('A secret: never stored, logged or shown; read from MIME_PARAM_<NAME> or a hidden prompt.'),
+  optional: z.boolean().default(false),
+});
+export type TaskParam = z.infer<typeof TaskParam>;
+
+export const Workflow = z
+  .strictObject({
+    $schema: z.string().optional(),
+    version: z.literal(WORKFLOW_VERSION).default(WORKFLOW_VERSION),
+    task_name: z.string().min(1, 'task_name must not be empty'),
+    task_description_user: z.string().default(''),
+    detailed_task_description: z.string().default(''),
+    task_params: z.array(TaskParam).default([]),
+    success_criteria: z.string().default(''),
+    plan: z.strictObject({
+      subtasks: z.array(WorkflowSubtask).min(1, 'a plan needs at least one subtask'),
+    }),
+  })
+  .describe('A mime workflow (schema.json, version 2).');
+export type Workflow = z.infer<typeof Workflow>;
+/** A workflow as written by hand: defaulted fields may be left out. */
+export type WorkflowInput = z.input<typeof Workflow>;
+
+/** Every step of a workflow in plan order, with its subtask index. */
+export function listSteps(workflow: Workflow): Array<{ subtask_i: number; step: WorkflowStep }> {
+  return workflow.plan.subtasks.flatMap((subtask) =>
+    subtask.steps.map((step) => ({ subtask_i: subtask.subtask_i, step })),
+  );
+}

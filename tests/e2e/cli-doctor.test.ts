@@ -1,0 +1,56 @@
+import { startFakeModelServer } from '@mime/test-support/fake-model-server';
+import { runMime } from '@mime/test-support/run-mime';
+import { describe, expect, it } from 'vitest';
+
+const NO_DISPLAY = { DISPLAY: '', WAYLAND_DISPLAY: '' };
+
+describe('mime doctor', () => {
+  it('fails without a display or a model, saying how to fix each (exit 1)', async () => {
+    const result = await runMime(['doctor'], { env: NO_DISPLAY });
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(/^✓ node: Node \d+\.\d+\.\d+$/m);
+    expect(result.stderr).toContain('✗ display: DISPLAY is not set');
+    expect(result.stderr).toContain('xvfb-run -a');
+    expect(result.stderr).toMatch(/✗ model config: .*set MIME_BASE_URL/);
+    expect(result.stderr).toContain('- model endpoint: not checked: no model configured');
+  });
+
+  it('reaches a configured endpoint through the SDK, and never prints the key', async () => {
+    const server = await startFakeModelServer({ apiKey: 'sk-test-doctor-123', models: ['vision-1'] });
+    try {
+      const env = {
+        ...NO_DISPLAY,
+        MIME_BASE_URL: server.url,
+        MIME_MODEL: 'vision-1',
+        MIME_API_KEY: 'sk-test-doctor-123',
+      };
+      const result = await runMime(['doctor', '--json'], { env });
+      const report = JSON.parse(result.stdout);
+      expect(report.checks.find((c: { name: string }) => c.name === 'model endpoint')).toMatchObject({
+        status: 'ok',
+        detail: expect.stringMatching(/^answered in \d+ ms; lists vision-1$/),
+      });
+      expect(report.checks.find((c: { name: string }) => c.name === 'model config').detail).toContain(
+        'vision-1 (env MIME_MODEL)',
+      );
+      expect(result.exitCode).toBe(1); // the display check fails here
+      expect(server.requests.some((r) => r.path === '/v1/models')).toBe(true);
+
+      const wrongKey = await runMime(['doctor'], { env: { ...env, MIME_API_KEY: 'sk-wrong-key-456' } });
+      expect(wrongKey.stderr).toMatch(/✗ model endpoint: .*\[MIME_MODEL_AUTH\]/);
+      expect(wrongKey.stderr + wrongKey.stdout).not.toContain('sk-wrong-key-456');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('skips the network with --offline and reports an unreachable endpoint', async () => {
+    const env = { ...NO_DISPLAY, MIME_BASE_URL: 'http://127.0.0.1:9/v1', MIME_MODEL: 'm' };
+    const offline = await runMime(['doctor', '--offline'], { env });
+    expect(offline.stderr).toContain('- model endpoint: not checked (--offline)');
+    const online = await runMime(['doctor'], { env });
+    expect(online.stderr).toMatch(
+      /✗ model endpoint: Cannot reach the model server at http:\/\/127\.0\.0\.1:9\/v1.*\[MIME_MODEL_UNREACHABLE\]/,
+    );
+  });
+});

@@ -1,0 +1,346 @@
+/**
+ * A real desktop for tests: a private Xvfb server (display number picked by Xvfb through
+ * `-displayfd`, never fixed), optionally openbox, and Chromium in kiosk mode on a local HTML file,
+ * by default the demo app in `fixtures/apps/demo`. Helpers drive it with xdotool and read the app's
+ * state from its window title. `stop()` ends exactly the processes this harness started, by pid.
+ *
+ * Code under test that loads nut-js or uiohook reads `DISPLAY` when it loads: set
+ * `process.env.DISPLAY = harness.display` before the first desktop call, one vitest file per harness.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { execa } from 'execa';
+
+/** Absolute path of the demo app's page. */
+export const DEMO_APP_PATH = fileURLToPath(new URL('../../fixtures/apps/demo/index.html', import.meta.url));
+
+/** A box in logical screen pixels (the demo runs in kiosk mode at 0,0, so CSS px = screen px). */
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+const box = (x: number, y: number, width: number, height: number): Box => ({ x, y, width, height });
+
+/** Where the demo app's elements are on a 1280x800 screen (mirrors fixtures/apps/demo/app.css). */
+export const DEMO_LAYOUT = {
+  header: box(0, 0, 1280, 64),
+  swatchRed: box(1100, 12, 40, 40),
+  swatchGreen: box(1150, 12, 40, 40),
+  swatchBlue: box(1200, 12, 40, 40),
+  search: box(40, 96, 400, 48),
+  searchButton: box(456, 96, 164, 48),
+  /** The i-th visible result row (0-based); its Play button is {@link DEMO_LAYOUT.playButton}. */
+  result: (i: number): Box => box(40, 168 + 52 * i, 580, 52),
+  playButton: (i: number): Box => box(512, 174 + 52 * i, 100, 40),
+  nowPlaying: box(40, 616, 580, 48),
+  echo: box(680, 96, 560, 96),
+  scrollList: box(680, 212, 560, 200),
+  dragItem: box(680, 436, 180, 64),
+  dropZone: box(960, 436, 280, 100),
+  clickPad: box(680, 556, 560, 100),
+  status: box(40, 690, 1200, 40),
+} as const;
+
+/** Center of a box, rounded to whole pixels. */
+export function centerOf(b: Box): { x: number; y: number } {
+  return { x: Math.round(b.x + b.width / 2), y: Math.round(b.y + b.height / 2) };
+}
+
+/** The demo app's state, as summarized in its window title `mime-demo <JSON>`. */
+export interface DemoAppState {
+  ready: boolean;
+  /** Random number drawn at each page load: changes when the page reloads. */
+  load: number;
+  /** Last action: `none`, `search:<query>`, `select:<song>`, `play:<song>`, `type`, `scroll`,
+   * `drag:start`, `drop:ok`, `drop:missed`, `pad:left|middle|right|double`. */
+  action: string;
+  /** Text in the search box. */
+  search: string;
+  /** Song names shown in the result list. */
+  results: string[];
+  selected: string;
+  /** Song set by a Play button, `''` before any. */
+  playing: string;
+  /** Exact value of the echo text area. */
+  typed: string;
+  /** Scroll offsets of the scrollable track list, CSS px. */
+  scroll: number;
+  scrollX: number;
+  drop: 'none' | 'dragging' | 'ok' | 'missed';
+  /** Last mouse button pressed on the click pad, or `double` after a double click. */
+  pad: string;
+  padClicks: number;
+  /** Last non-modifier key the page saw, as a mime chord (`ctrl+a`, `enter`, `f2`). */
+  key: string;
+}
+
+export interface DesktopHarnessOptions {
+  /** Screen width in pixels. Default 1280. */
+  width?: number;
+  /** Screen height in pixels. Default 800. */
+  height?: number;
+  /** Colour depth in bits. Default 24. */
+  depth?: number;
+  /** Start openbox so windows get click-to-focus and `_NET_ACTIVE_WINDOW`. Default false. */
+  windowManager?: boolean;
+  /** HTML file to open in Chromium, or `false` for a bare X server. Default the demo app. */
+  app?: string | false;
+  /** Query string for the app URL, without `?` (e.g. `dx=40&dy=20`). Default none. */
+  query?: string;
+  /** Time allowed for Xvfb, the window and the page to come up, ms. Default 30000. */
+  startTimeoutMs?: number;
+}
+
+export interface DesktopHarness {
+  /** The X display, e.g. `:3`. */
+  readonly display: string;
+  /** `process.env` with `DISPLAY` set: pass it to child processes. */
+  readonly env: NodeJS.ProcessEnv;
+  readonly width: number;
+  readonly height: number;
+  /** X window id of the app window, or undefined without an app. */
+  readonly windowId: string | undefined;
+  /** Runs `xdotool <args>` on this display and returns its trimmed stdout. */
+  xdotool(...args: string[]): Promise<string>;
+  moveMouse(x: number, y: number): Promise<void>;
+  /** Moves to (x, y) and clicks X button `button` (1 left, 2 middle, 3 right, 4-7 wheel), `repeat` times. */
+  click(x: number, y: number, options?: { button?: number; repeat?: number }): Promise<void>;
+  /** Types with `xdotool type` (its own keymap tricks; not a test of mime's typing). */
+  typeText(text: string): Promise<void>;
+  /** Presses xdotool key chords, e.g. `ctrl+a`, `Return`, `ctrl+alt+shift+Escape`. */
+  pressKeys(...chords: string[]): Promise<void>;
+  /** The app window's title as X reports it. */
+  readTitle(): Promise<string>;
+  readAppState(): Promise<DemoAppState>;
+  /** Polls the app state until `predicate` holds; throws with the last state after `timeoutMs` (default 5000). */
+  waitForAppState(predicate: (state: DemoAppState) => boolean, timeoutMs?: number): Promise<DemoAppState>;
+  /** Reloads the page (F5) and waits for a fresh, ready state. */
+  resetApp(): Promise<DemoAppState>;
+  /** Ends Chromium, openbox and Xvfb (the ones started here, by pid) and removes temp dirs. */
+  stop(): Promise<void>;
+}
+
+const CHROMIUM_FLAGS = [
+  '--no-sandbox',
+  '--test-type',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-default-browser-check',
+  '--disable-smooth-scrolling',
+  '--force-device-scale-factor=1',
+  '--disable-session-crashed-bubble',
+  '--noerrdialogs',
+  '--password-store=basic',
+  '--kiosk',
+];
+
+/** What stop() needs of a started process (an execa result promise). */
+interface StartedProcess extends PromiseLike<unknown> {
+  readonly pid?: number | undefined;
+  readonly exitCode: number | null;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Parses `mime-demo <JSON>` out of a window title. */
+export function parseDemoTitle(title: string): DemoAppState {
+  const start = title.indexOf('{');
+  const end = title.lastIndexOf('}');
+  if (!title.startsWith('mime-demo ') || start < 0 || end < start) {
+    throw new Error(`not a demo app title: ${JSON.stringify(title)}`);
+  }
+  return JSON.parse(title.slice(start, end + 1)) as DemoAppState;
+}
+
+async function readDisplayNumber(stream: Readable, timeoutMs: number): Promise<string> {
+  let text = '';
+  const timer = sleep(timeoutMs).then(() => {
+    throw new Error(`Xvfb did not report a display within ${timeoutMs} ms`);
+  });
+  const read = (async () => {
+    for await (const chunk of stream) {
+      text += String(chunk);
+      if (text.includes('\n')) return text.trim();
+    }
+    throw new Error(`Xvfb exited before reporting a display (got ${JSON.stringify(text)})`);
+  })();
+  return Promise.race([read, timer]);
+}
+
+/** Starts Xvfb (+ openbox, + Chromium on the app) and waits until the app is ready. */
+export async function startDesktopHarness(options: DesktopHarnessOptions = {}): Promise<DesktopHarness> {
+  const { width = 1280, height = 800, depth = 24, windowManager = false, startTimeoutMs = 30_000 } = options;
+  const app = options.app === undefined ? DEMO_APP_PATH : options.app;
+  const started: StartedProcess[] = [];
+  const tempDirs: string[] = [];
+  let stopped = false;
+  let browser: StartedProcess | undefined;
+
+  const killAll = () => {
+    for (const child of [...started].reverse()) {
+      if (child.pid === undefined || child.exitCode !== null) continue;
+      try {
+        // Chromium runs in its own process group (detached): end the whole group it spawned.
+        process.kill(child === browser ? -child.pid : child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  };
+  process.once('exit', killAll);
+
+  const stop = async () => {
+    if (stopped) return;
+    stopped = true;
+    process.off('exit', killAll);
+    for (const child of [...started].reverse()) {
+      if (child.pid === undefined) continue;
+      const target = child === browser ? -child.pid : child.pid;
+      try {
+        process.kill(target, 'SIGTERM');
+      } catch {
+        continue;
+      }
+      const exited = await Promise.race([
+        child.then(
+          () => true,
+          () => true,
+        ),
+        sleep(3000).then(() => false),
+      ]);
+      if (!exited) {
+        try {
+          process.kill(target, 'SIGKILL');
+        } catch {
+          // already gone
+        }
+        await child.then(
+          () => undefined,
+          () => undefined,
+        );
+      }
+    }
+    await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
+  };
+
+  try {
+    const xvfb = execa(
+      'Xvfb',
+      ['-displayfd', '3', '-screen', '0', `${width}x${height}x${depth}`, '-nolisten', 'tcp', '-noreset'],
+      { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], reject: false },
+    );
+    started.push(xvfb);
+    const fd3 = xvfb.stdio[3];
+    if (!(fd3 instanceof Readable)) throw new Error('Xvfb display pipe is not readable');
+    const display = `:${await readDisplayNumber(fd3, startTimeoutMs)}`;
+    const env: NodeJS.ProcessEnv = { ...process.env, DISPLAY: display };
+    delete env.WAYLAND_DISPLAY;
+
+    const xdotool = async (...args: string[]): Promise<string> => {
+      const result = await execa('xdotool', args, { env, timeout: 10_000 });
+      return result.stdout.trim();
+    };
+
+    if (windowManager) {
+      const openbox = execa('openbox', ['--sm-disable'], { env, stdio: 'ignore', reject: false });
+      started.push(openbox);
+    }
+
+    let windowId: string | undefined;
+    if (app !== false) {
+      const profile = await mkdtemp(path.join(tmpdir(), 'mime-chromium-'));
+      tempDirs.push(profile);
+      const url = pathToFileURL(app).href + (options.query ? `?${options.query}` : '');
+      browser = execa(
+        'chromium',
+        [
+          ...CHROMIUM_FLAGS,
+          `--user-data-dir=${profile}`,
+          '--window-position=0,0',
+          `--window-size=${width},${height}`,
+          url,
+        ],
+        { env, stdio: 'ignore', reject: false, detached: true },
+      );
+      started.push(browser);
+      windowId = await waitForWindow(xdotool, startTimeoutMs);
+    }
+
+    const readTitle = async (): Promise<string> => {
+      if (!windowId) throw new Error('no app window: the harness was started with app: false');
+      return xdotool('getwindowname', windowId);
+    };
+    const readAppState = async () => parseDemoTitle(await readTitle());
+    const waitForAppState = async (predicate: (state: DemoAppState) => boolean, timeoutMs = 5000) => {
+      const deadline = Date.now() + timeoutMs;
+      let last: DemoAppState | string = 'no state read';
+      while (Date.now() < deadline) {
+        try {
+          const state = await readAppState();
+          if (predicate(state)) return state;
+          last = state;
+        } catch (error) {
+          last = String(error);
+        }
+        await sleep(50);
+      }
+      throw new Error(`app state did not match within ${timeoutMs} ms; last: ${JSON.stringify(last)}`);
+    };
+
+    const harness: DesktopHarness = {
+      display,
+      env,
+      width,
+      height,
+      windowId,
+      xdotool,
+      moveMouse: async (x, y) => {
+        await xdotool('mousemove', String(x), String(y));
+      },
+      click: async (x, y, { button = 1, repeat = 1 } = {}) => {
+        await xdotool('mousemove', String(x), String(y), 'click', '--repeat', String(repeat), String(button));
+      },
+      typeText: async (text) => {
+        await xdotool('type', '--delay', '20', '--', text);
+      },
+      pressKeys: async (...chords) => {
+        await xdotool('key', '--delay', '30', ...chords);
+      },
+      readTitle,
+      readAppState,
+      waitForAppState,
+      resetApp: async () => {
+        const before = await readAppState().catch(() => undefined);
+        await xdotool('mousemove', String(Math.round(width / 2)), String(Math.round(height - 20)));
+        await xdotool('key', 'F5');
+        return waitForAppState((s) => s.ready && s.load !== before?.load, 10_000);
+      },
+      stop,
+    };
+    if (app !== false) await waitForAppState((s) => s.ready, startTimeoutMs);
+    return harness;
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+async function waitForWindow(xdotool: (...args: string[]) => Promise<string>, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const found = await xdotool('search', '--onlyvisible', '--class', 'chromium').catch(() => '');
+    const id = found.split('\n').find((line) => line.trim() !== '');
+    if (id) return id.trim();
+    await sleep(100);
+  }
+  throw new Error(`no visible Chromium window appeared within ${timeoutMs} ms`);
+}
