@@ -20,19 +20,93 @@ export async function runMime(
 ): Promise<MimeResult> {
   const result = await execa(process.execPath, [MIME_BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
-    env: {
-      NO_COLOR: '1',
-      MIME_BASE_URL: undefined,
-      MIME_MODEL: undefined,
-      MIME_API_KEY: undefined,
-      OPENAI_API_KEY: undefined,
-      MIME_HOME: undefined,
-      XDG_CONFIG_HOME: join(REPO_ROOT, '.tmp', 'no-config'),
-      ...options.env,
-    },
+    env: mimeEnv(options.env),
     extendEnv: true,
     reject: false,
     input: options.input ?? '',
   });
   return { exitCode: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** A `mime` process running in the background. */
+export interface RunningMime {
+  /** Resolves with the first complete line on stdout. */
+  waitForStdoutLine(timeoutMs?: number): Promise<string>;
+  /** Resolves when stderr so far matches `pattern`. */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  kill(signal: NodeJS.Signals): void;
+  /** Resolves when the process has exited. */
+  done: Promise<MimeResult>;
+}
+
+function mimeEnv(env: Record<string, string | undefined> = {}): Record<string, string | undefined> {
+  return {
+    NO_COLOR: '1',
+    MIME_BASE_URL: undefined,
+    MIME_MODEL: undefined,
+    MIME_API_KEY: undefined,
+    OPENAI_API_KEY: undefined,
+    MIME_HOME: undefined,
+    XDG_CONFIG_HOME: join(REPO_ROOT, '.tmp', 'no-config'),
+    ...env,
+  };
+}
+
+/** Starts the real `mime` binary without waiting for it. */
+export function startMime(
+  args: readonly string[],
+  options: { env?: Record<string, string | undefined>; cwd?: string } = {},
+): RunningMime {
+  const child = execa(process.execPath, [MIME_BIN, ...args], {
+    cwd: options.cwd ?? REPO_ROOT,
+    env: mimeEnv(options.env),
+    extendEnv: true,
+    reject: false,
+    stdin: 'ignore',
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    stdout += String(chunk);
+  });
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr += String(chunk);
+  });
+  const done = child.then((r) => ({
+    exitCode: r.exitCode ?? -1,
+    stdout: String(r.stdout),
+    stderr: String(r.stderr),
+  }));
+  const waitFor = async (test: () => string | undefined, what: string, timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    let exited = false;
+    void done.then(() => {
+      exited = true;
+    });
+    for (;;) {
+      const found = test();
+      if (found !== undefined) return found;
+      if (exited || Date.now() > deadline) {
+        throw new Error(
+          `mime ${args.join(' ')}: ${exited ? 'exited' : 'timed out'} before ${what}\nstdout: ${stdout}\nstderr: ${stderr}`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  };
+  return {
+    waitForStdoutLine: (timeoutMs = 20_000) =>
+      waitFor(
+        () => (stdout.includes('\n') ? stdout.slice(0, stdout.indexOf('\n')) : undefined),
+        'a stdout line',
+        timeoutMs,
+      ),
+    waitForStderr: async (pattern, timeoutMs = 20_000) => {
+      await waitFor(() => (pattern.test(stderr) ? '' : undefined), `stderr matched ${pattern}`, timeoutMs);
+    },
+    kill: (signal) => {
+      child.kill(signal);
+    },
+    done,
+  };
 }

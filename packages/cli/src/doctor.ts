@@ -1,5 +1,5 @@
 import { ModelClient, resolveModelConfig } from '@mime/model';
-import { probeDisplay } from '@mime/os-io';
+import { createDesktop, probeDisplay } from '@mime/os-io';
 import { MimeError } from '@mime/schema';
 
 /** One check of `mime doctor`. */
@@ -56,6 +56,47 @@ export async function checkDisplay(env: NodeJS.ProcessEnv = process.env): Promis
   return { name: 'display', status: 'ok', detail: `${where}${limits}` };
 }
 
+/** Capture and hooks on a reachable display: what record and replay use. */
+export async function checkDesktop(): Promise<DoctorCheck[]> {
+  let desktop: Awaited<ReturnType<typeof createDesktop>>;
+  try {
+    desktop = await createDesktop({ failSafe: false });
+  } catch (error) {
+    return [
+      failedCheck('capture', error),
+      { name: 'input hooks', status: 'skip', detail: 'not checked: no desktop' },
+    ];
+  }
+  const checks: DoctorCheck[] = [];
+  try {
+    const started = performance.now();
+    const frame = await desktop.captureFrame();
+    const ms = performance.now() - started;
+    const { width, height } = frame.logical;
+    checks.push({
+      name: 'capture',
+      status: 'ok',
+      detail: `${width}x${height} logical px, scale ${frame.scale}, ${ms.toFixed(1)} ms a frame`,
+    });
+  } catch (error) {
+    checks.push(failedCheck('capture', error));
+  }
+  try {
+    const hooks = await desktop.startHooks(() => undefined);
+    await hooks.stop();
+    checks.push({
+      name: 'input hooks',
+      status: 'ok',
+      detail: 'global mouse and keyboard hooks start (recording, fail-safe hotkey)',
+    });
+  } catch (error) {
+    checks.push(failedCheck('input hooks', error));
+  } finally {
+    await desktop.close();
+  }
+  return checks;
+}
+
 /** The model checks: configured (and from where), then reachable unless offline. */
 export async function checkModel(options: DoctorOptions = {}): Promise<DoctorCheck[]> {
   let config: Awaited<ReturnType<typeof resolveModelConfig>>;
@@ -101,5 +142,14 @@ export async function checkModel(options: DoctorOptions = {}): Promise<DoctorChe
 /** Runs every check; never throws for a failed check. */
 export async function runDoctor(options: DoctorOptions = {}): Promise<DoctorCheck[]> {
   const env = options.env ?? process.env;
-  return [checkNode(), await checkDisplay(env), ...(await checkModel({ ...options, env }))];
+  const display = await checkDisplay(env);
+  const desktop: DoctorCheck[] =
+    display.status === 'ok'
+      ? await checkDesktop()
+      : ['capture', 'input hooks'].map((name) => ({
+          name,
+          status: 'skip',
+          detail: 'not checked: no display',
+        }));
+  return [checkNode(), display, ...desktop, ...(await checkModel({ ...options, env }))];
 }

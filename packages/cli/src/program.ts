@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { registerDoctor } from './commands/doctor.ts';
 import { registerEdit } from './commands/edit.ts';
 import { registerList } from './commands/list.ts';
+import { registerRecord } from './commands/record.ts';
 import { registerValidate } from './commands/validate.ts';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.ts';
 import { say, style } from './output.ts';
@@ -51,10 +52,15 @@ export async function runCli(argv: readonly string[]): Promise<ExitCode> {
     );
   // In the order a user meets them.
   registerDoctor(program, run);
+  registerRecord(program, run);
   registerEdit(program, run);
   registerValidate(program, run);
   registerList(program, run);
-  for (const command of program.commands) command.exitOverride();
+  const override = (command: Command) => {
+    command.exitOverride();
+    command.commands.forEach(override);
+  };
+  override(program);
 
   try {
     await program.parseAsync(argv, { from: 'user' });

@@ -27,9 +27,7 @@ export function registerValidate(program: Command, run: (code: Promise<ExitCode>
     .command('validate')
     .summary('check workflows for every problem at once')
     .description(
-      'Check workflow folders or schema.json files: the schema, and the cross-field rules (templates name\n' +
-        'declared params or upstream extracts, dependencies point upstream, action values fit action types).\n' +
-        'Older ai_mime files are upgraded in memory and checked.',
+      'Check workflow folders or schema.json files: the schema, and the cross-field rules (templates name declared params or upstream extracts, dependencies point upstream, action values fit action types). Older ai_mime files are upgraded in memory and checked.',
     )
     .argument('<workflow...>', 'workflow folders or schema.json files')
     .option('--json', 'print the reports as JSON on stdout')

@@ -1,0 +1,224 @@
+import { createInterface } from 'node:readline/promises';
+import { type Annotation, type RecorderEvent, record, sendControl } from '@mime/record';
+import type { Command } from 'commander';
+import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
+import { type HomeOptions, resolveHome } from '../home.ts';
+import { printData, printJson, say, style } from '../output.ts';
+
+interface RecordFlags extends HomeOptions {
+  name?: string;
+  description?: string;
+  fps?: string;
+  maxDuration?: string;
+  annotateKey?: string;
+  stopKey?: string;
+  secretKey?: string;
+  json?: boolean;
+}
+
+function positiveNumber(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new UsageError(`${flag} must be a positive number, got "${value}"`);
+  return n;
+}
+
+function describeEvent(event: Extract<RecorderEvent, { type: 'event' }>): string {
+  const d = event.details as Record<string, unknown>;
+  const at = (x: unknown, y: unknown) => `(${Math.round(Number(x))}, ${Math.round(Number(y))})`;
+  switch (event.action_type) {
+    case null:
+      return 'end';
+    case 'type':
+      return d.secret ? `type ${style.yellow('[secret, not stored]')}` : `type ${JSON.stringify(d.text)}`;
+    case 'key':
+      return `key ${d.key}`;
+    case 'scroll':
+      return `scroll dx=${d.dx} dy=${d.dy} at ${at(d.x, d.y)}`;
+    case 'drag':
+      return `drag ${at(d.x, d.y)} -> ${at(d.to_x, d.to_y)}`;
+    case 'extract':
+      return `extract ${JSON.stringify(d.query)}`;
+    default:
+      return `${event.action_type} ${at(d.x, d.y)}`;
+  }
+}
+
+/** Progress on stderr; the session id on stdout (first line) so scripts can pick it up. */
+function reportProgress(event: RecorderEvent, name: string, json: boolean): void {
+  switch (event.type) {
+    case 'started':
+      if (!json) printData(event.sessionId);
+      say(`${style.red('●')} Recording "${name}" into ${event.dir}`);
+      say(
+        style.dim(
+          `  stop: Ctrl+C here or ${event.hotkeys.stop}; annotate: ${event.hotkeys.annotate}; secret typing: ${event.hotkeys.secret}`,
+        ),
+      );
+      return;
+    case 'event':
+      say(`  #${event.index} ${describeEvent(event)}`);
+      return;
+    case 'secret':
+      say(style.yellow(`  secret typing ${event.on ? 'ON: text is not stored' : 'off'}`));
+      return;
+    case 'annotation-requested':
+      say(style.dim('  annotate from a script: mime record annotate --session <id> extract|details ...'));
+      return;
+    case 'stopping':
+      say(style.dim(`  stopping (${event.reason})`));
+      return;
+    default:
+      return;
+  }
+}
+
+/** The Ctrl+I prompt, answered in this terminal. */
+async function promptInTerminal(onInterrupt: () => void): Promise<Annotation | null> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  rl.on('SIGINT', () => {
+    rl.close();
+    onInterrupt();
+  });
+  try {
+    say(style.cyan('Recording paused.'));
+    const kind = (
+      await rl.question('Annotate: (e)xtract a value, add (d)etails to the next step, or Enter to cancel: ')
+    )
+      .trim()
+      .toLowerCase();
+    if (kind.startsWith('e')) {
+      const query = (await rl.question('What to extract from this screen: ')).trim();
+      if (!query) return null;
+      const values = (await rl.question('Example values, comma-separated (optional): '))
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean);
+      return { type: 'extract', query, values };
+    }
+    if (kind.startsWith('d')) {
+      const text = (await rl.question('Note for the next step: ')).trim();
+      return text ? { type: 'details', text } : null;
+    }
+    return null;
+  } finally {
+    rl.close();
+    say(style.cyan('Recording resumed.'));
+  }
+}
+
+function registerControl(record: Command, run: (code: Promise<ExitCode>) => void): void {
+  const send = (session: string, request: Parameters<typeof sendControl>[1], done: string) =>
+    run(
+      (async () => {
+        const status = await sendControl(session, request);
+        say(`${style.green('✓')} ${done} (${status.events} events so far)`);
+        return EXIT.ok;
+      })(),
+    );
+  const annotate = record
+    .command('annotate')
+    .description('Annotate a running recording from a script, as the Ctrl+I prompt does.')
+    .requiredOption('--session <id>', 'session id of the running recording')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  mime record annotate --session 20261122T101500Z-play-song extract --query "the price" --value 9.99\n  mime record annotate --session 20261122T101500Z-play-song details --text "the button is hidden in a menu"',
+    );
+  annotate
+    .command('extract')
+    .description('Store an extract event on the current screen.')
+    .requiredOption('--query <text>', 'what to read from the screen')
+    .option('--value <text...>', 'example values')
+    .action((options: { query: string; value?: string[] }) =>
+      send(
+        annotate.opts<{ session: string }>().session,
+        { type: 'extract', query: options.query, values: options.value ?? [] },
+        'extract stored',
+      ),
+    );
+  annotate
+    .command('details')
+    .description('Attach a note to the next recorded event.')
+    .requiredOption('--text <text>', 'the note')
+    .action((options: { text: string }) =>
+      send(
+        annotate.opts<{ session: string }>().session,
+        { type: 'details', text: options.text },
+        'note attached to the next event',
+      ),
+    );
+  record
+    .command('secret')
+    .description('Turn secret typing on or off in a running recording (typed text is not stored).')
+    .requiredOption('--session <id>', 'session id of the running recording')
+    .argument('<state>', 'on or off')
+    .action((state: string, options: { session: string }) => {
+      if (state !== 'on' && state !== 'off')
+        throw new UsageError(`state must be "on" or "off", got "${state}"`);
+      send(options.session, { type: 'secret', on: state === 'on' }, `secret typing ${state}`);
+    });
+  record
+    .command('stop')
+    .description('Stop a running recording.')
+    .requiredOption('--session <id>', 'session id of the running recording')
+    .action((options: { session: string }) => send(options.session, { type: 'stop' }, 'stop requested'));
+}
+
+export function registerRecord(program: Command, run: (code: Promise<ExitCode>) => void): void {
+  const command = program
+    .command('record')
+    .summary('record a task by doing it once')
+    .description(
+      'Record a task: every click, drag, scroll, key chord and typing burst, each with the screen as it was just before. Stop with Ctrl+C here, the stop hotkey, or `mime record stop`. Press Ctrl+I to annotate: extract a value from the screen, or add details to the next step. Toggle secret typing for passwords: their text is never stored, and reflect turns them into sensitive params.',
+    )
+    .option('--name <name>', 'name of the task (required)')
+    .option('--description <text>', 'what the task is for')
+    .option('--fps <n>', 'frames a second kept for the PRE screenshots (default 10)')
+    .option('--max-duration <seconds>', 'stop by itself after this long')
+    .option('--home <dir>', 'data root (default: $MIME_HOME, else the current directory)')
+    .option('--annotate-key <chord>', 'annotation hotkey (default ctrl+i)')
+    .option('--stop-key <chord>', 'stop hotkey (default ctrl+alt+shift+s)')
+    .option('--secret-key <chord>', 'secret typing toggle (default ctrl+alt+shift+h)')
+    .option('--json', 'print the result as JSON on stdout')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  mime record --name "play song" --description "play a song in the music app"\n  xvfb-run -a mime record --name smoke --max-duration 30 --json\n\nExit codes: 0 recorded, 1 recording failed, 2 bad input or no display.',
+    )
+    .action((flags: RecordFlags) =>
+      run(
+        (async () => {
+          const name = flags.name?.trim();
+          if (!name) throw new UsageError('--name is required: mime record --name "what the task does"');
+          const seconds = positiveNumber(flags.maxDuration, '--max-duration');
+          const controller = new AbortController();
+          const interrupt = () => controller.abort('interrupt');
+          const terminate = () => controller.abort('signal');
+          process.once('SIGINT', interrupt);
+          process.once('SIGTERM', terminate);
+          try {
+            const result = await record({
+              name,
+              description: flags.description,
+              home: resolveHome(flags),
+              fps: positiveNumber(flags.fps, '--fps'),
+              maxDurationMs: seconds === undefined ? undefined : seconds * 1000,
+              signal: controller.signal,
+              hotkeys: { annotate: flags.annotateKey, stop: flags.stopKey, secret: flags.secretKey },
+              promptAnnotation: process.stdin.isTTY ? () => promptInTerminal(interrupt) : undefined,
+              onEvent: (event) => reportProgress(event, name, flags.json === true),
+            });
+            if (flags.json) printJson(result);
+            say(
+              `${style.green('✓')} ${result.events} events in ${(result.durationMs / 1000).toFixed(1)} s saved to ${result.dir}\n  next: mime reflect --session ${result.sessionId}`,
+            );
+            return EXIT.ok;
+          } finally {
+            process.off('SIGINT', interrupt);
+            process.off('SIGTERM', terminate);
+          }
+        })(),
+      ),
+    );
+  registerControl(command, run);
+}

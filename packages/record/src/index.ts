@@ -1,0 +1,20 @@
+export { ActionAggregator, type AggregatorOptions, type RecordedAction } from './aggregate.ts';
+export {
+  ControlRequest,
+  ControlRequestError,
+  type ControlStatus,
+  controlAddress,
+  RecorderNotRunningError,
+  sendControl,
+} from './control.ts';
+export {
+  type Annotation,
+  DEFAULT_HOTKEYS,
+  type RecorderEvent,
+  type RecorderHotkeys,
+  type RecordingResult,
+  type RecordOptions,
+  record,
+  type StopReason,
+} from './recorder.ts';
+export { createSessionDir, slugify } from './session.ts';

@@ -1,0 +1,337 @@
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import {
+  createDesktop,
+  type Desktop,
+  epochNow,
+  type HookEvent,
+  type HookSubscription,
+  type RawFrame,
+} from '@mime/os-io';
+import {
+  formatKeyChord,
+  type KeyChord,
+  normalizeKeyChord,
+  type RecordingMetadata,
+  writeJsonAtomic,
+} from '@mime/schema';
+import { ActionAggregator, type AggregatorOptions, type RecordedAction } from './aggregate.ts';
+import { type ControlRequest, type ControlStatus, startControlServer } from './control.ts';
+import { createSessionDir } from './session.ts';
+import { type PendingEvent, SessionWriter } from './session-writer.ts';
+
+const { version: MIME_VERSION } = createRequire(import.meta.url)('../package.json') as { version: string };
+
+/** Hotkeys of a recording, in chord syntax; `null` turns one off. */
+export interface RecorderHotkeys {
+  /** Pause and annotate (extract or details). Default `ctrl+i` (as in ai_mime). */
+  annotate?: string | null;
+  /** Stop the recording. Default `ctrl+alt+shift+s`. */
+  stop?: string | null;
+  /** Toggle secret typing (typed text is not stored). Default `ctrl+alt+shift+h`. */
+  secret?: string | null;
+}
+
+export const DEFAULT_HOTKEYS = {
+  annotate: 'ctrl+i',
+  stop: 'ctrl+alt+shift+s',
+  secret: 'ctrl+alt+shift+h',
+} as const;
+
+/** An annotation given at the Ctrl+I prompt, or through the control channel. */
+export type Annotation = Extract<ControlRequest, { type: 'extract' | 'details' }>;
+
+/** Why a recording stopped. */
+export type StopReason = 'signal' | 'interrupt' | 'hotkey' | 'control' | 'max-duration';
+
+export type RecorderEvent =
+  | {
+      type: 'started';
+      sessionId: string;
+      dir: string;
+      screen: RecordingMetadata['screen'];
+      hotkeys: RecorderHotkeys;
+    }
+  | {
+      type: 'event';
+      index: number;
+      action_type: string | null;
+      details: PendingEvent['event']['action_details'];
+    }
+  | { type: 'paused' }
+  | { type: 'resumed' }
+  | { type: 'annotation-requested' }
+  | { type: 'secret'; on: boolean }
+  | { type: 'stopping'; reason: StopReason }
+  | { type: 'error'; error: unknown };
+
+export interface RecordOptions {
+  /** Name of the task, e.g. `play song`. */
+  name: string;
+  /** What the task is for. Default empty. */
+  description?: string;
+  /** Data root: the session is written to `<home>/recordings/<session_id>/`. */
+  home: string;
+  /** Frames a second kept in the ring the PRE frames come from. Default 10. */
+  fps?: number;
+  /** Stop by itself after this long, ms. Default: no limit. */
+  maxDurationMs?: number;
+  /** Stops the recording when aborted; a `reason` of `'interrupt'` (Ctrl+C) drops the Ctrl+C chord itself. */
+  signal?: AbortSignal;
+  /** Hotkeys; see {@link RecorderHotkeys} for each default. */
+  hotkeys?: RecorderHotkeys;
+  /**
+   * Asks the person for an annotation after the annotate hotkey (the CLI asks in the terminal);
+   * resolves null when they cancel. Without it the hotkey only emits `annotation-requested`.
+   */
+  promptAnnotation?: () => Promise<Annotation | null>;
+  /** Progress events. Default none. */
+  onEvent?: (event: RecorderEvent) => void;
+  /** Grouping of raw input into actions; see {@link AggregatorOptions} for each default. */
+  aggregation?: Omit<AggregatorOptions, 'isSecret'>;
+  /** The desktop to record. Default: the nut-js + uiohook desktop of this display (probed first). */
+  desktop?: Desktop;
+}
+
+export interface RecordingResult {
+  sessionId: string;
+  dir: string;
+  /** Recorded events, the end marker not counted. */
+  events: number;
+  durationMs: number;
+  stopReason: StopReason;
+}
+
+/** How long a Ctrl+C chord is held back in case it is the terminal's interrupt that stops recording. */
+const INTERRUPT_HOLD_MS = 400;
+
+function chordOf(text: string | null | undefined): string | null {
+  return text ? normalizeKeyChord(text) : null;
+}
+
+async function firstFrame(desktop: Desktop, ring: ReturnType<Desktop['createFrameRing']>): Promise<RawFrame> {
+  for (let i = 0; i < 50; i += 1) {
+    const frame = ring.latest();
+    if (frame) return frame;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return desktop.captureFrame();
+}
+
+/**
+ * Records a task until it is stopped (signal, stop hotkey, control channel or `maxDurationMs`), writing
+ * `<home>/recordings/<session_id>/` as it goes: metadata.json, then for each action its PRE frame
+ * (the last frame captured before the action's first input) and its manifest line, and at the end a
+ * `null` end-marker event with the final frame.
+ */
+export async function record(options: RecordOptions): Promise<RecordingResult> {
+  const emit = options.onEvent ?? (() => undefined);
+  const hotkeys = {
+    annotate: chordOf(
+      options.hotkeys?.annotate === undefined ? DEFAULT_HOTKEYS.annotate : options.hotkeys.annotate,
+    ),
+    stop: chordOf(options.hotkeys?.stop === undefined ? DEFAULT_HOTKEYS.stop : options.hotkeys.stop),
+    secret: chordOf(options.hotkeys?.secret === undefined ? DEFAULT_HOTKEYS.secret : options.hotkeys.secret),
+  };
+  const ownDesktop = options.desktop === undefined;
+  const desktop = options.desktop ?? (await createDesktop({ failSafe: false }));
+  const startedAt = new Date();
+  const started = epochNow();
+  const { sessionId, dir } = await createSessionDir(
+    join(options.home, 'recordings'),
+    options.name,
+    startedAt,
+  );
+  const screen = {
+    width: desktop.screen.logical.width,
+    height: desktop.screen.logical.height,
+    scale_factor: desktop.screen.scale,
+  };
+  const metadata: RecordingMetadata = {
+    name: options.name,
+    description: options.description ?? '',
+    session_id: sessionId,
+    created_at: startedAt.toISOString(),
+    platform: `${process.platform} (${desktop.display.sessionType})`,
+    screen,
+    mime_version: MIME_VERSION,
+  };
+  await writeJsonAtomic(join(dir, 'metadata.json'), metadata);
+
+  const ring = desktop.createFrameRing({
+    fps: options.fps ?? 10,
+    capacity: Math.max(10, Math.ceil((options.fps ?? 10) * 2)),
+  });
+  ring.start();
+  await firstFrame(desktop, ring);
+
+  let failure: unknown;
+  let stopReason: StopReason | undefined;
+  let resolveStopped: () => void = () => undefined;
+  const stopped = new Promise<void>((resolve) => {
+    resolveStopped = resolve;
+  });
+  const stop = (reason: StopReason) => {
+    if (stopReason) return;
+    stopReason = reason;
+    emit({ type: 'stopping', reason });
+    resolveStopped();
+  };
+
+  const writer = new SessionWriter(dir, (error) => {
+    failure ??= error;
+    emit({ type: 'error', error });
+    stop('signal');
+  });
+  let secret = false;
+  let paused = false;
+  let details: string | null = null;
+  let held: { pending: PendingEvent; timer: NodeJS.Timeout } | undefined;
+
+  const write = (pending: PendingEvent) => {
+    void writer.add(pending).then((index) =>
+      emit({
+        type: 'event',
+        index,
+        action_type: pending.event.action_type,
+        details: pending.event.action_details,
+      }),
+    );
+  };
+  const release = () => {
+    if (!held) return;
+    clearTimeout(held.timer);
+    write(held.pending);
+    held = undefined;
+  };
+  const takeDetails = () => {
+    const note = details;
+    details = null;
+    return note;
+  };
+  const commit = (action: RecordedAction) => {
+    release();
+    const pending: PendingEvent = {
+      event: {
+        action_type: action.action_type,
+        action_details: action.action_details,
+        timestamp: action.time / 1000,
+        details: takeDetails(),
+      } as PendingEvent['event'],
+      frame: ring.frameBefore(action.time) ?? ring.latest(),
+    };
+    if (
+      action.action_type === 'key' &&
+      'key' in action.action_details &&
+      action.action_details.key === 'ctrl+c'
+    ) {
+      held = { pending, timer: setTimeout(release, INTERRUPT_HOLD_MS) };
+      return;
+    }
+    write(pending);
+  };
+  const aggregator = new ActionAggregator(commit, { ...options.aggregation, isSecret: () => secret });
+
+  const status = (): ControlStatus => ({ session_id: sessionId, events: writer.count, secret, paused });
+  const annotate = (annotation: Annotation) => {
+    if (annotation.type === 'details') {
+      details = details ? `${details}\n${annotation.text}` : annotation.text;
+      return;
+    }
+    aggregator.flush();
+    release();
+    const note = takeDetails();
+    write({
+      event: {
+        action_type: 'extract',
+        action_details: { query: annotation.query, values: annotation.values },
+        timestamp: epochNow() / 1000,
+        details: note,
+      },
+      frame: ring.latest(),
+    });
+  };
+  const handleControl = async (request: ControlRequest): Promise<ControlStatus> => {
+    if (stopReason) throw new Error('the recording is stopping');
+    if (request.type === 'extract' || request.type === 'details') annotate(request);
+    else if (request.type === 'secret') setSecret(request.on);
+    else if (request.type === 'stop') stop('control');
+    return status();
+  };
+  const setSecret = (on: boolean) => {
+    if (secret === on) return;
+    aggregator.flush();
+    secret = on;
+    emit({ type: 'secret', on });
+  };
+  const askAnnotation = async () => {
+    if (!options.promptAnnotation) {
+      emit({ type: 'annotation-requested' });
+      return;
+    }
+    paused = true;
+    aggregator.flush();
+    release();
+    emit({ type: 'paused' });
+    try {
+      const annotation = await options.promptAnnotation();
+      if (annotation && !stopReason) annotate(annotation);
+    } finally {
+      paused = false;
+      emit({ type: 'resumed' });
+    }
+  };
+
+  const onHook = (event: HookEvent) => {
+    if (stopReason) return;
+    if (event.type === 'keydown' && event.key !== null) {
+      const chord = formatKeyChord({ modifiers: event.modifiers, key: event.key } as KeyChord);
+      if (chord === hotkeys.stop) return stop('hotkey');
+      if (chord === hotkeys.secret) return setSecret(!secret);
+      if (chord === hotkeys.annotate) {
+        if (!paused) void askAnnotation();
+        return;
+      }
+    }
+    if (!paused) aggregator.push(event);
+  };
+
+  const control = await startControlServer(sessionId, handleControl);
+  let hooks: HookSubscription | undefined;
+  const ticker = setInterval(() => aggregator.tick(epochNow()), 100);
+  const limit =
+    options.maxDurationMs === undefined
+      ? undefined
+      : setTimeout(() => stop('max-duration'), options.maxDurationMs);
+  const onAbort = () => stop(options.signal?.reason === 'interrupt' ? 'interrupt' : 'signal');
+  let events = 0;
+  try {
+    hooks = await desktop.startHooks(onHook);
+    if (options.signal?.aborted) onAbort();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    emit({ type: 'started', sessionId, dir, screen, hotkeys });
+    await stopped;
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+    clearInterval(ticker);
+    clearTimeout(limit);
+    await hooks?.stop();
+    aggregator.flush();
+    if (held && stopReason === 'interrupt') {
+      clearTimeout(held.timer);
+      held = undefined;
+    }
+    release();
+    events = writer.count;
+    write({
+      event: { action_type: null, action_details: {}, timestamp: epochNow() / 1000, details: takeDetails() },
+      frame: ring.latest(),
+    });
+    await writer.drain();
+    await ring.stop();
+    await control.close();
+    if (ownDesktop) await desktop.close();
+  }
+  if (failure) throw failure;
+  return { sessionId, dir, events, durationMs: epochNow() - started, stopReason: stopReason ?? 'signal' };
+}

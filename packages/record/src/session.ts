@@ -1,0 +1,48 @@
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+
+/** `play a Song!` -> `play-a-song`; at most 40 characters; `recording` when nothing is left. */
+export function slugify(name: string): string {
+  const slug = name
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  return slug || 'recording';
+}
+
+/** UTC `YYYYMMDDTHHMMSSZ`. */
+export function compactUtc(date: Date): string {
+  return date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}Z$/, 'Z');
+}
+
+/**
+ * Creates `recordings/<session_id>/` (0700) with its `screenshots/` folder. The id is
+ * `YYYYMMDDTHHMMSSZ-<slug>`, made unique with `-2`, `-3`... when a folder of that name exists.
+ */
+export async function createSessionDir(
+  recordingsDir: string,
+  name: string,
+  now: Date = new Date(),
+): Promise<{ sessionId: string; dir: string }> {
+  await mkdir(recordingsDir, { recursive: true, mode: 0o700 });
+  const base = `${compactUtc(now)}-${slugify(name)}`;
+  for (let n = 1; ; n += 1) {
+    const sessionId = n === 1 ? base : `${base}-${n}`;
+    const dir = join(recordingsDir, sessionId);
+    try {
+      await mkdir(dir, { mode: 0o700 });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
+      throw error;
+    }
+    await mkdir(join(dir, 'screenshots'), { mode: 0o700 });
+    return { sessionId, dir };
+  }
+}

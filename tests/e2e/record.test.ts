@@ -1,0 +1,368 @@
+import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  centerOf,
+  DEMO_LAYOUT,
+  type DesktopHarness,
+  startDesktopHarness,
+} from '@mime/test-support/desktop-harness';
+import { startFakeModelServer } from '@mime/test-support/fake-model-server';
+import { MIME_BIN, startMime } from '@mime/test-support/run-mime';
+import { execa } from 'execa';
+import { PNG } from 'pngjs';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+let desktop: DesktopHarness;
+let home: string;
+
+beforeAll(async () => {
+  desktop = await startDesktopHarness({ keepDisplayUntilExit: false });
+  home = await mkdtemp(join(tmpdir(), 'mime-record-'));
+}, 60_000);
+
+afterAll(async () => {
+  await desktop?.stop();
+});
+
+beforeEach(async () => {
+  await desktop.resetApp();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Starts `mime record` on the harness display and waits until it listens. */
+async function startRecording(name: string, extra: string[] = []) {
+  const recorder = startMime(['record', '--name', name, '--home', home, ...extra], { env: desktop.env });
+  const sessionId = await recorder.waitForStdoutLine();
+  await recorder.waitForStderr(/● Recording/);
+  return { recorder, sessionId, dir: join(home, 'recordings', sessionId) };
+}
+
+async function mime(args: string[]) {
+  const control = startMime(args, { env: desktop.env });
+  return control.done;
+}
+
+async function manifestOf(dir: string): Promise<Array<Record<string, any>>> {
+  const text = await readFile(join(dir, 'manifest.jsonl'), 'utf8');
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}
+
+/** Mean absolute difference of two PNGs inside a box (0 = identical pixels). */
+async function regionDifference(
+  dir: string,
+  a: string,
+  b: string,
+  box: { x: number; y: number; width: number; height: number },
+) {
+  const [pa, pb] = await Promise.all([a, b].map(async (f) => PNG.sync.read(await readFile(join(dir, f)))));
+  let sum = 0;
+  for (let y = box.y; y < box.y + box.height; y += 1) {
+    for (let x = box.x; x < box.x + box.width; x += 1) {
+      const i = (y * (pa as PNG).width + x) * 4;
+      for (let c = 0; c < 3; c += 1)
+        sum += Math.abs(((pa as PNG).data[i + c] ?? 0) - ((pb as PNG).data[i + c] ?? 0));
+    }
+  }
+  return sum / (box.width * box.height * 3);
+}
+
+describe('mime record', () => {
+  it('records clicks, typing, keys, scrolls, drags and annotations with PRE frames', async () => {
+    const { recorder, sessionId, dir } = await startRecording('play song');
+    const search = centerOf(DEMO_LAYOUT.search);
+    await desktop.click(search.x, search.y);
+    await desktop.typeText('Numbx');
+    await desktop.pressKeys('BackSpace', 'Return');
+    await desktop.waitForAppState((s) => s.action === 'search:Numb');
+    expect(
+      (
+        await mime([
+          'record',
+          'annotate',
+          '--session',
+          sessionId,
+          'details',
+          '--text',
+          'the first Play button',
+        ])
+      ).exitCode,
+    ).toBe(0);
+    const play = centerOf(DEMO_LAYOUT.playButton(0));
+    await desktop.click(play.x, play.y);
+    await desktop.waitForAppState((s) => s.playing === 'Numb');
+    await sleep(300);
+    const extract = await mime([
+      'record',
+      'annotate',
+      '--session',
+      sessionId,
+      'extract',
+      '--query',
+      'the song now playing',
+      '--value',
+      'Numb',
+    ]);
+    expect(extract.exitCode).toBe(0);
+    const list = centerOf(DEMO_LAYOUT.scrollList);
+    await desktop.click(list.x, list.y, { button: 5, repeat: 3 });
+    await sleep(900);
+    const pad = centerOf(DEMO_LAYOUT.clickPad);
+    await desktop.click(pad.x, pad.y, { button: 3 });
+    await desktop.xdotool('click', '--repeat', '2', '--delay', '80', '1');
+    await desktop.waitForAppState((s) => s.pad === 'double');
+    const item = centerOf(DEMO_LAYOUT.dragItem);
+    const drop = centerOf(DEMO_LAYOUT.dropZone);
+    await desktop.xdotool('mousemove', String(item.x), String(item.y), 'mousedown', '1');
+    for (const f of [0.25, 0.5, 0.75, 1]) {
+      await desktop.moveMouse(
+        Math.round(item.x + (drop.x - item.x) * f),
+        Math.round(item.y + (drop.y - item.y) * f),
+      );
+      await sleep(40);
+    }
+    await desktop.xdotool('mouseup', '1');
+    await desktop.waitForAppState((s) => s.drop === 'ok');
+    await desktop.pressKeys('ctrl+shift+k');
+    await sleep(600);
+    expect((await mime(['record', 'stop', '--session', sessionId])).exitCode).toBe(0);
+    const result = await recorder.done;
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain(`next: mime reflect --session ${sessionId}`);
+
+    const events = await manifestOf(dir);
+    expect(events.map((e) => e.action_type)).toEqual([
+      'click',
+      'type',
+      'key',
+      'click',
+      'extract',
+      'scroll',
+      'right_click',
+      'double_click',
+      'drag',
+      'key',
+      null,
+    ]);
+    const near = (actual: number, expected: number) =>
+      expect(Math.abs(actual - expected)).toBeLessThanOrEqual(3);
+    near(events[0]?.action_details.x, search.x);
+    near(events[0]?.action_details.y, search.y);
+    expect(events[1]?.action_details).toEqual({ text: 'Numb', secret: false });
+    expect(events[2]?.action_details).toEqual({ key: 'enter' });
+    expect(events[3]).toMatchObject({ action_details: { button: 'left' }, details: 'the first Play button' });
+    near(events[3]?.action_details.x, play.x);
+    expect(events[4]).toMatchObject({ action_details: { query: 'the song now playing', values: ['Numb'] } });
+    expect(events[5]?.action_details).toMatchObject({ dx: 0, dy: 3 });
+    expect(events[6]?.action_details).toMatchObject({ button: 'right' });
+    near(events[7]?.action_details.x, pad.x);
+    expect(events[8]?.action_details).toMatchObject({ button: 'left' });
+    near(events[8]?.action_details.to_x, drop.x);
+    near(events[8]?.action_details.to_y, drop.y);
+    expect(events[9]?.action_details).toEqual({ key: 'ctrl+shift+k' });
+    for (const [n, event] of events.entries()) {
+      expect(event.screenshot).toBe(`screenshots/${n}.png`);
+      expect((await stat(join(dir, event.screenshot))).size).toBeGreaterThan(1000);
+    }
+
+    // The PRE frame of the Play click was taken before its instant effect; the next frame shows it.
+    const before = await regionDifference(
+      dir,
+      events[0]?.screenshot,
+      events[3]?.screenshot,
+      DEMO_LAYOUT.nowPlaying,
+    );
+    const after = await regionDifference(
+      dir,
+      events[3]?.screenshot,
+      events[4]?.screenshot,
+      DEMO_LAYOUT.nowPlaying,
+    );
+    expect(before).toBe(0);
+    expect(after).toBeGreaterThan(5);
+
+    const metadata = JSON.parse(await readFile(join(dir, 'metadata.json'), 'utf8'));
+    expect(metadata).toMatchObject({
+      name: 'play song',
+      session_id: sessionId,
+      screen: { width: 1280, height: 800, scale_factor: 1 },
+    });
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    expect((await stat(join(dir, 'manifest.jsonl'))).mode & 0o777).toBe(0o600);
+    expect((await stat(join(dir, 'screenshots', '0.png'))).mode & 0o777).toBe(0o600);
+
+    const validate = await mime(['list', '--home', home, '--json']);
+    const listed = JSON.parse(validate.stdout).recordings.find(
+      (r: { session_id: string }) => r.session_id === sessionId,
+    );
+    expect(listed).toMatchObject({ name: 'play song', events: 10 });
+  });
+
+  it('keeps secret typing out of every file and leaves the hotkeys unrecorded', async () => {
+    const { recorder, sessionId, dir } = await startRecording('secret');
+    const echo = centerOf(DEMO_LAYOUT.echo);
+    await desktop.click(echo.x, echo.y);
+    await desktop.typeText('user');
+    await sleep(200);
+    expect((await mime(['record', 'secret', '--session', sessionId, 'on'])).exitCode).toBe(0);
+    await desktop.typeText('hunter2');
+    await desktop.pressKeys('ctrl+alt+shift+h');
+    await sleep(200);
+    await desktop.typeText('done');
+    await desktop.pressKeys('ctrl+alt+shift+s');
+    const result = await recorder.done;
+    expect(result.exitCode).toBe(0);
+    expect(result.stderr).toContain('stopping (hotkey)');
+
+    const events = await manifestOf(dir);
+    expect(events.map((e) => [e.action_type, e.action_details])).toEqual([
+      ['click', expect.objectContaining({ button: 'left' })],
+      ['type', { text: 'user', secret: false }],
+      ['type', { text: '', secret: true }],
+      ['type', { text: 'done', secret: false }],
+      [null, {}],
+    ]);
+    for (const file of await readdir(dir)) {
+      if (file.endsWith('.json') || file.endsWith('.jsonl')) {
+        expect(await readFile(join(dir, file), 'utf8')).not.toContain('hunter2');
+      }
+    }
+    expect(result.stderr + result.stdout).not.toContain('hunter2');
+  });
+
+  it('drops the Ctrl+C that stops it, and stops by itself at --max-duration', async () => {
+    const { recorder, dir } = await startRecording('interrupt');
+    const pad = centerOf(DEMO_LAYOUT.clickPad);
+    await desktop.click(pad.x, pad.y);
+    await sleep(600);
+    await desktop.pressKeys('ctrl+c');
+    recorder.kill('SIGINT');
+    const result = await recorder.done;
+    expect(result.exitCode).toBe(0);
+    expect((await manifestOf(dir)).map((e) => e.action_type)).toEqual(['click', null]);
+
+    const timed = await startRecording('timed', ['--max-duration', '1.5', '--json']);
+    const summary = await timed.recorder.done;
+    expect(summary.exitCode).toBe(0);
+    expect(JSON.parse(summary.stdout)).toMatchObject({ stopReason: 'max-duration', events: 0 });
+  });
+
+  it('leaves a valid manifest whose screenshots exist when killed with SIGKILL', async () => {
+    const { recorder, dir } = await startRecording('killed');
+    const pad = centerOf(DEMO_LAYOUT.clickPad);
+    for (let i = 0; i < 6; i += 1) {
+      await desktop.click(pad.x + i * 40 - 100, pad.y);
+      await sleep(450);
+    }
+    recorder.kill('SIGKILL');
+    await recorder.done;
+    const text = await readFile(join(dir, 'manifest.jsonl'), 'utf8');
+    expect(text.endsWith('\n')).toBe(true);
+    const lines = text.split('\n').filter(Boolean);
+    expect(lines.length).toBeGreaterThanOrEqual(4);
+    for (const line of lines) {
+      const event = JSON.parse(line);
+      expect((await stat(join(dir, event.screenshot))).isFile()).toBe(true);
+    }
+    const listed = await mime(['list', '--home', home, '--json']);
+    expect(listed.exitCode).toBe(0);
+  });
+
+  it('fails with MIME_NO_DISPLAY and exit 2 without a display', async () => {
+    const result = await startMime(['record', '--name', 'x', '--home', home], { env: { DISPLAY: '' } }).done;
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('[MIME_NO_DISPLAY]');
+    expect(result.stderr).toContain('xvfb-run -a');
+  });
+});
+
+describe('mime record in a terminal', () => {
+  it('pauses on Ctrl+I and takes an extract or details answered at the prompt', async () => {
+    const socket = `mime-test-${process.pid}`;
+    const tmux = (...args: string[]) => execa('tmux', ['-L', socket, ...args]);
+    const pane = async () => (await tmux('capture-pane', '-p', '-t', 'rec')).stdout;
+    const waitForPane = async (pattern: RegExp) => {
+      for (let i = 0; i < 200; i += 1) {
+        const text = await pane();
+        if (pattern.test(text)) return text;
+        await sleep(50);
+      }
+      throw new Error(`the terminal never showed ${pattern}:\n${await pane()}`);
+    };
+    const command = `env DISPLAY=${desktop.display} NO_COLOR=1 ${process.execPath} ${MIME_BIN} record --name annotated --home ${home}`;
+    await tmux(
+      'new-session',
+      '-d',
+      '-s',
+      'rec',
+      '-x',
+      '160',
+      '-y',
+      '48',
+      `${command}; echo "exit=$?"; sleep 60`,
+    );
+    try {
+      const started = await waitForPane(/● Recording "annotated" into (\S+)/);
+      const dir = /● Recording "annotated" into (\S+)/.exec(started)?.[1] as string;
+      const pad = centerOf(DEMO_LAYOUT.clickPad);
+      await desktop.click(pad.x - 100, pad.y);
+      await sleep(500);
+      await desktop.pressKeys('ctrl+i');
+      await waitForPane(/Annotate: \(e\)xtract/);
+      await desktop.click(pad.x, pad.y); // ignored: capture is paused
+      await tmux('send-keys', '-t', 'rec', 'e', 'Enter');
+      await waitForPane(/What to extract from this screen:$/m);
+      await tmux('send-keys', '-t', 'rec', 'the last action', 'Enter');
+      await waitForPane(/Example values/);
+      await tmux('send-keys', '-t', 'rec', 'pad:left, none', 'Enter');
+      await waitForPane(/Recording resumed\./);
+      await desktop.pressKeys('ctrl+i');
+      await waitForPane(/Annotate:[^\n]*\n(?:.*\n)*.*Annotate: /);
+      await tmux('send-keys', '-t', 'rec', 'd', 'Enter');
+      await waitForPane(/Note for the next step:$/m);
+      await tmux('send-keys', '-t', 'rec', 'click the right half', 'Enter');
+      await sleep(300);
+      await desktop.click(pad.x + 100, pad.y);
+      await sleep(600);
+      await desktop.pressKeys('ctrl+alt+shift+s');
+      await waitForPane(/events in [\d.]+ s saved[\s\S]*exit=0/);
+      const events = await manifestOf(dir);
+      expect(events.map((e) => [e.action_type, e.action_details, e.details])).toEqual([
+        ['click', { button: 'left', x: pad.x - 100, y: pad.y }, null],
+        ['extract', { query: 'the last action', values: ['pad:left', 'none'] }, null],
+        ['click', { button: 'left', x: pad.x + 100, y: pad.y }, 'click the right half'],
+        [null, {}, null],
+      ]);
+    } finally {
+      await tmux('kill-server').catch(() => undefined);
+    }
+  });
+});
+
+describe('mime doctor on a display', () => {
+  it('passes display, capture, hooks and model checks (exit 0)', async () => {
+    const server = await startFakeModelServer({ models: ['vision-1'] });
+    try {
+      const env = { ...desktop.env, MIME_BASE_URL: server.url, MIME_MODEL: 'vision-1' };
+      const result = await startMime(['doctor', '--json'], { env }).done;
+      const { ok, checks } = JSON.parse(result.stdout);
+      expect(checks.map((c: { name: string; status: string }) => `${c.name}:${c.status}`)).toEqual([
+        'node:ok',
+        'display:ok',
+        'capture:ok',
+        'input hooks:ok',
+        'model config:ok',
+        'model endpoint:ok',
+      ]);
+      expect(checks[2].detail).toMatch(/^1280x800 logical px, scale 1, [\d.]+ ms a frame$/);
+      expect(ok).toBe(true);
+      expect(result.exitCode).toBe(0);
+    } finally {
+      await server.close();
+    }
+  });
+});
