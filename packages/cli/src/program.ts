@@ -4,6 +4,7 @@ import { registerDoctor } from './commands/doctor.ts';
 import { registerEdit } from './commands/edit.ts';
 import { registerList } from './commands/list.ts';
 import { registerRecord } from './commands/record.ts';
+import { registerReflect } from './commands/reflect.ts';
 import { registerValidate } from './commands/validate.ts';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.ts';
 import { say, style } from './output.ts';
@@ -53,6 +54,7 @@ export async function runCli(argv: readonly string[]): Promise<ExitCode> {
   // In the order a user meets them.
   registerDoctor(program, run);
   registerRecord(program, run);
+  registerReflect(program, run);
   registerEdit(program, run);
   registerValidate(program, run);
   registerList(program, run);

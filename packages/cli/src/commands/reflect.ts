@@ -1,0 +1,136 @@
+import { join, resolve } from 'node:path';
+import { type ModelConfigFlags, resolveModelConfig } from '@mime/model';
+import { type ReflectEvent, reflect } from '@mime/reflect';
+import type { Command } from 'commander';
+import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
+import { type HomeOptions, resolveHome } from '../home.ts';
+import { printJson, say, style } from '../output.ts';
+import { addModelOptions, type ModelFlags, modelFlags } from './model-options.ts';
+
+interface ReflectFlags extends HomeOptions, ModelFlags {
+  session: string;
+  concurrency?: string;
+  force?: boolean;
+  from?: string;
+  json?: boolean;
+}
+
+/** A one-line progress bar on a terminal, plain lines otherwise. */
+function progressReporter(interactive: boolean) {
+  const state = { done: 0, total: 0, retries: 0, calls: 0, tokens: 0, started: performance.now() };
+  const render = () => {
+    const width = 24;
+    const filled = state.total ? Math.round((state.done / state.total) * width) : 0;
+    const seconds = ((performance.now() - state.started) / 1000).toFixed(1);
+    const bar = `[${'#'.repeat(filled)}${'.'.repeat(width - filled)}]`;
+    process.stderr.write(
+      `\r\u001b[2K  Pass A ${bar} ${state.done}/${state.total} steps  ${state.calls} calls  ${state.tokens} tokens  ${state.retries} retries  ${seconds} s`,
+    );
+  };
+  return (event: ReflectEvent) => {
+    switch (event.type) {
+      case 'start':
+        state.total = event.steps;
+        state.done = event.cardsDone;
+        say(
+          `Reflecting ${event.sessionId}: ${event.steps} steps${event.cardsDone ? `, ${event.cardsDone} already carded` : ''}${event.schemaDone ? ', schema.json complete' : ''}`,
+        );
+        return;
+      case 'card':
+        state.done = event.done;
+        if (interactive) render();
+        else say(`  step ${event.i} carded (${event.done}/${event.total})`);
+        return;
+      case 'retry':
+      case 'repair':
+        state.retries += 1;
+        if (!interactive)
+          say(
+            style.dim(
+              `  ${event.type === 'retry' ? `retrying: ${event.reason}` : `repairing output (${event.problems} problems)`}`,
+            ),
+          );
+        return;
+      case 'usage':
+        state.calls = event.usage.calls;
+        state.tokens = event.usage.inputTokens + event.usage.outputTokens;
+        if (interactive && state.done < state.total) render();
+        return;
+      case 'plan-start':
+        if (interactive && state.total) process.stderr.write('\n');
+        say('  Pass B: planning subtasks and params');
+        return;
+      case 'plan-done':
+        say(`  ${event.subtasks} subtask(s), params: ${event.params.join(', ') || 'none'}`);
+        return;
+      default:
+        return;
+    }
+  };
+}
+
+export function registerReflect(program: Command, run: (code: Promise<ExitCode>) => void): void {
+  const command = program
+    .command('reflect')
+    .summary('turn a recording into a parametrized workflow')
+    .description(
+      'Reflect a recording with the vision model: Pass A describes each step from its PRE and POST screenshots, Pass B groups the steps into subtasks and finds the params. Work is checkpointed: a rerun resumes where it stopped and a finished reflect makes no model call.',
+    )
+    .requiredOption('--session <id>', 'session id under <home>/recordings/, or a recording folder')
+    .option('--home <dir>', 'data root (default: $MIME_HOME, else the current directory)')
+    .option('--concurrency <n>', 'Pass A calls at once (default 5)')
+    .option('--force', 'redo everything, ignoring checkpoints')
+    .option('--from <pass>', 'redo from pass-a or pass-b')
+    .option('--json', 'print the result as JSON on stdout');
+  addModelOptions(command)
+    .addHelpText(
+      'after',
+      '\nExamples:\n  mime reflect --session 20261122T101500Z-play-song\n  mime reflect --session 20261122T101500Z-play-song --from pass-b\n  MIME_BASE_URL=http://127.0.0.1:8000/v1 MIME_MODEL=qwen2.5-vl-7b mime reflect --session fixtures/recordings/play-song --home /tmp/mime\n\nExit codes: 0 reflected, 1 the model failed, 2 bad recording or configuration, 130 stopped.',
+    )
+    .action((flags: ReflectFlags) =>
+      run(
+        (async () => {
+          const concurrency = flags.concurrency === undefined ? undefined : Number(flags.concurrency);
+          if (
+            concurrency !== undefined &&
+            !(Number.isInteger(concurrency) && concurrency >= 1 && concurrency <= 32)
+          ) {
+            throw new UsageError(
+              `--concurrency must be a whole number from 1 to 32, got "${flags.concurrency}"`,
+            );
+          }
+          if (flags.from !== undefined && flags.from !== 'pass-a' && flags.from !== 'pass-b') {
+            throw new UsageError(`--from must be pass-a or pass-b, got "${flags.from}"`);
+          }
+          const home = resolveHome(flags);
+          const isPath = flags.session.includes('/') || flags.session.startsWith('.');
+          const sessionDir = isPath ? resolve(flags.session) : join(home, 'recordings', flags.session);
+          const controller = new AbortController();
+          const stop = () => controller.abort();
+          process.once('SIGINT', stop);
+          process.once('SIGTERM', stop);
+          try {
+            const flagsForModel: ModelConfigFlags = modelFlags(flags);
+            const result = await reflect(sessionDir, {
+              workflowsDir: join(home, 'workflows'),
+              model: () => resolveModelConfig({ flags: flagsForModel, configFile: flags.config }),
+              concurrency,
+              force: flags.force,
+              from: flags.from as 'pass-a' | 'pass-b' | undefined,
+              signal: controller.signal,
+              onEvent: progressReporter(process.stderr.isTTY === true),
+            });
+            if (flags.json) printJson(result);
+            const { calls, inputTokens, outputTokens } = result.usage;
+            say(
+              `${style.green('✓')} ${result.file}\n  ${result.steps} steps, ${result.workflow.plan.subtasks.length} subtasks; ${calls} model calls, ${inputTokens + outputTokens} tokens (${inputTokens} in, ${outputTokens} out), ${(result.durationMs / 1000).toFixed(1)} s\n  next: mime edit ${result.workflowDir}  or  mime replay ${result.workflowDir}`,
+            );
+            return EXIT.ok;
+          } finally {
+            process.off('SIGINT', stop);
+            process.off('SIGTERM', stop);
+          }
+        })(),
+      ),
+    );
+}

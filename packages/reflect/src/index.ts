@@ -1,0 +1,14 @@
+export { markedPath, readRecording, refreshAssets } from './assets.ts';
+export { RecordingError, ReflectAbortedError, ReflectPlanError, ReflectStepError } from './errors.ts';
+export { type MergeResult, mergeWorkflow } from './merge.ts';
+export { SECRET_MARK, type StepSummary } from './prompts.ts';
+export {
+  DRAFT_FILE,
+  type ReflectEvent,
+  type ReflectOptions,
+  type ReflectResult,
+  reflect,
+  STEP_CARDS_FILE,
+} from './reflect.ts';
+export { StepCardStore } from './step-cards.ts';
+export { buildSteps, describeStep, type ReflectStep, TARGET_BOX } from './steps.ts';

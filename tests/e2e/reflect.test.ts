@@ -1,0 +1,286 @@
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type FakeModelServer, startFakeModelServer } from '@mime/test-support/fake-model-server';
+import { reflectModel } from '@mime/test-support/fake-reflect-model';
+import { REPO_ROOT, runMime, startMime } from '@mime/test-support/run-mime';
+import sharp from 'sharp';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const FIXTURE = join(REPO_ROOT, 'fixtures', 'recordings', 'play-song');
+const SESSION = '20261122T145700Z-play-song';
+
+let server: FakeModelServer;
+let home: string;
+
+beforeEach(async () => {
+  server = await startFakeModelServer({ models: ['vision-1'] });
+  home = await mkdtemp(join(tmpdir(), 'mime-reflect-'));
+  await cp(FIXTURE, join(home, 'recordings', SESSION), { recursive: true });
+});
+
+afterEach(async () => {
+  await server.close();
+});
+
+const env = () => ({ MIME_BASE_URL: server.url, MIME_MODEL: 'vision-1', MIME_MODEL_MAX_RETRIES: '2' });
+const reflectCli = (...args: string[]) =>
+  runMime(['reflect', '--session', SESSION, '--home', home, ...args], { env: env() });
+const workflowDir = () => join(home, 'workflows', SESSION);
+const readJson = async (file: string) => JSON.parse(await readFile(file, 'utf8'));
+const kinds = () =>
+  server
+    .chatRequests()
+    .map((r) => r.body?.response_format?.json_schema?.name ?? r.body?.tools?.[0]?.function.name);
+const imagesOf = (n: number) =>
+  (server.chatRequests()[n]?.body?.messages ?? []).flatMap((m) =>
+    typeof m.content === 'string' || !m.content
+      ? []
+      : m.content
+          .filter((p) => p.image_url)
+          .map((p) => Buffer.from((p.image_url?.url ?? '').split(',')[1] ?? '', 'base64')),
+  );
+
+describe('mime reflect', () => {
+  it('makes a valid, parametrized workflow with step sources, checkpoints and marked copies', async () => {
+    server.setHandler(reflectModel());
+    const result = await reflectCli();
+    expect(result.stderr).toContain('5 steps, 2 subtasks; 6 model calls');
+    expect(result.exitCode).toBe(0);
+    expect(kinds().sort()).toEqual([
+      'step_card',
+      'step_card',
+      'step_card',
+      'step_card',
+      'step_card',
+      'task_plan',
+    ]);
+
+    const schema = await readJson(join(workflowDir(), 'schema.json'));
+    expect(schema.task_params).toEqual([
+      expect.objectContaining({ name: 'song_name', example: 'Numb', sensitive: false }),
+    ]);
+    const steps = schema.plan.subtasks.flatMap((s: { steps: unknown[] }) => s.steps);
+    expect(
+      steps.map((s: { action_type: string; action_value: string | null }) => [s.action_type, s.action_value]),
+    ).toEqual([
+      ['CLICK', null],
+      ['TYPE', '{song_name}'],
+      ['KEYPRESS', 'enter'],
+      ['CLICK', null],
+      ['EXTRACT', 'the song now playing'],
+    ]);
+    expect(steps[4].variable_name).toBe('song_now_playing');
+    expect(steps[3].source).toEqual({
+      event_index: 3,
+      screenshot: 'screenshots/3.png',
+      point: { x: 562, y: 194 },
+      end_point: null,
+      box: { x: 482, y: 162, width: 160, height: 64 },
+    });
+    expect((await runMime(['validate', workflowDir()])).exitCode).toBe(0);
+    expect(await readJson(join(workflowDir(), 'step_cards.json'))).toHaveLength(5);
+    expect((await readJson(join(workflowDir(), 'schema.draft.json'))).subtasks).toHaveLength(2);
+
+    // Originals are copied untouched; clicks get a marked copy, which Pass A sees as PRE only.
+    const original3 = await readFile(join(FIXTURE, 'screenshots', '3.png'));
+    expect(await readFile(join(workflowDir(), 'screenshots', '3.png'))).toEqual(original3);
+    const marked3 = await readFile(join(workflowDir(), 'screenshots', '3_marked.png'));
+    expect(marked3.equals(original3)).toBe(false);
+    const requestFor = (i: number) =>
+      server.chatRequests().findIndex((r) => JSON.stringify(r.body?.messages).includes(`Step ${i} of 5`));
+    const [pre3, post3] = imagesOf(requestFor(3));
+    expect(pre3?.equals(marked3)).toBe(true);
+    expect(post3?.equals(await readFile(join(FIXTURE, 'screenshots', '4.png')))).toBe(true);
+    const [, post2] = imagesOf(requestFor(2));
+    expect(post2?.equals(original3)).toBe(true);
+    expect(JSON.stringify(server.chatRequests()[requestFor(3)]?.body?.messages)).toContain(
+      'the Play button of the first result',
+    );
+  });
+
+  it('reruns with no model call, and redoes only Pass B with --from pass-b', async () => {
+    server.setHandler(reflectModel());
+    expect((await reflectCli()).exitCode).toBe(0);
+    const calls = server.chatRequests().length;
+    const again = await reflectCli();
+    expect(again.exitCode).toBe(0);
+    expect(again.stderr).toContain('0 model calls');
+    expect(server.chatRequests()).toHaveLength(calls);
+    const planOnly = await reflectCli('--from', 'pass-b');
+    expect(planOnly.exitCode).toBe(0);
+    expect(kinds().slice(calls)).toEqual(['task_plan']);
+  });
+
+  it('resumes after being killed, without repeating finished steps', async () => {
+    server.setHandler(reflectModel({ delayMs: 400 }));
+    const first = startMime(['reflect', '--session', SESSION, '--home', home, '--concurrency', '1'], {
+      env: env(),
+    });
+    const cardsFile = join(workflowDir(), 'step_cards.json');
+    for (let i = 0; i < 200; i += 1) {
+      const cards = await readJson(cardsFile).catch(() => []);
+      if (cards.length >= 2) break;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    first.kill('SIGKILL');
+    await first.done;
+    const saved = (await readJson(cardsFile)) as Array<{ i: number }>;
+    expect(saved.length).toBeGreaterThanOrEqual(2);
+    expect(saved.length).toBeLessThan(5);
+    const before = server.chatRequests().length;
+    const second = await reflectCli();
+    expect(second.exitCode).toBe(0);
+    const redone = server
+      .chatRequests()
+      .slice(before)
+      .filter((r) => r.body?.response_format?.json_schema?.name === 'step_card')
+      .map((r) => Number(/Step (\d+) of/.exec(JSON.stringify(r.body?.messages))?.[1]));
+    expect(redone.sort()).toEqual([0, 1, 2, 3, 4].filter((i) => !saved.some((c) => c.i === i)));
+    expect(await readJson(cardsFile)).toHaveLength(5);
+  });
+
+  it('retries 429s, repairs a bad plan, and names the step whose output never validates', async () => {
+    server.setHandler(
+      reflectModel({
+        fault: (n, kind) => {
+          if (n === 0) return { type: 'error', status: 429, headers: { 'retry-after': '0.05' } };
+          if (kind === 'task_plan' && n <= 6) {
+            return {
+              type: 'json',
+              value: {
+                detailed_task_description: 'x',
+                subtasks: ['Only one.'],
+                task_params: [],
+                success_criteria: 'done',
+                plan_step_updates: [],
+              },
+            };
+          }
+          return undefined;
+        },
+      }),
+    );
+    const repaired = await reflectCli();
+    expect(repaired.exitCode).toBe(0);
+    const plans = server
+      .chatRequests()
+      .filter((r) => r.body?.response_format?.json_schema?.name === 'task_plan');
+    expect(plans).toHaveLength(2);
+    expect(JSON.stringify(plans[1]?.body?.messages)).toContain('step 0 has no update');
+
+    await rm(workflowDir(), { recursive: true });
+    server.setHandler(
+      reflectModel({
+        fault: (_n, kind) => (kind === 'step_card' ? { type: 'json', value: { i: 0 } } : undefined),
+      }),
+    );
+    const failed = await reflectCli('--concurrency', '1');
+    expect(failed.exitCode).toBe(1);
+    expect(failed.stderr).toMatch(/\[MIME_REFLECT_STEP\] step 0 \(click at \(240, 120\), manifest line 1\)/);
+  });
+
+  it('falls back to a forced tool call on servers without response_format', async () => {
+    await server.close();
+    server = await startFakeModelServer({ models: ['vision-1'], supportsResponseFormat: false });
+    server.setHandler(reflectModel());
+    const result = await reflectCli();
+    expect(result.exitCode).toBe(0);
+    expect(server.chatRequests().filter((r) => r.body?.tool_choice).length).toBeGreaterThanOrEqual(6);
+  });
+
+  it('turns secret typing into a sensitive param and reads ai_mime recordings', async () => {
+    const dir = join(home, 'recordings', 'legacy');
+    await mkdir(join(dir, 'screenshots'), { recursive: true });
+    const legacy = (
+      await readFile(join(REPO_ROOT, '..', 'shared', 'compat', 'ai_mime', 'manifest.jsonl'), 'utf8')
+    )
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+    legacy.splice(3, 0, {
+      action_type: 'type',
+      action_details: { text: '', secret: true },
+      screenshot: 'screenshots/9.png',
+      timestamp: 1,
+    });
+    await writeFile(join(dir, 'manifest.jsonl'), legacy.map((e) => JSON.stringify(e)).join('\n'));
+    await writeFile(join(dir, 'metadata.json'), JSON.stringify({ name: 'play a song on spotify' }));
+    const frame = await sharp({ create: { width: 320, height: 200, channels: 3, background: '#202830' } })
+      .png()
+      .toBuffer();
+    for (const n of [0, 1, 2, 3, 4, 5, 9]) await writeFile(join(dir, 'screenshots', `${n}.png`), frame);
+    server.setHandler(reflectModel());
+    const result = await runMime(['reflect', '--session', 'legacy', '--home', home], { env: env() });
+    expect(result.exitCode).toBe(0);
+    const schema = await readJson(join(home, 'workflows', 'legacy', 'schema.json'));
+    expect(schema.task_params).toEqual(
+      expect.arrayContaining([expect.objectContaining({ name: 'password', sensitive: true, example: null })]),
+    );
+    const typed = schema.plan.subtasks.flatMap(
+      (s: { steps: Array<{ action_type: string; action_value: string }> }) =>
+        s.steps.filter((step) => step.action_type === 'TYPE').map((step) => step.action_value),
+    );
+    expect(typed).toEqual(['{song_name}', '{password}', 'numb']);
+  });
+});
+
+describe('mime reflect with bad input', () => {
+  it('names the file and line of a corrupt manifest, and missing screenshots (exit 2)', async () => {
+    const manifest = join(home, 'recordings', SESSION, 'manifest.jsonl');
+    const lines = (await readFile(manifest, 'utf8')).split('\n');
+    lines[2] =
+      '{"action_type": "key", "action_details": {"key": "ctrl+warp"}, "screenshot": "screenshots/2.png", "timestamp": 1}';
+    await writeFile(manifest, lines.join('\n'));
+    const corrupt = await reflectCli();
+    expect(corrupt.exitCode).toBe(2);
+    expect(corrupt.stderr).toContain(`${manifest}: not a valid recording manifest (1 problem):`);
+    expect(corrupt.stderr).toContain('line 3: action_details.key: unknown key "warp"');
+
+    await cp(join(FIXTURE, 'manifest.jsonl'), manifest);
+    await rm(join(home, 'recordings', SESSION, 'screenshots', '4.png'));
+    const missing = await reflectCli();
+    expect(missing.exitCode).toBe(2);
+    expect(missing.stderr).toContain('[MIME_BAD_RECORDING]');
+    expect(missing.stderr).toContain('line 5: screenshots/4.png is missing');
+    expect(server.chatRequests()).toHaveLength(0);
+  });
+
+  it('refuses an empty recording and an unknown session (exit 2)', async () => {
+    const manifest = join(home, 'recordings', SESSION, 'manifest.jsonl');
+    await writeFile(
+      manifest,
+      '{"action_type": null, "action_details": {}, "screenshot": "screenshots/0.png", "timestamp": 1}\n',
+    );
+    const empty = await reflectCli();
+    expect(empty.exitCode).toBe(2);
+    expect(empty.stderr).toContain('the recording has no actions to reflect');
+    const unknown = await runMime(['reflect', '--session', 'nope', '--home', home], { env: env() });
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toMatch(/recordings\/nope\/metadata\.json: no such file/);
+  });
+
+  it('says what to configure, and fails clearly on an unreachable or refusing endpoint', async () => {
+    const none = await runMime(['reflect', '--session', SESSION, '--home', home]);
+    expect(none.exitCode).toBe(2);
+    expect(none.stderr).toContain('[MIME_MODEL_NOT_CONFIGURED]');
+    const down = await runMime(['reflect', '--session', SESSION, '--home', home], {
+      env: { MIME_BASE_URL: 'http://127.0.0.1:9/v1', MIME_MODEL: 'm', MIME_MODEL_MAX_RETRIES: '0' },
+    });
+    expect(down.exitCode).toBe(1);
+    expect(down.stderr).toContain('[MIME_MODEL_UNREACHABLE]');
+
+    await server.close();
+    server = await startFakeModelServer({ apiKey: 'sk-right-key' });
+    const auth = await runMime(['reflect', '--session', SESSION, '--home', home], {
+      env: { ...env(), MIME_BASE_URL: server.url, MIME_API_KEY: 'sk-wrong-secret-key' },
+    });
+    expect(auth.exitCode).toBe(2);
+    expect(auth.stderr).toContain('[MIME_MODEL_AUTH]');
+    expect(auth.stderr + auth.stdout).not.toContain('sk-wrong-secret-key');
+    const files = await readdir(workflowDir(), { recursive: true });
+    for (const file of files.filter((f) => String(f).endsWith('.json'))) {
+      expect(await readFile(join(workflowDir(), String(file)), 'utf8')).not.toContain('sk-wrong-secret-key');
+    }
+  });
+});
