@@ -2,7 +2,8 @@
  * A real desktop for tests: a private Xvfb server (display number picked by Xvfb through
  * `-displayfd`, never fixed), optionally openbox, and Chromium in kiosk mode on a local HTML file,
  * by default the demo app in `fixtures/apps/demo`. Helpers drive it with xdotool and read the app's
- * state from its window title. `stop()` ends exactly the processes this harness started, by pid.
+ * state from its window title. `stop()` ends exactly the processes this harness started, by pid; each
+ * is also started under `setpriv --pdeathsig TERM`, so none outlives this process if it dies.
  *
  * Code under test that loads nut-js or uiohook reads `DISPLAY` when it loads: set
  * `process.env.DISPLAY = harness.display` before the first desktop call, one vitest file per harness.
@@ -95,6 +96,12 @@ export interface DesktopHarnessOptions {
   query?: string;
   /** Time allowed for Xvfb, the window and the page to come up, ms. Default 30000. */
   startTimeoutMs?: number;
+  /**
+   * Leave Xvfb running after `stop()` until this process exits (the kernel then ends it). Needed when
+   * this process loaded uiohook or nut-js: Xlib in them exits the process (code 1) as soon as their
+   * X server disappears. Set false when only child processes used the display. Default true.
+   */
+  keepDisplayUntilExit?: boolean;
 }
 
 export interface DesktopHarness {
@@ -120,9 +127,12 @@ export interface DesktopHarness {
   readAppState(): Promise<DemoAppState>;
   /** Polls the app state until `predicate` holds; throws with the last state after `timeoutMs` (default 5000). */
   waitForAppState(predicate: (state: DemoAppState) => boolean, timeoutMs?: number): Promise<DemoAppState>;
-  /** Reloads the page (F5) and waits for a fresh, ready state. */
+  /** Resets the zoom (ctrl+0), reloads the page (F5) and waits for a fresh, ready state. */
   resetApp(): Promise<DemoAppState>;
-  /** Ends Chromium, openbox and Xvfb (the ones started here, by pid) and removes temp dirs. */
+  /**
+   * Ends Chromium (its process group) and openbox, the ones started here, by pid, and removes temp
+   * dirs; Xvfb too, or when this process exits (see `keepDisplayUntilExit`).
+   */
   stop(): Promise<void>;
 }
 
@@ -151,6 +161,30 @@ interface StartedProcess extends PromiseLike<unknown> {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** Sends `name` to a process, or to its whole group; ignores processes already gone. */
+function signal(child: StartedProcess, group: boolean, name: NodeJS.Signals): void {
+  if (child.pid === undefined || child.exitCode !== null) return;
+  try {
+    process.kill(group ? -child.pid : child.pid, name);
+  } catch {
+    // already gone
+  }
+}
+
+/** SIGTERM, then SIGKILL after 3 s; resolves once the process has exited. */
+async function end(child: StartedProcess, group: boolean): Promise<void> {
+  const exited = () =>
+    child.then(
+      () => true,
+      () => true,
+    );
+  signal(child, group, 'SIGTERM');
+  if (!(await Promise.race([exited(), sleep(3000).then(() => false)]))) {
+    signal(child, group, 'SIGKILL');
+    await exited();
+  }
+}
+
 /** Parses `mime-demo <JSON>` out of a window title. */
 export function parseDemoTitle(title: string): DemoAppState {
   const start = title.indexOf('{');
@@ -178,70 +212,55 @@ async function readDisplayNumber(stream: Readable, timeoutMs: number): Promise<s
 
 /** Starts Xvfb (+ openbox, + Chromium on the app) and waits until the app is ready. */
 export async function startDesktopHarness(options: DesktopHarnessOptions = {}): Promise<DesktopHarness> {
-  const { width = 1280, height = 800, depth = 24, windowManager = false, startTimeoutMs = 30_000 } = options;
+  const { width = 1280, height = 800, depth = 24, windowManager = false } = options;
+  const { startTimeoutMs = 30_000, keepDisplayUntilExit = true } = options;
   const app = options.app === undefined ? DEMO_APP_PATH : options.app;
-  const started: StartedProcess[] = [];
+  /** Processes stop() ends, in start order; Chromium's entry ends its whole process group. */
+  const owned: Array<{ child: StartedProcess; group: boolean }> = [];
   const tempDirs: string[] = [];
+  let xvfb: (StartedProcess & { unref(): void }) | undefined;
   let stopped = false;
-  let browser: StartedProcess | undefined;
 
-  const killAll = () => {
-    for (const child of [...started].reverse()) {
-      if (child.pid === undefined || child.exitCode !== null) continue;
-      try {
-        // Chromium runs in its own process group (detached): end the whole group it spawned.
-        process.kill(child === browser ? -child.pid : child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
+  const killNow = () => {
+    for (const { child, group } of owned) signal(child, group, 'SIGKILL');
   };
-  process.once('exit', killAll);
+  process.once('exit', killNow);
 
   const stop = async () => {
     if (stopped) return;
     stopped = true;
-    process.off('exit', killAll);
-    for (const child of [...started].reverse()) {
-      if (child.pid === undefined) continue;
-      const target = child === browser ? -child.pid : child.pid;
-      try {
-        process.kill(target, 'SIGTERM');
-      } catch {
-        continue;
-      }
-      const exited = await Promise.race([
-        child.then(
-          () => true,
-          () => true,
-        ),
-        sleep(3000).then(() => false),
-      ]);
-      if (!exited) {
-        try {
-          process.kill(target, 'SIGKILL');
-        } catch {
-          // already gone
-        }
-        await child.then(
-          () => undefined,
-          () => undefined,
-        );
-      }
-    }
+    process.off('exit', killNow);
+    for (const { child, group } of owned.toReversed()) await end(child, group);
+    if (xvfb && !keepDisplayUntilExit) await end(xvfb, false);
+    // Otherwise Xvfb gets SIGTERM from the kernel when this process exits (setpriv --pdeathsig).
+    xvfb?.unref();
     await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
   };
 
   try {
-    const xvfb = execa(
-      'Xvfb',
-      ['-displayfd', '3', '-screen', '0', `${width}x${height}x${depth}`, '-nolisten', 'tcp', '-noreset'],
-      { stdio: ['ignore', 'ignore', 'pipe', 'pipe'], reject: false },
+    const server = execa(
+      'setpriv',
+      [
+        '--pdeathsig',
+        'TERM',
+        '--',
+        'Xvfb',
+        '-displayfd',
+        '3',
+        '-screen',
+        '0',
+        `${width}x${height}x${depth}`,
+        '-nolisten',
+        'tcp',
+        '-noreset',
+      ],
+      { stdio: ['ignore', 'ignore', 'ignore', 'pipe'], reject: false },
     );
-    started.push(xvfb);
-    const fd3 = xvfb.stdio[3];
+    xvfb = server;
+    const fd3 = server.stdio[3];
     if (!(fd3 instanceof Readable)) throw new Error('Xvfb display pipe is not readable');
     const display = `:${await readDisplayNumber(fd3, startTimeoutMs)}`;
+    fd3.destroy();
     const env: NodeJS.ProcessEnv = { ...process.env, DISPLAY: display };
     delete env.WAYLAND_DISPLAY;
 
@@ -251,8 +270,12 @@ export async function startDesktopHarness(options: DesktopHarnessOptions = {}): 
     };
 
     if (windowManager) {
-      const openbox = execa('openbox', ['--sm-disable'], { env, stdio: 'ignore', reject: false });
-      started.push(openbox);
+      const openbox = execa('setpriv', ['--pdeathsig', 'TERM', '--', 'openbox', '--sm-disable'], {
+        env,
+        stdio: 'ignore',
+        reject: false,
+      });
+      owned.push({ child: openbox, group: false });
     }
 
     let windowId: string | undefined;
@@ -260,9 +283,13 @@ export async function startDesktopHarness(options: DesktopHarnessOptions = {}): 
       const profile = await mkdtemp(path.join(tmpdir(), 'mime-chromium-'));
       tempDirs.push(profile);
       const url = pathToFileURL(app).href + (options.query ? `?${options.query}` : '');
-      browser = execa(
-        'chromium',
+      const browser = execa(
+        'setpriv',
         [
+          '--pdeathsig',
+          'TERM',
+          '--',
+          'chromium',
           ...CHROMIUM_FLAGS,
           `--user-data-dir=${profile}`,
           '--window-position=0,0',
@@ -271,7 +298,7 @@ export async function startDesktopHarness(options: DesktopHarnessOptions = {}): 
         ],
         { env, stdio: 'ignore', reject: false, detached: true },
       );
-      started.push(browser);
+      owned.push({ child: browser, group: true });
       windowId = await waitForWindow(xdotool, startTimeoutMs);
     }
 
@@ -321,7 +348,7 @@ export async function startDesktopHarness(options: DesktopHarnessOptions = {}): 
       resetApp: async () => {
         const before = await readAppState().catch(() => undefined);
         await xdotool('mousemove', String(Math.round(width / 2)), String(Math.round(height - 20)));
-        await xdotool('key', 'F5');
+        await xdotool('key', '--delay', '30', 'ctrl+0', 'F5'); // zoom back to 100 %, reload
         return waitForAppState((s) => s.ready && s.load !== before?.load, 10_000);
       },
       stop,

@@ -15,7 +15,7 @@ import type { LogicalSize, PhysicalSize } from './units.ts';
 
 /** One screen image as captured: physical pixels, 4 bytes each, opaque. */
 export interface RawFrame {
-  /** Pixels row by row from the top-left, `stride` bytes a row, in `channelOrder`; alpha is 255. */
+  /** Pixels row by row from the top-left, `stride` bytes a row, in `channelOrder`; alpha is 255. Do not modify. */
   readonly data: Buffer;
   /** Byte order of each pixel: `bgra` from nut-js on every platform today. */
   readonly channelOrder: 'bgra' | 'rgba';
@@ -42,7 +42,43 @@ function forceOpaque(data: Buffer): void {
   for (let i = 3; i < data.length; i += 4) data[i] = 255;
 }
 
-/** Grabs the whole primary screen. Loads nut-js (after the display probe) on first use. */
+/**
+ * A grabbed frame. Forcing alpha costs about 4 ms at 1080p, so it happens on first access to `data`:
+ * frames a ring drops unread never pay it.
+ */
+class GrabbedFrame implements RawFrame {
+  readonly channelOrder: 'bgra' | 'rgba';
+  readonly stride: number;
+  readonly physical: PhysicalSize;
+  readonly logical: LogicalSize;
+  readonly scale: number;
+  readonly time: number;
+  readonly #pixels: Buffer;
+  #opaque = false;
+
+  constructor(pixels: Buffer, fields: Omit<RawFrame, 'data'>) {
+    this.#pixels = pixels;
+    this.channelOrder = fields.channelOrder;
+    this.stride = fields.stride;
+    this.physical = fields.physical;
+    this.logical = fields.logical;
+    this.scale = fields.scale;
+    this.time = fields.time;
+  }
+
+  get data(): Buffer {
+    if (!this.#opaque) {
+      forceOpaque(this.#pixels);
+      this.#opaque = true;
+    }
+    return this.#pixels;
+  }
+}
+
+/**
+ * Grabs the whole primary screen. Loads nut-js (after the display probe) on first use. The grab
+ * itself is a synchronous native call: it holds the event loop for its ~10 ms.
+ */
 export async function captureFrame(): Promise<RawFrame> {
   const nut = await loadNut();
   let image: Awaited<ReturnType<typeof nut.screen.grab>>;
@@ -52,31 +88,30 @@ export async function captureFrame(): Promise<RawFrame> {
     throw new DesktopFailureError(`screen capture failed: ${String(error)}`, { cause: error });
   }
   const time = epochNow();
-  forceOpaque(image.data);
   const scale = image.pixelDensity.scaleX || 1;
-  return {
-    data: image.data,
+  return new GrabbedFrame(image.data, {
     channelOrder: image.colorMode === nut.ColorMode.RGB ? 'rgba' : 'bgra',
     stride: image.byteWidth,
     physical: { width: image.width, height: image.height },
     logical: { width: Math.round(image.width / scale), height: Math.round(image.height / scale) },
     scale,
     time,
-  };
+  });
 }
 
 /** Packed RGB bytes (3 a pixel, no row padding) of a frame, in a new buffer. */
 export function frameToRgb(frame: RawFrame): Buffer {
   const { width, height } = frame.physical;
+  const data = frame.data;
   const out = Buffer.allocUnsafe(width * height * 3);
   const [r, b] = frame.channelOrder === 'bgra' ? [2, 0] : [0, 2];
   let o = 0;
   for (let y = 0; y < height; y += 1) {
     let i = y * frame.stride;
     for (let x = 0; x < width; x += 1, i += 4, o += 3) {
-      out[o] = frame.data[i + r] ?? 0;
-      out[o + 1] = frame.data[i + 1] ?? 0;
-      out[o + 2] = frame.data[i + b] ?? 0;
+      out[o] = data[i + r] ?? 0;
+      out[o + 1] = data[i + 1] ?? 0;
+      out[o + 2] = data[i + b] ?? 0;
     }
   }
   return out;

@@ -81,16 +81,15 @@ export class FailSafe {
       if (this.#disposed) await subscription.stop();
       else this.#subscription = subscription;
     } catch (error) {
-      if (!(error instanceof UnsupportedPlatformError) || this.#hotkey) {
-        this.#arming = undefined;
-        throw error instanceof UnsupportedPlatformError
-          ? new UnsupportedPlatformError(
-              `The fail-safe hotkey ${this.hotkey} needs global input hooks. ${error.message} ` +
-                'Set failSafe.hotkey to null to rely on the corner check alone.',
-              { cause: error },
-            )
-          : error;
-      }
+      const noHooks = error instanceof UnsupportedPlatformError;
+      if (noHooks && !this.#hotkey) return; // corners are still checked before each input step
+      this.#arming = undefined;
+      if (!noHooks) throw error;
+      throw new UnsupportedPlatformError(
+        `The fail-safe hotkey ${this.hotkey} needs global input hooks. ${error.message} ` +
+          'Set failSafe.hotkey to null to rely on the corner check alone.',
+        { cause: error },
+      );
     }
   }
 

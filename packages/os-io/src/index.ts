@@ -15,7 +15,7 @@ export {
   InvalidInputError,
   UnsupportedPlatformError,
 } from './errors.ts';
-export { DEFAULT_ABORT_HOTKEY, FailSafe, type FailSafeOptions } from './fail-safe.ts';
+export { DEFAULT_ABORT_HOTKEY, type FailSafeOptions } from './fail-safe.ts';
 export { FrameRing, type FrameRingOptions } from './frame-ring.ts';
 export {
   type HookButton,
@@ -36,14 +36,7 @@ export type {
   ScrollDirection,
   ScrollOptions,
 } from './input.ts';
-export {
-  buildKeycodeNames,
-  type HookKeyName,
-  type Keystroke,
-  keystrokeForChar,
-  keystrokeForKey,
-  typedChar,
-} from './keymap.ts';
+export { type HookKeyName, typedChar } from './keymap.ts';
 export { createDesktop, type DesktopOptions } from './nut-desktop.ts';
 export { epochNow } from './time.ts';
 export type { LogicalPoint, LogicalSize, PhysicalSize, ScreenGeometry } from './units.ts';

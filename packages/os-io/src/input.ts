@@ -78,6 +78,8 @@ export interface ScrollOptions {
   at?: LogicalPoint;
 }
 
+const X11_SWAPS_HORIZONTAL_WHEEL = process.platform === 'linux';
+
 type TextPart = { kind: 'keys'; strokes: Keystroke[] } | { kind: 'paste'; text: string };
 
 /** Splits text into runs typed key by key and runs pasted; throws on control characters. */
@@ -186,12 +188,14 @@ export class InputExecutor {
         await this.#pause(this.#timing.settleMs);
       }
       const mouse = this.#nut.mouse;
+      // libnut on X11 turns scrollRight into wheel button 6 (left) and scrollLeft into 7: swap there.
+      const right = X11_SWAPS_HORIZONTAL_WHEEL ? 'left' : 'right';
       for (let i = 0; i < amount; i += 1) {
         await this.#step();
         if (direction === 'up') await mouse.scrollUp(1);
         else if (direction === 'down') await mouse.scrollDown(1);
-        else if (direction === 'left') await mouse.scrollLeft(1);
-        else await mouse.scrollRight(1);
+        else if (direction === right) await mouse.scrollRight(1);
+        else await mouse.scrollLeft(1);
         await this.#pause(this.#timing.scrollStepMs);
       }
       await this.#pause(this.#timing.afterActionMs);

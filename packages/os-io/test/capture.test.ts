@@ -39,7 +39,9 @@ beforeEach(async () => {
 function pixelAt(frame: RawFrame, x: number, y: number): number[] {
   const i = Math.round(y * frame.scale) * frame.stride + Math.round(x * frame.scale) * 4;
   const [c0, g, c2, a] = [...frame.data.subarray(i, i + 4)];
-  return frame.channelOrder === 'bgra' ? [c2 ?? -1, g ?? -1, c0 ?? -1, a ?? -1] : [c0 ?? -1, g ?? -1, c2 ?? -1, a ?? -1];
+  return frame.channelOrder === 'bgra'
+    ? [c2 ?? -1, g ?? -1, c0 ?? -1, a ?? -1]
+    : [c0 ?? -1, g ?? -1, c2 ?? -1, a ?? -1];
 }
 
 const colorAtCenter = (frame: RawFrame, box: Box) => pixelAt(frame, centerOf(box).x, centerOf(box).y);

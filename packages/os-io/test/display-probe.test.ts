@@ -16,7 +16,12 @@ async function runWithout(env: Record<string, string>) {
         ['--import', 'tsx', CHILD],
         { env: { ...base, ...env }, timeout: 20_000 },
         (error, stdout, stderr) => {
-          resolve({ exitCode: error ? (error.code as number | null) : 0, signal: error?.signal ?? null, stdout, stderr });
+          resolve({
+            exitCode: error ? (error.code as number | null) : 0,
+            signal: error?.signal ?? null,
+            stdout,
+            stderr,
+          });
         },
       );
     },
@@ -56,14 +61,22 @@ describe('probeDisplay', () => {
   });
 
   it('takes macOS and Windows as reachable without probing', async () => {
-    expect(await probeDisplay({ env: {}, platform: 'darwin' })).toMatchObject({ sessionType: 'macos', reachable: true });
-    expect(await probeDisplay({ env: {}, platform: 'win32' })).toMatchObject({ sessionType: 'windows', reachable: true });
+    expect(await probeDisplay({ env: {}, platform: 'darwin' })).toMatchObject({
+      sessionType: 'macos',
+      reachable: true,
+    });
+    expect(await probeDisplay({ env: {}, platform: 'win32' })).toMatchObject({
+      sessionType: 'windows',
+      reachable: true,
+    });
   });
 });
 
 describe('assertDisplay', () => {
   it('throws DisplayNotFoundError (MIME_NO_DISPLAY) with the fix', async () => {
-    const error = await assertDisplay({ env: { DISPLAY: ':4242' }, platform: 'linux' }).catch((e: unknown) => e);
+    const error = await assertDisplay({ env: { DISPLAY: ':4242' }, platform: 'linux' }).catch(
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(DisplayNotFoundError);
     expect(error).toMatchObject({ code: 'MIME_NO_DISPLAY', name: 'DisplayNotFoundError' });
     expect((error as Error).message).toMatch(/^No display: .*xvfb-run -a/);

@@ -57,6 +57,8 @@ export type RecorderEvent =
       index: number;
       action_type: string | null;
       details: PendingEvent['event']['action_details'];
+      /** Epoch ms of the action's first input (the `epochNow` clock). */
+      time: number;
     }
   | { type: 'paused' }
   | { type: 'resumed' }
@@ -195,6 +197,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
         index,
         action_type: pending.event.action_type,
         details: pending.event.action_details,
+        time: pending.event.timestamp * 1000,
       }),
     );
   };
@@ -298,7 +301,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
 
   const control = await startControlServer(sessionId, handleControl);
   let hooks: HookSubscription | undefined;
-  const ticker = setInterval(() => aggregator.tick(epochNow()), 100);
+  const ticker = setInterval(() => aggregator.tick(epochNow()), 50);
   const limit =
     options.maxDurationMs === undefined
       ? undefined

@@ -1,0 +1,130 @@
+import {
+  centerOf,
+  DEMO_LAYOUT,
+  type DesktopHarness,
+  startDesktopHarness,
+} from '@mime/test-support/desktop-harness';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { AbortedError, createDesktop, type Desktop, type DesktopOptions } from '../src/index.ts';
+
+let harness: DesktopHarness;
+const desktops: Desktop[] = [];
+
+beforeAll(async () => {
+  harness = await startDesktopHarness();
+  process.env.DISPLAY = harness.display; // before the first desktop call loads nut-js
+});
+
+afterAll(async () => {
+  await harness?.stop();
+});
+
+beforeEach(async () => {
+  await harness.resetApp(); // also moves the pointer out of any corner
+});
+
+afterEach(async () => {
+  await Promise.all(desktops.splice(0).map((desktop) => desktop.close()));
+});
+
+/** A fresh desktop per test: an abort is final for the desktop it hit. */
+async function newDesktop(options?: DesktopOptions): Promise<Desktop> {
+  const desktop = await createDesktop(options);
+  desktops.push(desktop);
+  return desktop;
+}
+
+/** Starts typing a long text into the echo field; resolves once typing has visibly begun. */
+async function startLongTyping(desktop: Desktop) {
+  await desktop.click(centerOf(DEMO_LAYOUT.echo));
+  let settledAt = 0;
+  const typing = desktop.typeText('z'.repeat(400)).finally(() => {
+    settledAt = performance.now();
+  });
+  typing.catch(() => undefined);
+  await harness.waitForAppState((s) => s.typed.length >= 5);
+  return { typing, settledAt: () => settledAt };
+}
+
+describe('fail-safe', () => {
+  it('aborts typing within 100 ms when the pointer is slammed into a corner', async () => {
+    const desktop = await newDesktop();
+    const { typing, settledAt } = await startLongTyping(desktop);
+    const sent = performance.now();
+    await harness.moveMouse(0, 0);
+    const moved = performance.now();
+    const error = await typing.catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AbortedError);
+    expect(error).toMatchObject({ code: 'MIME_ABORTED', reason: 'corner' });
+    expect((error as Error).message).toContain('top-left corner');
+    expect(settledAt() - moved).toBeLessThan(100);
+    expect(settledAt() - sent).toBeLessThan(150); // including starting xdotool
+    expect(desktop.signal.aborted).toBe(true);
+    expect(desktop.signal.reason).toBe(error);
+    await new Promise((resolve) => setTimeout(resolve, 200)); // let the app catch up with what was typed
+    const typed = (await harness.readAppState()).typed.length;
+    expect(typed).toBeLessThan(400);
+
+    // Final: the next input rejects at once and nothing more arrives.
+    await harness.moveMouse(640, 400);
+    await expect(desktop.click(centerOf(DEMO_LAYOUT.clickPad))).rejects.toBe(error);
+    await expect(desktop.typeText('more')).rejects.toBe(error);
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect((await harness.readAppState()).typed.length).toBe(typed);
+    expect((await harness.readAppState()).padClicks).toBe(0);
+  });
+
+  it('aborts typing within 100 ms on the hotkey', async () => {
+    const desktop = await newDesktop();
+    expect(desktop.abortHotkey).toBe('ctrl+alt+shift+escape');
+    const { typing, settledAt } = await startLongTyping(desktop);
+    const sent = performance.now();
+    await harness.pressKeys('ctrl+alt+shift+Escape');
+    const pressed = performance.now();
+    const error = await typing.catch((e: unknown) => e);
+    expect(error).toMatchObject({ code: 'MIME_ABORTED', reason: 'hotkey' });
+    expect(settledAt() - pressed).toBeLessThan(100);
+    expect(settledAt() - sent).toBeLessThan(150); // including starting xdotool
+  });
+
+  it('fires between operations too: the next input rejects', async () => {
+    const desktop = await newDesktop();
+    await desktop.movePointer({ x: 600, y: 400 }); // arms the fail-safe
+    await harness.moveMouse(1279, 799);
+    await harness.moveMouse(640, 400); // back out before the next call
+    await expect(desktop.pressKey('enter')).rejects.toMatchObject({ code: 'MIME_ABORTED', reason: 'corner' });
+  });
+
+  it('does not fire for corners mime moves to itself', async () => {
+    const desktop = await newDesktop();
+    await desktop.click({ x: 0, y: 799 }); // its own click in the bottom-left corner
+    await desktop.movePointer({ x: 1279, y: 0 });
+    await desktop.click(centerOf(DEMO_LAYOUT.clickPad));
+    await harness.waitForAppState((s) => s.padClicks === 1);
+    expect(desktop.signal.aborted).toBe(false);
+  });
+
+  it('catches a pointer already resting in a corner at the first input', async () => {
+    const desktop = await newDesktop({ failSafe: { hotkey: null } });
+    await harness.moveMouse(1279, 0);
+    await expect(desktop.click(centerOf(DEMO_LAYOUT.clickPad))).rejects.toMatchObject({ reason: 'corner' });
+    expect((await harness.readAppState()).padClicks).toBe(0);
+  });
+
+  it("aborts on the caller's signal", async () => {
+    const controller = new AbortController();
+    const desktop = await newDesktop({ signal: controller.signal });
+    const { typing } = await startLongTyping(desktop);
+    controller.abort(new Error('user pressed stop'));
+    await expect(typing).rejects.toMatchObject({ code: 'MIME_ABORTED', reason: 'signal' });
+    expect(desktop.signal.reason.message).toContain('user pressed stop');
+  });
+
+  it('can be turned off', async () => {
+    const desktop = await newDesktop({ failSafe: false });
+    expect(desktop.abortHotkey).toBeNull();
+    await harness.moveMouse(0, 0);
+    await desktop.typeText('a'); // the pointer sits in a corner: no abort without a fail-safe
+    expect(desktop.signal.aborted).toBe(false);
+  });
+});
