@@ -6,8 +6,8 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { reflect } from '@mime/reflect';
 import { resolveModelConfig } from '@mime/model';
+import { reflect } from '@mime/reflect';
 import { startFakeModelServer } from '@mime/test-support/fake-model-server';
 import { reflectModel } from '@mime/test-support/fake-reflect-model';
 import sharp from 'sharp';
@@ -19,10 +19,15 @@ const RUNS = 3;
 async function makeRecording(home: string): Promise<string> {
   const dir = join(home, 'recordings', 'bench');
   await mkdir(join(dir, 'screenshots'), { recursive: true });
-  await writeFile(join(dir, 'metadata.json'), JSON.stringify({ name: 'bench', screen: { width: 1280, height: 800 } }));
+  await writeFile(
+    join(dir, 'metadata.json'),
+    JSON.stringify({ name: 'bench', screen: { width: 1280, height: 800 } }),
+  );
   const lines: string[] = [];
   for (let n = 0; n <= STEPS; n += 1) {
-    const frame = await sharp({ create: { width: 1280, height: 800, channels: 3, background: { r: n * 5, g: 80, b: 120 } } })
+    const frame = await sharp({
+      create: { width: 1280, height: 800, channels: 3, background: { r: n * 5, g: 80, b: 120 } },
+    })
       .png({ compressionLevel: 1 })
       .toBuffer();
     await writeFile(join(dir, 'screenshots', `${n}.png`), frame);

@@ -10,6 +10,7 @@ export const RUN_EVENT_TYPES = [
   'capture',
   'model_call',
   'tool_call',
+  'repair',
   'action',
   'extract',
   'done',
@@ -33,6 +34,10 @@ export type RunEvent = z.infer<typeof RunEvent>;
 
 export const RunOutcome = z.enum(['success', 'failed', 'aborted']);
 export type RunOutcome = z.infer<typeof RunOutcome>;
+
+/** Where a subtask of a run came from: the workflow's plan, or a replan during the run. */
+export const SubtaskOrigin = z.enum(['workflow', 'replan']);
+export type SubtaskOrigin = z.infer<typeof SubtaskOrigin>;
 
 /** How a step was carried out in a run. */
 export const StepExecution = z.enum(['trace', 'regrounded', 'agent', 'skipped']);
@@ -64,13 +69,17 @@ export const RunSummary = z.object({
     z.object({
       subtask_i: z.int().nonnegative(),
       text: z.string(),
-      outcome: z.enum(['success', 'failed', 'not_run']),
+      /** `replanned`: abandoned when the rest of the task was planned again. */
+      outcome: z.enum(['success', 'failed', 'replanned', 'not_run']),
+      origin: SubtaskOrigin.default('workflow'),
       iterations: z.int().nonnegative(),
       duration_ms: z.number().nonnegative(),
       steps: z.array(z.object({ i: z.int().nonnegative(), executed_by: StepExecution, reason: z.string() })),
     }),
   ),
   usage: Usage,
+  /** Nothing was executed: the model decided, the actions were only logged. */
+  dry_run: z.boolean().default(false),
   budgets: z.record(z.string(), z.object({ used: z.number(), limit: z.number() })),
   extracts: z.record(z.string(), z.string()),
 });
