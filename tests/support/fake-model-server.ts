@@ -257,7 +257,7 @@ function completion(
   message: { role: string; content: string | null; tool_calls?: unknown[] },
   usage: FakeUsage | undefined,
 ): unknown {
-  const promptTokens = usage?.promptTokens ?? estimateTokens(JSON.stringify(body?.messages ?? []));
+  const promptTokens = usage?.promptTokens ?? estimatePromptTokens(body?.messages ?? []);
   const completionTokens =
     usage?.completionTokens ??
     estimateTokens((message.content ?? '') + JSON.stringify(message.tool_calls ?? ''));
@@ -275,6 +275,32 @@ function completion(
       total_tokens: promptTokens + completionTokens,
     },
   };
+}
+
+/**
+ * Text at about 4 characters a token; each image as a vision model counts it: one token per 28x28
+ * patch (Qwen2.5-VL), read from the PNG header, instead of its base64 length.
+ */
+function estimatePromptTokens(messages: readonly FakeMessage[]): number {
+  let tokens = 0;
+  for (const message of messages) {
+    if (typeof message.content === 'string' || !message.content) {
+      tokens +=
+        estimateTokens(message.content ?? '') + estimateTokens(JSON.stringify(message.tool_calls ?? ''));
+      continue;
+    }
+    for (const part of message.content) {
+      const url = part.image_url?.url;
+      if (!url) {
+        tokens += estimateTokens(part.text ?? '');
+        continue;
+      }
+      const png = Buffer.from(url.slice(url.indexOf(',') + 1, url.indexOf(',') + 1 + 44), 'base64');
+      const known = png.toString('latin1', 1, 4) === 'PNG';
+      tokens += known ? Math.ceil(png.readUInt32BE(16) / 28) * Math.ceil(png.readUInt32BE(20) / 28) : 1000;
+    }
+  }
+  return Math.max(1, tokens);
 }
 
 function estimateTokens(text: string): number {

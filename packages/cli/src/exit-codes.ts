@@ -25,6 +25,9 @@ const USAGE_CODES = new Set([
   'MIME_MODEL_AUTH',
   'MIME_BAD_RECORDING',
   'MIME_NO_DISPLAY',
+  'MIME_PARAMS_INVALID',
+  'MIME_REPLAY_MODE_UNSUPPORTED',
+  'MIME_REPLAY_OPTION_INVALID',
 ]);
 
 /** The exit code for an error thrown by a command. */

@@ -5,6 +5,7 @@ import { registerEdit } from './commands/edit.ts';
 import { registerList } from './commands/list.ts';
 import { registerRecord } from './commands/record.ts';
 import { registerReflect } from './commands/reflect.ts';
+import { registerReplay } from './commands/replay.ts';
 import { registerValidate } from './commands/validate.ts';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.ts';
 import { say, style } from './output.ts';
@@ -56,6 +57,7 @@ export async function runCli(argv: readonly string[]): Promise<ExitCode> {
   registerRecord(program, run);
   registerReflect(program, run);
   registerEdit(program, run);
+  registerReplay(program, run);
   registerValidate(program, run);
   registerList(program, run);
   const override = (command: Command) => {

@@ -1,0 +1,350 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { type ModelConfigFlags, TOOL_MODES, type ToolMode } from '@mime/model';
+import { DEFAULT_ABORT_HOTKEY } from '@mime/os-io';
+import {
+  type BudgetLimits,
+  type ConfirmAnswer,
+  type ConfirmRequest,
+  DEFAULT_BUDGETS,
+  type ReplayEvent,
+  type ReplayOptions,
+  type ReplayResult,
+  RUN_FILES,
+  replay,
+  secretEnvName,
+} from '@mime/replay';
+import { loadWorkflow, MimeError, readJsonFile, type TaskParam } from '@mime/schema';
+import { type Command, Option } from 'commander';
+import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
+import { type HomeOptions, resolveHome } from '../home.ts';
+import { printData, printJson, say, style } from '../output.ts';
+
+interface ReplayFlags extends HomeOptions {
+  param?: string[];
+  paramsFile?: string;
+  mode: NonNullable<ReplayOptions['mode']>;
+  maxIterations?: string;
+  maxModelCalls?: string;
+  maxReplans?: string;
+  maxDuration?: string;
+  imageSize?: string;
+  dryRun?: boolean;
+  confirm?: boolean;
+  config?: string;
+  baseUrl?: string;
+  model?: string;
+  toolMode?: string;
+  json?: boolean;
+}
+
+/** Ctrl+C at one of this command's prompts. */
+class PromptInterruptedError extends MimeError {
+  constructor() {
+    super('MIME_ABORTED', 'Interrupted at the prompt; nothing was run.');
+  }
+}
+
+function wholeNumber(value: string | undefined, flag: string, floor = 1): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < floor)
+    throw new UsageError(`${flag} must be a whole number >= ${floor}, got "${value}"`);
+  return n;
+}
+
+function parseImageSize(value: string | undefined): ReplayOptions['image'] {
+  if (value === undefined) return undefined;
+  const match = /^(\d+)x(\d+)$/.exec(value);
+  if (!match) throw new UsageError(`--image-size must look like 1280x800, got "${value}"`);
+  return { maxWidth: Number(match[1]), maxHeight: Number(match[2]) };
+}
+
+function collect(value: string, previous: string[] | undefined): string[] {
+  return [...(previous ?? []), value];
+}
+
+/** `--param name=value` pairs (the value may hold `=`). */
+function parseParamFlags(pairs: readonly string[]): Record<string, string> {
+  const values: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf('=');
+    if (at <= 0)
+      throw new UsageError(`--param takes name=value, got "${pair}" (e.g. --param song_name=Numb)`);
+    values[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return values;
+}
+
+/** A params file: a JSON object of strings, numbers and booleans. */
+async function readParamsFile(file: string): Promise<Record<string, string>> {
+  const document = await readJsonFile(file);
+  if (document === null || typeof document !== 'object' || Array.isArray(document)) {
+    throw new UsageError(`${file}: a params file is a JSON object such as {"song_name": "Numb"}`);
+  }
+  const values: Record<string, string> = {};
+  const bad: string[] = [];
+  for (const [name, value] of Object.entries(document)) {
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
+      values[name] = String(value);
+    else bad.push(name);
+  }
+  if (bad.length > 0)
+    throw new UsageError(`${file}: values must be strings, numbers or booleans (${bad.join(', ')})`);
+  return values;
+}
+
+/** A workflow folder or schema.json, else a session id under `<home>/workflows/`. */
+function resolveWorkflowTarget(target: string, flags: HomeOptions): string {
+  if (existsSync(target)) return target;
+  const underHome = join(resolveHome(flags), 'workflows', target);
+  return existsSync(underHome) ? underHome : target;
+}
+
+/** Reads a line on the TTY without echoing it. */
+function askHidden(question: string): Promise<string> {
+  const stdin = process.stdin;
+  process.stderr.write(question);
+  stdin.setRawMode(true);
+  stdin.resume();
+  stdin.setEncoding('utf8');
+  return new Promise((resolve, reject) => {
+    let value = '';
+    const finish = () => {
+      stdin.off('data', onData);
+      stdin.setRawMode(false);
+      stdin.pause();
+      process.stderr.write('\n');
+    };
+    const onData = (chunk: string) => {
+      for (const char of chunk) {
+        if (char === '\r' || char === '\n') {
+          finish();
+          resolve(value);
+          return;
+        }
+        if (char === '\u0003') {
+          finish();
+          reject(new PromptInterruptedError());
+          return;
+        }
+        value = char === '\u007f' || char === '\b' ? value.slice(0, -1) : value + char;
+      }
+    };
+    stdin.on('data', onData);
+  });
+}
+
+async function promptSecret(param: TaskParam): Promise<string | null> {
+  const about = param.description ? ` (${param.description})` : '';
+  return askHidden(`${style.cyan('?')} ${param.name}${about}, sensitive, not shown: `);
+}
+
+/** The `--confirm` prompt: Enter or y runs the action, n skips it, q stops the run. */
+async function confirmOnTerminal(request: ConfirmRequest): Promise<ConfirmAnswer> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  let interrupted = false;
+  rl.on('SIGINT', () => {
+    interrupted = true;
+    rl.close();
+  });
+  try {
+    const answer = (
+      await rl.question(`    ${style.cyan('?')} run ${request.description}? [Y]es, [n]o (skip), [q]uit: `)
+    )
+      .trim()
+      .toLowerCase();
+    if (answer.startsWith('q')) return 'stop';
+    return answer.startsWith('n') ? 'skip' : 'run';
+  } catch (error) {
+    if (interrupted) return 'stop';
+    throw error;
+  } finally {
+    rl.close();
+  }
+}
+
+function describeEvent(event: ReplayEvent): string | null {
+  switch (event.type) {
+    case 'run_start': {
+      const params = Object.entries(event.params).map(([k, v]) => `${k}=${v}`);
+      return [
+        `${style.cyan('▶')} Replaying "${event.task_name}" (${event.mode} mode${event.dry_run ? ', dry run: nothing is executed' : ''})`,
+        style.dim(`  run folder: ${event.dir}`),
+        style.dim(`  params: ${params.length > 0 ? params.join(', ') : 'none'}`),
+        style.dim(`  stop: Ctrl+C, ${DEFAULT_ABORT_HOTKEY}, or move the pointer into a screen corner`),
+      ].join('\n');
+    }
+    case 'subtask_start':
+      return `${style.bold(`[${event.position}/${event.count}]`)} ${event.text}${event.origin === 'replan' ? style.dim(' (replanned)') : ''}`;
+    case 'action': {
+      const marks = {
+        executed: '',
+        dry_run: style.dim(' (dry run)'),
+        skipped: style.yellow(' (skipped)'),
+        failed: style.red(` (failed: ${event.error})`),
+      };
+      return `    ${style.dim(`#${event.iteration + 1}`)} ${event.description}${marks[event.status]}`;
+    }
+    case 'extract':
+      return `    ${style.dim(`#${event.iteration + 1}`)} extract ${event.variable} = ${JSON.stringify(event.value)}`;
+    case 'repair':
+      return style.yellow(
+        `    ! invalid call, asking again: ${event.problems.map((p) => p.message).join('; ')}`,
+      );
+    case 'done':
+      return `    ${style.green('✓')} done: ${event.observation}`;
+    case 'replan':
+      return style.yellow(`  ↻ replanning (${event.trigger}): ${event.reason}`);
+    case 'budget_exhausted':
+      return style.red(`  budget exhausted: ${event.budget} (${event.used}/${event.limit})`);
+    case 'error':
+      return event.iteration === null
+        ? null
+        : style.yellow(`    ! ${event.code}: ${event.message.split('\n')[0]}`);
+    default:
+      return null;
+  }
+}
+
+function modelFlags(flags: ReplayFlags): ModelConfigFlags {
+  if (flags.toolMode !== undefined && !TOOL_MODES.includes(flags.toolMode as ToolMode)) {
+    throw new UsageError(`--tool-mode must be ${TOOL_MODES.join(' or ')}, got "${flags.toolMode}"`);
+  }
+  return {
+    ...(flags.baseUrl ? { baseURL: flags.baseUrl } : {}),
+    ...(flags.model ? { model: flags.model } : {}),
+    ...(flags.toolMode ? { toolMode: flags.toolMode as ToolMode } : {}),
+  };
+}
+
+function checkInteraction(flags: ReplayFlags): void {
+  if (flags.confirm && !process.stdin.isTTY) {
+    throw new UsageError(
+      '--confirm asks before each action on the terminal, but stdin is not a TTY; run it in a terminal, or use --dry-run to see the actions without executing them',
+    );
+  }
+  if (flags.confirm && flags.dryRun) {
+    throw new UsageError('--confirm and --dry-run do not go together: a dry run executes nothing');
+  }
+}
+
+/** Values from --params-file and --param; sensitive params are refused there (they belong in the environment). */
+async function readParams(flags: ReplayFlags, workflowPath: string): Promise<Record<string, string>> {
+  const params = {
+    ...(flags.paramsFile ? await readParamsFile(flags.paramsFile) : {}),
+    ...parseParamFlags(flags.param ?? []),
+  };
+  const { workflow } = await loadWorkflow(workflowPath);
+  const sensitive = workflow.task_params.filter((p) => p.sensitive && p.name in params).map((p) => p.name);
+  if (sensitive.length > 0) {
+    throw new UsageError(
+      `${sensitive.join(', ')} ${sensitive.length === 1 ? 'is' : 'are'} sensitive: command lines and params files are seen by others and kept in shell history. Set ${sensitive.map(secretEnvName).join(', ')} or answer the prompt instead.`,
+    );
+  }
+  return params;
+}
+
+function budgetsFrom(flags: ReplayFlags): BudgetLimits {
+  const seconds = wholeNumber(flags.maxDuration, '--max-duration');
+  return {
+    iterations: wholeNumber(flags.maxIterations, '--max-iterations'),
+    modelCalls: wholeNumber(flags.maxModelCalls, '--max-model-calls'),
+    replans: wholeNumber(flags.maxReplans, '--max-replans', 0),
+    wallTimeMs: seconds === undefined ? undefined : seconds * 1000,
+  };
+}
+
+/** The closing lines on stderr (and the summary on stdout with --json); the exit code of the outcome. */
+function reportResult(result: ReplayResult, flags: ReplayFlags): ExitCode {
+  const { summary } = result;
+  if (flags.json) printJson({ ...summary, dir: result.dir });
+  const seconds = (summary.duration_ms / 1000).toFixed(1);
+  const usage = `${summary.usage.calls} model calls, ${summary.usage.input_tokens + summary.usage.output_tokens} tokens`;
+  if (summary.outcome === 'success') {
+    say(`${style.green('✓')} success in ${seconds} s (${usage})`);
+    for (const [name, value] of Object.entries(summary.extracts)) say(`  ${name} = ${value}`);
+  } else {
+    const mark = summary.outcome === 'aborted' ? style.yellow('■ aborted') : style.red('✗ failed');
+    say(`${mark} ${style.dim(`[${summary.code}]`)} after ${seconds} s (${usage}): ${summary.reason}`);
+  }
+  say(style.dim(`  report: ${join(result.dir, RUN_FILES.textSummary)}`));
+  if (summary.outcome === 'success') return EXIT.ok;
+  return summary.outcome === 'aborted' ? EXIT.aborted : EXIT.failed;
+}
+
+async function runReplayCommand(target: string, flags: ReplayFlags): Promise<ExitCode> {
+  checkInteraction(flags);
+  const workflowPath = resolveWorkflowTarget(target, flags);
+  const options: ReplayOptions = {
+    mode: flags.mode,
+    params: await readParams(flags, workflowPath),
+    promptSecret: process.stdin.isTTY ? promptSecret : undefined,
+    modelConfig: { flags: modelFlags(flags), configFile: flags.config },
+    budgets: budgetsFrom(flags),
+    image: parseImageSize(flags.imageSize),
+    dryRun: flags.dryRun === true,
+    confirmAction: flags.confirm ? confirmOnTerminal : undefined,
+    onEvent: (event) => {
+      if (event.type === 'run_start' && !flags.json) printData(event.run_id);
+      const line = describeEvent(event);
+      if (line !== null) say(line);
+    },
+  };
+  const controller = new AbortController();
+  const interrupt = () => controller.abort('interrupted (Ctrl+C)');
+  const terminate = () => controller.abort('terminated (SIGTERM)');
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', terminate);
+  try {
+    return reportResult(await replay(workflowPath, { ...options, signal: controller.signal }), flags);
+  } finally {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', terminate);
+  }
+}
+
+export function registerReplay(program: Command, run: (code: Promise<ExitCode>) => void): void {
+  program
+    .command('replay')
+    .summary('replay a workflow with new params')
+    .description(
+      'Replay a workflow on the live screen with new params. In agent mode a vision model looks at the screen each turn and makes one action, subtask by subtask, until each expected outcome shows; it replans the rest when it gets stuck. Every run is saved to <workflow>/.replay/<run_id>/ (screenshots, events.jsonl, extracts.json, summary.json, replay_summary.txt). Sensitive params come from MIME_PARAM_<NAME> or a hidden prompt and are never stored or shown.',
+    )
+    .argument('<workflow>', 'workflow folder, its schema.json, or a session id under <home>/workflows/')
+    .option('--param <name=value>', 'a param value for this run (repeatable)', collect)
+    .option('--params-file <file>', 'param values from a JSON object; --param wins')
+    .addOption(
+      new Option('--mode <mode>', 'replay mode (trace and auto are not built yet)')
+        .choices(['agent', 'trace', 'auto'])
+        .default('agent'),
+    )
+    .option(
+      '--max-iterations <n>',
+      `model turns per subtask before it is replanned (default ${DEFAULT_BUDGETS.iterations})`,
+    )
+    .option('--max-model-calls <n>', `model calls in the whole run (default ${DEFAULT_BUDGETS.modelCalls})`)
+    .option('--max-replans <n>', `replans in the whole run (default ${DEFAULT_BUDGETS.replans})`)
+    .option(
+      '--max-duration <seconds>',
+      `wall time of the whole run (default ${DEFAULT_BUDGETS.wallTimeMs / 1000})`,
+    )
+    .option('--image-size <WxH>', 'largest screenshot sent to the model (default 1280x800)')
+    .option('--dry-run', 'let the model decide but execute nothing')
+    .option('--confirm', 'ask on the terminal before each action')
+    .option('--home <dir>', 'data root for session ids (default: $MIME_HOME, else the current directory)')
+    .option('--config <file>', 'model config file (default: $MIME_CONFIG, else ~/.config/mime/config.json)')
+    .option('--base-url <url>', 'OpenAI-compatible base URL (default: $MIME_BASE_URL)')
+    .option('--model <id>', 'model id (default: $MIME_MODEL)')
+    .option(
+      '--tool-mode <mode>',
+      'native tool calls, or text for models without them (default: $MIME_TOOL_MODE, else native)',
+    )
+    .option('--json', 'print the run summary as JSON on stdout')
+    .addHelpText(
+      'after',
+      '\nExamples:\n  mime replay workflows/20261122T101500Z-play-song --param song_name=Numb\n  MIME_PARAM_PASSWORD=... mime replay workflows/login --params-file params.json --max-duration 300\n  mime replay workflows/20261122T101500Z-play-song --dry-run --json\n\nExit codes: 0 success, 1 the run failed (a budget ran out, the model failed), 2 bad input or usage, 130 aborted (Ctrl+C, the fail-safe).',
+    )
+    .action((target: string, flags: ReplayFlags) => run(runReplayCommand(target, flags)));
+}

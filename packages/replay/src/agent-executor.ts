@@ -1,0 +1,484 @@
+/**
+ * Agent mode (seeds 000, 003, 004): for each subtask, wait for the screen to settle, capture it, ask
+ * the model for exactly one tool call, check and execute it, log it; until the model says `done`.
+ * A subtask that makes no progress (the same action on an unchanged screen), spends its iterations,
+ * or that the model cannot do as written, gets the rest of the task planned again from the current
+ * screen, with the completed steps listed so they are not repeated.
+ */
+import { type ChatMessage, imagePart, ModelOutputError, type ToolCallResult } from '@mime/model';
+import type { RawFrame } from '@mime/os-io';
+import { MimeError, type Problem } from '@mime/schema';
+import { AGENT_TOOLS, type AgentCall, RevisedPlan } from './agent-tools.ts';
+import { type CallCheckContext, checkAgentCall } from './check-call.ts';
+import {
+  actionSignature,
+  describeAction,
+  describeCallForModel,
+  type ResolvedAction,
+} from './computer-action.ts';
+import { RunStoppedError } from './errors.ts';
+import type { ActionStatus, CallUsageSummary, ReplanTrigger } from './events.ts';
+import { executeAction } from './execute-action.ts';
+import { encodeModelImage, type ModelImage } from './model-image.ts';
+import { type ActionOutcome, detectNoProgress } from './no-progress.ts';
+import type { PlannedSubtask } from './plan.ts';
+import {
+  ACT_SYSTEM_PROMPT,
+  buildActPrompt,
+  buildReplanPrompt,
+  type HistoryEntry,
+  type NamedValue,
+  type PromptTask,
+  REPLAN_SYSTEM_PROMPT,
+} from './prompt.ts';
+import { revisePlan } from './revise-plan.ts';
+import type { RunContext } from './run-context.ts';
+import { RUN_FILES, screenshotName } from './run-folder.ts';
+import type { SubtaskRecord } from './run-summary.ts';
+import { measureFrameDifference, waitForSettle } from './screen-settle.ts';
+
+/** How a subtask ended when it did not throw. */
+type SubtaskEnd = { kind: 'done' } | { kind: 'replan'; trigger: ReplanTrigger; reason: string };
+
+/** A usable decision, or the problems of a reply that stayed unusable after the repairs. */
+type Decision = { call: AgentCall; action: ResolvedAction | null } | { problems: string };
+
+/** Where in the run a turn is. */
+interface Turn {
+  subtask_i: number;
+  iteration: number;
+}
+
+/** Input errors the model can recover from (a point off screen, the fail-safe hotkey): told, not fatal. */
+const RECOVERABLE_INPUT_CODES = new Set(['MIME_BAD_INPUT', 'MIME_BAD_KEY']);
+
+/** The agent-mode executor. */
+export async function runAgent(context: RunContext): Promise<void> {
+  await new AgentRun(context).run();
+}
+
+class AgentRun {
+  readonly #ctx: RunContext;
+  readonly #task: PromptTask;
+  #plan: PlannedSubtask[];
+  #taskMemory = '';
+  /** DONE lines for a replan: executed actions and finished subtasks (seed 004). */
+  readonly #completed: string[] = [];
+  readonly #completedSubtasks: string[] = [];
+  /** An action ran since the last capture: the next capture waits for the screen to settle. */
+  #actedSinceCapture = false;
+  #nextId: number;
+  #replanShots = 0;
+  /** How the last capture's settle wait went, for its event. */
+  #lastSettle: { settled: boolean; waitedMs: number } = { settled: true, waitedMs: 0 };
+
+  constructor(context: RunContext) {
+    this.#ctx = context;
+    const { workflow } = context;
+    this.#task = {
+      name: workflow.task_name,
+      description: workflow.detailed_task_description || workflow.task_description_user,
+      successCriteria: workflow.success_criteria,
+    };
+    this.#plan = [...context.state.pending];
+    this.#nextId = Math.max(-1, ...this.#plan.map((s) => s.subtask_i)) + 1;
+  }
+
+  async run(): Promise<void> {
+    let index = 0;
+    while (index < this.#plan.length) {
+      const subtask = this.#plan[index] as PlannedSubtask;
+      this.#ctx.state.pending = this.#plan.slice(index + 1);
+      const end = await this.#runSubtask(subtask, index);
+      if (end.kind === 'done') {
+        index += 1;
+        continue;
+      }
+      await this.#replan(end.trigger, end.reason, index);
+    }
+    this.#ctx.state.pending = [];
+  }
+
+  async #runSubtask(subtask: PlannedSubtask, index: number): Promise<SubtaskEnd> {
+    const { budgets, emit } = this.#ctx;
+    const record: SubtaskRecord = {
+      subtask_i: subtask.subtask_i,
+      text: subtask.text,
+      origin: subtask.origin,
+      outcome: 'failed',
+      iterations: 0,
+      duration_ms: 0,
+      steps: subtask.steps,
+    };
+    this.#ctx.state.records.push(record);
+    budgets.startSubtask();
+    const started = performance.now();
+    emit({
+      type: 'subtask_start',
+      subtask_i: subtask.subtask_i,
+      text: subtask.text,
+      origin: subtask.origin,
+      position: index + 1,
+      count: this.#plan.length,
+    });
+    let outcome: 'success' | 'failed' | 'replanned' = 'failed';
+    try {
+      const end = await this.#loop(subtask, index, record);
+      outcome = end.kind === 'done' ? 'success' : 'replanned';
+      return end;
+    } finally {
+      record.outcome = outcome;
+      record.duration_ms = performance.now() - started;
+      emit({
+        type: 'subtask_end',
+        subtask_i: subtask.subtask_i,
+        outcome,
+        iterations: record.iterations,
+        duration_ms: Math.round(record.duration_ms),
+      });
+    }
+  }
+
+  async #loop(subtask: PlannedSubtask, index: number, record: SubtaskRecord): Promise<SubtaskEnd> {
+    const { budgets, settings } = this.#ctx;
+    const label = `subtask ${subtask.subtask_i}`;
+    const history: HistoryEntry[] = [];
+    const outcomes: ActionOutcome[] = [];
+    /** The frame before the last executed action, until the next capture says whether it changed. */
+    let before: RawFrame | null = null;
+    for (;;) {
+      budgets.checkWallTime();
+      if (budgets.iterationsLeft <= 0) {
+        if (budgets.replansLeft <= 0) throw budgets.exhausted('iterations', label);
+        return {
+          kind: 'replan',
+          trigger: 'iterations',
+          reason: `${label} used all its ${budgets.limits.iterations} iterations without reaching its expected outcome.`,
+        };
+      }
+      const { frame, image: encoding } = await this.#capture();
+      const last = outcomes.at(-1);
+      let changed: boolean | null = null;
+      if (before && last) {
+        changed = measureFrameDifference(before, frame) > settings.settle.threshold;
+        last.changed = changed;
+        before = null;
+      }
+      if (
+        !settings.dryRun &&
+        budgets.replansLeft > 0 &&
+        detectNoProgress(outcomes, settings.noProgressRepeats)
+      ) {
+        return {
+          kind: 'replan',
+          trigger: 'no_progress',
+          reason: `${label} made no progress: the same action (${history.at(-1)?.call ?? '?'}) left the screen unchanged ${settings.noProgressRepeats} times.`,
+        };
+      }
+      budgets.chargeIteration(label);
+      const turn: Turn = { subtask_i: subtask.subtask_i, iteration: record.iterations };
+      record.iterations += 1;
+      const image = await this.#report(frame, await encoding, turn, changed);
+      const decision = await this.#decide(subtask, index, history, image, turn);
+      if ('problems' in decision) {
+        history.push({ call: '(unusable reply)', observation: '', result: `rejected: ${decision.problems}` });
+        continue;
+      }
+      const { call } = decision;
+      this.#remember(call.args.task_memory, turn);
+      switch (call.name) {
+        case 'computer_use': {
+          const action = decision.action as ResolvedAction;
+          const status = await this.#act(
+            call.args.observation,
+            action,
+            turn,
+            history,
+            describeCallForModel(call.args),
+          );
+          outcomes.push({ signature: actionSignature(call.args), changed: null });
+          if (status === 'executed') before = frame;
+          break;
+        }
+        case 'extract':
+          this.#storeExtract(call.args.variable_name, call.args.query, call.args.value, turn);
+          history.push({
+            call: `extract ${call.args.variable_name} = ${JSON.stringify(call.args.value)}`,
+            observation: call.args.observation,
+            result: 'stored',
+          });
+          break;
+        case 'done':
+          this.#ctx.emit({ type: 'done', ...turn, observation: call.args.observation });
+          this.#completedSubtasks.push(subtask.text);
+          this.#completed.push(`Subtask done: ${subtask.text}`);
+          return { kind: 'done' };
+        case 'replan':
+          if (budgets.replansLeft <= 0) throw budgets.exhausted('replans');
+          return {
+            kind: 'replan',
+            trigger: 'model',
+            reason: `The model asked for a new plan: ${call.args.reason}`,
+          };
+      }
+    }
+  }
+
+  /**
+   * Waits for the screen to settle; returns the frame and its model image, whose encoding started
+   * while the wait went on (see `onCandidate`).
+   */
+  async #capture(): Promise<{ frame: RawFrame; image: Promise<ModelImage> }> {
+    const { desktop, settings, signal } = this.#ctx;
+    const encodings = new Map<RawFrame, Promise<ModelImage>>();
+    const encode = (frame: RawFrame) => {
+      const image = encodeModelImage(frame, settings.image);
+      image.catch(() => undefined);
+      encodings.set(frame, image);
+    };
+    const settled = await waitForSettle(() => desktop.captureFrame(), {
+      ...settings.settle,
+      afterAction: this.#actedSinceCapture,
+      signal,
+      onCandidate: encode,
+    });
+    this.#actedSinceCapture = false;
+    this.#lastSettle = settled;
+    if (!encodings.has(settled.frame)) encode(settled.frame);
+    return { frame: settled.frame, image: encodings.get(settled.frame) as Promise<ModelImage> };
+  }
+
+  /** Saves the full frame and reports the capture. */
+  #report(frame: RawFrame, image: ModelImage, turn: Turn, changed: boolean | null): ModelImage {
+    const { folder, emit } = this.#ctx;
+    const screenshot = screenshotName(turn.subtask_i, turn.iteration);
+    folder.saveFrame(screenshot, frame);
+    emit({
+      type: 'capture',
+      ...turn,
+      screenshot,
+      settled: this.#lastSettle.settled,
+      settle_ms: Math.round(this.#lastSettle.waitedMs),
+      screen_changed: changed,
+      image: image.size,
+      image_bytes: image.png.length,
+    });
+    return image;
+  }
+
+  /** Asks for one tool call; semantic problems get up to `repairAttempts` repair rounds. */
+  async #decide(
+    subtask: PlannedSubtask,
+    index: number,
+    history: HistoryEntry[],
+    image: ModelImage,
+    turn: Turn,
+  ): Promise<Decision> {
+    const { settings, emit, desktop, state } = this.#ctx;
+    const extracted = new Set(state.extracts.keys());
+    const prompt = buildActPrompt({
+      task: this.#task,
+      subtask,
+      position: index + 1,
+      count: this.#plan.length,
+      params: this.#ctx.params,
+      knownValues: this.#knownValues(subtask),
+      extracted,
+      taskMemory: this.#taskMemory,
+      completedSubtasks: this.#completedSubtasks,
+      history,
+      historyLimit: settings.historyLimit,
+      image: image.size,
+      dryRun: settings.dryRun,
+    });
+    const messages: ChatMessage[] = [
+      { role: 'system', content: ACT_SYSTEM_PROMPT },
+      { role: 'user', content: [{ type: 'text', text: prompt }, imagePart(image.png)] },
+    ];
+    const checkContext: CallCheckContext = {
+      screen: desktop.screen.logical,
+      requiredExtracts: subtask.extracts,
+      extracted,
+    };
+    for (let round = 0; ; round += 1) {
+      let result: ToolCallResult<typeof AGENT_TOOLS>;
+      try {
+        result = await this.#callModel('act', turn, () =>
+          this.#ctx.model.toolCall({ tools: AGENT_TOOLS, messages, signal: this.#ctx.signal }),
+        );
+      } catch (error) {
+        // Output that stayed unusable after the model package's own repairs costs a turn, not the run.
+        if (!(error instanceof ModelOutputError)) throw error;
+        emit({ type: 'error', ...turn, code: error.code, message: error.message });
+        return { problems: formatProblems(error.problems) };
+      }
+      emit({ type: 'tool_call', ...turn, name: result.name, args: { ...result.args } });
+      const checked = checkAgentCall(result, checkContext);
+      if (checked.ok) return { call: result, action: checked.action };
+      emit({ type: 'repair', ...turn, problems: checked.problems });
+      if (round >= settings.repairAttempts) return { problems: formatProblems(checked.problems) };
+      messages.push(...repairMessages(result, checked.problems));
+    }
+  }
+
+  /** One metered model call: charged to the budget, reported with its usage (failed calls too). */
+  async #callModel<T>(purpose: 'act' | 'replan', turn: Turn, call: () => Promise<T>): Promise<T> {
+    const { budgets, model, emit } = this.#ctx;
+    budgets.chargeModelCall();
+    const before = model.meter.snapshot();
+    const report = (errorCode: string | null) => {
+      const after = model.meter.snapshot();
+      const usage: CallUsageSummary = {
+        requests: after.requests - before.requests,
+        inputTokens: after.inputTokens - before.inputTokens,
+        outputTokens: after.outputTokens - before.outputTokens,
+        durationMs: Math.round(after.durationMs - before.durationMs),
+      };
+      emit({ type: 'model_call', ...turn, purpose, usage, error_code: errorCode });
+    };
+    try {
+      const result = await call();
+      report(null);
+      return result;
+    } catch (error) {
+      report(error instanceof MimeError ? error.code : 'UNKNOWN');
+      throw error;
+    }
+  }
+
+  /** Confirms (with `--confirm`), executes and logs one action. */
+  async #act(
+    observation: string,
+    action: ResolvedAction,
+    turn: Turn,
+    history: HistoryEntry[],
+    asCalled: string,
+  ): Promise<ActionStatus> {
+    const { settings, desktop, secrets, emit } = this.#ctx;
+    const description = describeAction(action);
+    let status: ActionStatus = 'executed';
+    let error: string | null = null;
+    if (settings.dryRun) status = 'dry_run';
+    else if (settings.confirmAction) {
+      const answer = await settings.confirmAction({ ...turn, description, observation });
+      if (answer === 'stop') throw new RunStoppedError();
+      if (answer === 'skip') status = 'skipped';
+    }
+    if (status === 'executed') {
+      try {
+        await executeAction(desktop, action, secrets);
+        this.#actedSinceCapture = true;
+        this.#completed.push(asCalled);
+      } catch (failure) {
+        if (!(failure instanceof Error && RECOVERABLE_INPUT_CODES.has((failure as MimeError).code)))
+          throw failure;
+        status = 'failed';
+        error = failure.message;
+      }
+    }
+    const results: Record<ActionStatus, string> = {
+      executed: 'executed',
+      dry_run: 'not executed (dry run); assume it worked',
+      skipped: 'skipped by the person watching; choose another action',
+      failed: `failed: ${error}`,
+    };
+    history.push({ call: asCalled, observation, result: results[status] });
+    emit({ type: 'action', ...turn, action, description, status, error });
+    return status;
+  }
+
+  #storeExtract(variable: string, query: string, value: string, turn: Turn): void {
+    const { state, folder, redact, emit } = this.#ctx;
+    state.extracts.set(variable, value);
+    folder.writeJson(RUN_FILES.extracts, redact.value(Object.fromEntries(state.extracts)));
+    emit({ type: 'extract', ...turn, variable, query, value });
+  }
+
+  #remember(memory: string, turn: Turn): void {
+    this.#taskMemory = memory;
+    const { folder, redact } = this.#ctx;
+    folder.writeJson(RUN_FILES.taskMemory, {
+      task_memory: redact.text(memory),
+      subtask_i: turn.subtask_i,
+      iteration: turn.iteration,
+      updated_at: new Date().toISOString(),
+    });
+  }
+
+  /** Extracts this subtask may use: its dependencies (a replanned subtask sees them all). */
+  #knownValues(subtask: PlannedSubtask): NamedValue[] {
+    const entries = [...this.#ctx.state.extracts.entries()];
+    const wanted =
+      subtask.origin === 'replan' ? entries : entries.filter(([name]) => subtask.dependencies.includes(name));
+    return wanted.map(([name, value]) => ({ name, value }));
+  }
+
+  /** Plans the rest of the task again from the current screen (seed 004), replacing the plan from `index` on. */
+  async #replan(trigger: ReplanTrigger, reason: string, index: number): Promise<void> {
+    const { budgets, model, state, folder, emit } = this.#ctx;
+    const stuck = this.#plan[index] as PlannedSubtask;
+    budgets.chargeReplan();
+    const captured = await this.#capture();
+    const frame = captured.frame;
+    const image = await captured.image;
+    this.#replanShots += 1;
+    folder.saveFrame(`replan_${this.#replanShots}.png`, frame);
+    const remaining = this.#plan.slice(index);
+    const pending = remaining.flatMap((s) => s.extracts).filter((e) => !state.extracts.has(e.variable));
+    const prompt = buildReplanPrompt({
+      task: this.#task,
+      reason,
+      completed: this.#completed.slice(-40),
+      remaining,
+      pendingExtracts: pending,
+      knownValues: [...state.extracts.entries()].map(([name, value]) => ({ name, value })),
+      params: this.#ctx.params,
+      image: image.size,
+    });
+    const messages: ChatMessage[] = [
+      { role: 'system', content: REPLAN_SYSTEM_PROMPT },
+      { role: 'user', content: [{ type: 'text', text: prompt }, imagePart(image.png)] },
+    ];
+    const turn: Turn = { subtask_i: stuck.subtask_i, iteration: state.records.at(-1)?.iterations ?? 0 };
+    const result = await this.#callModel('replan', turn, () =>
+      model.structured({ name: 'revised_plan', schema: RevisedPlan, messages, signal: this.#ctx.signal }),
+    );
+    const revised = revisePlan(result.value, remaining, pending, this.#nextId);
+    this.#nextId += revised.length;
+    this.#plan = [...this.#plan.slice(0, index), ...revised];
+    state.pending = revised;
+    emit({ type: 'replan', ...turn, trigger, reason, subtasks: revised.map((s) => s.text) });
+  }
+}
+
+function formatProblems(problems: readonly Problem[]): string {
+  return problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join('; ');
+}
+
+/** Hands a checked but unusable call back to the model, as a tool result (native) or a user message (text). */
+function repairMessages(
+  result: ToolCallResult<typeof AGENT_TOOLS>,
+  problems: readonly Problem[],
+): ChatMessage[] {
+  const explain = `Not executed, the call is invalid:\n${problems.map((p) => `- ${p.path || '(call)'}: ${p.message}`).join('\n')}\nCall exactly one tool again with corrected arguments.`;
+  if (result.toolCallId === undefined) {
+    return [
+      { role: 'assistant', content: result.raw },
+      { role: 'user', content: explain },
+    ];
+  }
+  return [
+    {
+      role: 'assistant',
+      content: null,
+      tool_calls: [
+        {
+          id: result.toolCallId,
+          type: 'function',
+          function: { name: result.name, arguments: JSON.stringify(result.args) },
+        },
+      ],
+    },
+    { role: 'tool', tool_call_id: result.toolCallId, content: explain },
+  ];
+}

@@ -1,0 +1,95 @@
+import { MimeError } from '@mime/schema';
+import type { BudgetName } from './budgets.ts';
+
+/** What is wrong with the params given for a run; every problem is listed at once. */
+export interface ParamProblems {
+  /** Required params with no value: no override, no example, no `MIME_PARAM_<NAME>`. */
+  missing: string[];
+  /** Overrides naming no param of the workflow. */
+  unknown: string[];
+  /** `name: reason` for values of the wrong type (a number param given `abc`). */
+  invalid: string[];
+  /** Names of the workflow's params, for the message. */
+  known: string[];
+}
+
+function describeParamProblems(problems: ParamProblems): string {
+  const lines: string[] = [];
+  if (problems.missing.length > 0) {
+    lines.push(
+      `  missing: ${problems.missing.join(', ')} (pass --param ${problems.missing[0]}=<value>; sensitive params come from MIME_PARAM_<NAME> or the prompt)`,
+    );
+  }
+  if (problems.unknown.length > 0) {
+    const known = problems.known.length > 0 ? problems.known.join(', ') : 'none';
+    lines.push(`  unknown: ${problems.unknown.join(', ')} (this workflow's params: ${known})`);
+  }
+  for (const invalid of problems.invalid) lines.push(`  invalid: ${invalid}`);
+  return `The params for this run are not usable:\n${lines.join('\n')}`;
+}
+
+/** Params missing, unknown or of the wrong type (`MIME_PARAMS_INVALID`). */
+export class ParamsError extends MimeError {
+  readonly problems: ParamProblems;
+
+  constructor(problems: ParamProblems) {
+    super('MIME_PARAMS_INVALID', describeParamProblems(problems));
+    this.problems = problems;
+  }
+}
+
+/** A replay mode that is not built yet (`MIME_REPLAY_MODE_UNSUPPORTED`). */
+export class ReplayModeError extends MimeError {
+  readonly mode: string;
+
+  constructor(mode: string, supported: readonly string[]) {
+    super(
+      'MIME_REPLAY_MODE_UNSUPPORTED',
+      `Replay mode "${mode}" is not available yet; use ${supported.map((m) => `--mode ${m}`).join(' or ')}.`,
+    );
+    this.mode = mode;
+  }
+}
+
+/** An option of `replay()` out of its range (`MIME_REPLAY_OPTION_INVALID`); the message names it. */
+export class ReplayOptionError extends MimeError {
+  constructor(message: string) {
+    super('MIME_REPLAY_OPTION_INVALID', message);
+  }
+}
+
+/** The person stopped the run at a `--confirm` prompt (`MIME_ABORTED`, like the fail-safe). */
+export class RunStoppedError extends MimeError {
+  constructor() {
+    super('MIME_ABORTED', 'The run was stopped at the confirmation prompt.');
+  }
+}
+
+/** The stable code of each budget, as written to summary.json. */
+export const BUDGET_CODES = {
+  iterations: 'MIME_BUDGET_ITERATIONS',
+  model_calls: 'MIME_BUDGET_MODEL_CALLS',
+  replans: 'MIME_BUDGET_REPLANS',
+  wall_time: 'MIME_BUDGET_WALL_TIME',
+} as const satisfies Record<BudgetName, string>;
+
+const BUDGET_FIXES: Record<BudgetName, string> = {
+  iterations: 'raise --max-iterations, or make the subtask text and its expected outcome clearer',
+  model_calls: 'raise --max-model-calls',
+  replans: 'raise --max-replans, or check that the workflow still fits the app',
+  wall_time: 'raise --max-duration',
+};
+
+/** A budget ran out; the run stops cleanly and the summary names the budget by its code. */
+export class BudgetExhaustedError extends MimeError {
+  readonly budget: BudgetName;
+  readonly used: number;
+  readonly limit: number;
+
+  constructor(budget: BudgetName, used: number, limit: number, what: string) {
+    super(BUDGET_CODES[budget], `${what} (${used} of ${limit}); ${BUDGET_FIXES[budget]}.`);
+    this.budget = budget;
+    this.used = used;
+    this.limit = limit;
+  }
+}

@@ -1,0 +1,199 @@
+/**
+ * Materialization (no model): the values of a run's params, and the workflow with `{param}` templates
+ * rendered. Sensitive params are never rendered: their `{name}` stays in every text, so whatever is
+ * written or shown (and what the model reads) holds the placeholder; the real value is kept apart and
+ * only typed.
+ */
+import { renderTemplate, type TaskParam, type Workflow, type WorkflowStep } from '@mime/schema';
+import { type ParamProblems, ParamsError } from './errors.ts';
+
+/** Where a param's value came from. */
+export type ParamSource = 'override' | 'example' | 'secret' | 'unset';
+
+export interface ResolvedParam {
+  name: string;
+  sensitive: boolean;
+  source: ParamSource;
+  /** The value as artifacts show it: the value itself, or `{name}` for a sensitive param. */
+  display: string;
+}
+
+export interface MaterializedWorkflow {
+  /** The workflow with every non-sensitive `{param}` rendered; sensitive ones stay `{name}`. */
+  workflow: Workflow;
+  params: ResolvedParam[];
+  /** Real values of the sensitive params, by name: for typing only, never written or shown. */
+  secrets: ReadonlyMap<string, string>;
+}
+
+export interface MaterializeOptions {
+  /** Values given for this run (`--param`, a params file), by param name; they win over examples. Default none. */
+  overrides?: Readonly<Record<string, string>>;
+  /** Values of sensitive params collected from the environment or a prompt, by name. Default none. */
+  secrets?: Readonly<Record<string, string>>;
+}
+
+/** The environment variable a sensitive param is read from: `MIME_PARAM_<NAME>`. */
+export function secretEnvName(name: string): string {
+  return `MIME_PARAM_${name.toUpperCase()}`;
+}
+
+/** `{name}`: how a sensitive param appears everywhere. */
+export function placeholderOf(name: string): string {
+  return `{${name}}`;
+}
+
+/** Checks a value against the param's type; returns the normalized value or a reason. */
+function checkType(
+  param: TaskParam,
+  value: string,
+): { ok: true; value: string } | { ok: false; reason: string } {
+  const text = value.trim();
+  switch (param.type) {
+    case 'number':
+      return text !== '' && Number.isFinite(Number(text))
+        ? { ok: true, value: text }
+        : { ok: false, reason: `expected a number, got "${value}"` };
+    case 'integer':
+      return /^[+-]?\d+$/.test(text)
+        ? { ok: true, value: text }
+        : { ok: false, reason: `expected an integer, got "${value}"` };
+    case 'boolean':
+      return /^(true|false)$/i.test(text)
+        ? { ok: true, value: text.toLowerCase() }
+        : { ok: false, reason: `expected true or false, got "${value}"` };
+    default:
+      return { ok: true, value };
+  }
+}
+
+/** The value of one param, or why it has none. */
+type ParamValue =
+  | { kind: 'value'; value: string; source: ParamSource }
+  | { kind: 'unset' }
+  | { kind: 'invalid'; reason: string };
+
+function resolveParam(
+  param: TaskParam,
+  overrides: Readonly<Record<string, string>>,
+  secrets: Readonly<Record<string, string>>,
+): ParamValue {
+  const { name, sensitive } = param;
+  const given = sensitive ? (secrets[name] ?? overrides[name]) : overrides[name];
+  const raw = given ?? (sensitive ? undefined : (param.example ?? undefined));
+  if (raw === undefined) return { kind: 'unset' };
+  const checked = checkType(param, raw);
+  if (!checked.ok) {
+    // Never echo a secret, even a mistyped one.
+    return { kind: 'invalid', reason: sensitive ? `expected a value of type ${param.type}` : checked.reason };
+  }
+  const source: ParamSource = given === undefined ? 'example' : sensitive ? 'secret' : 'override';
+  return { kind: 'value', value: checked.value, source };
+}
+
+interface ResolvedParams {
+  params: ResolvedParam[];
+  values: Record<string, string>;
+  secrets: Map<string, string>;
+  problems: ParamProblems;
+}
+
+/** Every param's value and every problem; with `secretsKnown: false`, unset sensitive params are not missing yet. */
+function resolveParams(
+  workflow: Workflow,
+  options: MaterializeOptions,
+  secretsKnown: boolean,
+): ResolvedParams {
+  const overrides = options.overrides ?? {};
+  const known = workflow.task_params.map((p) => p.name);
+  const unknown = Object.keys(overrides).filter((name) => !known.includes(name));
+  const result: ResolvedParams = {
+    params: [],
+    values: {},
+    secrets: new Map(),
+    problems: { missing: [], unknown, invalid: [], known },
+  };
+  for (const param of workflow.task_params) {
+    const { name, sensitive } = param;
+    const resolved = resolveParam(param, overrides, options.secrets ?? {});
+    if (resolved.kind === 'invalid') {
+      result.problems.invalid.push(`${name}: ${resolved.reason}`);
+      continue;
+    }
+    const pending = sensitive && !secretsKnown;
+    if (resolved.kind === 'unset' && !param.optional && !pending) result.problems.missing.push(name);
+    const value = resolved.kind === 'value' ? resolved.value : '';
+    if (!sensitive) result.values[name] = value;
+    else if (resolved.kind === 'value') result.secrets.set(name, value);
+    result.params.push({
+      name,
+      sensitive,
+      source: resolved.kind === 'value' ? resolved.source : 'unset',
+      display: sensitive ? placeholderOf(name) : value,
+    });
+  }
+  return result;
+}
+
+function throwProblems({ problems }: ResolvedParams): void {
+  if (problems.missing.length + problems.unknown.length + problems.invalid.length > 0) {
+    throw new ParamsError(problems);
+  }
+}
+
+/**
+ * Checks the values given for a run before sensitive values are collected (so nobody is asked for a
+ * secret for a run that cannot start): throws {@link ParamsError} for unknown names and for missing
+ * or mistyped params other than the sensitive ones.
+ */
+export function checkParams(workflow: Workflow, overrides: Readonly<Record<string, string>>): void {
+  throwProblems(resolveParams(workflow, { overrides }, false));
+}
+
+/**
+ * Resolves every param (override, else example; sensitive ones from `secrets`, else an override) and
+ * renders the workflow. Throws {@link ParamsError} listing every missing, unknown and mistyped param.
+ * Optional params without a value render as the empty string.
+ */
+export function materializeWorkflow(
+  workflow: Workflow,
+  options: MaterializeOptions = {},
+): MaterializedWorkflow {
+  const resolved = resolveParams(workflow, options, true);
+  throwProblems(resolved);
+  return {
+    workflow: renderWorkflow(workflow, resolved.values),
+    params: resolved.params,
+    secrets: resolved.secrets,
+  };
+}
+
+/** The workflow with `{name}` replaced in every text a person or the model reads. */
+export function renderWorkflow(workflow: Workflow, values: Readonly<Record<string, string>>): Workflow {
+  const render = (text: string) => renderTemplate(text, values);
+  const renderStep = (step: WorkflowStep): WorkflowStep => ({
+    ...step,
+    expected_current_state: render(step.expected_current_state),
+    intent: render(step.intent),
+    target: {
+      primary: render(step.target.primary),
+      fallback: step.target.fallback === null ? null : render(step.target.fallback),
+    },
+    action_value: step.action_value === null ? null : render(step.action_value),
+    post_action: step.post_action.map(render),
+  });
+  return {
+    ...workflow,
+    task_name: render(workflow.task_name),
+    task_description_user: render(workflow.task_description_user),
+    detailed_task_description: render(workflow.detailed_task_description),
+    success_criteria: render(workflow.success_criteria),
+    plan: {
+      subtasks: workflow.plan.subtasks.map((subtask) => ({
+        ...subtask,
+        text: render(subtask.text),
+        steps: subtask.steps.map(renderStep),
+      })),
+    },
+  };
+}

@@ -1,0 +1,197 @@
+/**
+ * The text the model reads each turn (seed 003, "Replay"): compact, in `## ` sections, and the same
+ * for every model. The screenshot is sent beside it as an image. Sensitive params appear only as
+ * `{name}`: the model types the placeholder and replay types the value.
+ */
+import type { WorkflowStep } from '@mime/schema';
+import type { RequiredExtract } from './check-call.ts';
+import type { ImageSize } from './coordinates.ts';
+import type { ResolvedParam } from './materialize.ts';
+import type { PlannedSubtask } from './plan.ts';
+
+/** The task as a whole. */
+export interface PromptTask {
+  name: string;
+  description: string;
+  successCriteria: string;
+}
+
+/** One earlier turn of the current subtask, as the model is reminded of it. */
+export interface HistoryEntry {
+  /** The call as the model made it: `left_click [120, 150]`, `extract now_playing = "Faint"`. */
+  call: string;
+  observation: string;
+  /** What came of it: `executed`, `failed: ...`, `not executed (dry run)`, ... */
+  result: string;
+}
+
+/** A value known to the run (an extract), by name. */
+export interface NamedValue {
+  name: string;
+  value: string;
+}
+
+export interface ActPromptInput {
+  task: PromptTask;
+  subtask: PlannedSubtask;
+  /** 1-based position of the subtask in the current plan, and the plan's length. */
+  position: number;
+  count: number;
+  params: readonly ResolvedParam[];
+  /** Values from earlier subtasks this subtask may use. */
+  knownValues: readonly NamedValue[];
+  /** Variables extracted so far in the run. */
+  extracted: ReadonlySet<string>;
+  taskMemory: string;
+  /** Subtasks already done, in order. */
+  completedSubtasks: readonly string[];
+  /** This subtask's turns so far, oldest first; only the last `historyLimit` are shown. */
+  history: readonly HistoryEntry[];
+  historyLimit: number;
+  image: ImageSize;
+  /** Actions are not executed: the model is told to go on as if they were. */
+  dryRun: boolean;
+}
+
+export const ACT_SYSTEM_PROMPT = [
+  'You operate a computer to carry out a recorded task, one subtask at a time. Each turn you get the task, the current subtask with its expected outcome, what was done so far, and a screenshot of the whole screen as it is now. Call exactly one tool:',
+  '- computer_use: one mouse or keyboard action. Coordinates are [x, y] on a 0..1000 grid over the screenshot: [0, 0] is its top-left corner and [1000, 1000] its bottom-right. Aim at the center of the element.',
+  '- extract: read a value the subtask asks for from the screenshot, without acting; give it exactly as shown.',
+  '- done: the expected outcome of the current subtask is visible on the screen now.',
+  '- replan: the subtask cannot be done as written from this screen (the app changed, a step is impossible); say why.',
+  'Every call carries observation (what the screenshot shows that matters now) and task_memory (what to remember for the next turns and subtasks; repeat it when nothing changed).',
+  'Judge by the screenshot, not by what you expect. Do not repeat an action that did not change the screen: try another way. The reference steps show how the task was done when it was recorded; the screen may differ. Type a sensitive param as its {name} placeholder, exactly: the real value is typed for you and never shown.',
+].join('\n');
+
+function formatParams(params: readonly ResolvedParam[]): string[] {
+  return params.map((p) =>
+    p.sensitive
+      ? `- ${p.name} = ${p.display} (sensitive: type it as ${p.display})`
+      : `- ${p.name} = ${p.display === '' ? '(empty)' : JSON.stringify(p.display)}`,
+  );
+}
+
+function formatStep(step: WorkflowStep): string {
+  const head =
+    step.action_type === 'EXTRACT' && step.variable_name
+      ? `EXTRACT ${step.variable_name}`
+      : step.action_value !== null
+        ? `${step.action_type} ${JSON.stringify(step.action_value)}`
+        : step.action_type;
+  const target = step.target.fallback
+    ? `${step.target.primary} (or: ${step.target.fallback})`
+    : step.target.primary;
+  const after = step.post_action.length > 0 ? ` Then: ${step.post_action.join(' ')}` : '';
+  return `- ${head}: ${step.intent} Target: ${target}.${after}`;
+}
+
+function formatExtracts(extracts: readonly RequiredExtract[], extracted: ReadonlySet<string>): string[] {
+  return extracts.map(
+    (e) => `- ${e.variable}: ${e.query} (${extracted.has(e.variable) ? 'extracted' : 'not extracted yet'})`,
+  );
+}
+
+function section(title: string, lines: readonly string[]): string[] {
+  return lines.length === 0 ? [] : [`## ${title}`, ...lines, ''];
+}
+
+/** The user text of one agent turn (the screenshot goes with it). */
+export function buildActPrompt(input: ActPromptInput): string {
+  const { task, subtask } = input;
+  const shown = input.history.slice(-input.historyLimit);
+  const skipped = input.history.length - shown.length;
+  const history =
+    shown.length === 0
+      ? ['(nothing yet)']
+      : [
+          ...(skipped > 0 ? [`(${skipped} earlier turns not shown)`] : []),
+          ...shown.map(
+            (h, k) => `${skipped + k + 1}. ${h.call} | saw: ${h.observation || '-'} | result: ${h.result}`,
+          ),
+        ];
+  return [
+    ...section('Task', [
+      task.description ? `${task.name}: ${task.description}` : task.name,
+      ...(task.successCriteria ? [`Success criteria: ${task.successCriteria}`] : []),
+    ]),
+    ...section(`Current subtask (${input.position} of ${input.count})`, [subtask.text]),
+    ...section('Values to extract in this subtask', formatExtracts(subtask.extracts, input.extracted)),
+    ...section('Params', formatParams(input.params)),
+    ...section(
+      'Values from earlier subtasks',
+      input.knownValues.map((v) => `- ${v.name} = ${JSON.stringify(v.value)}`),
+    ),
+    ...section('Task memory', input.taskMemory.trim() ? [input.taskMemory.trim()] : []),
+    ...section(
+      'Completed subtasks (done, do not repeat)',
+      input.completedSubtasks.map((text, k) => `${k + 1}. ${text}`),
+    ),
+    ...section('This subtask so far', history),
+    ...section('Reference steps (from the recording; the screen may differ)', subtask.steps.map(formatStep)),
+    ...section('Screenshot', [
+      `${input.image.width}x${input.image.height} px, the whole screen as it is now. Coordinates: 0..1000 grid.`,
+      ...(input.dryRun
+        ? ['Dry run: your actions are recorded, not executed; go on as if each one had worked.']
+        : []),
+    ]),
+  ]
+    .join('\n')
+    .trimEnd();
+}
+
+/** Why the rest of the task is planned again, and what is known. */
+export interface ReplanPromptInput {
+  task: PromptTask;
+  reason: string;
+  /** Steps and subtasks already done, oldest first (seed 004: listed so they are not repeated). */
+  completed: readonly string[];
+  /** The plan from the stuck subtask on. */
+  remaining: readonly PlannedSubtask[];
+  /** Values still to extract (from the remaining subtasks), and values known so far. */
+  pendingExtracts: readonly RequiredExtract[];
+  knownValues: readonly NamedValue[];
+  params: readonly ResolvedParam[];
+  image: ImageSize;
+}
+
+export const REPLAN_SYSTEM_PROMPT = [
+  'You re-plan the rest of a desktop task that got stuck. You get the task, the steps already completed, the remaining plan that did not work, and a screenshot of the screen as it is now.',
+  'Return the subtasks still needed to finish the task from this screen, in order, each an instruction ending with "Expected outcome: ...". Plan only what remains: never repeat completed steps, and do not restart the task.',
+  'For each subtask list the numbers of the reference steps that show how to do it, and the names of the values still to extract that it extracts; every value still to extract must be extracted by one subtask.',
+].join('\n');
+
+/** The user text of a replan request (the screenshot goes with it). */
+export function buildReplanPrompt(input: ReplanPromptInput): string {
+  const remaining = input.remaining.flatMap((s, k) => [
+    `${k + 1}. ${s.text}`,
+    ...s.steps.map((step) => `   step ${step.i}${formatStep(step).slice(1)}`),
+  ]);
+  return [
+    ...section('Task', [
+      input.task.description ? `${input.task.name}: ${input.task.description}` : input.task.name,
+      ...(input.task.successCriteria ? [`Success criteria: ${input.task.successCriteria}`] : []),
+    ]),
+    ...section('Why a new plan is needed', [input.reason]),
+    ...section('Already completed (DO NOT REPEAT)', [
+      ...(input.completed.length === 0
+        ? ['(nothing yet)']
+        : input.completed.map((c, k) => `DONE ${k + 1}. ${c}`)),
+      'Plan ONLY the remaining steps needed to finish the task.',
+    ]),
+    ...section('Remaining plan (it got stuck; the screen may differ)', remaining),
+    ...section(
+      'Values still to extract',
+      input.pendingExtracts.map((e) => `- ${e.variable}: ${e.query}`),
+    ),
+    ...section(
+      'Values extracted so far',
+      input.knownValues.map((v) => `- ${v.name} = ${JSON.stringify(v.value)}`),
+    ),
+    ...section('Params', formatParams(input.params)),
+    ...section('Screenshot', [
+      `${input.image.width}x${input.image.height} px, the whole screen as it is now.`,
+    ]),
+  ]
+    .join('\n')
+    .trimEnd();
+}

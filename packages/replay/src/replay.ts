@@ -1,0 +1,313 @@
+import { dirname, join, resolve } from 'node:path';
+import { ModelClient, type ResolveModelConfigOptions, resolveModelConfig } from '@mime/model';
+import { createDesktop, type Desktop } from '@mime/os-io';
+import { loadWorkflow, MimeError, type ReplayMode, type RunSummary, type TaskParam } from '@mime/schema';
+import { runAgent } from './agent-executor.ts';
+import { type BudgetLimits, BudgetTracker, resolveBudgets } from './budgets.ts';
+import { collectSecrets } from './collect-secrets.ts';
+import { BudgetExhaustedError, ReplayModeError, ReplayOptionError } from './errors.ts';
+import { type ReplayEvent, type ReplayEventListener, toRunEvent } from './events.ts';
+import { checkParams, type MaterializedWorkflow, materializeWorkflow } from './materialize.ts';
+import { DEFAULT_MODEL_IMAGE, type ModelImageOptions } from './model-image.ts';
+import { planFromWorkflow } from './plan.ts';
+import { createRedactor } from './redact.ts';
+import type {
+  AgentSettings,
+  ConfirmAnswer,
+  ConfirmRequest,
+  ModeExecutor,
+  RunContext,
+} from './run-context.ts';
+import { RUN_FILES, RUNS_FOLDER, RunFolder } from './run-folder.ts';
+import { buildRunSummary, formatRunSummary } from './run-summary.ts';
+import { DEFAULT_SETTLE, type SettleOptions } from './screen-settle.ts';
+import { withDefaults } from './with-defaults.ts';
+
+/** The executor of each mode built so far; trace and auto come later as executors of their own. */
+const EXECUTORS: Partial<Record<ReplayMode, ModeExecutor>> = { agent: runAgent };
+
+/** Replay modes available now. */
+export const SUPPORTED_MODES = Object.keys(EXECUTORS) as ReplayMode[];
+
+export interface ReplayOptions {
+  /** How to replay; only `agent` is built so far, others throw `MIME_REPLAY_MODE_UNSUPPORTED`. Default `agent`. */
+  mode?: ReplayMode;
+  /** Param values for this run, by name; they win over the workflow's examples. Default none. */
+  params?: Readonly<Record<string, string>>;
+  /** Environment for `MIME_PARAM_<NAME>` (sensitive params) and the model settings. Default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Asks for a sensitive value missing from the environment (resolve null when nobody can answer). Default: none. */
+  promptSecret?: (param: TaskParam) => Promise<string | null>;
+  /** The model client (share its meter to total usage). Default: one built from `modelConfig`. */
+  model?: ModelClient;
+  /** Where the model settings come from when `model` is not given. Default: env and the default config file. */
+  modelConfig?: ResolveModelConfigOptions;
+  /** The desktop to drive. Default: `createDesktop` on this display, with its fail-safe, closed at the end. */
+  desktop?: Desktop;
+  /** Aborts the run (outcome `aborted`, code `MIME_ABORTED`), like the fail-safe. Default none. */
+  signal?: AbortSignal;
+  /** Typed progress events (sensitive values as `{name}`); must not throw. Default none. */
+  onEvent?: ReplayEventListener;
+  /** Budgets; see {@link BudgetLimits} for each default. */
+  budgets?: BudgetLimits;
+  /** Let the model decide but execute nothing; actions are only logged. Default false. */
+  dryRun?: boolean;
+  /** Asked before each action is executed (the CLI's `--confirm`). Default: no confirmation. */
+  confirmAction?: (request: ConfirmRequest) => Promise<ConfirmAnswer>;
+  /** The screenshot sent to the model; see {@link ModelImageOptions} (default at most 1280x800). */
+  image?: ModelImageOptions;
+  /** Waiting for the screen to settle; see {@link SettleOptions} for each default. */
+  settle?: SettleOptions;
+  /** Turns of the current subtask shown to the model. Default 8. */
+  historyLimit?: number;
+  /** The same action on an unchanged screen this many times in a row triggers a replan. Default 3. */
+  noProgressRepeats?: number;
+  /** Repair rounds for a call that breaks a rule its schema cannot express (a click without a coordinate). Default 2. */
+  repairAttempts?: number;
+  /** Folder that holds the runs. Default `<workflow>/.replay`. */
+  runsDir?: string;
+}
+
+/** A run that started: its folder and summary (outcome `success`, `failed` or `aborted`). */
+export interface ReplayResult {
+  runId: string;
+  dir: string;
+  summary: RunSummary;
+}
+
+function positiveInteger(value: number | undefined, fallback: number, name: string, floor = 1): number {
+  const resolved = value ?? fallback;
+  if (!Number.isInteger(resolved) || resolved < floor) {
+    throw new ReplayOptionError(`${name} must be an integer >= ${floor}, got ${resolved}`);
+  }
+  return resolved;
+}
+
+function resolveSettings(options: ReplayOptions): AgentSettings {
+  const image = withDefaults(DEFAULT_MODEL_IMAGE, options.image ?? {});
+  if (image.maxWidth < 64 || image.maxHeight < 64) {
+    throw new ReplayOptionError(
+      `image size must be at least 64x64, got ${image.maxWidth}x${image.maxHeight}`,
+    );
+  }
+  return {
+    dryRun: options.dryRun ?? false,
+    confirmAction: options.confirmAction ?? null,
+    image,
+    settle: withDefaults(DEFAULT_SETTLE, options.settle ?? {}),
+    historyLimit: positiveInteger(options.historyLimit, 8, 'historyLimit'),
+    noProgressRepeats: positiveInteger(options.noProgressRepeats, 3, 'noProgressRepeats', 2),
+    repairAttempts: positiveInteger(options.repairAttempts, 2, 'repairAttempts', 0),
+  };
+}
+
+/** How a run ended. */
+interface RunEnd {
+  outcome: RunSummary['outcome'];
+  code: string | null;
+  reason: string | null;
+  /** The budget that ran out, if one did. */
+  budget: BudgetExhaustedError | null;
+}
+
+/** How a run ended, from what its executor threw (`null`: it returned, success). */
+function classifyEnd(failure: { error: unknown } | null, signal: AbortSignal): RunEnd {
+  if (failure === null) return { outcome: 'success', code: null, reason: null, budget: null };
+  const { error } = failure;
+  // A wait or call cut short by the signal may throw something else than its reason.
+  const cause = signal.aborted && !(error instanceof MimeError) ? signal.reason : error;
+  if (cause instanceof BudgetExhaustedError) {
+    return { outcome: 'failed', code: cause.code, reason: cause.message, budget: cause };
+  }
+  if (signal.aborted || (cause instanceof MimeError && cause.code === 'MIME_ABORTED')) {
+    const reason = cause instanceof Error ? cause.message : 'the run was aborted';
+    return { outcome: 'aborted', code: 'MIME_ABORTED', reason, budget: null };
+  }
+  if (cause instanceof MimeError)
+    return { outcome: 'failed', code: cause.code, reason: cause.message, budget: null };
+  const reason = cause instanceof Error ? cause.message : String(cause);
+  return { outcome: 'failed', code: INTERNAL_CODE, reason, budget: null };
+}
+
+/** The code of a run ended by a bug (an error that is not a MimeError); `replay()` rethrows it. */
+const INTERNAL_CODE = 'MIME_INTERNAL';
+
+/**
+ * Replays a workflow: materializes its params, then runs the chosen mode under budgets, writing
+ * `<workflow>/.replay/<run_id>/`. Throws before the run starts for bad input (workflow, params, mode,
+ * options, model settings, no display); once it started, resolves with the summary whatever the
+ * outcome (a budget, the fail-safe, a model failure), except for internal errors, thrown after the
+ * summary is written.
+ */
+export async function replay(workflowDir: string, options: ReplayOptions = {}): Promise<ReplayResult> {
+  const mode = options.mode ?? 'agent';
+  const executor = EXECUTORS[mode];
+  if (!executor) throw new ReplayModeError(mode, SUPPORTED_MODES);
+  const loaded = await loadWorkflow(workflowDir);
+  const folderOfWorkflow = resolve(dirname(loaded.file));
+  const overrides = options.params ?? {};
+  checkParams(loaded.workflow, overrides);
+  const settings = resolveSettings(options);
+  const limits = resolveBudgets(options.budgets ?? {});
+  const model =
+    options.model ?? new ModelClient(await resolveModelConfig({ env: options.env, ...options.modelConfig }));
+  const secretValues = await collectSecrets(loaded.workflow.task_params, {
+    env: options.env,
+    promptSecret: options.promptSecret,
+    skip: new Set(Object.keys(overrides)),
+  });
+  const materialized = materializeWorkflow(loaded.workflow, { overrides, secrets: secretValues });
+  const desktop = options.desktop ?? (await createDesktop({ signal: options.signal }));
+  const ownDesktop = options.desktop === undefined;
+  try {
+    return await runReplay({
+      executor,
+      mode,
+      workflowDir: folderOfWorkflow,
+      runsDir: options.runsDir ?? join(folderOfWorkflow, RUNS_FOLDER),
+      materialized,
+      settings,
+      limits,
+      model,
+      desktop,
+      options,
+    });
+  } finally {
+    if (ownDesktop) await desktop.close();
+  }
+}
+
+interface RunSetup {
+  executor: ModeExecutor;
+  mode: ReplayMode;
+  workflowDir: string;
+  runsDir: string;
+  materialized: MaterializedWorkflow;
+  settings: AgentSettings;
+  limits: Required<BudgetLimits>;
+  model: ModelClient;
+  desktop: Desktop;
+  options: ReplayOptions;
+}
+
+async function runReplay(setup: RunSetup): Promise<ReplayResult> {
+  const { materialized, model, desktop, options, settings } = setup;
+  const folder = await RunFolder.create(setup.runsDir);
+  const budgets = new BudgetTracker(setup.limits);
+  const redact = createRedactor(materialized.secrets);
+  const emit = (event: ReplayEvent) => {
+    const safe = redact.value(event);
+    folder.appendEvent(toRunEvent(safe, new Date()));
+    options.onEvent?.(safe);
+  };
+  const wallTime = new AbortController();
+  const timer = setTimeout(() => wallTime.abort(budgets.exhausted('wall_time')), budgets.remainingMs);
+  const signal = AbortSignal.any(
+    [desktop.signal, wallTime.signal, options.signal].filter((s): s is AbortSignal => s !== undefined),
+  );
+  const startedAt = new Date();
+  const meterAtStart = model.meter.snapshot();
+  const context: RunContext = {
+    workflow: materialized.workflow,
+    params: materialized.params,
+    secrets: materialized.secrets,
+    redact,
+    desktop,
+    model,
+    budgets,
+    folder,
+    emit,
+    signal,
+    settings,
+    state: { records: [], pending: planFromWorkflow(materialized.workflow), extracts: new Map() },
+  };
+  const displayParams = Object.fromEntries(materialized.params.map((p) => [p.name, p.display]));
+  folder.writeJson(RUN_FILES.renderedSchema, redact.value(materialized.workflow));
+  folder.writeJson(RUN_FILES.extracts, {});
+  folder.writeJson(RUN_FILES.taskMemory, {
+    task_memory: '',
+    subtask_i: null,
+    iteration: null,
+    updated_at: null,
+  });
+  emit({
+    type: 'run_start',
+    run_id: folder.runId,
+    dir: folder.dir,
+    mode: setup.mode,
+    task_name: materialized.workflow.task_name,
+    params: displayParams,
+    budgets: budgets.snapshot(),
+    dry_run: settings.dryRun,
+  });
+  let failure: { error: unknown } | null = null;
+  try {
+    await setup.executor(context);
+  } catch (error) {
+    failure = { error };
+  } finally {
+    clearTimeout(timer);
+  }
+  const { budget, ...end } = classifyEnd(failure, signal);
+  const lastSubtask = context.state.records.at(-1)?.subtask_i ?? null;
+  if (budget) {
+    const { used, limit, code } = budget;
+    emit({ type: 'budget_exhausted', subtask_i: lastSubtask, budget: budget.budget, code, used, limit });
+  } else if (end.code !== null) {
+    emit({
+      type: 'error',
+      subtask_i: lastSubtask,
+      iteration: null,
+      code: end.code,
+      message: end.reason ?? '',
+    });
+  }
+  const endedAt = new Date();
+  const meter = model.meter.snapshot();
+  const summary = buildRunSummary({
+    runId: folder.runId,
+    workflowDir: setup.workflowDir,
+    taskName: materialized.workflow.task_name,
+    mode: setup.mode,
+    ...end,
+    startedAt,
+    endedAt,
+    params: materialized.params,
+    subtasks: [
+      ...context.state.records,
+      ...context.state.pending.map((s) => ({
+        subtask_i: s.subtask_i,
+        text: s.text,
+        origin: s.origin,
+        outcome: 'not_run' as const,
+        iterations: 0,
+        duration_ms: 0,
+        steps: s.steps,
+      })),
+    ],
+    usage: {
+      calls: meter.calls - meterAtStart.calls,
+      requests: meter.requests - meterAtStart.requests,
+      repairs: meter.repairs - meterAtStart.repairs,
+      inputTokens: meter.inputTokens - meterAtStart.inputTokens,
+      outputTokens: meter.outputTokens - meterAtStart.outputTokens,
+      durationMs: meter.durationMs - meterAtStart.durationMs,
+    },
+    budgets: budgets.snapshot(),
+    extracts: redact.value(Object.fromEntries(context.state.extracts)),
+    dryRun: settings.dryRun,
+  });
+  const safeSummary = redact.value(summary);
+  emit({
+    type: 'run_end',
+    outcome: end.outcome,
+    code: end.code,
+    reason: end.reason,
+    duration_ms: summary.duration_ms,
+  });
+  folder.writeJson(RUN_FILES.summary, safeSummary);
+  folder.writeText(RUN_FILES.textSummary, formatRunSummary(safeSummary));
+  await folder.flush();
+  if (failure && end.code === INTERNAL_CODE) throw failure.error;
+  return { runId: folder.runId, dir: folder.dir, summary: safeSummary };
+}

@@ -1,0 +1,70 @@
+/**
+ * What a mode executor gets from `replay()`: the materialized workflow, the desktop, the model, the
+ * budgets and the run folder. Each replay mode is one executor (agent today; trace and auto later).
+ */
+import type { ModelClient } from '@mime/model';
+import type { Desktop } from '@mime/os-io';
+import type { Workflow } from '@mime/schema';
+import type { BudgetTracker } from './budgets.ts';
+import type { ReplayEvent } from './events.ts';
+import type { ResolvedParam } from './materialize.ts';
+import type { ModelImageOptions } from './model-image.ts';
+import type { PlannedSubtask } from './plan.ts';
+import type { Redactor } from './redact.ts';
+import type { RunFolder } from './run-folder.ts';
+import type { SubtaskRecord } from './run-summary.ts';
+import type { SettleOptions } from './screen-settle.ts';
+
+/** An action waiting for the person's go-ahead (`--confirm`). */
+export interface ConfirmRequest {
+  subtask_i: number;
+  iteration: number;
+  /** `left_click at (157, 365)`, `type "{password}"`: sensitive values as placeholders. */
+  description: string;
+  observation: string;
+}
+
+/** `run` the action, `skip` it (the model is told), or `stop` the run (outcome aborted). */
+export type ConfirmAnswer = 'run' | 'skip' | 'stop';
+
+/** Settings of the agent loop, defaults filled in. */
+export interface AgentSettings {
+  dryRun: boolean;
+  confirmAction: ((request: ConfirmRequest) => Promise<ConfirmAnswer>) | null;
+  image: Required<ModelImageOptions>;
+  settle: Required<SettleOptions>;
+  historyLimit: number;
+  noProgressRepeats: number;
+  repairAttempts: number;
+}
+
+/** What a run produced so far; executors fill it in as they go, so a failed run still reports it. */
+export interface RunState {
+  /** Subtasks started, in order. */
+  records: SubtaskRecord[];
+  /** Subtasks planned but not started. */
+  pending: PlannedSubtask[];
+  /** Extracted values, by variable (real values: redact before writing). */
+  extracts: Map<string, string>;
+}
+
+export interface RunContext {
+  /** The rendered workflow (sensitive params still `{name}`). */
+  workflow: Workflow;
+  params: readonly ResolvedParam[];
+  secrets: ReadonlyMap<string, string>;
+  redact: Redactor;
+  desktop: Desktop;
+  model: ModelClient;
+  budgets: BudgetTracker;
+  folder: RunFolder;
+  /** Redacts, appends to events.jsonl and tells `onEvent`. */
+  emit: (event: ReplayEvent) => void;
+  /** Aborts waits and model calls: the fail-safe, the caller's signal, the wall-time budget. */
+  signal: AbortSignal;
+  settings: AgentSettings;
+  state: RunState;
+}
+
+/** Runs a replay mode; throws what ended the run early (a budget, an abort, a model failure). */
+export type ModeExecutor = (context: RunContext) => Promise<void>;

@@ -1,0 +1,99 @@
+/**
+ * The run folder `<workflow>/.replay/<run_id>/` (0700, files 0600) and its writes. Writes are queued
+ * in order and run in the background, off the agent's critical path; `flush()` waits for them and
+ * reports the first failure. JSON files are atomic, events.jsonl is appended one flushed line a write.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { encodePng, type RawFrame } from '@mime/os-io';
+import { appendJsonl, type RunEvent, writeJsonAtomic, writeTextAtomic } from '@mime/schema';
+
+/** The folder that holds a workflow's runs. */
+export const RUNS_FOLDER = '.replay';
+
+/** The files of a run, by role. */
+export const RUN_FILES = {
+  renderedSchema: 'schema.rendered.json',
+  events: 'events.jsonl',
+  taskMemory: 'task_memory.json',
+  extracts: 'extracts.json',
+  summary: 'summary.json',
+  textSummary: 'replay_summary.txt',
+} as const;
+
+/** `subtask_<s>_iter_<n>.png`: the full frame the model's decision was made on. */
+export function screenshotName(subtask: number, iteration: number): string {
+  return `subtask_${subtask}_iter_${iteration}.png`;
+}
+
+/** A run id: UTC time and 4 random hex digits, e.g. `20261122T101500Z-3fa2`. */
+export function createRunId(now: Date = new Date()): string {
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+  return `${stamp}-${randomBytes(2).toString('hex')}`;
+}
+
+export class RunFolder {
+  readonly runId: string;
+  readonly dir: string;
+  #queue: Promise<void> = Promise.resolve();
+  #failure: unknown;
+
+  private constructor(runId: string, dir: string) {
+    this.runId = runId;
+    this.dir = dir;
+  }
+
+  /** Creates a new, empty run folder under `runsDir` (made 0700 when missing). */
+  static async create(runsDir: string): Promise<RunFolder> {
+    await mkdir(runsDir, { recursive: true, mode: 0o700 });
+    for (;;) {
+      const runId = createRunId();
+      const dir = join(runsDir, runId);
+      try {
+        await mkdir(dir, { mode: 0o700 });
+        return new RunFolder(runId, dir);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+    }
+  }
+
+  appendEvent(event: RunEvent): void {
+    this.#enqueue(() => appendJsonl(join(this.dir, RUN_FILES.events), event));
+  }
+
+  writeJson(name: string, value: unknown): void {
+    this.#enqueue(() => writeJsonAtomic(join(this.dir, name), value));
+  }
+
+  writeText(name: string, text: string): void {
+    this.#enqueue(() => writeTextAtomic(join(this.dir, name), text));
+  }
+
+  /** Saves a frame as a PNG at logical size, encoded when the queue reaches it (compression level 1). */
+  saveFrame(name: string, frame: RawFrame): void {
+    this.#enqueue(async () =>
+      writeFile(join(this.dir, name), await encodePng(frame), { mode: 0o600, flag: 'wx' }),
+    );
+  }
+
+  /** Waits for every queued write; throws the first that failed. */
+  async flush(): Promise<void> {
+    await this.#queue;
+    if (this.#failure !== undefined) throw this.#failure;
+  }
+
+  #enqueue(write: () => Promise<unknown>): void {
+    this.#queue = this.#queue.then(async () => {
+      try {
+        await write();
+      } catch (error) {
+        this.#failure ??= error;
+      }
+    });
+  }
+}

@@ -1,0 +1,51 @@
+import { describe, expect, it } from 'vitest';
+import { fitWithin, gridToLogical, logicalToGrid } from '../src/coordinates.ts';
+
+describe('gridToLogical', () => {
+  it('maps the 0..1000 grid onto logical pixels, edges included', () => {
+    const screen = { width: 1280, height: 800 };
+    expect(gridToLogical({ x: 0, y: 0 }, screen)).toEqual({ x: 0, y: 0 });
+    expect(gridToLogical({ x: 500, y: 500 }, screen)).toEqual({ x: 640, y: 400 });
+    expect(gridToLogical({ x: 1000, y: 1000 }, screen)).toEqual({ x: 1279, y: 799 });
+    expect(gridToLogical({ x: 999.9, y: 0.4 }, screen)).toEqual({ x: 1279, y: 0 });
+  });
+
+  it('does not depend on the size of the image the model saw (downscaled 1080p, HiDPI)', () => {
+    // A 1920x1080 screen sent as 1280x720: the grid covers the whole image, so the whole screen.
+    expect(gridToLogical({ x: 250, y: 750 }, { width: 1920, height: 1080 })).toEqual({ x: 480, y: 810 });
+    // A Retina screen: 2880x1800 physical, 1440x900 logical; input uses logical pixels.
+    expect(gridToLogical({ x: 500, y: 500 }, { width: 1440, height: 900 })).toEqual({ x: 720, y: 450 });
+  });
+
+  it('round-trips every logical pixel center through the grid within one grid unit', () => {
+    for (const screen of [
+      { width: 1280, height: 800 },
+      { width: 1920, height: 1080 },
+      { width: 800, height: 600 },
+    ]) {
+      const pixelsPerUnit = screen.width / 1000;
+      for (let x = 0; x < screen.width; x += 7) {
+        const back = gridToLogical(logicalToGrid({ x, y: 0 }, screen), screen);
+        expect(Math.abs(back.x - x)).toBeLessThanOrEqual(Math.ceil(pixelsPerUnit));
+      }
+    }
+  });
+
+  it('on a screen smaller than the grid, every pixel center maps back to itself', () => {
+    const screen = { width: 800, height: 600 };
+    for (let x = 0; x < 800; x += 1) {
+      expect(gridToLogical(logicalToGrid({ x, y: 0 }, screen), screen).x).toBe(x);
+    }
+  });
+});
+
+describe('fitWithin', () => {
+  it('scales down keeping the aspect, never up', () => {
+    const max = { width: 1280, height: 800 };
+    expect(fitWithin({ width: 1920, height: 1080 }, max)).toEqual({ width: 1280, height: 720 });
+    expect(fitWithin({ width: 2880, height: 1800 }, max)).toEqual({ width: 1280, height: 800 });
+    expect(fitWithin({ width: 1280, height: 800 }, max)).toEqual({ width: 1280, height: 800 });
+    expect(fitWithin({ width: 1024, height: 768 }, max)).toEqual({ width: 1024, height: 768 });
+    expect(fitWithin({ width: 1080, height: 1920 }, max)).toEqual({ width: 450, height: 800 });
+  });
+});

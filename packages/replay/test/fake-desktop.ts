@@ -1,0 +1,71 @@
+/**
+ * An in-memory Desktop for loop tests: frames are a solid colour that changes when `react` says an
+ * action changed the screen; every input is logged as text.
+ */
+import { AbortedError, type Desktop, type RawFrame } from '@mime/os-io';
+
+export interface FakeDesktop extends Desktop {
+  /** Inputs received, e.g. `click left 640,400 x1`, `type Faint`, `key enter`. */
+  readonly inputs: string[];
+  /** Fires the fail-safe as if the pointer hit a corner. */
+  failSafe(): void;
+}
+
+export function createFakeDesktop(
+  options: { width?: number; height?: number; react?: (input: string) => boolean } = {},
+): FakeDesktop {
+  const { width = 320, height = 200 } = options;
+  const react = options.react ?? (() => true);
+  const controller = new AbortController();
+  const inputs: string[] = [];
+  let version = 0;
+  const record = async (input: string) => {
+    controller.signal.throwIfAborted();
+    inputs.push(input);
+    if (react(input)) version += 1;
+  };
+  const captureFrame = async (): Promise<RawFrame> => {
+    const data = Buffer.alloc(width * height * 4, 255);
+    for (let i = 0; i < data.length; i += 4) data[i] = (version * 40) % 256;
+    return {
+      data,
+      channelOrder: 'bgra',
+      stride: width * 4,
+      physical: { width, height },
+      logical: { width, height },
+      scale: 1,
+      time: Date.now(),
+    };
+  };
+  const unsupported = () => {
+    throw new Error('not in the fake desktop');
+  };
+  return {
+    inputs,
+    failSafe: () => controller.abort(new AbortedError('corner', 'the pointer hit a screen corner')),
+    display: {
+      platform: 'linux',
+      sessionType: 'x11',
+      display: ':fake',
+      waylandDisplay: null,
+      endpoint: null,
+      reachable: true,
+      problem: null,
+      limitations: [],
+    },
+    screen: { logical: { width, height }, physical: { width, height }, scale: 1 },
+    signal: controller.signal,
+    abortHotkey: null,
+    captureFrame,
+    createFrameRing: unsupported,
+    pointerPosition: async () => ({ x: 0, y: 0 }),
+    movePointer: (p) => record(`move ${p.x},${p.y}`),
+    click: (p, o) => record(`click ${o?.button ?? 'left'} ${p.x},${p.y} x${o?.clicks ?? 1}`),
+    drag: (a, b) => record(`drag ${a.x},${a.y} ${b.x},${b.y}`),
+    scroll: (d, n) => record(`scroll ${d} ${n}`),
+    pressKey: (chord) => record(`key ${String(chord)}`),
+    typeText: (text) => record(`type ${text}`),
+    startHooks: unsupported,
+    close: async () => undefined,
+  };
+}

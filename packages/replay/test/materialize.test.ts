@@ -1,0 +1,143 @@
+import { Workflow, type WorkflowInput } from '@mime/schema';
+import { describe, expect, it } from 'vitest';
+import { collectSecrets } from '../src/collect-secrets.ts';
+import { ParamsError } from '../src/errors.ts';
+import { checkParams, materializeWorkflow } from '../src/materialize.ts';
+
+const input: WorkflowInput = {
+  task_name: 'log in and play {song_name}',
+  detailed_task_description: 'Log in as {user} and play {song_name}.',
+  success_criteria: '{song_name} plays',
+  task_params: [
+    { name: 'song_name', example: 'Numb' },
+    { name: 'user', example: null },
+    { name: 'password', sensitive: true },
+    { name: 'volume', type: 'integer', example: '5', optional: true },
+    { name: 'note', optional: true },
+  ],
+  plan: {
+    subtasks: [
+      {
+        subtask_i: 0,
+        text: 'Log in as {user} with {password}. Expected outcome: logged in.',
+        steps: [
+          {
+            i: 0,
+            intent: 'Type the password of {user}.',
+            target: { primary: 'password field for {user}', fallback: 'the {missing} field' },
+            action_type: 'TYPE',
+            action_value: '{password}',
+            post_action: ['{user} is logged in'],
+          },
+        ],
+      },
+      { subtask_i: 1, text: 'Play {song_name} at volume {volume}{note}. Expected outcome: it plays.' },
+    ],
+  },
+};
+const workflow = Workflow.parse(input);
+
+function problemsOf(run: () => unknown): ParamsError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof ParamsError) return error;
+    throw error;
+  }
+  throw new Error('expected a ParamsError');
+}
+
+describe('materializeWorkflow', () => {
+  it('renders overrides over examples everywhere, keeps sensitive params as {name}', () => {
+    const result = materializeWorkflow(workflow, {
+      overrides: { song_name: 'Faint', user: 'ada' },
+      secrets: { password: 'hunter2' },
+    });
+    const w = result.workflow;
+    expect(w.task_name).toBe('log in and play Faint');
+    expect(w.detailed_task_description).toBe('Log in as ada and play Faint.');
+    expect(w.success_criteria).toBe('Faint plays');
+    expect(w.plan.subtasks[0]?.text).toBe('Log in as ada with {password}. Expected outcome: logged in.');
+    expect(w.plan.subtasks[1]?.text).toBe('Play Faint at volume 5. Expected outcome: it plays.');
+    const step = w.plan.subtasks[0]?.steps[0];
+    expect(step?.intent).toBe('Type the password of ada.');
+    expect(step?.target).toEqual({ primary: 'password field for ada', fallback: 'the {missing} field' });
+    expect(step?.action_value).toBe('{password}');
+    expect(step?.post_action).toEqual(['ada is logged in']);
+    expect(result.params).toEqual([
+      { name: 'song_name', sensitive: false, source: 'override', display: 'Faint' },
+      { name: 'user', sensitive: false, source: 'override', display: 'ada' },
+      { name: 'password', sensitive: true, source: 'secret', display: '{password}' },
+      { name: 'volume', sensitive: false, source: 'example', display: '5' },
+      { name: 'note', sensitive: false, source: 'unset', display: '' },
+    ]);
+    expect([...result.secrets]).toEqual([['password', 'hunter2']]);
+    expect(JSON.stringify(result.workflow)).not.toContain('hunter2');
+  });
+
+  it('lists every missing, unknown and mistyped param at once', () => {
+    const error = problemsOf(() =>
+      materializeWorkflow(workflow, { overrides: { colour: 'red', volume: 'loud', songname: 'x' } }),
+    );
+    expect(error.code).toBe('MIME_PARAMS_INVALID');
+    expect(error.problems.missing).toEqual(['user', 'password']);
+    expect(error.problems.unknown).toEqual(['colour', 'songname']);
+    expect(error.problems.invalid).toEqual(['volume: expected an integer, got "loud"']);
+    expect(error.message).toMatchInlineSnapshot(`
+      "The params for this run are not usable:
+        missing: user, password (pass --param user=<value>; sensitive params come from MIME_PARAM_<NAME> or the prompt)
+        unknown: colour, songname (this workflow's params: song_name, user, password, volume, note)
+        invalid: volume: expected an integer, got "loud""
+    `);
+  });
+
+  it('checks what it can before secrets are collected: sensitive params are not missing yet', () => {
+    const error = problemsOf(() => checkParams(workflow, { colour: 'red' }));
+    expect(error.problems.missing).toEqual(['user']);
+    expect(error.problems.unknown).toEqual(['colour']);
+    expect(() => checkParams(workflow, { user: 'ada' })).not.toThrow();
+  });
+
+  it('never echoes a mistyped secret', () => {
+    const typed = Workflow.parse({
+      ...input,
+      task_params: [{ name: 'pin', type: 'integer', sensitive: true }],
+    });
+    const error = problemsOf(() => materializeWorkflow(typed, { secrets: { pin: 'abc-secret' } }));
+    expect(error.message).toContain('pin: expected a value of type integer');
+    expect(error.message).not.toContain('abc-secret');
+  });
+
+  it('normalizes booleans', () => {
+    const typed = Workflow.parse({
+      ...input,
+      task_params: [{ name: 'loop', type: 'boolean', example: 'TRUE' }],
+    });
+    expect(materializeWorkflow(typed).params[0]?.display).toBe('true');
+  });
+});
+
+describe('collectSecrets', () => {
+  it('reads MIME_PARAM_<NAME>, then asks, and skips params given otherwise', async () => {
+    const asked: string[] = [];
+    const params = Workflow.parse({
+      ...input,
+      task_params: [
+        { name: 'password', sensitive: true },
+        { name: 'token', sensitive: true },
+        { name: 'pin', sensitive: true },
+        { name: 'song_name' },
+      ],
+    }).task_params;
+    const secrets = await collectSecrets(params, {
+      env: { MIME_PARAM_PASSWORD: 'from-env', MIME_PARAM_SONG_NAME: 'ignored' },
+      promptSecret: async (param) => {
+        asked.push(param.name);
+        return param.name === 'token' ? 'typed' : null;
+      },
+      skip: new Set(['pin']),
+    });
+    expect(secrets).toEqual({ password: 'from-env', token: 'typed' });
+    expect(asked).toEqual(['token']);
+  });
+});

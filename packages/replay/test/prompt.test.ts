@@ -1,0 +1,153 @@
+import { loadWorkflow } from '@mime/schema';
+import { describe, expect, it } from 'vitest';
+import { materializeWorkflow } from '../src/materialize.ts';
+import { planFromWorkflow } from '../src/plan.ts';
+import { buildActPrompt, buildReplanPrompt } from '../src/prompt.ts';
+
+const PLAY_SONG = new URL('../../../fixtures/workflows/play-song', import.meta.url).pathname;
+
+async function playSong() {
+  const { workflow } = await loadWorkflow(PLAY_SONG);
+  const materialized = materializeWorkflow(
+    {
+      ...workflow,
+      task_params: [
+        ...workflow.task_params,
+        { name: 'pin', type: 'string', description: '', example: null, sensitive: true, optional: false },
+      ],
+    },
+    { overrides: { song_name: 'Faint' }, secrets: { pin: '4711' } },
+  );
+  return { ...materialized, plan: planFromWorkflow(materialized.workflow) };
+}
+
+describe('buildActPrompt', () => {
+  it('holds the task, subtask, values, memory, recent history and reference steps', async () => {
+    const { plan, params } = await playSong();
+    const subtask = plan[1];
+    if (!subtask) throw new Error('no subtask 1');
+    const text = buildActPrompt({
+      task: { name: 'play a song', description: 'Search and play a song.', successCriteria: 'Faint plays.' },
+      subtask,
+      position: 2,
+      count: 2,
+      params,
+      knownValues: [{ name: 'artist', value: 'Linkin Park' }],
+      extracted: new Set(),
+      taskMemory: 'The search shows Faint.',
+      completedSubtasks: ['Search for Faint in the demo app. Expected outcome: the result list shows Faint.'],
+      history: [
+        { call: 'left_click [500, 500]', observation: 'a', result: 'executed' },
+        { call: 'left_click [440, 243]', observation: 'The results list Faint.', result: 'executed' },
+        { call: 'key enter', observation: 'b', result: 'failed: no' },
+      ],
+      historyLimit: 2,
+      image: { width: 1280, height: 800 },
+      dryRun: false,
+    });
+    expect(text).toMatchInlineSnapshot(`
+      "## Task
+      play a song: Search and play a song.
+      Success criteria: Faint plays.
+
+      ## Current subtask (2 of 2)
+      Play Faint from the results and read what is playing. Expected outcome: the app shows Faint as now playing.
+
+      ## Values to extract in this subtask
+      - now_playing: the title of the song shown as now playing (not extracted yet)
+
+      ## Params
+      - song_name = "Faint"
+      - pin = {pin} (sensitive: type it as {pin})
+
+      ## Values from earlier subtasks
+      - artist = "Linkin Park"
+
+      ## Task memory
+      The search shows Faint.
+
+      ## Completed subtasks (done, do not repeat)
+      1. Search for Faint in the demo app. Expected outcome: the result list shows Faint.
+
+      ## This subtask so far
+      (1 earlier turns not shown)
+      2. left_click [440, 243] | saw: The results list Faint. | result: executed
+      3. key enter | saw: b | result: failed: no
+
+      ## Reference steps (from the recording; the screen may differ)
+      - CLICK: Start playback of the matching song. Target: The Play button on the Faint row of the results (or: The Faint result row). Then: The now-playing bar shows the song title.
+      - EXTRACT now_playing: Read the title of the song that is playing. Target: The now-playing bar at the bottom of the app. Then: Nothing changes on screen.
+
+      ## Screenshot
+      1280x800 px, the whole screen as it is now. Coordinates: 0..1000 grid."
+    `);
+    expect(text).not.toContain('4711');
+  });
+
+  it('says when nothing was done yet, and when actions are not executed', async () => {
+    const { plan, params } = await playSong();
+    const text = buildActPrompt({
+      task: { name: 'play a song', description: '', successCriteria: '' },
+      subtask: plan[0] as (typeof plan)[0],
+      position: 1,
+      count: 2,
+      params,
+      knownValues: [],
+      extracted: new Set(),
+      taskMemory: '',
+      completedSubtasks: [],
+      history: [],
+      historyLimit: 8,
+      image: { width: 1280, height: 720 },
+      dryRun: true,
+    });
+    expect(text).toContain('## This subtask so far\n(nothing yet)');
+    expect(text).toContain('Dry run: your actions are recorded, not executed');
+    expect(text).not.toContain('## Task memory');
+    expect(text).toContain('- TYPE "Faint": Enter the song name to search for it.');
+  });
+});
+
+describe('buildReplanPrompt', () => {
+  it('lists the completed steps as done and the remaining plan with its step numbers', async () => {
+    const { plan, params } = await playSong();
+    const text = buildReplanPrompt({
+      task: { name: 'play a song', description: '', successCriteria: 'Faint plays.' },
+      reason: 'subtask 1 made no progress.',
+      completed: ['left_click [43, 150]', 'type "Faint"', 'Subtask done: Search for Faint.'],
+      remaining: plan.slice(1),
+      pendingExtracts: [{ variable: 'now_playing', query: 'the title' }],
+      knownValues: [],
+      params: params.slice(0, 1),
+      image: { width: 1280, height: 800 },
+    });
+    expect(text).toMatchInlineSnapshot(`
+      "## Task
+      play a song
+      Success criteria: Faint plays.
+
+      ## Why a new plan is needed
+      subtask 1 made no progress.
+
+      ## Already completed (DO NOT REPEAT)
+      DONE 1. left_click [43, 150]
+      DONE 2. type "Faint"
+      DONE 3. Subtask done: Search for Faint.
+      Plan ONLY the remaining steps needed to finish the task.
+
+      ## Remaining plan (it got stuck; the screen may differ)
+      1. Play Faint from the results and read what is playing. Expected outcome: the app shows Faint as now playing.
+         step 3 CLICK: Start playback of the matching song. Target: The Play button on the Faint row of the results (or: The Faint result row). Then: The now-playing bar shows the song title.
+         step 4 EXTRACT now_playing: Read the title of the song that is playing. Target: The now-playing bar at the bottom of the app. Then: Nothing changes on screen.
+
+      ## Values still to extract
+      - now_playing: the title
+
+      ## Params
+      - song_name = "Faint"
+
+      ## Screenshot
+      1280x800 px, the whole screen as it is now."
+    `);
+  });
+});

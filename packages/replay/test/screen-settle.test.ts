@@ -1,0 +1,100 @@
+import type { RawFrame } from '@mime/os-io';
+import { describe, expect, it } from 'vitest';
+import { measureFrameDifference, waitForSettle } from '../src/screen-settle.ts';
+
+function frame(width: number, height: number, paint: (x: number, y: number) => number = () => 255): RawFrame {
+  const data = Buffer.alloc(width * height * 4);
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) {
+      const i = (y * width + x) * 4;
+      data.fill(paint(x, y), i, i + 3);
+      data[i + 3] = 255;
+    }
+  }
+  return {
+    data,
+    channelOrder: 'bgra',
+    stride: width * 4,
+    physical: { width, height },
+    logical: { width, height },
+    scale: 1,
+    time: 0,
+  };
+}
+
+describe('measureFrameDifference', () => {
+  it('is the fraction of sampled pixels that changed beyond the tolerance', () => {
+    const white = frame(40, 40);
+    expect(measureFrameDifference(white, frame(40, 40))).toBe(0);
+    expect(
+      measureFrameDifference(
+        white,
+        frame(40, 40, () => 250),
+      ),
+    ).toBe(0);
+    expect(
+      measureFrameDifference(
+        white,
+        frame(40, 40, (x) => (x < 20 ? 0 : 255)),
+      ),
+    ).toBe(0.5);
+    expect(measureFrameDifference(white, frame(20, 40))).toBe(1);
+  });
+
+  it('reads unaligned buffers too', () => {
+    const a = frame(8, 8);
+    const shifted = Buffer.alloc(a.data.length + 1);
+    a.data.copy(shifted, 1);
+    const unaligned = { ...a, data: shifted.subarray(1) };
+    expect(
+      measureFrameDifference(
+        unaligned,
+        frame(8, 8, () => 0),
+        { step: 1 },
+      ),
+    ).toBe(1);
+  });
+});
+
+describe('waitForSettle', () => {
+  it('returns once two captures in a row show the same screen', async () => {
+    const frames = [
+      frame(8, 8, () => 0),
+      frame(8, 8, () => 100),
+      frame(8, 8, () => 200),
+      frame(8, 8, () => 200),
+    ];
+    let n = 0;
+    const candidates: RawFrame[] = [];
+    const settled = await waitForSettle(async () => frames[Math.min(n++, 3)] as RawFrame, {
+      initialDelayMs: 0,
+      intervalMs: 1,
+      timeoutMs: 1000,
+      onCandidate: (candidate) => candidates.push(candidate),
+    });
+    // Each frame that could be the answer was offered while the wait went on: the answer was among them.
+    expect(candidates).toEqual(frames.slice(0, 3));
+    expect(settled.settled).toBe(true);
+    expect(settled.captures).toBe(4);
+    expect(settled.frame).toBe(frames[2]);
+  });
+
+  it('gives up after the timeout with the latest frame', async () => {
+    let n = 0;
+    const settled = await waitForSettle(async () => frame(4, 4, () => (n++ * 50) % 256), {
+      initialDelayMs: 0,
+      intervalMs: 5,
+      timeoutMs: 30,
+    });
+    expect(settled.settled).toBe(false);
+    expect(settled.waitedMs).toBeGreaterThanOrEqual(30);
+  });
+
+  it('stops waiting when the signal aborts, with its reason', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('fail-safe')), 10);
+    await expect(
+      waitForSettle(async () => frame(4, 4), { initialDelayMs: 5000, signal: controller.signal }),
+    ).rejects.toThrow('fail-safe');
+  });
+});

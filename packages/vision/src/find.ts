@@ -1,0 +1,156 @@
+import type { Box, RgbaImage } from './image.ts';
+import { loadOpenCv, type OpenCv } from './opencv.ts';
+
+export interface FindOptions {
+  /** Template sizes tried, relative to its recorded size. Default [1, 0.9, 1.1, 0.8, 1.25, 0.67, 1.5]. */
+  scales?: readonly number[];
+  /** The search runs on images shrunk by this factor, then is refined at full size. Default 0.5. */
+  downscale?: number;
+  /** Search only here (screen pixels). Default: the whole screen. */
+  within?: Box;
+}
+
+export interface TemplateMatch {
+  /** Where the template was found, screen pixels. */
+  box: Box;
+  /** Normalized correlation of the best place, -1..1 (1: identical). */
+  score: number;
+  /** Size of the match relative to the template. */
+  scale: number;
+  /** Score of the best place elsewhere (not overlapping the match): close to `score` means ambiguous. */
+  runnerUp: number;
+  /** Standard deviation of the template's grey levels: a near-flat template (< 8) cannot be matched reliably. */
+  contrast: number;
+}
+
+const DEFAULT_SCALES = [1, 0.9, 1.1, 0.8, 1.25, 0.67, 1.5] as const;
+
+/** Converts RGBA pixels to a grey Mat, shrunk by `factor`; the caller deletes it. */
+function greyMat(cv: OpenCv, image: RgbaImage, factor: number) {
+  const rgba = cv.matFromArray(image.height, image.width, cv.CV_8UC4, image.data);
+  const grey = new cv.Mat();
+  cv.cvtColor(rgba, grey, cv.COLOR_RGBA2GRAY);
+  rgba.delete();
+  if (factor === 1) return grey;
+  const small = new cv.Mat();
+  cv.resize(
+    grey,
+    small,
+    new cv.Size(
+      Math.max(1, Math.round(image.width * factor)),
+      Math.max(1, Math.round(image.height * factor)),
+    ),
+    0,
+    0,
+    cv.INTER_AREA,
+  );
+  grey.delete();
+  return small;
+}
+
+/** Best and runner-up of a correlation map; the runner-up excludes a window around the best. */
+function peaks(cv: OpenCv, result: InstanceType<OpenCv['Mat']>, exclude: { width: number; height: number }) {
+  const none = new cv.Mat();
+  const best = cv.minMaxLoc(result, none);
+  none.delete();
+  const mask = new cv.Mat(result.rows, result.cols, cv.CV_8UC1, new cv.Scalar(255));
+  const x0 = Math.max(0, best.maxLoc.x - exclude.width + 1);
+  const y0 = Math.max(0, best.maxLoc.y - exclude.height + 1);
+  const x1 = Math.min(result.cols, best.maxLoc.x + exclude.width);
+  const y1 = Math.min(result.rows, best.maxLoc.y + exclude.height);
+  cv.rectangle(mask, new cv.Point(x0, y0), new cv.Point(x1 - 1, y1 - 1), new cv.Scalar(0), -1);
+  const second = result.rows * result.cols > (x1 - x0) * (y1 - y0) ? cv.minMaxLoc(result, mask).maxVal : -1;
+  mask.delete();
+  return { score: best.maxVal, at: best.maxLoc, runnerUp: second };
+}
+
+/**
+ * Finds a recorded target crop on a screen at several sizes with OpenCV's normalized correlation
+ * (TM_CCOEFF_NORMED): a coarse search on shrunk images, then a refinement at full size around the
+ * best place. Resolves null when the template is larger than the search area at every size.
+ */
+export async function findTemplate(
+  screen: RgbaImage,
+  template: RgbaImage,
+  options: FindOptions = {},
+): Promise<TemplateMatch | null> {
+  const { cv } = await loadOpenCv();
+  const factor = options.downscale ?? 0.5;
+  const area = options.within ?? { x: 0, y: 0, width: screen.width, height: screen.height };
+  const mats: Array<{ delete(): void }> = [];
+  const keep = <T extends { delete(): void }>(mat: T) => {
+    mats.push(mat);
+    return mat;
+  };
+  try {
+    const fullScreen = keep(greyMat(cv, screen, 1));
+    const region = keep(fullScreen.roi(new cv.Rect(area.x, area.y, area.width, area.height)));
+    const small = keep(new cv.Mat());
+    cv.resize(
+      region,
+      small,
+      new cv.Size(
+        Math.max(1, Math.round(area.width * factor)),
+        Math.max(1, Math.round(area.height * factor)),
+      ),
+      0,
+      0,
+      cv.INTER_AREA,
+    );
+    const fullTemplate = keep(greyMat(cv, template, 1));
+    const mean = keep(new cv.Mat());
+    const std = keep(new cv.Mat());
+    cv.meanStdDev(fullTemplate, mean, std);
+    const contrast = std.doubleAt(0, 0);
+
+    let best: { score: number; scale: number; x: number; y: number; runnerUp: number } | undefined;
+    for (const scale of options.scales ?? DEFAULT_SCALES) {
+      const width = Math.round(template.width * scale * factor);
+      const height = Math.round(template.height * scale * factor);
+      if (width < 4 || height < 4 || width > small.cols || height > small.rows) continue;
+      const t = keep(new cv.Mat());
+      cv.resize(fullTemplate, t, new cv.Size(width, height), 0, 0, cv.INTER_AREA);
+      const result = keep(new cv.Mat());
+      cv.matchTemplate(small, t, result, cv.TM_CCOEFF_NORMED);
+      const found = peaks(cv, result, { width, height });
+      if (!best || found.score > best.score) {
+        best = {
+          score: found.score,
+          scale,
+          x: found.at.x / factor,
+          y: found.at.y / factor,
+          runnerUp: found.runnerUp,
+        };
+      }
+    }
+    if (!best) return null;
+
+    // Refine at full size in a window around the coarse place.
+    const width = Math.round(template.width * best.scale);
+    const height = Math.round(template.height * best.scale);
+    const pad = Math.ceil(2 / factor) + 2;
+    const wx = Math.max(0, Math.floor(best.x) - pad);
+    const wy = Math.max(0, Math.floor(best.y) - pad);
+    const ww = Math.min(area.width - wx, width + 2 * pad);
+    const wh = Math.min(area.height - wy, height + 2 * pad);
+    let { x, y, score } = { x: best.x, y: best.y, score: best.score };
+    if (ww >= width && wh >= height) {
+      const window = keep(region.roi(new cv.Rect(wx, wy, ww, wh)));
+      const t = keep(new cv.Mat());
+      cv.resize(fullTemplate, t, new cv.Size(width, height), 0, 0, cv.INTER_AREA);
+      const result = keep(new cv.Mat());
+      cv.matchTemplate(window, t, result, cv.TM_CCOEFF_NORMED);
+      const refined = cv.minMaxLoc(result, keep(new cv.Mat()));
+      ({ x, y, score } = { x: wx + refined.maxLoc.x, y: wy + refined.maxLoc.y, score: refined.maxVal });
+    }
+    return {
+      box: { x: Math.round(area.x + x), y: Math.round(area.y + y), width, height },
+      score: Number.isFinite(score) ? score : 0,
+      scale: best.scale,
+      runnerUp: Number.isFinite(best.runnerUp) ? best.runnerUp : 0,
+      contrast,
+    };
+  } finally {
+    for (const mat of mats.reverse()) mat.delete();
+  }
+}

@@ -1,0 +1,79 @@
+import sharp from 'sharp';
+
+/** An image as 8-bit RGBA pixels, row by row, no padding. Coordinates are its own pixels. */
+export interface RgbaImage {
+  readonly width: number;
+  readonly height: number;
+  readonly data: Uint8Array;
+}
+
+/** A box in an image's pixels. */
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+/** Decodes a PNG (or any image sharp reads) into RGBA. */
+export async function decodeImage(input: Buffer | string): Promise<RgbaImage> {
+  const { data, info } = await sharp(input).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
+  return { width: info.width, height: info.height, data };
+}
+
+/**
+ * Wraps raw 4-byte pixels (a screen capture) as RGBA, swapping BGRA and dropping row padding.
+ * `stride` is the bytes from one row to the next.
+ */
+export function rgbaFromPixels(
+  pixels: Uint8Array,
+  width: number,
+  height: number,
+  options: { channelOrder: 'bgra' | 'rgba'; stride?: number },
+): RgbaImage {
+  const stride = options.stride ?? width * 4;
+  if (options.channelOrder === 'rgba' && stride === width * 4) return { width, height, data: pixels };
+  const out = new Uint8Array(width * height * 4);
+  const [r, b] = options.channelOrder === 'bgra' ? [2, 0] : [0, 2];
+  for (let y = 0; y < height; y += 1) {
+    let i = y * stride;
+    let o = y * width * 4;
+    for (let x = 0; x < width; x += 1, i += 4, o += 4) {
+      out[o] = pixels[i + r] ?? 0;
+      out[o + 1] = pixels[i + 1] ?? 0;
+      out[o + 2] = pixels[i + b] ?? 0;
+      out[o + 3] = 255;
+    }
+  }
+  return { width, height, data: out };
+}
+
+/** The box moved inside the image (and shrunk if it is larger). */
+export function clampBox(box: Box, image: { width: number; height: number }): Box {
+  const width = Math.max(1, Math.min(Math.round(box.width), image.width));
+  const height = Math.max(1, Math.min(Math.round(box.height), image.height));
+  return {
+    x: Math.max(0, Math.min(Math.round(box.x), image.width - width)),
+    y: Math.max(0, Math.min(Math.round(box.y), image.height - height)),
+    width,
+    height,
+  };
+}
+
+/** A copy of the pixels inside a box (clamped to the image). */
+export function crop(image: RgbaImage, box: Box): RgbaImage {
+  const b = clampBox(box, image);
+  const out = new Uint8Array(b.width * b.height * 4);
+  for (let y = 0; y < b.height; y += 1) {
+    const from = ((b.y + y) * image.width + b.x) * 4;
+    out.set(image.data.subarray(from, from + b.width * 4), y * b.width * 4);
+  }
+  return { width: b.width, height: b.height, data: out };
+}
+
+/** Encodes an image as PNG (for divergence crops in a run folder). */
+export function encodeImage(image: RgbaImage): Promise<Buffer> {
+  return sharp(image.data, { raw: { width: image.width, height: image.height, channels: 4 } })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
+}

@@ -1,0 +1,12 @@
+export { type CompareOptions, similarity } from './compare.ts';
+export { type FindOptions, findTemplate, type TemplateMatch } from './find.ts';
+export {
+  type Box,
+  clampBox,
+  crop,
+  decodeImage,
+  encodeImage,
+  type RgbaImage,
+  rgbaFromPixels,
+} from './image.ts';
+export { loadOpenCv, type OpenCv } from './opencv.ts';

@@ -1,0 +1,77 @@
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { similarity } from '../src/compare.ts';
+import { findTemplate } from '../src/find.ts';
+import { crop, decodeImage, type RgbaImage } from '../src/image.ts';
+
+const SHOTS = join(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  'fixtures',
+  'recordings',
+  'play-song',
+  'screenshots',
+);
+const playButton = { x: 512, y: 174, width: 100, height: 40 };
+
+/** The screenshot with its content moved by (dx, dy) and scaled, on a white page: a changed layout. */
+async function shifted(file: string, dx: number, dy: number, scale = 1): Promise<RgbaImage> {
+  const source = sharp(file);
+  const { width = 0, height = 0 } = await source.metadata();
+  const inner = await sharp(file)
+    .resize(Math.round(width * scale), Math.round(height * scale))
+    .extract({
+      left: 0,
+      top: 0,
+      width: Math.min(Math.round(width * scale), width - dx),
+      height: Math.min(Math.round(height * scale), height - dy),
+    })
+    .png()
+    .toBuffer();
+  const png = await sharp({ create: { width, height, channels: 3, background: '#ffffff' } })
+    .composite([{ input: inner, left: dx, top: dy }])
+    .png()
+    .toBuffer();
+  return decodeImage(png);
+}
+
+describe('findTemplate', () => {
+  it('finds a recorded button where it was, and after the layout moved and grew', async () => {
+    const recorded = await decodeImage(join(SHOTS, '3.png'));
+    const template = crop(recorded, playButton);
+    const same = await findTemplate(recorded, template);
+    expect(same).toMatchObject({ box: playButton, scale: 1 });
+    expect(same?.score).toBeGreaterThan(0.99);
+
+    const moved = await findTemplate(await shifted(join(SHOTS, '3.png'), 40, 20), template);
+    expect(moved?.box).toMatchObject({ x: playButton.x + 40, y: playButton.y + 20 });
+    expect(moved?.score).toBeGreaterThan(0.95);
+
+    const grown = await findTemplate(await shifted(join(SHOTS, '3.png'), 0, 0, 1.25), template);
+    expect(grown?.scale).toBe(1.25);
+    expect(Math.abs((grown?.box.x ?? 0) - playButton.x * 1.25)).toBeLessThanOrEqual(3);
+    expect(Math.abs((grown?.box.y ?? 0) - playButton.y * 1.25)).toBeLessThanOrEqual(3);
+  });
+
+  it('scores low when the target is gone, and flags flat templates', async () => {
+    const before = await decodeImage(join(SHOTS, '0.png'));
+    const template = crop(await decodeImage(join(SHOTS, '3.png')), playButton);
+    const missing = await findTemplate(before, template);
+    expect(missing?.score).toBeLessThan(0.7);
+    const flat = await findTemplate(before, crop(before, { x: 700, y: 700, width: 80, height: 40 }));
+    expect(flat?.contrast).toBeLessThan(8);
+  });
+});
+
+describe('similarity', () => {
+  it('is 1 for the same pixels and drops where the screen changed', async () => {
+    const [a, b] = await Promise.all([decodeImage(join(SHOTS, '3.png')), decodeImage(join(SHOTS, '4.png'))]);
+    expect(similarity(a, a)).toBe(1);
+    expect(similarity(a, b, playButton)).toBe(1);
+    const playingTitle = { x: 250, y: 620, width: 200, height: 40 };
+    expect(similarity(a, b, playingTitle)).toBeLessThan(0.95);
+  });
+});

@@ -1,0 +1,247 @@
+/**
+ * `mime replay` end to end: the real binary on a private Xvfb with the demo app in Chromium, real
+ * nut-js input, the real openai SDK over HTTP. The one stand-in is the model: a fake that reads each
+ * screenshot by OCR and answers with grid coordinates of what it found.
+ */
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type DesktopHarness, startDesktopHarness } from '@mime/test-support/desktop-harness';
+import { type FakeModelServer, startFakeModelServer } from '@mime/test-support/fake-model-server';
+import {
+  createFakeVisionModel,
+  type FakeVisionModel,
+  type FakeVisionModelOptions,
+} from '@mime/test-support/fake-vision-model';
+import { REPO_ROOT, runMime, startMime } from '@mime/test-support/run-mime';
+import { PNG } from 'pngjs';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+
+const PLAY_SONG = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song');
+
+let desktop: DesktopHarness;
+let server: FakeModelServer;
+let model: FakeVisionModel | undefined;
+const tempDirs: string[] = [];
+
+beforeAll(async () => {
+  [desktop, server] = await Promise.all([
+    startDesktopHarness({ keepDisplayUntilExit: false }),
+    startFakeModelServer(),
+  ]);
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all([desktop?.stop(), server?.close()]);
+  await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
+beforeEach(async () => {
+  await desktop.resetApp();
+});
+
+afterEach(async () => {
+  server.setHandler(undefined);
+  await model?.close();
+  model = undefined;
+});
+
+/** A copy of the play-song workflow in a temp folder (its runs go there), changed by `edit`. */
+async function workflowCopy(edit?: (schema: any) => void): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), 'mime-replay-e2e-'));
+  tempDirs.push(dir);
+  await cp(PLAY_SONG, dir, { recursive: true });
+  if (edit) {
+    const schema = JSON.parse(await readFile(join(dir, 'schema.json'), 'utf8'));
+    edit(schema);
+    await writeFile(join(dir, 'schema.json'), JSON.stringify(schema, null, 2));
+  }
+  return dir;
+}
+
+function useModel(options: FakeVisionModelOptions = {}): FakeVisionModel {
+  model = createFakeVisionModel(options);
+  server.setHandler(model.handler);
+  return model;
+}
+
+const modelEnv = () => ({ ...desktop.env, MIME_BASE_URL: server.url, MIME_MODEL: 'fake-vision' });
+
+/** The one run folder of a workflow copy, its summary and events. */
+async function readRun(workflow: string) {
+  const runs = await readdir(join(workflow, '.replay'));
+  expect(runs).toHaveLength(1);
+  const dir = join(workflow, '.replay', runs[0] as string);
+  const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
+  const events = (await readFile(join(dir, 'events.jsonl'), 'utf8'))
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line));
+  return { dir, summary, events, files: await readdir(dir) };
+}
+
+describe('mime replay (agent mode, demo app)', () => {
+  it('plays a new song from a screenshot-reading model and extracts what is playing', async () => {
+    const fake = useModel();
+    const workflow = await workflowCopy();
+    const result = await runMime(['replay', workflow, '--param', 'song_name=Faint'], { env: modelEnv() });
+    expect(result.exitCode, `${result.stderr}\n${JSON.stringify(fake.turns, null, 1)}`).toBe(0);
+    const state = await desktop.readAppState();
+    expect(state.playing).toBe('Faint');
+    expect(state.search).toBe('Faint');
+
+    const { dir, summary, events, files } = await readRun(workflow);
+    expect(result.stdout.trim()).toBe(summary.run_id);
+    expect(summary).toMatchObject({
+      outcome: 'success',
+      code: null,
+      mode: 'agent',
+      params: { song_name: 'Faint' },
+      extracts: { now_playing: 'Faint' },
+    });
+    expect(summary.subtasks.map((s: any) => s.outcome)).toEqual(['success', 'success']);
+    expect(JSON.parse(await readFile(join(dir, 'extracts.json'), 'utf8'))).toEqual({ now_playing: 'Faint' });
+    expect(files).toEqual(
+      expect.arrayContaining(['schema.rendered.json', 'task_memory.json', 'replay_summary.txt']),
+    );
+    // Full frames stay in the run folder; the model got the screen at 1280x800 as PNG.
+    const shot = PNG.sync.read(await readFile(join(dir, 'subtask_0_iter_0.png')));
+    expect([shot.width, shot.height]).toEqual([1280, 800]);
+    expect(fake.turns.every((t) => t.image?.width === 1280 && t.image.height === 800)).toBe(true);
+    const clicks = events.filter((e) => e.type === 'action' && e.data.action.action === 'left_click');
+    expect(clicks.length).toBe(2);
+    expect(result.stderr).toContain('✓ success');
+    expect(result.stderr).toContain('now_playing = Faint');
+  });
+
+  it('survives malformed calls, off-grid coordinates, unknown actions, 429 and 500', async () => {
+    const fake = useModel({ faults: { malformed: 1, unknownAction: 1, outOfRange: 1 } });
+    server.enqueue(
+      { type: 'error', status: 429, message: 'slow down', headers: { 'retry-after': '0' } },
+      { type: 'error', status: 500, message: 'boom', headers: { 'retry-after': '0' } },
+    );
+    const workflow = await workflowCopy();
+    const result = await runMime(['replay', workflow, '--param', 'song_name=Crawling'], { env: modelEnv() });
+    expect(result.exitCode, `${result.stderr}\n${JSON.stringify(fake.turns, null, 1)}`).toBe(0);
+    expect((await desktop.readAppState()).playing).toBe('Crawling');
+    const { summary } = await readRun(workflow);
+    expect(summary.extracts).toEqual({ now_playing: 'Crawling' });
+    // 2 HTTP retries + 3 repairs by the model client: more requests than calls.
+    expect(summary.usage.requests).toBeGreaterThanOrEqual(summary.usage.calls + 5);
+  });
+
+  it('replans a subtask that makes no progress and then succeeds', async () => {
+    const fake = useModel({ faults: { stubbornUntilReplan: true } });
+    const workflow = await workflowCopy();
+    const result = await runMime(['replay', workflow, '--param', 'song_name=Faint'], { env: modelEnv() });
+    expect(result.exitCode, `${result.stderr}\n${JSON.stringify(fake.turns, null, 1)}`).toBe(0);
+    expect((await desktop.readAppState()).playing).toBe('Faint');
+    const { summary, events } = await readRun(workflow);
+    expect(summary.subtasks.map((s: any) => [s.outcome, s.origin])).toEqual([
+      ['replanned', 'workflow'],
+      ['success', 'replan'],
+      ['success', 'replan'],
+    ]);
+    expect(summary.budgets.replans.used).toBe(1);
+    expect(events.find((e) => e.type === 'replan')?.data.trigger).toBe('no_progress');
+    expect(result.stderr).toContain('replanning (no_progress)');
+  });
+
+  it('stops with exit 1 and names the budget when the model never says done', async () => {
+    useModel({ faults: { neverDone: true } });
+    const workflow = await workflowCopy();
+    const result = await runMime(
+      [
+        'replay',
+        workflow,
+        '--param',
+        'song_name=Faint',
+        '--max-iterations',
+        '4',
+        '--max-replans',
+        '0',
+        '--json',
+      ],
+      { env: modelEnv() },
+    );
+    expect(result.exitCode).toBe(1);
+    const printed = JSON.parse(result.stdout);
+    expect(printed).toMatchObject({ outcome: 'failed', code: 'MIME_BUDGET_ITERATIONS' });
+    expect(printed.budgets.iterations).toEqual({ used: 4, limit: 4 });
+    expect(result.stderr).toContain('[MIME_BUDGET_ITERATIONS]');
+    const { summary } = await readRun(workflow);
+    expect(summary.subtasks.map((s: any) => s.outcome)).toEqual(['failed', 'not_run']);
+  });
+
+  it('aborts with exit 130 when the pointer is slammed into a corner mid-run', async () => {
+    useModel({ delayMs: 700 });
+    const workflow = await workflowCopy();
+    const running = startMime(['replay', workflow, '--param', 'song_name=Faint'], { env: modelEnv() });
+    await running.waitForStderr(/#1 left_click/, 30_000);
+    await desktop.moveMouse(0, 0);
+    const result = await running.done;
+    expect(result.exitCode, result.stderr).toBe(130);
+    expect(result.stderr).toContain('aborted');
+    const { summary } = await readRun(workflow);
+    expect(summary).toMatchObject({ outcome: 'aborted', code: 'MIME_ABORTED' });
+    expect((await desktop.readAppState()).playing).toBe('');
+  });
+
+  it('types a sensitive param without writing or printing its value anywhere', async () => {
+    const fake = useModel();
+    const workflow = await workflowCopy((schema) => {
+      schema.task_params[0].sensitive = true;
+      schema.task_params[0].example = null;
+    });
+    const result = await runMime(['replay', workflow], {
+      env: { ...modelEnv(), MIME_PARAM_SONG_NAME: 'Faint' },
+    });
+    expect(result.exitCode, `${result.stderr}\n${JSON.stringify(fake.turns, null, 1)}`).toBe(0);
+    expect((await desktop.readAppState()).playing).toBe('Faint');
+    const { dir, summary, files } = await readRun(workflow);
+    expect(summary.params).toEqual({ song_name: '{song_name}' });
+    expect(summary.extracts).toEqual({ now_playing: '{song_name}' });
+    for (const file of files) {
+      expect((await readFile(join(dir, file))).includes('Faint'), file).toBe(false);
+    }
+    expect(`${result.stdout}${result.stderr}`).not.toContain('Faint');
+    // The model typed the placeholder; replay typed the value.
+    expect(fake.turns.some((t) => t.reply.includes('"text":"{song_name}"'))).toBe(true);
+  });
+});
+
+describe('mime replay input errors (exit 2)', () => {
+  it('lists missing required params and unknown --param names', async () => {
+    const workflow = await workflowCopy((schema) => {
+      schema.task_params[0].example = null;
+    });
+    const result = await runMime([
+      'replay',
+      workflow,
+      '--param',
+      'artist=Linkin Park',
+      '--param',
+      'tempo=fast',
+    ]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('missing: song_name');
+    expect(result.stderr).toContain('unknown: artist, tempo');
+    expect(result.stderr).toContain("this workflow's params: song_name");
+  });
+
+  it('refuses trace and auto modes for now, --confirm without a terminal, and secrets on the command line', async () => {
+    const trace = await runMime(['replay', PLAY_SONG, '--mode', 'trace']);
+    expect(trace.exitCode).toBe(2);
+    expect(trace.stderr).toContain('Replay mode "trace" is not available yet; use --mode agent.');
+    const confirm = await runMime(['replay', PLAY_SONG, '--confirm']);
+    expect(confirm.exitCode).toBe(2);
+    expect(confirm.stderr).toContain('stdin is not a TTY');
+    const secret = await workflowCopy((schema) => {
+      schema.task_params[0].sensitive = true;
+      schema.task_params[0].example = null;
+    });
+    const leaked = await runMime(['replay', secret, '--param', 'song_name=Faint']);
+    expect(leaked.exitCode).toBe(2);
+    expect(leaked.stderr).toContain('MIME_PARAM_SONG_NAME');
+  });
+});

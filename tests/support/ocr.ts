@@ -1,0 +1,226 @@
+/**
+ * Reading text off a screenshot for the fake vision model, with tesseract.js (WASM, offline with the
+ * language data from @tesseract.js-data/eng; single-threaded, so OMP_THREAD_LIMIT does not apply).
+ *
+ * Two passes, each only when asked for: the whole image in sparse-text mode (dark text on light
+ * backgrounds), and, for light text on dark buttons that Tesseract's page layout skips, each dark
+ * filled box found in the pixels, inverted and read as one line (about 40 ms a box).
+ */
+import { createRequire } from 'node:module';
+import { PNG } from 'pngjs';
+import { createWorker, OEM, PSM, type Worker } from 'tesseract.js';
+
+/** A box in image pixels. */
+export interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+export interface OcrWord {
+  text: string;
+  confidence: number;
+  box: Box;
+}
+
+/** One screenshot, read lazily. */
+export interface ScreenText {
+  readonly width: number;
+  readonly height: number;
+  /** Words of the whole image (dark text on light), read once. */
+  words(): Promise<OcrWord[]>;
+  /** Filled dark boxes (buttons, bars), from the pixels; no OCR. */
+  darkBoxes(): Box[];
+  /** The text inside a dark box, read inverted as one line. */
+  readBox(box: Box): Promise<string>;
+}
+
+export interface ScreenReader {
+  read(png: Buffer): ScreenText;
+  /** Ends the Tesseract worker. */
+  close(): Promise<void>;
+}
+
+const require = createRequire(import.meta.url);
+const ENG = require('@tesseract.js-data/eng') as { langPath: string; gzip: boolean };
+
+const luminance = (data: Buffer, i: number) =>
+  0.299 * (data[i] ?? 0) + 0.587 * (data[i + 1] ?? 0) + 0.114 * (data[i + 2] ?? 0);
+
+/** A grid of booleans sampled every `step` pixels: is the pixel dark? */
+interface DarkMask {
+  cols: number;
+  rows: number;
+  step: number;
+  dark: Uint8Array;
+}
+
+function maskDarkPixels(image: PNG, step: number): DarkMask {
+  const cols = Math.floor(image.width / step);
+  const rows = Math.floor(image.height / step);
+  const dark = new Uint8Array(cols * rows);
+  for (let r = 0; r < rows; r += 1) {
+    for (let c = 0; c < cols; c += 1) {
+      dark[r * cols + c] = luminance(image.data, (r * step * image.width + c * step) * 4) < 110 ? 1 : 0;
+    }
+  }
+  return { cols, rows, step, dark };
+}
+
+/** The 4-connected dark component at `start`, marked in `seen`: its bounds (in cells) and size. */
+function floodFill(mask: DarkMask, seen: Uint8Array, start: number) {
+  const { cols, dark } = mask;
+  const bounds = { minC: cols, minR: mask.rows, maxC: 0, maxR: 0, count: 0 };
+  const stack = [start];
+  seen[start] = 1;
+  while (stack.length > 0) {
+    const at = stack.pop() as number;
+    const r = Math.floor(at / cols);
+    const c = at % cols;
+    bounds.count += 1;
+    bounds.minC = Math.min(bounds.minC, c);
+    bounds.maxC = Math.max(bounds.maxC, c);
+    bounds.minR = Math.min(bounds.minR, r);
+    bounds.maxR = Math.max(bounds.maxR, r);
+    const neighbours = [c > 0 ? at - 1 : -1, c < cols - 1 ? at + 1 : -1, at - cols, at + cols];
+    for (const next of neighbours) {
+      if (next < 0 || next >= dark.length || seen[next] || !dark[next]) continue;
+      seen[next] = 1;
+      stack.push(next);
+    }
+  }
+  return bounds;
+}
+
+/** Filled dark components at least 24x16 px (sampled every 2 px), biggest first. */
+function findDarkBoxes(image: PNG): Box[] {
+  const mask = maskDarkPixels(image, 2);
+  const seen = new Uint8Array(mask.dark.length);
+  const boxes: Box[] = [];
+  for (let start = 0; start < mask.dark.length; start += 1) {
+    if (!mask.dark[start] || seen[start]) continue;
+    const { minC, minR, maxC, maxR, count } = floodFill(mask, seen, start);
+    const cells = (maxC - minC + 1) * (maxR - minR + 1);
+    const box = {
+      x: minC * mask.step,
+      y: minR * mask.step,
+      width: (maxC - minC + 1) * mask.step,
+      height: (maxR - minR + 1) * mask.step,
+    };
+    if (box.width >= 24 && box.height >= 16 && count / cells >= 0.6) boxes.push(box);
+  }
+  return boxes.sort((a, b) => b.width * b.height - a.width * a.height);
+}
+
+/** The box's pixels inverted (light text becomes dark) with a white margin, as a PNG. */
+function invertedCrop(image: PNG, box: Box): Buffer {
+  const margin = 8;
+  const out = new PNG({ width: box.width + 2 * margin, height: box.height + 2 * margin });
+  out.data.fill(255);
+  for (let y = 0; y < box.height; y += 1) {
+    for (let x = 0; x < box.width; x += 1) {
+      const from = ((box.y + y) * image.width + box.x + x) * 4;
+      const to = ((y + margin) * out.width + x + margin) * 4;
+      for (let c = 0; c < 3; c += 1) out.data[to + c] = 255 - (image.data[from + c] ?? 0);
+    }
+  }
+  return PNG.sync.write(out);
+}
+
+/** Starts a reader; its Tesseract worker loads on the first read (about 1 s). */
+export function createScreenReader(): ScreenReader {
+  let worker: Promise<Worker> | undefined;
+  let queue: Promise<unknown> = Promise.resolve();
+  const recognize = <T>(psm: PSM, image: Buffer, pick: (words: OcrWord[], text: string) => T): Promise<T> => {
+    worker ??= createWorker('eng', OEM.LSTM_ONLY, {
+      langPath: ENG.langPath,
+      gzip: ENG.gzip,
+      cacheMethod: 'none',
+    });
+    const job = queue.then(async () => {
+      const w = await (worker as Promise<Worker>);
+      await w.setParameters({ tessedit_pageseg_mode: psm, user_defined_dpi: '96' });
+      const { data } = await w.recognize(image, {}, { blocks: true, text: true });
+      const words: OcrWord[] = [];
+      for (const block of data.blocks ?? []) {
+        for (const paragraph of block.paragraphs) {
+          for (const line of paragraph.lines) {
+            for (const word of line.words) {
+              const { x0, y0, x1, y1 } = word.bbox;
+              words.push({
+                text: word.text,
+                confidence: word.confidence,
+                box: { x: x0, y: y0, width: x1 - x0, height: y1 - y0 },
+              });
+            }
+          }
+        }
+      }
+      return pick(words, data.text);
+    });
+    queue = job.catch(() => undefined);
+    return job;
+  };
+  return {
+    read(png) {
+      const image = PNG.sync.read(png);
+      let words: Promise<OcrWord[]> | undefined;
+      let boxes: Box[] | undefined;
+      const boxTexts = new Map<string, Promise<string>>();
+      return {
+        width: image.width,
+        height: image.height,
+        words: () => {
+          words ??= recognize(PSM.SPARSE_TEXT, png, (found) => found.filter((w) => w.confidence >= 50));
+          return words;
+        },
+        darkBoxes: () => {
+          boxes ??= findDarkBoxes(image);
+          return boxes;
+        },
+        readBox: (box) => {
+          const key = `${box.x},${box.y},${box.width},${box.height}`;
+          let text = boxTexts.get(key);
+          if (!text) {
+            text = recognize(PSM.SINGLE_LINE, invertedCrop(image, box), (_, all) => all.trim());
+            boxTexts.set(key, text);
+          }
+          return text;
+        },
+      };
+    },
+    close: async () => {
+      if (worker) await (await worker).terminate();
+    },
+  };
+}
+
+const normalize = (text: string) => text.toLowerCase().replace(/[^a-z0-9{}_]+/g, '');
+
+/** Boxes of consecutive words on one line that spell `phrase` (case and punctuation ignored), top first. */
+export function findPhrases(words: readonly OcrWord[], phrase: string): Box[] {
+  const wanted = phrase.split(/\s+/).map(normalize).filter(Boolean);
+  const found: Box[] = [];
+  for (let i = 0; i + wanted.length <= words.length; i += 1) {
+    const run = words.slice(i, i + wanted.length);
+    const sameLine = run.every((w) => Math.abs(w.box.y - (run[0]?.box.y ?? 0)) < 12);
+    if (sameLine && run.every((w, k) => normalize(w.text) === wanted[k]))
+      found.push(unionBox(run.map((w) => w.box)));
+  }
+  return found.sort((a, b) => a.y - b.y);
+}
+
+/** The topmost box of `phrase` on screen, or null. */
+export function findPhrase(words: readonly OcrWord[], phrase: string): Box | null {
+  return findPhrases(words, phrase)[0] ?? null;
+}
+
+/** The smallest box holding all of `boxes`. */
+export function unionBox(boxes: readonly Box[]): Box {
+  const x = Math.min(...boxes.map((b) => b.x));
+  const y = Math.min(...boxes.map((b) => b.y));
+  const right = Math.max(...boxes.map((b) => b.x + b.width));
+  const bottom = Math.max(...boxes.map((b) => b.y + b.height));
+  return { x, y, width: right - x, height: bottom - y };
+}
