@@ -16,12 +16,22 @@ describe('mime', () => {
     const result = await runMime(['--help']);
     expect(result.exitCode).toBe(0);
     const commands = [...result.stdout.matchAll(/^ {2}(\w+) /gm)].map((m) => m[1]);
-    expect(commands).toEqual(['doctor', 'record', 'reflect', 'edit', 'replay', 'validate', 'list', 'help']);
+    expect(commands).toEqual([
+      'doctor',
+      'record',
+      'reflect',
+      'edit',
+      'replay',
+      'report',
+      'validate',
+      'list',
+      'help',
+    ]);
     expect(result.stdout).toContain('Exit codes: 0 ok, 1 the run failed, 2 bad input or usage, 130 aborted.');
   });
 
   it('gives each command help with examples', async () => {
-    for (const command of ['doctor', 'record', 'reflect', 'edit', 'replay', 'validate', 'list']) {
+    for (const command of ['doctor', 'record', 'reflect', 'edit', 'replay', 'report', 'validate', 'list']) {
       const result = await runMime([command, '--help']);
       expect(result.exitCode).toBe(0);
       expect(result.stdout).toContain(`Examples:\n  mime ${command}`);

@@ -84,7 +84,9 @@ describe('mime replay (agent mode, demo app)', () => {
   it('plays a new song from a screenshot-reading model and extracts what is playing', async () => {
     const fake = useModel();
     const workflow = await workflowCopy();
-    const result = await runMime(['replay', workflow, '--param', 'song_name=Faint'], { env: modelEnv() });
+    const result = await runMime(['replay', workflow, '--mode', 'agent', '--param', 'song_name=Faint'], {
+      env: modelEnv(),
+    });
     expect(result.exitCode, `${result.stderr}\n${JSON.stringify(fake.turns, null, 1)}`).toBe(0);
     const state = await desktop.readAppState();
     expect(state.playing).toBe('Faint');
@@ -121,7 +123,9 @@ describe('mime replay (agent mode, demo app)', () => {
       { type: 'error', status: 500, message: 'boom', headers: { 'retry-after': '0' } },
     );
     const workflow = await workflowCopy();
-    const result = await runMime(['replay', workflow, '--param', 'song_name=Crawling'], { env: modelEnv() });
+    const result = await runMime(['replay', workflow, '--mode', 'agent', '--param', 'song_name=Crawling'], {
+      env: modelEnv(),
+    });
     expect(result.exitCode, `${result.stderr}\n${JSON.stringify(fake.turns, null, 1)}`).toBe(0);
     expect((await desktop.readAppState()).playing).toBe('Crawling');
     const { summary } = await readRun(workflow);
@@ -133,7 +137,9 @@ describe('mime replay (agent mode, demo app)', () => {
   it('replans a subtask that makes no progress and then succeeds', async () => {
     const fake = useModel({ faults: { stubbornUntilReplan: true } });
     const workflow = await workflowCopy();
-    const result = await runMime(['replay', workflow, '--param', 'song_name=Faint'], { env: modelEnv() });
+    const result = await runMime(['replay', workflow, '--mode', 'agent', '--param', 'song_name=Faint'], {
+      env: modelEnv(),
+    });
     expect(result.exitCode, `${result.stderr}\n${JSON.stringify(fake.turns, null, 1)}`).toBe(0);
     expect((await desktop.readAppState()).playing).toBe('Faint');
     const { summary, events } = await readRun(workflow);
@@ -154,6 +160,8 @@ describe('mime replay (agent mode, demo app)', () => {
       [
         'replay',
         workflow,
+        '--mode',
+        'agent',
         '--param',
         'song_name=Faint',
         '--max-iterations',
@@ -176,7 +184,9 @@ describe('mime replay (agent mode, demo app)', () => {
   it('aborts with exit 130 when the pointer is slammed into a corner mid-run', async () => {
     useModel({ delayMs: 700 });
     const workflow = await workflowCopy();
-    const running = startMime(['replay', workflow, '--param', 'song_name=Faint'], { env: modelEnv() });
+    const running = startMime(['replay', workflow, '--mode', 'agent', '--param', 'song_name=Faint'], {
+      env: modelEnv(),
+    });
     await running.waitForStderr(/#1 left_click/, 30_000);
     await desktop.moveMouse(0, 0);
     const result = await running.done;
@@ -193,7 +203,7 @@ describe('mime replay (agent mode, demo app)', () => {
       schema.task_params[0].sensitive = true;
       schema.task_params[0].example = null;
     });
-    const result = await runMime(['replay', workflow], {
+    const result = await runMime(['replay', workflow, '--mode', 'agent'], {
       env: { ...modelEnv(), MIME_PARAM_SONG_NAME: 'Faint' },
     });
     expect(result.exitCode, `${result.stderr}\n${JSON.stringify(fake.turns, null, 1)}`).toBe(0);
@@ -229,18 +239,18 @@ describe('mime replay input errors (exit 2)', () => {
     expect(result.stderr).toContain("this workflow's params: song_name");
   });
 
-  it('refuses trace and auto modes for now, --confirm without a terminal, and secrets on the command line', async () => {
+  it('refuses trace without recorded steps, --confirm without a terminal, and secrets on the command line', async () => {
     const trace = await runMime(['replay', PLAY_SONG, '--mode', 'trace']);
     expect(trace.exitCode).toBe(2);
-    expect(trace.stderr).toContain('Replay mode "trace" is not available yet; use --mode agent.');
-    const confirm = await runMime(['replay', PLAY_SONG, '--confirm']);
+    expect(trace.stderr).toContain('[MIME_TRACE_UNAVAILABLE] step 0 has no recorded source');
+    const confirm = await runMime(['replay', PLAY_SONG, '--mode', 'agent', '--confirm']);
     expect(confirm.exitCode).toBe(2);
     expect(confirm.stderr).toContain('stdin is not a TTY');
     const secret = await workflowCopy((schema) => {
       schema.task_params[0].sensitive = true;
       schema.task_params[0].example = null;
     });
-    const leaked = await runMime(['replay', secret, '--param', 'song_name=Faint']);
+    const leaked = await runMime(['replay', secret, '--mode', 'agent', '--param', 'song_name=Faint']);
     expect(leaked.exitCode).toBe(2);
     expect(leaked.stderr).toContain('MIME_PARAM_SONG_NAME');
   });

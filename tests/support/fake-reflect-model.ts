@@ -112,14 +112,14 @@ function taskPlan(prompt: string, paramName: string) {
       : []),
   ];
   const split = summaries.findIndex((s) => s.action_type === 'KEYPRESS');
-  const uses = typed ? ` {${paramName}}` : '';
+  const subject = typed ? `{${paramName}}` : 'the song';
   const subtasks =
     split >= 0 && split < summaries.length - 1
       ? [
-          `Search for${uses}. Expected outcome: the results list shows it.`,
-          `Play the result and read what plays. Expected outcome:${uses} is playing.`,
+          `Search for ${subject} in the demo player. Expected outcome: the results list shows ${subject}.`,
+          `Play ${subject} from the results and read what is playing. Expected outcome: ${subject} is playing.`,
         ]
-      : [`Do the task${uses}. Expected outcome: the task is done.`];
+      : [`Do the task with ${subject}. Expected outcome: the task is done.`];
   return {
     detailed_task_description: 'Search the demo player and play the song.',
     subtasks,

@@ -238,6 +238,9 @@ export function createFakeVisionModel(options: FakeVisionModelOptions = {}): Fak
       Math.abs(box.y + box.height / 2 - (row.y + row.height / 2)) < box.height;
     let button: Box | null = null;
     for (const row of rows) button ??= await findButton(screen, 'Play', onRow(row));
+    // A restyled app (`?play=Listen`) draws the button as dark text on light: plain OCR finds it.
+    const listen = words.filter((w) => /listen/i.test(w.text)).map((w) => w.box);
+    for (const row of rows) button ??= listen.find(onRow(row)) ?? null;
     if (isPlaceholder(song)) button = await findButton(screen, 'Play', (box) => box.y > 100);
     if (!button) return call('replan', { reason: `No Play button for ${song} on the screen.` });
     return computer({

@@ -26,8 +26,10 @@ const USAGE_CODES = new Set([
   'MIME_BAD_RECORDING',
   'MIME_NO_DISPLAY',
   'MIME_PARAMS_INVALID',
-  'MIME_REPLAY_MODE_UNSUPPORTED',
   'MIME_REPLAY_OPTION_INVALID',
+  'MIME_NOT_A_RUN',
+  'MIME_REPORT_OPTION_INVALID',
+  'MIME_TRACE_UNAVAILABLE',
 ]);
 
 /** The exit code for an error thrown by a command. */

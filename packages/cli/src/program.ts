@@ -6,6 +6,7 @@ import { registerList } from './commands/list.ts';
 import { registerRecord } from './commands/record.ts';
 import { registerReflect } from './commands/reflect.ts';
 import { registerReplay } from './commands/replay.ts';
+import { registerReport } from './commands/report.ts';
 import { registerValidate } from './commands/validate.ts';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.ts';
 import { say, style } from './output.ts';
@@ -58,6 +59,7 @@ export async function runCli(argv: readonly string[]): Promise<ExitCode> {
   registerReflect(program, run);
   registerEdit(program, run);
   registerReplay(program, run);
+  registerReport(program, run);
   registerValidate(program, run);
   registerList(program, run);
   const override = (command: Command) => {

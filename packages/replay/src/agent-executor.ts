@@ -303,8 +303,12 @@ class AgentRun {
     for (let round = 0; ; round += 1) {
       let result: ToolCallResult<typeof AGENT_TOOLS>;
       try {
-        result = await this.#callModel('act', turn, () =>
-          this.#ctx.model.toolCall({ tools: AGENT_TOOLS, messages, signal: this.#ctx.signal }),
+        result = await this.#callModel('act', turn, async () =>
+          (await this.#ctx.model.client()).toolCall({
+            tools: AGENT_TOOLS,
+            messages,
+            signal: this.#ctx.signal,
+          }),
         );
       } catch (error) {
         // Output that stayed unusable after the model package's own repairs costs a turn, not the run.
@@ -440,8 +444,13 @@ class AgentRun {
       { role: 'user', content: [{ type: 'text', text: prompt }, imagePart(image.png)] },
     ];
     const turn: Turn = { subtask_i: stuck.subtask_i, iteration: state.records.at(-1)?.iterations ?? 0 };
-    const result = await this.#callModel('replan', turn, () =>
-      model.structured({ name: 'revised_plan', schema: RevisedPlan, messages, signal: this.#ctx.signal }),
+    const result = await this.#callModel('replan', turn, async () =>
+      (await model.client()).structured({
+        name: 'revised_plan',
+        schema: RevisedPlan,
+        messages,
+        signal: this.#ctx.signal,
+      }),
     );
     const revised = revisePlan(result.value, remaining, pending, this.#nextId);
     this.#nextId += revised.length;

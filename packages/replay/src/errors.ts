@@ -38,19 +38,6 @@ export class ParamsError extends MimeError {
   }
 }
 
-/** A replay mode that is not built yet (`MIME_REPLAY_MODE_UNSUPPORTED`). */
-export class ReplayModeError extends MimeError {
-  readonly mode: string;
-
-  constructor(mode: string, supported: readonly string[]) {
-    super(
-      'MIME_REPLAY_MODE_UNSUPPORTED',
-      `Replay mode "${mode}" is not available yet; use ${supported.map((m) => `--mode ${m}`).join(' or ')}.`,
-    );
-    this.mode = mode;
-  }
-}
-
 /** An option of `replay()` out of its range (`MIME_REPLAY_OPTION_INVALID`); the message names it. */
 export class ReplayOptionError extends MimeError {
   constructor(message: string) {
@@ -91,5 +78,27 @@ export class BudgetExhaustedError extends MimeError {
     this.budget = budget;
     this.used = used;
     this.limit = limit;
+  }
+}
+
+/** Trace replay found the live screen unlike the recording before a step: it stops there. */
+export class ReplayDivergenceError extends MimeError {
+  readonly step: number;
+  readonly similarity: number;
+
+  constructor(step: number, description: string, similarity: number, threshold: number, crops: string) {
+    super(
+      'REPLAY_DIVERGENCE',
+      `step ${step} (${description}): the screen diverged from the recording: ${Math.round(similarity * 100)}% alike where ${Math.round(threshold * 100)}% is needed (expected and observed crops: ${crops}); replay with --mode auto to re-find targets, or --mode agent`,
+    );
+    this.step = step;
+    this.similarity = similarity;
+  }
+}
+
+/** A step cannot be replayed from the recording (no recorded source, or the manifest does not match). */
+export class TraceUnavailableError extends MimeError {
+  constructor(message: string) {
+    super('MIME_TRACE_UNAVAILABLE', message);
   }
 }

@@ -78,6 +78,31 @@ export type ReplayEvent =
   | (At & { type: 'extract'; variable: string; query: string; value: string })
   | (At & { type: 'done'; observation: string })
   | (At & { type: 'replan'; trigger: ReplanTrigger; reason: string; subtasks: string[] })
+  | (At & {
+      type: 'step';
+      /** The workflow step acted on (trace and auto modes). */
+      step_i: number;
+      executed_by: 'trace' | 'regrounded' | 'agent' | 'skipped';
+      reason: string;
+      /** What was executed, or null when nothing was (a skipped step, one handed to the agent). */
+      action: ResolvedAction | null;
+      description: string;
+      /** The live frame the step was checked against, in the run folder. */
+      screenshot: string;
+      /** Match score or similarity of the target, 0..1, when one was measured. */
+      score: number | null;
+    })
+  | (At & {
+      type: 'divergence';
+      step_i: number;
+      /** Crops of the recorded PRE frame and of the live screen, in the run folder. */
+      expected: string;
+      observed: string;
+      similarity: number;
+      threshold: number;
+      /** The region compared, logical px; null for the whole screen. */
+      region: { x: number; y: number; width: number; height: number } | null;
+    })
   | {
       type: 'budget_exhausted';
       subtask_i: number | null;

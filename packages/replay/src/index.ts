@@ -13,7 +13,6 @@ export {
   BudgetExhaustedError,
   type ParamProblems,
   ParamsError,
-  ReplayModeError,
   ReplayOptionError,
   RunStoppedError,
 } from './errors.ts';
@@ -33,7 +32,7 @@ export {
   secretEnvName,
 } from './materialize.ts';
 export { DEFAULT_MODEL_IMAGE, type ModelImageOptions } from './model-image.ts';
-export { type ReplayOptions, type ReplayResult, replay, SUPPORTED_MODES } from './replay.ts';
+export { type ReplayOptions, type ReplayResult, replay } from './replay.ts';
 export type { ConfirmAnswer, ConfirmRequest } from './run-context.ts';
 export { RUN_FILES, RUNS_FOLDER } from './run-folder.ts';
 export { formatRunSummary } from './run-summary.ts';

@@ -1,11 +1,12 @@
 import { dirname, join, resolve } from 'node:path';
-import { ModelClient, type ResolveModelConfigOptions, resolveModelConfig } from '@mime/model';
+import { ModelClient, type ResolveModelConfigOptions, resolveModelConfig, UsageMeter } from '@mime/model';
 import { createDesktop, type Desktop } from '@mime/os-io';
+import { writeReport } from '@mime/report';
 import { loadWorkflow, MimeError, type ReplayMode, type RunSummary, type TaskParam } from '@mime/schema';
 import { runAgent } from './agent-executor.ts';
 import { type BudgetLimits, BudgetTracker, resolveBudgets } from './budgets.ts';
 import { collectSecrets } from './collect-secrets.ts';
-import { BudgetExhaustedError, ReplayModeError, ReplayOptionError } from './errors.ts';
+import { BudgetExhaustedError, ReplayOptionError, TraceUnavailableError } from './errors.ts';
 import { type ReplayEvent, type ReplayEventListener, toRunEvent } from './events.ts';
 import { checkParams, type MaterializedWorkflow, materializeWorkflow } from './materialize.ts';
 import { DEFAULT_MODEL_IMAGE, type ModelImageOptions } from './model-image.ts';
@@ -16,21 +17,27 @@ import type {
   ConfirmAnswer,
   ConfirmRequest,
   ModeExecutor,
+  ModelProvider,
   RunContext,
 } from './run-context.ts';
 import { RUN_FILES, RUNS_FOLDER, RunFolder } from './run-folder.ts';
 import { buildRunSummary, formatRunSummary } from './run-summary.ts';
 import { DEFAULT_SETTLE, type SettleOptions } from './screen-settle.ts';
+import { runAuto, runTrace } from './step-executor.ts';
 import { withDefaults } from './with-defaults.ts';
 
-/** The executor of each mode built so far; trace and auto come later as executors of their own. */
-const EXECUTORS: Partial<Record<ReplayMode, ModeExecutor>> = { agent: runAgent };
+/** The executor of each mode. */
+const EXECUTORS: Partial<Record<ReplayMode, ModeExecutor>> = {
+  agent: runAgent,
+  trace: runTrace,
+  auto: runAuto,
+};
 
 /** Replay modes available now. */
 export const SUPPORTED_MODES = Object.keys(EXECUTORS) as ReplayMode[];
 
 export interface ReplayOptions {
-  /** How to replay; only `agent` is built so far, others throw `MIME_REPLAY_MODE_UNSUPPORTED`. Default `agent`. */
+  /** How to replay: `auto` (recorded steps, re-found on screen; the model only where it diverged), `trace` (exactly as recorded, stop at a divergence) or `agent` (the model every turn). Default `auto`. */
   mode?: ReplayMode;
   /** Param values for this run, by name; they win over the workflow's examples. Default none. */
   params?: Readonly<Record<string, string>>;
@@ -73,6 +80,8 @@ export interface ReplayResult {
   runId: string;
   dir: string;
   summary: RunSummary;
+  /** The run's report.html, or null when it could not be written. */
+  report: string | null;
 }
 
 function positiveInteger(value: number | undefined, fallback: number, name: string, floor = 1): number {
@@ -98,6 +107,21 @@ function resolveSettings(options: ReplayOptions): AgentSettings {
     historyLimit: positiveInteger(options.historyLimit, 8, 'historyLimit'),
     noProgressRepeats: positiveInteger(options.noProgressRepeats, 3, 'noProgressRepeats', 2),
     repairAttempts: positiveInteger(options.repairAttempts, 2, 'repairAttempts', 0),
+  };
+}
+
+/** The model, made on first use (trace never needs it; auto only where the screen diverged). */
+function modelProvider(options: ReplayOptions): ModelProvider {
+  const meter = options.model?.meter ?? new UsageMeter();
+  let client: Promise<ModelClient> | undefined = options.model ? Promise.resolve(options.model) : undefined;
+  return {
+    meter,
+    client: () => {
+      client ??= resolveModelConfig({ env: options.env, ...options.modelConfig }).then(
+        (config) => new ModelClient(config, { meter }),
+      );
+      return client;
+    },
   };
 }
 
@@ -140,17 +164,24 @@ const INTERNAL_CODE = 'MIME_INTERNAL';
  * summary is written.
  */
 export async function replay(workflowDir: string, options: ReplayOptions = {}): Promise<ReplayResult> {
-  const mode = options.mode ?? 'agent';
-  const executor = EXECUTORS[mode];
-  if (!executor) throw new ReplayModeError(mode, SUPPORTED_MODES);
+  const mode = options.mode ?? 'auto';
+  const executor = EXECUTORS[mode] as ModeExecutor;
   const loaded = await loadWorkflow(workflowDir);
   const folderOfWorkflow = resolve(dirname(loaded.file));
   const overrides = options.params ?? {};
   checkParams(loaded.workflow, overrides);
   const settings = resolveSettings(options);
   const limits = resolveBudgets(options.budgets ?? {});
-  const model =
-    options.model ?? new ModelClient(await resolveModelConfig({ env: options.env, ...options.modelConfig }));
+  const model = modelProvider(options);
+  const steps = loaded.workflow.plan.subtasks.flatMap((s) => s.steps);
+  const unrecorded = steps.find((step) => step.source === null);
+  if (mode === 'trace' && unrecorded) {
+    throw new TraceUnavailableError(
+      `step ${unrecorded.i} has no recorded source (a hand-written or ai_mime workflow?); replay it with --mode auto or agent`,
+    );
+  }
+  // When the model will surely be needed, a missing configuration is bad input, found before any run.
+  if (mode === 'agent' || (mode === 'auto' && (unrecorded || steps.length === 0))) await model.client();
   const secretValues = await collectSecrets(loaded.workflow.task_params, {
     env: options.env,
     promptSecret: options.promptSecret,
@@ -185,7 +216,7 @@ interface RunSetup {
   materialized: MaterializedWorkflow;
   settings: AgentSettings;
   limits: Required<BudgetLimits>;
-  model: ModelClient;
+  model: ModelProvider;
   desktop: Desktop;
   options: ReplayOptions;
 }
@@ -208,6 +239,7 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
   const startedAt = new Date();
   const meterAtStart = model.meter.snapshot();
   const context: RunContext = {
+    workflowDir: setup.workflowDir,
     workflow: materialized.workflow,
     params: materialized.params,
     secrets: materialized.secrets,
@@ -308,6 +340,8 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
   folder.writeJson(RUN_FILES.summary, safeSummary);
   folder.writeText(RUN_FILES.textSummary, formatRunSummary(safeSummary));
   await folder.flush();
+  // The report is derived from the files just written; a run does not fail for want of it.
+  const report = await writeReport(folder.dir).catch(() => null);
   if (failure && end.code === INTERNAL_CODE) throw failure.error;
-  return { runId: folder.runId, dir: folder.dir, summary: safeSummary };
+  return { runId: folder.runId, dir: folder.dir, summary: safeSummary, report };
 }

@@ -2,7 +2,7 @@
  * What a mode executor gets from `replay()`: the materialized workflow, the desktop, the model, the
  * budgets and the run folder. Each replay mode is one executor (agent today; trace and auto later).
  */
-import type { ModelClient } from '@mime/model';
+import type { ModelClient, UsageMeter } from '@mime/model';
 import type { Desktop } from '@mime/os-io';
 import type { Workflow } from '@mime/schema';
 import type { BudgetTracker } from './budgets.ts';
@@ -48,14 +48,31 @@ export interface RunState {
   extracts: Map<string, string>;
 }
 
+/** The model, made on first use: trace mode never needs one, auto mode only where the screen diverged. */
+export interface ModelProvider {
+  /** The client; throws the configuration error (`MIME_MODEL_NOT_CONFIGURED`...) if there is none. */
+  client(): Promise<ModelClient>;
+  /** Usage of every call made through `client()`. */
+  readonly meter: UsageMeter;
+}
+
+/** How one recorded step was carried out (trace and auto modes). */
+export interface StepExecutionRecord {
+  i: number;
+  executed_by: 'trace' | 'regrounded' | 'agent' | 'skipped';
+  reason: string;
+}
+
 export interface RunContext {
+  /** The workflow's folder (recorded manifest and PRE frames for trace and auto). */
+  workflowDir: string;
   /** The rendered workflow (sensitive params still `{name}`). */
   workflow: Workflow;
   params: readonly ResolvedParam[];
   secrets: ReadonlyMap<string, string>;
   redact: Redactor;
   desktop: Desktop;
-  model: ModelClient;
+  model: ModelProvider;
   budgets: BudgetTracker;
   folder: RunFolder;
   /** Redacts, appends to events.jsonl and tells `onEvent`. */

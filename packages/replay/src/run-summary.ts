@@ -2,6 +2,7 @@ import type { UsageSnapshot } from '@mime/model';
 import type { ReplayMode, RunOutcome, RunSummary, SubtaskOrigin, WorkflowStep } from '@mime/schema';
 import type { BudgetSnapshot } from './budgets.ts';
 import type { ResolvedParam } from './materialize.ts';
+import type { StepExecutionRecord } from './run-context.ts';
 
 /** What became of one subtask of a run. */
 export interface SubtaskRecord {
@@ -12,6 +13,8 @@ export interface SubtaskRecord {
   iterations: number;
   duration_ms: number;
   steps: readonly WorkflowStep[];
+  /** How each step was carried out, when the mode acted step by step (trace, auto). */
+  executions?: readonly StepExecutionRecord[];
 }
 
 export interface RunSummaryInput {
@@ -61,11 +64,13 @@ export function buildRunSummary(input: RunSummaryInput): RunSummary {
       origin: s.origin,
       iterations: s.iterations,
       duration_ms: Math.round(s.duration_ms),
-      steps: s.steps.map((step) => ({
-        i: step.i,
-        executed_by: s.outcome === 'success' ? 'agent' : 'skipped',
-        reason: STEP_REASONS[s.outcome],
-      })),
+      steps: s.executions
+        ? [...s.executions]
+        : s.steps.map((step) => ({
+            i: step.i,
+            executed_by: s.outcome === 'success' ? ('agent' as const) : ('skipped' as const),
+            reason: STEP_REASONS[s.outcome],
+          })),
     })),
     usage: {
       calls: input.usage.calls,

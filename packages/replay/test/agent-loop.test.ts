@@ -70,6 +70,7 @@ const HAPPY: FakeReply[] = [
 function run(desktop = createFakeDesktop(), options: ReplayOptions = {}) {
   const events: ReplayEvent[] = [];
   const result = replay(workflowDir, {
+    mode: 'agent',
     params: { song_name: 'Faint' },
     desktop,
     modelConfig: { env: { MIME_BASE_URL: server.url, MIME_MODEL: 'fake', MIME_MODEL_MAX_RETRIES: '0' } },
@@ -109,6 +110,7 @@ describe('replay (agent mode, fake desktop)', () => {
         'events.jsonl',
         'extracts.json',
         'replay_summary.txt',
+        'report.html',
         'schema.rendered.json',
         'summary.json',
         'task_memory.json',

@@ -16,6 +16,7 @@ export const RUN_EVENT_TYPES = [
   'done',
   'replan',
   'divergence',
+  'step',
   'budget_exhausted',
   'error',
   'subtask_end',

@@ -9,4 +9,5 @@ export {
   type RgbaImage,
   rgbaFromPixels,
 } from './image.ts';
+export { closeOcr, findPhrase, type OcrWord, readWords, unionBox, wordsLeftOf, wordsRightOf } from './ocr.ts';
 export { loadOpenCv, type OpenCv } from './opencv.ts';

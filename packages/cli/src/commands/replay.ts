@@ -187,6 +187,19 @@ function describeEvent(event: ReplayEvent): string | null {
       };
       return `    ${style.dim(`#${event.iteration + 1}`)} ${event.description}${marks[event.status]}`;
     }
+    case 'step': {
+      const how = {
+        trace: style.dim('trace'),
+        regrounded: style.cyan('re-grounded'),
+        agent: style.yellow('to agent'),
+        skipped: style.yellow('skipped'),
+      };
+      return `    ${style.dim(`step ${event.step_i}`)} ${how[event.executed_by]} ${event.action ? event.description : ''}${style.dim(` (${event.reason})`)}`;
+    }
+    case 'divergence':
+      return style.red(
+        `    ✗ step ${event.step_i} diverged: ${Math.round(event.similarity * 100)}% alike (needs ${Math.round(event.threshold * 100)}%); crops ${event.expected}, ${event.observed}`,
+      );
     case 'extract':
       return `    ${style.dim(`#${event.iteration + 1}`)} extract ${event.variable} = ${JSON.stringify(event.value)}`;
     case 'repair':
@@ -269,7 +282,8 @@ function reportResult(result: ReplayResult, flags: ReplayFlags): ExitCode {
     const mark = summary.outcome === 'aborted' ? style.yellow('■ aborted') : style.red('✗ failed');
     say(`${mark} ${style.dim(`[${summary.code}]`)} after ${seconds} s (${usage}): ${summary.reason}`);
   }
-  say(style.dim(`  report: ${join(result.dir, RUN_FILES.textSummary)}`));
+  say(style.dim(`  summary: ${join(result.dir, RUN_FILES.textSummary)}`));
+  if (result.report) say(`  report: ${result.report}`);
   if (summary.outcome === 'success') return EXIT.ok;
   return summary.outcome === 'aborted' ? EXIT.aborted : EXIT.failed;
 }
@@ -310,15 +324,15 @@ export function registerReplay(program: Command, run: (code: Promise<ExitCode>) 
     .command('replay')
     .summary('replay a workflow with new params')
     .description(
-      'Replay a workflow on the live screen with new params. In agent mode a vision model looks at the screen each turn and makes one action, subtask by subtask, until each expected outcome shows; it replans the rest when it gets stuck. Every run is saved to <workflow>/.replay/<run_id>/ (screenshots, events.jsonl, extracts.json, summary.json, replay_summary.txt). Sensitive params come from MIME_PARAM_<NAME> or a hidden prompt and are never stored or shown.',
+      'Replay a workflow on the live screen with new params. auto (the default) replays the recorded steps, re-finding each target on the screen, and hands a subtask to the vision model only where the screen diverged; trace replays the recording exactly and stops at the first divergence; agent lets the model look at the screen each turn and act, subtask by subtask, replanning when stuck. Every run is saved to <workflow>/.replay/<run_id>/ (screenshots, events.jsonl, extracts.json, summary.json, replay_summary.txt, report.html). Sensitive params come from MIME_PARAM_<NAME> or a hidden prompt and are never stored or shown.',
     )
     .argument('<workflow>', 'workflow folder, its schema.json, or a session id under <home>/workflows/')
     .option('--param <name=value>', 'a param value for this run (repeatable)', collect)
     .option('--params-file <file>', 'param values from a JSON object; --param wins')
     .addOption(
       new Option('--mode <mode>', 'replay mode (trace and auto are not built yet)')
-        .choices(['agent', 'trace', 'auto'])
-        .default('agent'),
+        .choices(['auto', 'trace', 'agent'])
+        .default('auto'),
     )
     .option(
       '--max-iterations <n>',

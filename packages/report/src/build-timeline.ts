@@ -1,0 +1,289 @@
+/**
+ * Groups a run's events into what the report shows in order: subtasks and their turns (one capture,
+ * model call and decision each), the replans between them, and what stopped the run.
+ */
+import type { RunEvent, RunSummary } from '@mime/schema';
+import { type DataOf, readEventData, type TypedRunEvent } from './event-data.ts';
+
+/**
+ * One turn of a subtask: the screen, what the model saw and chose (agent), or the workflow step
+ * carried out (trace, auto), and what happened.
+ */
+export interface Turn {
+  subtask_i: number;
+  iteration: number;
+  /** ms since the run started, at the turn's first event. */
+  at: number;
+  capture: DataOf<'capture'> | null;
+  modelCalls: DataOf<'model_call'>[];
+  /** The model's last call of the turn (earlier ones were repaired). */
+  call: DataOf<'tool_call'> | null;
+  repairs: DataOf<'repair'>[];
+  action: DataOf<'action'> | null;
+  /** How a workflow step was carried out (trace and auto modes). */
+  step: DataOf<'step'> | null;
+  extract: DataOf<'extract'> | null;
+  done: DataOf<'done'> | null;
+  divergences: DataOf<'divergence'>[];
+  errors: DataOf<'error'>[];
+  /** Events of the turn whose data the report cannot read, shown raw. */
+  unreadable: RunEvent[];
+}
+
+/** Something outside a turn: what ended the run, or an event the report cannot read. */
+export type Notice = { at: number } & (
+  | { kind: 'error'; data: DataOf<'error'> }
+  | { kind: 'budget'; data: DataOf<'budget_exhausted'> }
+  | { kind: 'divergence'; data: DataOf<'divergence'> }
+  | { kind: 'unreadable'; event: RunEvent }
+);
+
+export type SubtaskOutcome = RunSummary['subtasks'][number]['outcome'] | 'unfinished';
+
+export interface SubtaskTimeline {
+  subtask_i: number;
+  text: string;
+  origin: 'workflow' | 'replan';
+  /** Position in the plan when it started, and the plan's length then. */
+  position: number | null;
+  count: number | null;
+  /** ms since the run started; null for a subtask that never started. */
+  at: number | null;
+  /** `unfinished`: started, but the log ends before its end (the run was killed). */
+  outcome: SubtaskOutcome;
+  durationMs: number | null;
+  turns: Turn[];
+  notices: Notice[];
+  /** How each reference step was carried out, from summary.json (empty without it). */
+  steps: RunSummary['subtasks'][number]['steps'];
+}
+
+/** A replan: why, the context the model was given, and the new subtasks. */
+export interface Replan {
+  /** 1-based; the replay saves the screen it replanned from as `replan_<number>.png`. */
+  number: number;
+  at: number;
+  /** The subtask that was replanned. */
+  subtask_i: number | null;
+  modelCall: DataOf<'model_call'> | null;
+  /** Null when the replan call failed. */
+  data: DataOf<'replan'> | null;
+  /** What was done before the replan, as the replay tells the model: executed actions and finished subtasks. */
+  completed: string[];
+}
+
+export type TimelineBlock =
+  | { kind: 'subtask'; subtask: SubtaskTimeline }
+  | { kind: 'replan'; replan: Replan }
+  | { kind: 'notice'; notice: Notice };
+
+const turnKey = (subtask: number, iteration: number) => `${subtask}:${iteration}`;
+
+class TimelineBuilder {
+  readonly blocks: TimelineBlock[] = [];
+  readonly #start: number;
+  readonly #subtasks = new Map<number, SubtaskTimeline>();
+  readonly #turns = new Map<string, Turn>();
+  /** Subtasks started and not ended yet. */
+  readonly #open = new Set<number>();
+  readonly #completed: string[] = [];
+  #replan: Replan | null = null;
+  #replans = 0;
+
+  constructor(startedAt: string) {
+    this.#start = Date.parse(startedAt);
+  }
+
+  add(raw: RunEvent): void {
+    const at = Date.parse(raw.time) - this.#start;
+    const event = readEventData(raw);
+    if (event === null) {
+      const turn = this.#turnOf(raw, at);
+      if (turn) turn.unreadable.push(raw);
+      else this.#notice(raw.subtask_i, { at, kind: 'unreadable', event: raw });
+      return;
+    }
+    this.#addTyped(event, at);
+  }
+
+  #addTyped(event: TypedRunEvent, at: number): void {
+    switch (event.type) {
+      case 'subtask_start':
+        this.#startSubtask(event.subtask_i ?? -1, event.data, at);
+        return;
+      case 'subtask_end': {
+        const subtask = this.#subtasks.get(event.subtask_i ?? -1);
+        if (subtask) {
+          subtask.outcome = event.data.outcome;
+          subtask.durationMs = event.data.duration_ms;
+        }
+        this.#open.delete(event.subtask_i ?? -1);
+        return;
+      }
+      case 'model_call':
+        if (event.data.purpose === 'replan') this.#openReplan(event.subtask_i, at).modelCall = event.data;
+        else this.#turnOf(event, at)?.modelCalls.push(event.data);
+        return;
+      case 'replan': {
+        this.#openReplan(event.subtask_i, at).data = event.data;
+        this.#replan = null;
+        return;
+      }
+      case 'budget_exhausted':
+        this.#notice(event.subtask_i, { at, kind: 'budget', data: event.data });
+        return;
+      case 'run_start':
+      case 'run_end':
+        return;
+      default:
+        this.#addToTurn(event, at);
+    }
+  }
+
+  #addToTurn(event: TypedRunEvent, at: number): void {
+    const turn = this.#turnOf(event, at);
+    switch (event.type) {
+      case 'error':
+        if (turn) turn.errors.push(event.data);
+        else this.#notice(event.subtask_i, { at, kind: 'error', data: event.data });
+        return;
+      case 'divergence':
+        if (turn) turn.divergences.push(event.data);
+        else this.#notice(event.subtask_i, { at, kind: 'divergence', data: event.data });
+        return;
+      case 'capture':
+        if (turn) turn.capture = event.data;
+        return;
+      case 'tool_call':
+        if (turn) turn.call = event.data;
+        return;
+      case 'repair':
+        turn?.repairs.push(event.data);
+        return;
+      case 'action':
+        if (turn) turn.action = event.data;
+        if (event.data.status === 'executed') this.#completed.push(event.data.description);
+        return;
+      case 'step':
+        if (turn) turn.step = event.data;
+        if (event.data.action) this.#completed.push(event.data.description);
+        return;
+      case 'extract':
+        if (turn) turn.extract = event.data;
+        return;
+      case 'done': {
+        if (turn) turn.done = event.data;
+        const subtask = this.#subtasks.get(event.subtask_i ?? -1);
+        if (subtask) this.#completed.push(`Subtask done: ${subtask.text}`);
+        return;
+      }
+    }
+  }
+
+  #startSubtask(subtask_i: number, data: DataOf<'subtask_start'>, at: number): void {
+    const subtask: SubtaskTimeline = {
+      subtask_i,
+      text: data.text,
+      origin: data.origin,
+      position: data.position ?? null,
+      count: data.count ?? null,
+      at,
+      outcome: 'unfinished',
+      durationMs: null,
+      turns: [],
+      notices: [],
+      steps: [],
+    };
+    this.#subtasks.set(subtask_i, subtask);
+    this.#open.add(subtask_i);
+    this.blocks.push({ kind: 'subtask', subtask });
+  }
+
+  /** The turn an event belongs to, created at its first event; null for events outside turns. */
+  #turnOf(event: RunEvent | TypedRunEvent, at: number): Turn | null {
+    const { subtask_i, iteration } = event;
+    if (subtask_i === null || iteration === null) return null;
+    const subtask = this.#subtasks.get(subtask_i);
+    if (!subtask) return null;
+    const key = turnKey(subtask_i, iteration);
+    let turn = this.#turns.get(key);
+    if (!turn) {
+      turn = {
+        subtask_i,
+        iteration,
+        at,
+        capture: null,
+        modelCalls: [],
+        call: null,
+        repairs: [],
+        action: null,
+        step: null,
+        extract: null,
+        done: null,
+        divergences: [],
+        errors: [],
+        unreadable: [],
+      };
+      this.#turns.set(key, turn);
+      subtask.turns.push(turn);
+    }
+    return turn;
+  }
+
+  #openReplan(subtask_i: number | null, at: number): Replan {
+    if (this.#replan) return this.#replan;
+    this.#replans += 1;
+    this.#replan = {
+      number: this.#replans,
+      at,
+      subtask_i,
+      modelCall: null,
+      data: null,
+      completed: [...this.#completed],
+    };
+    this.blocks.push({ kind: 'replan', replan: this.#replan });
+    return this.#replan;
+  }
+
+  /** On the subtask while it runs; after it ended (what stopped the run), in the timeline. */
+  #notice(subtask_i: number | null, notice: Notice): void {
+    const subtask = subtask_i === null ? undefined : this.#subtasks.get(subtask_i);
+    if (subtask && this.#open.has(subtask.subtask_i)) subtask.notices.push(notice);
+    else this.blocks.push({ kind: 'notice', notice });
+  }
+
+  /** Adds what only the summary knows: the steps of each subtask, and subtasks that never started. */
+  complete(summary: RunSummary | null): void {
+    for (const entry of summary?.subtasks ?? []) {
+      const known = this.#subtasks.get(entry.subtask_i);
+      if (known) {
+        known.steps = entry.steps;
+        continue;
+      }
+      const subtask: SubtaskTimeline = {
+        subtask_i: entry.subtask_i,
+        text: entry.text,
+        origin: entry.origin,
+        position: null,
+        count: null,
+        at: null,
+        outcome: entry.outcome,
+        durationMs: null,
+        turns: [],
+        notices: [],
+        steps: entry.steps,
+      };
+      this.#subtasks.set(entry.subtask_i, subtask);
+      this.blocks.push({ kind: 'subtask', subtask });
+    }
+  }
+}
+
+/** The blocks of the report's timeline, in the order they happened; times count from the run_start event. */
+export function buildTimeline(events: readonly RunEvent[], summary: RunSummary | null): TimelineBlock[] {
+  const start = events.find((e) => e.type === 'run_start') ?? events[0];
+  const builder = new TimelineBuilder(start?.time ?? new Date(0).toISOString());
+  for (const event of events) builder.add(event);
+  builder.complete(summary);
+  return builder.blocks;
+}

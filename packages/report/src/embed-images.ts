@@ -1,0 +1,63 @@
+/**
+ * Screenshots and crops of a run as data URLs: scaled down to a maximum width and re-encoded as
+ * lossless WebP (a fraction of the run's fast-compressed PNGs, every pixel kept).
+ */
+import { join } from 'node:path';
+import sharp from 'sharp';
+import type { Size } from './event-data.ts';
+
+/** An image ready to inline. */
+export interface EmbeddedImage {
+  /** `data:image/webp;base64,...`. */
+  src: string;
+  /** The size of the file in the run folder, the space its coordinates are in. */
+  original: Size;
+  /** The size of the embedded image. */
+  embedded: Size;
+}
+
+/** Images encoded at once; sharp uses threads of its own for each. */
+const CONCURRENCY = 2;
+
+async function embedImage(file: string, maxWidth: number): Promise<EmbeddedImage | null> {
+  try {
+    const image = sharp(file);
+    const { width, height } = await image.metadata();
+    const { data, info } = await image
+      .resize({ width: maxWidth, withoutEnlargement: true })
+      .webp({ lossless: true, effort: 1 })
+      .toBuffer({ resolveWithObject: true });
+    return {
+      src: `data:image/webp;base64,${data.toString('base64')}`,
+      original: { width, height },
+      embedded: { width: info.width, height: info.height },
+    };
+  } catch {
+    // A damaged or half-written image is shown as missing, not a failed report.
+    return null;
+  }
+}
+
+/**
+ * Embeds the named images of `dir` (names only, never paths: anything else is not looked up).
+ * Missing and unreadable images are left out of the map.
+ */
+export async function embedImages(
+  dir: string,
+  names: Iterable<string>,
+  files: ReadonlySet<string>,
+  maxWidth: number,
+): Promise<Map<string, EmbeddedImage>> {
+  const wanted = [...new Set(names)].filter((name) => files.has(name) && !/[\\/]/.test(name));
+  const images = new Map<string, EmbeddedImage>();
+  let next = 0;
+  const worker = async () => {
+    while (next < wanted.length) {
+      const name = wanted[next++] as string;
+      const image = await embedImage(join(dir, name), maxWidth);
+      if (image) images.set(name, image);
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+  return images;
+}

@@ -1,0 +1,8 @@
+export { NotARunError, ReportOptionError } from './errors.ts';
+export {
+  DEFAULT_MAX_IMAGE_WIDTH,
+  REPORT_FILE,
+  type ReportOptions,
+  renderReport,
+  writeReport,
+} from './write-report.ts';

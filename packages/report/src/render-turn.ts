@@ -1,0 +1,135 @@
+/** A turn of a subtask in the timeline. */
+import type { Workflow } from '@mime/schema';
+import type { Turn } from './build-timeline.ts';
+import type { EmbeddedImage } from './embed-images.ts';
+import type { DataOf, Size } from './event-data.ts';
+import { formatDuration, formatOffset } from './format.ts';
+import { type Html, html } from './html.ts';
+import { captionAction, describeActionHtml, drawAction } from './render-action.ts';
+import { renderCallout, renderUnreadable } from './render-callout.ts';
+import { renderDivergence } from './render-divergence.ts';
+import { renderShot } from './render-shot.ts';
+import { renderModelUsage } from './render-usage.ts';
+
+/** What rendering the timeline needs besides its blocks. */
+export interface TimelineContext {
+  images: ReadonlyMap<string, EmbeddedImage>;
+  /** The logical screen, when the run wrote it; else each screenshot's own size. */
+  screen: Size | null;
+  workflow: Workflow | null;
+}
+
+/** Tracks the model's task memory across turns, to show only what changed. */
+export class MemoryTracker {
+  #previous = '';
+
+  render(memory: string | undefined): Html | null {
+    if (memory === undefined) return null;
+    const previous = this.#previous;
+    this.#previous = memory;
+    if (memory === previous) {
+      return memory === ''
+        ? null
+        : html`<p class="memory"><span class="label">Memory</span> <span class="muted">unchanged</span></p>`;
+    }
+    if (memory === '')
+      return html`<p class="memory"><span class="label">Memory</span> <span class="muted">cleared</span></p>`;
+    return html`<p class="memory"><span class="label">Memory</span> ${memory}</p>`;
+  }
+}
+
+function captureLine(capture: DataOf<'capture'> | null): Html | null {
+  if (!capture) return null;
+  const settle =
+    capture.settle_ms === undefined
+      ? ''
+      : `${capture.settled === false ? 'not settled after' : 'settled after'} ${formatDuration(capture.settle_ms)}`;
+  const changed =
+    capture.screen_changed === null
+      ? ''
+      : capture.screen_changed
+        ? 'changed by the last action'
+        : 'unchanged by the last action';
+  const parts = [settle, changed].filter((p) => p !== '');
+  return parts.length > 0 ? html`<span>screen: ${parts.join(', ')}</span>` : null;
+}
+
+/** A dashed box around each region a divergence compared. */
+function drawRegions(divergences: readonly DataOf<'divergence'>[]): Html[] {
+  return divergences.flatMap(({ region }) =>
+    region
+      ? [
+          html`<rect class="mark-region" x="${region.x}" y="${region.y}" width="${region.width}" height="${region.height}"/>`,
+        ]
+      : [],
+  );
+}
+
+function renderTurnShot(turn: Turn, id: string, context: TimelineContext): Html {
+  const name =
+    turn.capture?.screenshot ??
+    turn.step?.screenshot ??
+    `subtask_${turn.subtask_i}_iter_${turn.iteration}.png`;
+  const image = context.images.get(name);
+  const screen = context.screen ?? image?.original ?? null;
+  const action = turn.action?.action ?? turn.step?.action ?? null;
+  let caption: Html | null = null;
+  if (action) caption = captionAction(action, turn.action?.status ?? 'executed');
+  else if (turn.step)
+    caption = html`<span class="cap-text">step #${turn.step.step_i}: ${turn.step.executed_by}</span>`;
+  else if (turn.extract)
+    caption = html`<span class="cap-text">extract <code>${turn.extract.variable}</code></span>`;
+  else if (turn.done) caption = html`<span class="cap-text">✓ done</span>`;
+  const marks = screen ? [...drawRegions(turn.divergences), action && drawAction(action, screen)] : [];
+  return renderShot({
+    id,
+    name,
+    image,
+    alt: `Screen at turn ${turn.iteration + 1} of subtask ${turn.subtask_i}`,
+    screen,
+    marks: marks.some(Boolean) ? html`${marks}` : null,
+    caption,
+  });
+}
+
+function renderStep(step: DataOf<'step'>): Html {
+  return html`<p class="step-line"><span class="exec exec-${step.executed_by}">${step.executed_by}</span>${step.score !== null && html` <span class="muted">score ${step.score.toFixed(2)}</span>`}${step.reason && html` ${step.reason}`}</p>`;
+}
+
+/** One turn: its screenshot with the action drawn, and what the model saw, chose and remembered. */
+export function renderTurn(turn: Turn, context: TimelineContext, memory: MemoryTracker): Html {
+  const id = `s${turn.subtask_i}-t${turn.iteration}`;
+  const { call, action, step, extract, done } = turn;
+  const tool = step
+    ? `step #${step.step_i}`
+    : call
+      ? call.name === 'computer_use'
+        ? 'action'
+        : call.name
+      : 'no usable call';
+  const toolClass = step ? 'step' : (call?.name ?? 'none');
+  const shown = action?.action ?? step?.action ?? null;
+  const actionLine = shown
+    ? html`<p class="turn-action">${describeActionHtml(shown)}${action && action.status !== 'executed' && html` <span class="badge badge-${action.status}">${action.status.replace('_', ' ')}</span>`}</p>`
+    : null;
+  const meta = [renderModelUsage(turn.modelCalls), captureLine(turn.capture)].filter((m) => m !== null);
+  return html`<li class="turn" id="${id}">
+<div class="turn-shot">${renderTurnShot(turn, id, context)}</div>
+<div class="turn-body">
+<p class="turn-head"><a class="turn-no" href="#${id}">Turn ${turn.iteration + 1}</a><span class="tool tool-${toolClass}">${tool}</span><span class="turn-time">${formatOffset(turn.at)}</span></p>
+${actionLine}
+${step && renderStep(step)}
+${call?.args.observation && html`<blockquote class="observation">${call.args.observation}</blockquote>`}
+${memory.render(call?.args.task_memory)}
+${extract && html`<p class="extract"><span class="label">Extracted</span> <code>${extract.variable}</code> = <q class="value">${extract.value}</q>${extract.query && html` <span class="muted">(${extract.query})</span>`}</p>`}
+${done && html`<p class="done-line">✓ Subtask complete</p>`}
+${call?.name === 'replan' && call.args.reason && renderCallout('warn', 'Asked for a new plan', call.args.reason)}
+${turn.repairs.map((r) => renderCallout('warn', 'Invalid call, asked again', html`<ul>${r.problems.map((p) => html`<li>${p.path && html`<code>${p.path}</code>: `}${p.message}</li>`)}</ul>`))}
+${action?.error && renderCallout('bad', 'The action failed', action.error)}
+${turn.errors.map((e) => renderCallout('bad', html`Error <code>${e.code}</code>`, e.message))}
+${turn.divergences.map((d, i) => renderDivergence(d, `${id}-d${i}`, context.images))}
+${renderUnreadable(turn.unreadable)}
+${meta.length > 0 && html`<p class="turn-meta">${meta.map((m, i) => html`${i > 0 && html`<span class="sep">·</span>`}${m}`)}</p>`}
+</div>
+</li>`;
+}

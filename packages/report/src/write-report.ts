@@ -1,0 +1,58 @@
+import { join, resolve } from 'node:path';
+import { writeTextAtomic } from '@mime/schema';
+import { buildTimeline } from './build-timeline.ts';
+import { embedImages } from './embed-images.ts';
+import { ReportOptionError } from './errors.ts';
+import { readEventData } from './event-data.ts';
+import { type RunArtifacts, readRun } from './read-run.ts';
+import { renderDocument } from './render-document.ts';
+import { summarizeRun } from './summarize-run.ts';
+
+/** The report's file name in the run folder. */
+export const REPORT_FILE = 'report.html';
+
+export interface ReportOptions {
+  /** Screenshots wider than this are scaled down (pixels, at least 64). Default 1280. */
+  maxImageWidth?: number;
+}
+
+export const DEFAULT_MAX_IMAGE_WIDTH = 1280;
+
+/** Every image the report shows: turn and step screenshots, divergence crops, replan screens (`replan_<n>.png`). */
+function imageNames(run: RunArtifacts): string[] {
+  const names = [...run.files].filter((name) => /^replan_\d+\.png$/.test(name));
+  for (const raw of run.events) {
+    const event = readEventData(raw);
+    if (event?.type === 'capture') names.push(event.data.screenshot);
+    if (event?.type === 'step' && event.data.screenshot) names.push(event.data.screenshot);
+    if (event?.type === 'divergence') names.push(event.data.expected, event.data.observed);
+  }
+  return names;
+}
+
+/**
+ * The report of a run as one self-contained HTML page (images inlined, no network). Throws
+ * `MIME_NOT_A_RUN` for a folder that is not a run, and the file errors of @mime/schema for damaged files.
+ */
+export async function renderReport(runDir: string, options: ReportOptions = {}): Promise<string> {
+  const maxWidth = options.maxImageWidth ?? DEFAULT_MAX_IMAGE_WIDTH;
+  if (!Number.isInteger(maxWidth) || maxWidth < 64) {
+    throw new ReportOptionError(`maxImageWidth must be a whole number of pixels >= 64, got ${maxWidth}`);
+  }
+  const run = await readRun(resolve(runDir));
+  const images = await embedImages(run.dir, imageNames(run), run.files, maxWidth);
+  return renderDocument({
+    run,
+    overview: summarizeRun(run),
+    blocks: buildTimeline(run.events, run.summary),
+    images,
+  });
+}
+
+/** Writes `<runDir>/report.html` (atomically, mode 0600: it shows the screen) and returns its path. */
+export async function writeReport(runDir: string, options: ReportOptions = {}): Promise<string> {
+  const page = await renderReport(runDir, options);
+  const file = join(resolve(runDir), REPORT_FILE);
+  await writeTextAtomic(file, page);
+  return file;
+}

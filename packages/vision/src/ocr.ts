@@ -1,0 +1,101 @@
+import { createRequire } from 'node:module';
+import { createWorker, OEM, PSM, type Worker } from 'tesseract.js';
+import type { Box } from './image.ts';
+
+/** A word read off an image, with its box in the image's pixels. */
+export interface OcrWord {
+  text: string;
+  confidence: number;
+  box: Box;
+}
+
+const require = createRequire(import.meta.url);
+const ENG = require('@tesseract.js-data/eng') as { langPath: string; gzip: boolean };
+
+let worker: Promise<Worker> | undefined;
+let queue: Promise<unknown> = Promise.resolve();
+
+/**
+ * Reads the words of an image (PNG bytes) with tesseract.js, offline with the English data from
+ * `@tesseract.js-data/eng`. One shared worker (about 1 s to start, 0.5-1 s a 1280x800 page), calls
+ * queued; words under `minConfidence` (default 50) are dropped.
+ */
+export async function readWords(png: Buffer, options: { minConfidence?: number } = {}): Promise<OcrWord[]> {
+  worker ??= createWorker('eng', OEM.LSTM_ONLY, {
+    langPath: ENG.langPath,
+    gzip: ENG.gzip,
+    cacheMethod: 'none',
+  });
+  const job = queue.then(async () => {
+    const w = await (worker as Promise<Worker>);
+    await w.setParameters({ tessedit_pageseg_mode: PSM.SPARSE_TEXT, user_defined_dpi: '96' });
+    const { data } = await w.recognize(png, {}, { blocks: true });
+    const words: OcrWord[] = [];
+    for (const block of data.blocks ?? []) {
+      for (const paragraph of block.paragraphs) {
+        for (const line of paragraph.lines) {
+          for (const word of line.words) {
+            const { x0, y0, x1, y1 } = word.bbox;
+            words.push({
+              text: word.text,
+              confidence: word.confidence,
+              box: { x: x0, y: y0, width: x1 - x0, height: y1 - y0 },
+            });
+          }
+        }
+      }
+    }
+    return words.filter((w) => w.confidence >= (options.minConfidence ?? 50));
+  });
+  queue = job.catch(() => undefined);
+  return job;
+}
+
+/** Ends the shared OCR worker (a later read starts a new one). */
+export async function closeOcr(): Promise<void> {
+  const current = worker;
+  worker = undefined;
+  if (current) await (await current).terminate();
+}
+
+const normalize = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+const sameLine = (a: Box, b: Box) =>
+  Math.abs(a.y + a.height / 2 - (b.y + b.height / 2)) < Math.max(a.height, b.height) * 0.6;
+
+/** Boxes of each place where consecutive words on one line spell `phrase` (case and punctuation ignored). */
+export function findPhrase(words: readonly OcrWord[], phrase: string): Box[] {
+  const wanted = phrase.split(/\s+/).map(normalize).filter(Boolean);
+  const found: Box[] = [];
+  if (wanted.length === 0) return found;
+  for (let i = 0; i + wanted.length <= words.length; i += 1) {
+    const run = words.slice(i, i + wanted.length);
+    const first = run[0] as OcrWord;
+    if (run.every((w, k) => normalize(w.text) === wanted[k] && sameLine(w.box, first.box))) {
+      found.push(unionBox(run.map((w) => w.box)));
+    }
+  }
+  return found;
+}
+
+/** The words on the same line as `anchor` and to its right, in reading order. */
+export function wordsRightOf(words: readonly OcrWord[], anchor: Box): OcrWord[] {
+  return words
+    .filter((w) => sameLine(w.box, anchor) && w.box.x >= anchor.x + anchor.width - 2)
+    .sort((a, b) => a.box.x - b.box.x);
+}
+
+/** The words on the same line as `anchor` and to its left, in reading order. */
+export function wordsLeftOf(words: readonly OcrWord[], anchor: Box): OcrWord[] {
+  return words
+    .filter((w) => sameLine(w.box, anchor) && w.box.x + w.box.width <= anchor.x + 2)
+    .sort((a, b) => a.box.x - b.box.x);
+}
+
+/** The smallest box holding all of `boxes`. */
+export function unionBox(boxes: readonly Box[]): Box {
+  const x = Math.min(...boxes.map((b) => b.x));
+  const y = Math.min(...boxes.map((b) => b.y));
+  const right = Math.max(...boxes.map((b) => b.x + b.width));
+  const bottom = Math.max(...boxes.map((b) => b.y + b.height));
+  return { x, y, width: right - x, height: bottom - y };
+}

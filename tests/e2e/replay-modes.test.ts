@@ -1,0 +1,149 @@
+import { cp, mkdtemp, readFile, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type DesktopHarness, startDesktopHarness } from '@mime/test-support/desktop-harness';
+import { startFakeModelServer } from '@mime/test-support/fake-model-server';
+import { createFakeVisionModel } from '@mime/test-support/fake-vision-model';
+import { REPO_ROOT, runMime } from '@mime/test-support/run-mime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
+
+/** A fresh copy of the reflected demo workflow (runs are written inside it). */
+async function workflow(): Promise<string> {
+  const dir = join(await mkdtemp(join(tmpdir(), 'mime-modes-')), 'play-song');
+  await cp(FIXTURE, dir, { recursive: true });
+  return dir;
+}
+
+async function replay(desktop: DesktopHarness, mode: string, env: Record<string, string> = {}) {
+  const dir = await workflow();
+  const result = await runMime(['replay', dir, '--mode', mode, '--param', 'song_name=Faint', '--json'], {
+    env: { DISPLAY: desktop.display, ...env },
+  });
+  const summary = result.stdout.trim() ? JSON.parse(result.stdout) : undefined;
+  return { result, summary, dir };
+}
+
+const executions = (summary: { subtasks: Array<{ steps: Array<{ executed_by: string }> }> }) =>
+  summary.subtasks.flatMap((s) => s.steps.map((step) => step.executed_by));
+
+function withDesktop(query: string | undefined, body: (get: () => DesktopHarness) => void) {
+  let desktop: DesktopHarness;
+  beforeAll(async () => {
+    desktop = await startDesktopHarness({ keepDisplayUntilExit: false, query });
+  }, 60_000);
+  afterAll(async () => {
+    await desktop?.stop();
+  });
+  body(() => desktop);
+}
+
+describe('trace and auto on the unchanged app', () => {
+  withDesktop(undefined, (desktop) => {
+    it('trace replays the recording with a new param and no model', async () => {
+      await desktop().resetApp();
+      const { result, summary } = await replay(desktop(), 'trace');
+      expect(result.stderr).not.toContain('error');
+      expect(result.exitCode).toBe(0);
+      expect((await desktop().readAppState()).playing).toBe('Faint');
+      expect(summary).toMatchObject({
+        mode: 'trace',
+        outcome: 'success',
+        usage: { calls: 0 },
+        extracts: { song_now_playing: 'Faint' },
+      });
+      expect(executions(summary)).toEqual(['trace', 'trace', 'trace', 'trace', 'trace']);
+    });
+
+    it('auto finds every target where it was and makes no model call', async () => {
+      await desktop().resetApp();
+      const { result, summary } = await replay(desktop(), 'auto');
+      expect(result.exitCode).toBe(0);
+      expect((await desktop().readAppState()).playing).toBe('Faint');
+      expect(summary).toMatchObject({ mode: 'auto', outcome: 'success', usage: { calls: 0 } });
+      expect(executions(summary)).toEqual(['trace', 'trace', 'trace', 'trace', 'trace']);
+    });
+  });
+});
+
+describe('a moved and resized layout', () => {
+  withDesktop('dx=40&dy=24&scale=1.1', (desktop) => {
+    it('stops trace at the first divergence with a report and both crops', async () => {
+      await desktop().resetApp();
+      const { result, summary, dir } = await replay(desktop(), 'trace');
+      expect(result.exitCode).toBe(1);
+      expect(summary).toMatchObject({ outcome: 'failed', code: 'REPLAY_DIVERGENCE' });
+      expect(summary.reason).toMatch(
+        /^step 0 \(left_click at \(240, 120\)\): the screen diverged from the recording: \d+% alike where 90% is needed/,
+      );
+      const run = join(dir, '.replay', summary.run_id);
+      for (const crop of ['divergence_step_0_expected.png', 'divergence_step_0_observed.png']) {
+        expect((await stat(join(run, crop))).size).toBeGreaterThan(100);
+      }
+      const events = (await readFile(join(run, 'events.jsonl'), 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l));
+      expect(events.find((e) => e.type === 'divergence')?.data).toMatchObject({ step_i: 0, threshold: 0.9 });
+      expect(await readFile(join(run, 'replay_summary.txt'), 'utf8')).toContain('REPLAY_DIVERGENCE');
+      expect((await desktop().readAppState()).action).toBe('none');
+    });
+
+    it('re-finds the targets in auto mode without the model', async () => {
+      await desktop().resetApp();
+      const { result, summary } = await replay(desktop(), 'auto');
+      expect(result.exitCode).toBe(0);
+      expect((await desktop().readAppState()).playing).toBe('Faint');
+      expect(summary.usage.calls).toBe(0);
+      expect(executions(summary)).toEqual(['regrounded', 'trace', 'trace', 'regrounded', 'trace']);
+      expect(summary.subtasks[1].steps[0].reason).toMatch(/^target re-found \d+% alike, moved by/);
+      expect(summary.extracts).toEqual({ song_now_playing: 'Faint' });
+    });
+  });
+});
+
+describe('a target that is gone in its recorded form', () => {
+  withDesktop('play=Listen', (desktop) => {
+    it('hands that subtask to the agent, then finishes', async () => {
+      await desktop().resetApp();
+      const server = await startFakeModelServer();
+      const model = createFakeVisionModel();
+      server.setHandler(model.handler);
+      try {
+        const { result, summary } = await replay(desktop(), 'auto', {
+          MIME_BASE_URL: server.url,
+          MIME_MODEL: 'fake-vision',
+        });
+        expect(result.exitCode).toBe(0);
+        expect((await desktop().readAppState()).playing).toBe('Faint');
+        expect(executions(summary)).toEqual(['trace', 'trace', 'trace', 'agent', 'agent']);
+        expect(summary.subtasks[1].steps[0].reason).toMatch(
+          /^handed to the agent: the recorded target was not found with confidence/,
+        );
+        expect(summary.usage.calls).toBeGreaterThan(0);
+        expect(model.turns.every((turn) => turn.subtask.startsWith('Play'))).toBe(true);
+      } finally {
+        await server.close();
+        await model.close();
+      }
+    });
+  });
+});
+
+describe('a wrong starting screen', () => {
+  withDesktop(undefined, (desktop) => {
+    it('stops trace at step 0 with a clear report', async () => {
+      await desktop().xdotool('key', '--window', desktop().windowId ?? '', 'ctrl+plus', 'ctrl+plus');
+      try {
+        const { result, summary } = await replay(desktop(), 'trace');
+        expect(result.exitCode).toBe(1);
+        expect(result.stderr).toMatch(/REPLAY_DIVERGENCE/);
+        expect(summary.subtasks[0].steps[0]).toMatchObject({ i: 0 });
+        expect(summary.reason).toMatch(/^step 0 /);
+      } finally {
+        await desktop().resetApp();
+      }
+    });
+  });
+});
