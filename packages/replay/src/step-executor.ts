@@ -317,7 +317,9 @@ class StepRun {
         executed_by: execution.executed_by,
         reason: execution.reason,
         action,
-        description: action ? describeAction(action) : step.action_type,
+        description: action
+          ? describeAction(action)
+          : `${step.action_type.toLowerCase()} ${step.variable_name ?? ''}`.trim(),
         score: decision.score,
       });
       return decision;

@@ -194,7 +194,7 @@ function describeEvent(event: ReplayEvent): string | null {
         agent: style.yellow('to agent'),
         skipped: style.yellow('skipped'),
       };
-      return `    ${style.dim(`step ${event.step_i}`)} ${how[event.executed_by]} ${event.action ? event.description : ''}${style.dim(` (${event.reason})`)}`;
+      return `    ${style.dim(`step ${event.step_i}`)} ${how[event.executed_by]} ${event.description}${style.dim(` (${event.reason})`)}`;
     }
     case 'divergence':
       return style.red(

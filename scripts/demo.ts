@@ -1,0 +1,39 @@
+/**
+ * `pnpm demo [song]`: mime replaying a bundled workflow on the demo app, on any machine: no display
+ * and no API key needed. A private X server (Xvfb) runs the demo music player in Chromium; the
+ * workflow reflected from a real recording ("search for a song and play it") is replayed in auto
+ * mode with a new song, re-finding each recorded target on the screen; the run's report.html is
+ * printed at the end. Your own screen is never touched.
+ */
+import { cp, mkdir, rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { startDesktopHarness } from '@mime/test-support/desktop-harness';
+import { MIME_BIN, REPO_ROOT } from '@mime/test-support/run-mime';
+import { execa } from 'execa';
+
+const song = process.argv[2] ?? 'Faint';
+const say = (line: string) => process.stderr.write(`${line}\n`);
+const home = join(REPO_ROOT, '.demo');
+const workflow = join(home, 'workflows', 'play-song');
+
+say('mime demo: starting a private X server with the demo music player...');
+const desktop = await startDesktopHarness({ keepDisplayUntilExit: false });
+try {
+  await rm(workflow, { recursive: true, force: true });
+  await mkdir(join(home, 'workflows'), { recursive: true });
+  await cp(join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded'), workflow, { recursive: true });
+  say(`workflow: ${workflow} (recorded once, searching for "Numb")`);
+  say(`$ mime replay ${workflow} --param song_name=${song}\n`);
+  const run = await execa(process.execPath, [MIME_BIN, 'replay', workflow, '--param', `song_name=${song}`], {
+    env: { DISPLAY: desktop.display, MIME_BASE_URL: undefined, MIME_MODEL: undefined },
+    extendEnv: true,
+    stdout: 'ignore',
+    stderr: 'inherit',
+    reject: false,
+  });
+  const state = await desktop.readAppState();
+  say(`\nthe demo app now shows: Now playing: ${state.playing || 'nothing'}`);
+  process.exitCode = run.exitCode ?? 1;
+} finally {
+  await desktop.stop();
+}
