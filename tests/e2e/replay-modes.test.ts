@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { type DesktopHarness, startDesktopHarness } from '@mime/test-support/desktop-harness';
 import { startFakeModelServer } from '@mime/test-support/fake-model-server';
 import { createFakeVisionModel } from '@mime/test-support/fake-vision-model';
-import { REPO_ROOT, runMime } from '@mime/test-support/run-mime';
+import { REPO_ROOT, runMime, startMime } from '@mime/test-support/run-mime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
@@ -54,6 +54,34 @@ describe('trace and auto on the unchanged app', () => {
         extracts: { song_now_playing: 'Faint' },
       });
       expect(executions(summary)).toEqual(['trace', 'trace', 'trace', 'trace', 'trace']);
+    });
+
+    it('pauses before the next action on the hotkey and resumes on it', async () => {
+      await desktop().resetApp();
+      const dir = await workflow();
+      const running = startMime(['replay', dir, '--mode', 'trace', '--param', 'song_name=Faint'], {
+        env: { DISPLAY: desktop().display },
+      });
+      await running.waitForStderr(/\[1\/2\]/);
+      await desktop().pressKeys('ctrl+alt+shift+p');
+      await running.waitForStderr(/paused before the next action/);
+      const pausedState = await desktop().readAppState();
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      expect((await desktop().readAppState()).action).toBe(pausedState.action);
+      await desktop().pressKeys('ctrl+alt+shift+p');
+      const result = await running.done;
+      expect(result.exitCode).toBe(0);
+      expect(result.stderr).toContain('▶ resumed');
+      expect((await desktop().readAppState()).playing).toBe('Faint');
+      const runId = result.stdout.trim().split('\n')[0] as string;
+      const events = (await readFile(join(dir, '.replay', runId, 'events.jsonl'), 'utf8'))
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { type: string; time: string });
+      const paused = events.find((e) => e.type === 'paused');
+      const resumed = events.find((e) => e.type === 'resumed');
+      expect(paused && resumed).toBeTruthy();
+      expect(Date.parse(resumed?.time ?? '') - Date.parse(paused?.time ?? '')).toBeGreaterThanOrEqual(1400);
     });
 
     it('auto finds every target where it was and makes no model call', async () => {

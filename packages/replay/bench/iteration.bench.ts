@@ -190,6 +190,7 @@ async function runDemo(): Promise<DemoRun> {
       env: { MIME_BASE_URL: server.url, MIME_MODEL: 'fake-vision' },
     });
     const { summary } = await replay(workflowDir, {
+      mode: 'agent',
       params: { song_name: 'Faint' },
       model: new ModelClient(config),
       onEvent: (event) => {

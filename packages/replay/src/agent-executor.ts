@@ -369,6 +369,7 @@ class AgentRun {
       if (answer === 'skip') status = 'skipped';
     }
     if (status === 'executed') {
+      await this.#ctx.pause.wait(this.#ctx.signal);
       try {
         await executeAction(desktop, action, secrets);
         this.#actedSinceCapture = true;

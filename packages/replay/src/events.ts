@@ -119,6 +119,8 @@ export type ReplayEvent =
       iterations: number;
       duration_ms: number;
     }
+  | { type: 'paused'; hotkey: string }
+  | { type: 'resumed'; hotkey: string }
   | { type: 'run_end'; outcome: RunOutcome; code: string | null; reason: string | null; duration_ms: number };
 
 /** Receives events; must not throw. */

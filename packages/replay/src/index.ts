@@ -32,6 +32,7 @@ export {
   secretEnvName,
 } from './materialize.ts';
 export { DEFAULT_MODEL_IMAGE, type ModelImageOptions } from './model-image.ts';
+export { DEFAULT_PAUSE_HOTKEY } from './pause-gate.ts';
 export { type ReplayOptions, type ReplayResult, replay } from './replay.ts';
 export type { ConfirmAnswer, ConfirmRequest } from './run-context.ts';
 export { RUN_FILES, RUNS_FOLDER } from './run-folder.ts';

@@ -10,6 +10,7 @@ import { BudgetExhaustedError, ReplayOptionError, TraceUnavailableError } from '
 import { type ReplayEvent, type ReplayEventListener, toRunEvent } from './events.ts';
 import { checkParams, type MaterializedWorkflow, materializeWorkflow } from './materialize.ts';
 import { DEFAULT_MODEL_IMAGE, type ModelImageOptions } from './model-image.ts';
+import { DEFAULT_PAUSE_HOTKEY, PauseGate } from './pause-gate.ts';
 import { planFromWorkflow } from './plan.ts';
 import { createRedactor } from './redact.ts';
 import type {
@@ -71,6 +72,8 @@ export interface ReplayOptions {
   noProgressRepeats?: number;
   /** Repair rounds for a call that breaks a rule its schema cannot express (a click without a coordinate). Default 2. */
   repairAttempts?: number;
+  /** Hotkey that pauses the run before its next action and resumes it; `null` for none. Default `ctrl+alt+shift+p`. */
+  pauseHotkey?: string | null;
   /** Folder that holds the runs. Default `<workflow>/.replay`. */
   runsDir?: string;
 }
@@ -238,7 +241,13 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
   );
   const startedAt = new Date();
   const meterAtStart = model.meter.snapshot();
+  const hotkey = options.pauseHotkey === undefined ? DEFAULT_PAUSE_HOTKEY : options.pauseHotkey;
+  const pause = new PauseGate((paused) =>
+    emit({ type: paused ? 'paused' : 'resumed', hotkey: hotkey ?? '' }),
+  );
+  const pauseHooks = settings.dryRun ? null : await pause.listen(desktop, hotkey);
   const context: RunContext = {
+    pause,
     workflowDir: setup.workflowDir,
     workflow: materialized.workflow,
     params: materialized.params,
@@ -279,6 +288,7 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
     failure = { error };
   } finally {
     clearTimeout(timer);
+    await pauseHooks?.stop();
   }
   const { budget, ...end } = classifyEnd(failure, signal);
   const lastSubtask = context.state.records.at(-1)?.subtask_i ?? null;

@@ -9,6 +9,7 @@ import type { BudgetTracker } from './budgets.ts';
 import type { ReplayEvent } from './events.ts';
 import type { ResolvedParam } from './materialize.ts';
 import type { ModelImageOptions } from './model-image.ts';
+import type { PauseGate } from './pause-gate.ts';
 import type { PlannedSubtask } from './plan.ts';
 import type { Redactor } from './redact.ts';
 import type { RunFolder } from './run-folder.ts';
@@ -81,6 +82,8 @@ export interface RunContext {
   signal: AbortSignal;
   settings: AgentSettings;
   state: RunState;
+  /** Executors wait here before each action while the person has paused the run. */
+  pause: PauseGate;
 }
 
 /** Runs a replay mode; throws what ended the run early (a budget, an abort, a model failure). */

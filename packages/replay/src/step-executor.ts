@@ -127,7 +127,11 @@ class StepRun {
   }
 
   async run(): Promise<void> {
-    const events = await loadRecordedEvents(this.#ctx.workflowDir);
+    // Auto mode replays what it can: a workflow with no recording (hand-written) goes to the agent.
+    const events = await loadRecordedEvents(this.#ctx.workflowDir).catch((error: unknown) => {
+      if (this.#mode === 'trace') throw error;
+      return new Map<number, ActionManifestEvent>();
+    });
     const plan = planFromWorkflow(this.#ctx.workflow);
     try {
       for (const [index, subtask] of plan.entries()) {
@@ -233,6 +237,7 @@ class StepRun {
     const decision = await this.#decide(recorded, subtask_i, iteration);
     if (decision.kind === 'agent') return decision.reason;
     if (decision.action && !settings.dryRun) {
+      await this.#ctx.pause.wait(this.#ctx.signal);
       await executeAction(this.#ctx.desktop, decision.action, this.#ctx.secrets);
       this.#acted = true;
     }

@@ -119,6 +119,8 @@ const EVENT_DATA = {
     region: Box.nullable().default(null),
     reason: z.string().optional(),
   }),
+  paused: z.object({ hotkey: z.string() }),
+  resumed: z.object({ hotkey: z.string() }),
   budget_exhausted: z.object({ budget: z.string(), code: z.string(), used: z.number(), limit: z.number() }),
   error: z.object({ code: z.string(), message: z.string() }),
   subtask_end: z.object({

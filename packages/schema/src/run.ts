@@ -17,6 +17,8 @@ export const RUN_EVENT_TYPES = [
   'replan',
   'divergence',
   'step',
+  'paused',
+  'resumed',
   'budget_exhausted',
   'error',
   'subtask_end',

@@ -8,6 +8,7 @@ import {
   type ConfirmAnswer,
   type ConfirmRequest,
   DEFAULT_BUDGETS,
+  DEFAULT_PAUSE_HOTKEY,
   type ReplayEvent,
   type ReplayOptions,
   type ReplayResult,
@@ -173,7 +174,9 @@ function describeEvent(event: ReplayEvent): string | null {
         `${style.cyan('▶')} Replaying "${event.task_name}" (${event.mode} mode${event.dry_run ? ', dry run: nothing is executed' : ''})`,
         style.dim(`  run folder: ${event.dir}`),
         style.dim(`  params: ${params.length > 0 ? params.join(', ') : 'none'}`),
-        style.dim(`  stop: Ctrl+C, ${DEFAULT_ABORT_HOTKEY}, or move the pointer into a screen corner`),
+        style.dim(
+          `  stop: Ctrl+C, ${DEFAULT_ABORT_HOTKEY}, or move the pointer into a screen corner; pause: ${DEFAULT_PAUSE_HOTKEY}`,
+        ),
       ].join('\n');
     }
     case 'subtask_start':
@@ -196,6 +199,10 @@ function describeEvent(event: ReplayEvent): string | null {
       };
       return `    ${style.dim(`step ${event.step_i}`)} ${how[event.executed_by]} ${event.description}${style.dim(` (${event.reason})`)}`;
     }
+    case 'paused':
+      return style.yellow(`  ⏸ paused before the next action; press ${event.hotkey} again to resume`);
+    case 'resumed':
+      return style.green('  ▶ resumed');
     case 'divergence':
       return style.red(
         `    ✗ step ${event.step_i} diverged: ${Math.round(event.similarity * 100)}% alike (needs ${Math.round(event.threshold * 100)}%); crops ${event.expected}, ${event.observed}`,

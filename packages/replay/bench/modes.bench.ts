@@ -1,0 +1,71 @@
+/**
+ * The demo workflow (reflected from a real recording) replayed in each mode on the demo app, on the
+ * unchanged layout and on a moved and resized one (`?dx=40&dy=24&scale=1.1`): wall time of the whole
+ * `mime replay` process, outcome, model calls. The model is the fake vision model (OCR on the
+ * screenshot it is sent), answering at once, so agent-mode times here are mime's own plus OCR.
+ * Run from the repository root: `pnpm exec tsx packages/replay/bench/modes.bench.ts`.
+ */
+import { cp, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startDesktopHarness } from '@mime/test-support/desktop-harness';
+import { startFakeModelServer } from '@mime/test-support/fake-model-server';
+import { createFakeVisionModel } from '@mime/test-support/fake-vision-model';
+import { REPO_ROOT, runMime } from '@mime/test-support/run-mime';
+
+const LAYOUTS = [
+  { name: 'unchanged', query: undefined },
+  { name: 'moved + 1.1x', query: 'dx=40&dy=24&scale=1.1' },
+];
+const MODES = ['agent', 'auto', 'trace'] as const;
+
+const server = await startFakeModelServer();
+const model = createFakeVisionModel();
+server.setHandler(model.handler);
+const rows: string[] = [];
+try {
+  for (const layout of LAYOUTS) {
+    const desktop = await startDesktopHarness({ keepDisplayUntilExit: false, query: layout.query });
+    try {
+      for (const mode of MODES) {
+        await desktop.resetApp();
+        const dir = join(await mkdtemp(join(tmpdir(), 'mime-bench-modes-')), 'play-song');
+        await cp(join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded'), dir, { recursive: true });
+        const started = performance.now();
+        const result = await runMime(
+          ['replay', dir, '--mode', mode, '--param', 'song_name=Faint', '--json'],
+          {
+            env: { DISPLAY: desktop.display, MIME_BASE_URL: server.url, MIME_MODEL: 'fake-vision' },
+          },
+        );
+        const seconds = ((performance.now() - started) / 1000).toFixed(1);
+        const summary = JSON.parse(result.stdout || '{}') as {
+          outcome?: string;
+          code?: string | null;
+          usage?: { calls: number };
+        };
+        const outcome = summary.code
+          ? `${summary.outcome} (${summary.code})`
+          : (summary.outcome ?? `exit ${result.exitCode}`);
+        rows.push(
+          `| ${layout.name} | ${mode} | ${seconds} s | ${summary.usage?.calls ?? '?'} | ${outcome} |`,
+        );
+        await rm(dir, { recursive: true, force: true });
+      }
+    } finally {
+      await desktop.stop();
+    }
+  }
+} finally {
+  await server.close();
+  await model.close();
+}
+process.stdout.write(
+  [
+    'replay modes on the demo workflow (5 steps, 2 subtasks)',
+    '| layout | mode | wall time | model calls | outcome |',
+    '| --- | --- | --- | --- | --- |',
+    ...rows,
+    '',
+  ].join('\n'),
+);
