@@ -43,7 +43,7 @@ describe('trace and auto on the unchanged app', () => {
   withDesktop(undefined, (desktop) => {
     it('trace replays the recording with a new param and no model', async () => {
       await desktop().resetApp();
-      const { result, summary } = await replay(desktop(), 'trace');
+      const { result, summary, dir } = await replay(desktop(), 'trace');
       expect(result.stderr).not.toContain('error');
       expect(result.exitCode).toBe(0);
       expect((await desktop().readAppState()).playing).toBe('Faint');
@@ -54,6 +54,10 @@ describe('trace and auto on the unchanged app', () => {
         extracts: { song_now_playing: 'Faint' },
       });
       expect(executions(summary)).toEqual(['trace', 'trace', 'trace', 'trace', 'trace']);
+      const log = (await readFile(join(dir, '.replay', summary.run_id, 'mime.log'), 'utf8')).trim().split('\n');
+      const entries = log.map((line) => JSON.parse(line));
+      expect(entries[0]).toMatchObject({ level: 30, command: 'replay', msg: 'run_start' });
+      expect(entries.at(-1)).toMatchObject({ msg: 'run_end', event: { outcome: 'success' } });
     });
 
     it('pauses before the next action on the hotkey and resumes on it', async () => {

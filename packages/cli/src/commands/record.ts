@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
 import { printData, printJson, say, style } from '../output.ts';
+import { createRunLog } from '../run-log.ts';
 
 interface RecordFlags extends HomeOptions {
   name?: string;
@@ -192,6 +193,7 @@ export function registerRecord(program: Command, run: (code: Promise<ExitCode>) 
           if (!name) throw new UsageError('--name is required: mime record --name "what the task does"');
           const seconds = positiveNumber(flags.maxDuration, '--max-duration');
           const controller = new AbortController();
+          const log = createRunLog('record', 'record.log');
           const interrupt = () => controller.abort('interrupt');
           const terminate = () => controller.abort('signal');
           process.once('SIGINT', interrupt);
@@ -206,7 +208,11 @@ export function registerRecord(program: Command, run: (code: Promise<ExitCode>) 
               signal: controller.signal,
               hotkeys: { annotate: flags.annotateKey, stop: flags.stopKey, secret: flags.secretKey },
               promptAnnotation: process.stdin.isTTY ? () => promptInTerminal(interrupt) : undefined,
-              onEvent: (event) => reportProgress(event, name, flags.json === true),
+              onEvent: (event) => {
+                if (event.type === 'started') log.attach(event.dir);
+                log.event(event);
+                reportProgress(event, name, flags.json === true);
+              },
             });
             if (flags.json) printJson(result);
             say(

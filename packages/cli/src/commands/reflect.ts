@@ -5,6 +5,7 @@ import type { Command } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
 import { printJson, say, style } from '../output.ts';
+import { createRunLog } from '../run-log.ts';
 import { addModelOptions, type ModelFlags, modelFlags } from './model-options.ts';
 
 interface ReflectFlags extends HomeOptions, ModelFlags {
@@ -106,6 +107,8 @@ export function registerReflect(program: Command, run: (code: Promise<ExitCode>)
           const isPath = flags.session.includes('/') || flags.session.startsWith('.');
           const sessionDir = isPath ? resolve(flags.session) : join(home, 'recordings', flags.session);
           const controller = new AbortController();
+          const log = createRunLog('reflect', 'reflect.log');
+          const progress = progressReporter(process.stderr.isTTY === true);
           const stop = () => controller.abort();
           process.once('SIGINT', stop);
           process.once('SIGTERM', stop);
@@ -118,7 +121,11 @@ export function registerReflect(program: Command, run: (code: Promise<ExitCode>)
               force: flags.force,
               from: flags.from as 'pass-a' | 'pass-b' | undefined,
               signal: controller.signal,
-              onEvent: progressReporter(process.stderr.isTTY === true),
+              onEvent: (event) => {
+                if (event.type === 'start') log.attach(event.workflowDir);
+                log.event(event);
+                progress(event);
+              },
             });
             if (flags.json) printJson(result);
             const { calls, inputTokens, outputTokens } = result.usage;

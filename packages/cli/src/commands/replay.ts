@@ -21,6 +21,7 @@ import { type Command, Option } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
 import { printData, printJson, say, style } from '../output.ts';
+import { createRunLog } from '../run-log.ts';
 
 interface ReplayFlags extends HomeOptions {
   param?: string[];
@@ -298,6 +299,7 @@ function reportResult(result: ReplayResult, flags: ReplayFlags): ExitCode {
 async function runReplayCommand(target: string, flags: ReplayFlags): Promise<ExitCode> {
   checkInteraction(flags);
   const workflowPath = resolveWorkflowTarget(target, flags);
+  const log = createRunLog('replay', 'mime.log');
   const options: ReplayOptions = {
     mode: flags.mode,
     params: await readParams(flags, workflowPath),
@@ -308,7 +310,11 @@ async function runReplayCommand(target: string, flags: ReplayFlags): Promise<Exi
     dryRun: flags.dryRun === true,
     confirmAction: flags.confirm ? confirmOnTerminal : undefined,
     onEvent: (event) => {
-      if (event.type === 'run_start' && !flags.json) printData(event.run_id);
+      if (event.type === 'run_start') {
+        log.attach(event.dir);
+        if (!flags.json) printData(event.run_id);
+      }
+      log.event(event);
       const line = describeEvent(event);
       if (line !== null) say(line);
     },
@@ -320,6 +326,9 @@ async function runReplayCommand(target: string, flags: ReplayFlags): Promise<Exi
   process.once('SIGTERM', terminate);
   try {
     return reportResult(await replay(workflowPath, { ...options, signal: controller.signal }), flags);
+  } catch (error) {
+    log.error(error);
+    throw error;
   } finally {
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', terminate);
