@@ -54,7 +54,9 @@ describe('trace and auto on the unchanged app', () => {
         extracts: { song_now_playing: 'Faint' },
       });
       expect(executions(summary)).toEqual(['trace', 'trace', 'trace', 'trace', 'trace']);
-      const log = (await readFile(join(dir, '.replay', summary.run_id, 'mime.log'), 'utf8')).trim().split('\n');
+      const log = (await readFile(join(dir, '.replay', summary.run_id, 'mime.log'), 'utf8'))
+        .trim()
+        .split('\n');
       const entries = log.map((line) => JSON.parse(line));
       expect(entries[0]).toMatchObject({ level: 30, command: 'replay', msg: 'run_start' });
       expect(entries.at(-1)).toMatchObject({ msg: 'run_end', event: { outcome: 'success' } });
