@@ -34,7 +34,7 @@ import {
 import { revisePlan } from './revise-plan.ts';
 import type { RunContext } from './run-context.ts';
 import { RUN_FILES, screenshotName } from './run-folder.ts';
-import type { SubtaskRecord } from './run-summary.ts';
+import { type SubtaskRecord, startSubtaskRecord } from './run-summary.ts';
 import { measureFrameDifference, waitForSettle } from './screen-settle.ts';
 
 /** How a subtask ended when it did not throw. */
@@ -100,27 +100,8 @@ class AgentRun {
   }
 
   async #runSubtask(subtask: PlannedSubtask, index: number): Promise<SubtaskEnd> {
-    const { budgets, emit } = this.#ctx;
-    const record: SubtaskRecord = {
-      subtask_i: subtask.subtask_i,
-      text: subtask.text,
-      origin: subtask.origin,
-      outcome: 'failed',
-      iterations: 0,
-      duration_ms: 0,
-      steps: subtask.steps,
-    };
-    this.#ctx.state.records.push(record);
-    budgets.startSubtask();
-    const started = performance.now();
-    emit({
-      type: 'subtask_start',
-      subtask_i: subtask.subtask_i,
-      text: subtask.text,
-      origin: subtask.origin,
-      position: index + 1,
-      count: this.#plan.length,
-    });
+    const { emit } = this.#ctx;
+    const { record, started } = startSubtaskRecord(this.#ctx, subtask, { index, count: this.#plan.length });
     let outcome: 'success' | 'failed' | 'replanned' = 'failed';
     try {
       const end = await this.#loop(subtask, index, record);

@@ -2,7 +2,8 @@ import type { UsageSnapshot } from '@mime/model';
 import type { ReplayMode, RunOutcome, RunSummary, SubtaskOrigin, WorkflowStep } from '@mime/schema';
 import type { BudgetSnapshot } from './budgets.ts';
 import type { ResolvedParam } from './materialize.ts';
-import type { StepExecutionRecord } from './run-context.ts';
+import type { PlannedSubtask } from './plan.ts';
+import type { RunContext, StepExecutionRecord } from './run-context.ts';
 
 /** What became of one subtask of a run. */
 export interface SubtaskRecord {
@@ -128,4 +129,37 @@ export function formatRunSummary(summary: RunSummary): string {
     `Budgets: ${[budget('iterations'), budget('model_calls'), budget('replans'), budget('wall_time', ' ms')].filter(Boolean).join(', ')}`,
     '',
   ].join('\n');
+}
+
+/**
+ * Opens the record of a subtask that starts now: added to the run's records, its iteration budget
+ * reset, and `subtask_start` emitted. Returns the record (outcome `failed` until set) and its start time.
+ */
+export function startSubtaskRecord(
+  context: RunContext,
+  subtask: PlannedSubtask,
+  position: { index: number; count: number },
+  executions?: StepExecutionRecord[],
+): { record: SubtaskRecord; started: number } {
+  const record: SubtaskRecord = {
+    subtask_i: subtask.subtask_i,
+    text: subtask.text,
+    origin: subtask.origin,
+    outcome: 'failed',
+    iterations: 0,
+    duration_ms: 0,
+    steps: subtask.steps,
+    ...(executions ? { executions } : {}),
+  };
+  context.state.records.push(record);
+  context.budgets.startSubtask();
+  context.emit({
+    type: 'subtask_start',
+    subtask_i: subtask.subtask_i,
+    text: subtask.text,
+    origin: subtask.origin,
+    position: position.index + 1,
+    count: position.count,
+  });
+  return { record, started: performance.now() };
 }

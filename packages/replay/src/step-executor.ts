@@ -42,7 +42,7 @@ import {
 } from './recorded-step.ts';
 import type { RunContext, StepExecutionRecord } from './run-context.ts';
 import { RUN_FILES } from './run-folder.ts';
-import type { SubtaskRecord } from './run-summary.ts';
+import { type SubtaskRecord, startSubtaskRecord } from './run-summary.ts';
 import { waitForSettle } from './screen-settle.ts';
 
 /** Trace: the target region must be at least this alike the recording (pixels that pixelmatch finds equal). */
@@ -151,29 +151,9 @@ class StepRun {
     count: number,
     events: ReadonlyMap<number, ActionManifestEvent>,
   ): Promise<void> {
-    const { emit, budgets, state } = this.#ctx;
+    const { emit } = this.#ctx;
     const executions: StepExecutionRecord[] = [];
-    const record: SubtaskRecord = {
-      subtask_i: subtask.subtask_i,
-      text: subtask.text,
-      origin: subtask.origin,
-      outcome: 'failed',
-      iterations: 0,
-      duration_ms: 0,
-      steps: subtask.steps,
-      executions,
-    };
-    state.records.push(record);
-    budgets.startSubtask();
-    const started = performance.now();
-    emit({
-      type: 'subtask_start',
-      subtask_i: subtask.subtask_i,
-      text: subtask.text,
-      origin: subtask.origin,
-      position: index + 1,
-      count,
-    });
+    const { record, started } = startSubtaskRecord(this.#ctx, subtask, { index, count }, executions);
     let handedOver: string | null = null;
     try {
       for (const step of subtask.steps) {

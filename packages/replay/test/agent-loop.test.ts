@@ -71,6 +71,8 @@ function run(desktop = createFakeDesktop(), options: ReplayOptions = {}) {
   const events: ReplayEvent[] = [];
   const result = replay(workflowDir, {
     mode: 'agent',
+    // The in-memory desktop has no global hooks to listen for the pause hotkey on.
+    pauseHotkey: null,
     params: { song_name: 'Faint' },
     desktop,
     modelConfig: { env: { MIME_BASE_URL: server.url, MIME_MODEL: 'fake', MIME_MODEL_MAX_RETRIES: '0' } },
