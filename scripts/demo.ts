@@ -12,6 +12,22 @@ import { MIME_BIN, REPO_ROOT } from '@mime/test-support/run-mime';
 import { execa } from 'execa';
 
 const song = process.argv[2] ?? 'Faint';
+
+const missing: string[] = [];
+for (const [tool, pkg] of [
+  ['Xvfb', 'xvfb'],
+  ['xdotool', 'xdotool'],
+  ['chromium', 'chromium'],
+] as const) {
+  const found = await execa('sh', ['-c', `command -v ${tool}`], { reject: false });
+  if (found.exitCode !== 0) missing.push(pkg);
+}
+if (missing.length > 0) {
+  process.stderr.write(
+    `mime demo needs ${missing.join(', ')}: install them with\n  sudo apt-get install ${missing.join(' ')} xauth fonts-dejavu-core\n(on Debian/Ubuntu; .ci/run installs the full list)\n`,
+  );
+  process.exit(2);
+}
 const say = (line: string) => process.stderr.write(`${line}\n`);
 const home = join(REPO_ROOT, '.demo');
 const workflow = join(home, 'workflows', 'play-song');

@@ -1,28 +1,22 @@
 /**
- * Reading text off a screenshot for the fake vision model, with tesseract.js (WASM, offline with the
- * language data from @tesseract.js-data/eng; single-threaded, so OMP_THREAD_LIMIT does not apply).
+ * Reading text off a screenshot for the fake vision model, with `@mime/vision`'s OCR (tesseract.js,
+ * offline; single-threaded WASM, so OMP_THREAD_LIMIT does not apply).
  *
  * Two passes, each only when asked for: the whole image in sparse-text mode (dark text on light
  * backgrounds), and, for light text on dark buttons that Tesseract's page layout skips, each dark
  * filled box found in the pixels, inverted and read as one line (about 40 ms a box).
  */
-import { createRequire } from 'node:module';
+import {
+  type Box,
+  closeOcr,
+  findPhrase as findPhraseBoxes,
+  type OcrWord,
+  readLine,
+  readWords,
+} from '@mime/vision';
 import { PNG } from 'pngjs';
-import { createWorker, OEM, PSM, type Worker } from 'tesseract.js';
 
-/** A box in image pixels. */
-export interface Box {
-  x: number;
-  y: number;
-  width: number;
-  height: number;
-}
-
-export interface OcrWord {
-  text: string;
-  confidence: number;
-  box: Box;
-}
+export type { Box, OcrWord };
 
 /** One screenshot, read lazily. */
 export interface ScreenText {
@@ -41,9 +35,6 @@ export interface ScreenReader {
   /** Ends the Tesseract worker. */
   close(): Promise<void>;
 }
-
-const require = createRequire(import.meta.url);
-const ENG = require('@tesseract.js-data/eng') as { langPath: string; gzip: boolean };
 
 const luminance = (data: Buffer, i: number) =>
   0.299 * (data[i] ?? 0) + 0.587 * (data[i + 1] ?? 0) + 0.114 * (data[i + 2] ?? 0);
@@ -128,40 +119,8 @@ function invertedCrop(image: PNG, box: Box): Buffer {
   return PNG.sync.write(out);
 }
 
-/** Starts a reader; its Tesseract worker loads on the first read (about 1 s). */
+/** Starts a reader on `@mime/vision`'s shared OCR worker (it loads on the first read, about 1 s). */
 export function createScreenReader(): ScreenReader {
-  let worker: Promise<Worker> | undefined;
-  let queue: Promise<unknown> = Promise.resolve();
-  const recognize = <T>(psm: PSM, image: Buffer, pick: (words: OcrWord[], text: string) => T): Promise<T> => {
-    worker ??= createWorker('eng', OEM.LSTM_ONLY, {
-      langPath: ENG.langPath,
-      gzip: ENG.gzip,
-      cacheMethod: 'none',
-    });
-    const job = queue.then(async () => {
-      const w = await (worker as Promise<Worker>);
-      await w.setParameters({ tessedit_pageseg_mode: psm, user_defined_dpi: '96' });
-      const { data } = await w.recognize(image, {}, { blocks: true, text: true });
-      const words: OcrWord[] = [];
-      for (const block of data.blocks ?? []) {
-        for (const paragraph of block.paragraphs) {
-          for (const line of paragraph.lines) {
-            for (const word of line.words) {
-              const { x0, y0, x1, y1 } = word.bbox;
-              words.push({
-                text: word.text,
-                confidence: word.confidence,
-                box: { x: x0, y: y0, width: x1 - x0, height: y1 - y0 },
-              });
-            }
-          }
-        }
-      }
-      return pick(words, data.text);
-    });
-    queue = job.catch(() => undefined);
-    return job;
-  };
   return {
     read(png) {
       const image = PNG.sync.read(png);
@@ -172,7 +131,7 @@ export function createScreenReader(): ScreenReader {
         width: image.width,
         height: image.height,
         words: () => {
-          words ??= recognize(PSM.SPARSE_TEXT, png, (found) => found.filter((w) => w.confidence >= 50));
+          words ??= readWords(png);
           return words;
         },
         darkBoxes: () => {
@@ -183,44 +142,23 @@ export function createScreenReader(): ScreenReader {
           const key = `${box.x},${box.y},${box.width},${box.height}`;
           let text = boxTexts.get(key);
           if (!text) {
-            text = recognize(PSM.SINGLE_LINE, invertedCrop(image, box), (_, all) => all.trim());
+            text = readLine(invertedCrop(image, box));
             boxTexts.set(key, text);
           }
           return text;
         },
       };
     },
-    close: async () => {
-      if (worker) await (await worker).terminate();
-    },
+    close: closeOcr,
   };
 }
 
-const normalize = (text: string) => text.toLowerCase().replace(/[^a-z0-9{}_]+/g, '');
-
-/** Boxes of consecutive words on one line that spell `phrase` (case and punctuation ignored), top first. */
-export function findPhrases(words: readonly OcrWord[], phrase: string): Box[] {
-  const wanted = phrase.split(/\s+/).map(normalize).filter(Boolean);
-  const found: Box[] = [];
-  for (let i = 0; i + wanted.length <= words.length; i += 1) {
-    const run = words.slice(i, i + wanted.length);
-    const sameLine = run.every((w) => Math.abs(w.box.y - (run[0]?.box.y ?? 0)) < 12);
-    if (sameLine && run.every((w, k) => normalize(w.text) === wanted[k]))
-      found.push(unionBox(run.map((w) => w.box)));
-  }
-  return found.sort((a, b) => a.y - b.y);
-}
-
-/** The topmost box of `phrase` on screen, or null. */
+/** The box of consecutive words on one line that spell `phrase` (case and punctuation ignored), or null. */
 export function findPhrase(words: readonly OcrWord[], phrase: string): Box | null {
   return findPhrases(words, phrase)[0] ?? null;
 }
 
-/** The smallest box holding all of `boxes`. */
-export function unionBox(boxes: readonly Box[]): Box {
-  const x = Math.min(...boxes.map((b) => b.x));
-  const y = Math.min(...boxes.map((b) => b.y));
-  const right = Math.max(...boxes.map((b) => b.x + b.width));
-  const bottom = Math.max(...boxes.map((b) => b.y + b.height));
-  return { x, y, width: right - x, height: bottom - y };
+/** Every place the phrase stands, top to bottom. */
+export function findPhrases(words: readonly OcrWord[], phrase: string): Box[] {
+  return findPhraseBoxes(words, phrase).sort((a, b) => a.y - b.y);
 }

@@ -9,5 +9,14 @@ export {
   type RgbaImage,
   rgbaFromPixels,
 } from './image.ts';
-export { closeOcr, findPhrase, type OcrWord, readWords, unionBox, wordsLeftOf, wordsRightOf } from './ocr.ts';
+export {
+  closeOcr,
+  findPhrase,
+  type OcrWord,
+  readLine,
+  readWords,
+  unionBox,
+  wordsLeftOf,
+  wordsRightOf,
+} from './ocr.ts';
 export { loadOpenCv, type OpenCv } from './opencv.ts';

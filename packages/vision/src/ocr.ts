@@ -15,12 +15,8 @@ const ENG = require('@tesseract.js-data/eng') as { langPath: string; gzip: boole
 let worker: Promise<Worker> | undefined;
 let queue: Promise<unknown> = Promise.resolve();
 
-/**
- * Reads the words of an image (PNG bytes) with tesseract.js, offline with the English data from
- * `@tesseract.js-data/eng`. One shared worker (about 1 s to start, 0.5-1 s a 1280x800 page), calls
- * queued; words under `minConfidence` (default 50) are dropped.
- */
-export async function readWords(png: Buffer, options: { minConfidence?: number } = {}): Promise<OcrWord[]> {
+/** One recognition on the shared worker (calls are queued): the words with their boxes, and the text. */
+function recognize(png: Buffer, mode: PSM): Promise<{ words: OcrWord[]; text: string }> {
   worker ??= createWorker('eng', OEM.LSTM_ONLY, {
     langPath: ENG.langPath,
     gzip: ENG.gzip,
@@ -28,8 +24,8 @@ export async function readWords(png: Buffer, options: { minConfidence?: number }
   });
   const job = queue.then(async () => {
     const w = await (worker as Promise<Worker>);
-    await w.setParameters({ tessedit_pageseg_mode: PSM.SPARSE_TEXT, user_defined_dpi: '96' });
-    const { data } = await w.recognize(png, {}, { blocks: true });
+    await w.setParameters({ tessedit_pageseg_mode: mode, user_defined_dpi: '96' });
+    const { data } = await w.recognize(png, {}, { blocks: true, text: true });
     const words: OcrWord[] = [];
     for (const block of data.blocks ?? []) {
       for (const paragraph of block.paragraphs) {
@@ -45,10 +41,25 @@ export async function readWords(png: Buffer, options: { minConfidence?: number }
         }
       }
     }
-    return words.filter((w) => w.confidence >= (options.minConfidence ?? 50));
+    return { words, text: data.text };
   });
   queue = job.catch(() => undefined);
   return job;
+}
+
+/**
+ * Reads the words of an image (PNG bytes) with tesseract.js, offline with the English data from
+ * `@tesseract.js-data/eng`. One shared worker (about 1 s to start, 0.5-1 s a 1280x800 page), calls
+ * queued; words under `minConfidence` (default 50) are dropped.
+ */
+export async function readWords(png: Buffer, options: { minConfidence?: number } = {}): Promise<OcrWord[]> {
+  const { words } = await recognize(png, PSM.SPARSE_TEXT);
+  return words.filter((w) => w.confidence >= (options.minConfidence ?? 50));
+}
+
+/** Reads an image holding one line of text (a button's label), trimmed. */
+export async function readLine(png: Buffer): Promise<string> {
+  return (await recognize(png, PSM.SINGLE_LINE)).text.trim();
 }
 
 /** Ends the shared OCR worker (a later read starts a new one). */
