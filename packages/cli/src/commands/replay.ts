@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { type ModelConfigFlags, TOOL_MODES, type ToolMode } from '@mime/model';
 import { DEFAULT_ABORT_HOTKEY } from '@mime/os-io';
 import {
   type BudgetLimits,
@@ -22,8 +21,9 @@ import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
 import { printData, printJson, say, style } from '../output.ts';
 import { createRunLog } from '../run-log.ts';
+import { addModelOptions, type ModelFlags, modelFlags } from './model-options.ts';
 
-interface ReplayFlags extends HomeOptions {
+interface ReplayFlags extends HomeOptions, ModelFlags {
   param?: string[];
   paramsFile?: string;
   mode: NonNullable<ReplayOptions['mode']>;
@@ -34,10 +34,6 @@ interface ReplayFlags extends HomeOptions {
   imageSize?: string;
   dryRun?: boolean;
   confirm?: boolean;
-  config?: string;
-  baseUrl?: string;
-  model?: string;
-  toolMode?: string;
   json?: boolean;
 }
 
@@ -229,17 +225,6 @@ function describeEvent(event: ReplayEvent): string | null {
   }
 }
 
-function modelFlags(flags: ReplayFlags): ModelConfigFlags {
-  if (flags.toolMode !== undefined && !TOOL_MODES.includes(flags.toolMode as ToolMode)) {
-    throw new UsageError(`--tool-mode must be ${TOOL_MODES.join(' or ')}, got "${flags.toolMode}"`);
-  }
-  return {
-    ...(flags.baseUrl ? { baseURL: flags.baseUrl } : {}),
-    ...(flags.model ? { model: flags.model } : {}),
-    ...(flags.toolMode ? { toolMode: flags.toolMode as ToolMode } : {}),
-  };
-}
-
 function checkInteraction(flags: ReplayFlags): void {
   if (flags.confirm && !process.stdin.isTTY) {
     throw new UsageError(
@@ -336,7 +321,7 @@ async function runReplayCommand(target: string, flags: ReplayFlags): Promise<Exi
 }
 
 export function registerReplay(program: Command, run: (code: Promise<ExitCode>) => void): void {
-  program
+  const command = program
     .command('replay')
     .summary('replay a workflow with new params')
     .description(
@@ -364,14 +349,8 @@ export function registerReplay(program: Command, run: (code: Promise<ExitCode>) 
     .option('--dry-run', 'let the model decide but execute nothing')
     .option('--confirm', 'ask on the terminal before each action')
     .option('--home <dir>', 'data root for session ids (default: $MIME_HOME, else the current directory)')
-    .option('--config <file>', 'model config file (default: $MIME_CONFIG, else ~/.config/mime/config.json)')
-    .option('--base-url <url>', 'OpenAI-compatible base URL (default: $MIME_BASE_URL)')
-    .option('--model <id>', 'model id (default: $MIME_MODEL)')
-    .option(
-      '--tool-mode <mode>',
-      'native tool calls, or text for models without them (default: $MIME_TOOL_MODE, else native)',
-    )
-    .option('--json', 'print the run summary as JSON on stdout')
+    .option('--json', 'print the run summary as JSON on stdout');
+  addModelOptions(command)
     .addHelpText(
       'after',
       '\nExamples:\n  mime replay workflows/20261122T101500Z-play-song --param song_name=Numb\n  MIME_PARAM_PASSWORD=... mime replay workflows/login --params-file params.json --max-duration 300\n  mime replay workflows/20261122T101500Z-play-song --dry-run --json\n\nExit codes: 0 success, 1 the run failed (a budget ran out, the model failed), 2 bad input or usage, 130 aborted (Ctrl+C, the fail-safe).',
