@@ -343,6 +343,69 @@ describe('mime record in a terminal', () => {
   });
 });
 
+describe('mime record run from a terminal window', () => {
+  let wm: DesktopHarness;
+  beforeAll(async () => {
+    wm = await startDesktopHarness({ keepDisplayUntilExit: false, windowManager: true });
+  }, 60_000);
+  afterAll(async () => {
+    await wm?.stop();
+  });
+
+  it('leaves out what is typed or clicked in its own terminal', async () => {
+    const termHome = await mkdtemp(join(tmpdir(), 'mime-record-term-'));
+    const command = `env NO_COLOR=1 ${process.execPath} ${MIME_BIN} record --name term --home ${termHome}; sleep 30`;
+    const xterm = execa(
+      'xterm',
+      ['-geometry', '60x8+700+600', '-title', 'mime-terminal', '-e', 'sh', '-c', command],
+      {
+        env: wm.env,
+        reject: false,
+      },
+    );
+    try {
+      let dir = '';
+      for (let i = 0; i < 200 && !dir; i += 1) {
+        const sessions = await readdir(join(termHome, 'recordings')).catch(() => [] as string[]);
+        const log = sessions[0]
+          ? await readFile(join(termHome, 'recordings', sessions[0], 'record.log'), 'utf8').catch(() => '')
+          : '';
+        if (log.includes('"started"')) dir = join(termHome, 'recordings', sessions[0] as string);
+        else await sleep(100);
+      }
+      expect(dir).not.toBe('');
+      await wm.typeText('hello');
+      await sleep(300);
+      const search = centerOf(DEMO_LAYOUT.search);
+      await wm.click(search.x, search.y);
+      await sleep(600);
+      await wm.typeText('Numb');
+      await sleep(300);
+      const terminal = (await wm.xdotool('search', '--name', 'mime-terminal')).split('\n')[0] as string;
+      await wm.xdotool('windowactivate', '--sync', terminal);
+      await wm.click(760, 630);
+      await sleep(600);
+      await wm.typeText('junk');
+      await sleep(300);
+      await wm.pressKeys('ctrl+alt+shift+s');
+      for (let i = 0; i < 100; i += 1) {
+        const text = await readFile(join(dir, 'manifest.jsonl'), 'utf8').catch(() => '');
+        if (text.includes('"action_type":null')) break;
+        await sleep(100);
+      }
+      const events = await manifestOf(dir);
+      expect(events.map((e) => [e.action_type, e.action_details])).toEqual([
+        ['click', expect.objectContaining({ x: search.x, y: search.y })],
+        ['type', { text: 'Numb', secret: false }],
+        [null, {}],
+      ]);
+      expect((await wm.readAppState()).search).toBe('Numb');
+    } finally {
+      xterm.kill('SIGKILL');
+    }
+  });
+});
+
 describe('mime doctor on a display', () => {
   it('passes display, capture, hooks and model checks (exit 0)', async () => {
     const server = await startFakeModelServer({ models: ['vision-1'] });

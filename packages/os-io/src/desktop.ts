@@ -11,6 +11,11 @@ import type { HookEvent, HookSubscription, StartHooksOptions } from './hooks.ts'
 import type { ClickOptions, DragOptions, ScrollDirection, ScrollOptions } from './input.ts';
 import type { LogicalPoint, ScreenGeometry } from './units.ts';
 
+/** A top-level window, as the window system shows it. */
+export interface ActiveWindow {
+  title: string;
+}
+
 export interface Desktop {
   /** The display probe's facts, taken when the desktop was created. */
   readonly display: DisplayFacts;
@@ -30,6 +35,8 @@ export interface Desktop {
   createFrameRing(options?: FrameRingOptions): FrameRing;
 
   pointerPosition(): Promise<LogicalPoint>;
+  /** The window that has the keyboard focus now, or null when the platform cannot tell. */
+  activeWindow(): Promise<ActiveWindow | null>;
   movePointer(point: LogicalPoint): Promise<void>;
   /** Left, right or middle click; `clicks: 2` for a double click. */
   click(point: LogicalPoint, options?: ClickOptions): Promise<void>;

@@ -1,5 +1,5 @@
 export { captureFrame, type EncodePngOptions, encodePng, frameToRgb, type RawFrame } from './capture.ts';
-export type { Desktop } from './desktop.ts';
+export type { ActiveWindow, Desktop } from './desktop.ts';
 export {
   assertDisplay,
   type DisplayFacts,

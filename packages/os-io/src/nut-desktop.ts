@@ -51,6 +51,14 @@ export async function createDesktop(options: DesktopOptions = {}): Promise<Deskt
     captureFrame,
     createFrameRing: (ringOptions) => new FrameRing(captureFrame, ringOptions),
     pointerPosition: () => input.pointerPosition(),
+    activeWindow: async () => {
+      try {
+        const window = await nut.getActiveWindow();
+        return { title: await window.title };
+      } catch {
+        return null;
+      }
+    },
     movePointer: (point) => input.movePointer(point),
     click: (point, clickOptions) => input.click(point, clickOptions),
     drag: (from, to, dragOptions) => input.drag(from, to, dragOptions),

@@ -60,6 +60,7 @@ export type RecorderEvent =
       /** Epoch ms of the action's first input (the `epochNow` clock). */
       time: number;
     }
+  | { type: 'ignored'; action_type: string; reason: string }
   | { type: 'paused' }
   | { type: 'resumed' }
   | { type: 'annotation-requested' }
@@ -91,6 +92,11 @@ export interface RecordOptions {
   onEvent?: (event: RecorderEvent) => void;
   /** Grouping of raw input into actions; see {@link AggregatorOptions} for each default. */
   aggregation?: Omit<AggregatorOptions, 'isSecret'>;
+  /**
+   * Drop input given to the window that has the focus when recording starts (the terminal running
+   * `mime record`). Default false; the CLI turns it on when run from a terminal.
+   */
+  ignoreTerminal?: boolean;
   /** The desktop to record. Default: the nut-js + uiohook desktop of this display (probed first). */
   desktop?: Desktop;
 }
@@ -188,23 +194,47 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
   let secret = false;
   let paused = false;
   let details: string | null = null;
-  let held: { pending: PendingEvent; timer: NodeJS.Timeout } | undefined;
+  let held:
+    | { pending: PendingEvent; focus: Promise<{ title: string } | null> | null; timer: NodeJS.Timeout }
+    | undefined;
 
-  const write = (pending: PendingEvent) => {
-    void writer.add(pending).then((index) =>
-      emit({
-        type: 'event',
-        index,
-        action_type: pending.event.action_type,
-        details: pending.event.action_details,
-        time: pending.event.timestamp * 1000,
-      }),
-    );
+  // Input that went to the recorder's own terminal is dropped. Keys went to the window focused when
+  // they were pressed (asked at each key press); a click went to the window focused after it (asked
+  // when the click is committed, after its double-click window, once click-to-focus has acted).
+  const terminal = options.ignoreTerminal ? await desktop.activeWindow() : null;
+  const keyFocus = new Map<number, Promise<{ title: string } | null>>();
+  const focusOf = (action: RecordedAction) => {
+    const atKey =
+      action.action_type === 'type' || action.action_type === 'key' ? keyFocus.get(action.time) : undefined;
+    for (const time of keyFocus.keys()) if (time <= action.time) keyFocus.delete(time);
+    return atKey ?? desktop.activeWindow();
+  };
+  let admitted: Promise<void> = Promise.resolve();
+  const write = (pending: PendingEvent, focus: Promise<{ title: string } | null> | null = null) => {
+    admitted = admitted.then(async () => {
+      if (focus && (await focus)?.title === terminal?.title) {
+        emit({
+          type: 'ignored',
+          action_type: pending.event.action_type ?? 'end',
+          reason: 'typed or clicked in the recording terminal',
+        });
+        return;
+      }
+      void writer.add(pending).then((index) =>
+        emit({
+          type: 'event',
+          index,
+          action_type: pending.event.action_type,
+          details: pending.event.action_details,
+          time: pending.event.timestamp * 1000,
+        }),
+      );
+    });
   };
   const release = () => {
     if (!held) return;
     clearTimeout(held.timer);
-    write(held.pending);
+    write(held.pending, held.focus);
     held = undefined;
   };
   const takeDetails = () => {
@@ -223,15 +253,16 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
       } as PendingEvent['event'],
       frame: ring.frameBefore(action.time) ?? ring.latest(),
     };
+    const focus = terminal ? focusOf(action) : null;
     if (
       action.action_type === 'key' &&
       'key' in action.action_details &&
       action.action_details.key === 'ctrl+c'
     ) {
-      held = { pending, timer: setTimeout(release, INTERRUPT_HOLD_MS) };
+      held = { pending, focus, timer: setTimeout(release, INTERRUPT_HOLD_MS) };
       return;
     }
-    write(pending);
+    write(pending, focus);
   };
   const aggregator = new ActionAggregator(commit, { ...options.aggregation, isSecret: () => secret });
 
@@ -296,7 +327,9 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
         return;
       }
     }
-    if (!paused) aggregator.push(event);
+    if (paused) return;
+    if (terminal && event.type === 'keydown') keyFocus.set(event.time, desktop.activeWindow());
+    aggregator.push(event);
   };
 
   const control = await startControlServer(sessionId, handleControl);
@@ -325,11 +358,18 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
       held = undefined;
     }
     release();
+    await admitted;
     events = writer.count;
     write({
-      event: { action_type: null, action_details: {}, timestamp: epochNow() / 1000, details: takeDetails() },
+      event: {
+        action_type: null,
+        action_details: {},
+        timestamp: epochNow() / 1000,
+        details: takeDetails(),
+      },
       frame: ring.latest(),
     });
+    await admitted;
     await writer.drain();
     await ring.stop();
     await control.close();

@@ -66,6 +66,7 @@ export function createFakeDesktop(
     pressKey: (chord) => record(`key ${String(chord)}`),
     typeText: (text) => record(`type ${text}`),
     startHooks: unsupported,
+    activeWindow: async () => null,
     close: async () => undefined,
   };
 }

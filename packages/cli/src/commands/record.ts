@@ -70,6 +70,9 @@ function reportProgress(event: RecorderEvent, name: string, json: boolean): void
     case 'stopping':
       say(style.dim(`  stopping (${event.reason})`));
       return;
+    case 'ignored':
+      say(style.dim(`  (not recorded: ${event.action_type}, ${event.reason})`));
+      return;
     default:
       return;
   }
@@ -208,6 +211,9 @@ export function registerRecord(program: Command, run: (code: Promise<ExitCode>) 
               signal: controller.signal,
               hotkeys: { annotate: flags.annotateKey, stop: flags.stopKey, secret: flags.secretKey },
               promptAnnotation: process.stdin.isTTY ? () => promptInTerminal(interrupt) : undefined,
+              // X terminal emulators (xterm, konsole, alacritty, kitty...) set WINDOWID: then the window
+              // focused now is the terminal running mime, and what is typed or clicked there is left out.
+              ignoreTerminal: process.stdin.isTTY === true && Boolean(process.env.WINDOWID),
               onEvent: (event) => {
                 if (event.type === 'started') log.attach(event.dir);
                 log.event(event);
