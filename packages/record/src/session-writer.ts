@@ -1,7 +1,6 @@
-import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodePng, type RawFrame } from '@mime/os-io';
-import { appendJsonl, type ManifestEvent } from '@mime/schema';
+import { appendJsonl, type ManifestEvent, writeFileAtomically } from '@mime/schema';
 
 /** An event to write, with the frame to save as its PRE screenshot. */
 export interface PendingEvent {
@@ -10,7 +9,7 @@ export interface PendingEvent {
 }
 
 /**
- * Writes a session's events in order, each screenshot first (temp file + rename) and then its
+ * Writes a session's events in order, each screenshot first (written atomically) and then its
  * manifest line (appended and flushed), so a process killed at any moment leaves a manifest whose
  * every line is complete and whose screenshots exist. PNG encoding runs in sharp's threads, off the
  * capture and hook path; `add` only queues.
@@ -41,9 +40,7 @@ export class SessionWriter {
       let screenshot: string | null = null;
       if (png) {
         screenshot = `screenshots/${index}.png`;
-        const file = join(this.#dir, screenshot);
-        await writeFile(`${file}.tmp`, await png, { mode: 0o600 });
-        await rename(`${file}.tmp`, file);
+        await writeFileAtomically(join(this.#dir, screenshot), await png);
       }
       await appendJsonl(join(this.#dir, 'manifest.jsonl'), { ...pending.event, screenshot });
       return index;

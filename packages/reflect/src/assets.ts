@@ -5,8 +5,8 @@ import {
   type RecordingMetadata,
   readManifest,
   readRecordingMetadata,
+  writeFileAtomically,
   writeJsonAtomic,
-  writeTextAtomic,
 } from '@mime/schema';
 import sharp from 'sharp';
 import { RecordingError } from './errors.ts';
@@ -71,7 +71,7 @@ export async function refreshAssets(
 ): Promise<void> {
   await mkdir(join(workflowDir, 'screenshots'), { recursive: true, mode: 0o700 });
   await writeJsonAtomic(join(workflowDir, 'metadata.json'), recording.metadata);
-  await writeTextAtomic(
+  await writeFileAtomically(
     join(workflowDir, 'manifest.jsonl'),
     recording.lines.map(({ event }) => `${JSON.stringify(event)}\n`).join(''),
   );

@@ -1,3 +1,4 @@
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LogicalPoint, RawFrame } from '@mime/os-io';
 import { encodePng } from '@mime/os-io';
@@ -12,6 +13,8 @@ export interface RecordedStep {
   event: ActionManifestEvent;
   /** The recorded PRE frame, decoded on first use. */
   pre(): Promise<RgbaImage>;
+  /** The recorded PRE frame's PNG bytes, as saved. */
+  prePng(): Promise<Buffer>;
 }
 
 /** Reads the workflow's copy of the recording; steps are matched to events by `source.event_index`. */
@@ -42,7 +45,8 @@ export function recordedStep(
     );
   }
   let decoded: Promise<RgbaImage> | undefined;
-  return { step, event, pre: () => (decoded ??= decodeImage(join(workflowDir, source.screenshot))) };
+  const file = join(workflowDir, source.screenshot);
+  return { step, event, pre: () => (decoded ??= decodeImage(file)), prePng: () => readFile(file) };
 }
 
 /** A live frame as RGBA at logical size, the space of the recorded frames. */

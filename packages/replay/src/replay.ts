@@ -348,7 +348,7 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
     duration_ms: summary.duration_ms,
   });
   folder.writeJson(RUN_FILES.summary, safeSummary);
-  folder.writeText(RUN_FILES.textSummary, formatRunSummary(safeSummary));
+  folder.writeFile(RUN_FILES.textSummary, formatRunSummary(safeSummary));
   await folder.flush();
   // The report is derived from the files just written; a run does not fail for want of it.
   const report = await writeReport(folder.dir).catch(() => null);

@@ -7,7 +7,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodePng, type RawFrame } from '@mime/os-io';
-import { appendJsonl, type RunEvent, writeJsonAtomic, writeTextAtomic } from '@mime/schema';
+import { appendJsonl, type RunEvent, writeFileAtomically, writeJsonAtomic } from '@mime/schema';
 
 /** The folder that holds a workflow's runs. */
 export const RUNS_FOLDER = '.replay';
@@ -70,8 +70,9 @@ export class RunFolder {
     this.#enqueue(() => writeJsonAtomic(join(this.dir, name), value));
   }
 
-  writeText(name: string, text: string): void {
-    this.#enqueue(() => writeTextAtomic(join(this.dir, name), text));
+  /** Writes a file of the run (text or bytes), atomically, when the queue reaches it. */
+  writeFile(name: string, data: string | Buffer): void {
+    this.#enqueue(() => writeFileAtomically(join(this.dir, name), data));
   }
 
   /** Saves a frame as a PNG at logical size, encoded when the queue reaches it (compression level 1). */

@@ -10,8 +10,6 @@
  * An EXTRACT step is read by OCR: where the recorded example value stood (after its label, e.g.
  * "Now playing:"), the live screen is read; without an example, auto asks the agent, trace skips it.
  */
-import { writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import type { ActionManifestEvent } from '@mime/schema';
 import {
   type Box,
@@ -100,11 +98,11 @@ function locateExample(
 /** Reads an extract from the live screen where its example value stood in the recording; null when it cannot. */
 async function extractByOcr(
   event: ActionManifestEvent,
-  pre: RgbaImage,
+  prePng: Buffer,
   live: RgbaImage,
 ): Promise<string | null> {
   if (event.action_type !== 'extract' || event.action_details.values.length === 0) return null;
-  const example = locateExample(await readWords(await encodeImage(pre)), event.action_details.values);
+  const example = locateExample(await readWords(prePng), event.action_details.values);
   if (!example?.label) return null;
   const liveWords = await readWords(await encodeImage(live));
   const anchor = findPhrase(liveWords, example.label)[0];
@@ -155,11 +153,13 @@ class StepRun {
     const executions: StepExecutionRecord[] = [];
     const { record, started } = startSubtaskRecord(this.#ctx, subtask, { index, count }, executions);
     let handedOver: string | null = null;
+    let finished = false;
     try {
       for (const step of subtask.steps) {
         handedOver = await this.#runStep(step, subtask.subtask_i, record, executions, events);
         if (handedOver) break;
       }
+      finished = true;
     } catch (error) {
       const next = subtask.steps[executions.length];
       if (next)
@@ -179,15 +179,11 @@ class StepRun {
           });
         }
         record.duration_ms = performance.now() - started;
-        record.outcome = executions.every(
-          (e) => e.executed_by !== 'skipped' || e.reason.startsWith('trace mode'),
-        )
-          ? 'success'
-          : 'failed';
+        record.outcome = finished ? 'success' : 'failed';
         emit({
           type: 'subtask_end',
           subtask_i: subtask.subtask_i,
-          outcome: record.outcome === 'success' ? 'success' : 'failed',
+          outcome: finished ? 'success' : 'failed',
           iterations: record.iterations,
           duration_ms: Math.round(record.duration_ms),
         });
@@ -317,7 +313,7 @@ class StepRun {
   async #decideExtract(recorded: RecordedStep, pre: RgbaImage, live: RgbaImage): Promise<Decision> {
     const value =
       pre.width === live.width && pre.height === live.height
-        ? await extractByOcr(recorded.event, pre, live)
+        ? await extractByOcr(recorded.event, await recorded.prePng(), live)
         : null;
     const i = recorded.step.i;
     if (value !== null) {
@@ -374,10 +370,12 @@ class StepRun {
       };
       const expected = `divergence_step_${step.i}_expected.png`;
       const observed = `divergence_step_${step.i}_observed.png`;
-      await Promise.all([
-        this.#writeImage(expected, crop(pre, region)),
-        this.#writeImage(observed, crop(live, region)),
+      const [expectedPng, observedPng] = await Promise.all([
+        encodeImage(crop(pre, region)),
+        encodeImage(crop(live, region)),
       ]);
+      this.#ctx.folder.writeFile(expected, expectedPng);
+      this.#ctx.folder.writeFile(observed, observedPng);
       this.#ctx.emit({
         type: 'divergence',
         ...at,
@@ -443,10 +441,6 @@ class StepRun {
       execution: { i: step.i, executed_by: moved ? 'regrounded' : 'trace', reason },
       score: match.score,
     };
-  }
-
-  async #writeImage(name: string, image: RgbaImage): Promise<void> {
-    await writeFile(join(this.#ctx.folder.dir, name), await encodeImage(image), { mode: 0o600 });
   }
 }
 

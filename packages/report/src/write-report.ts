@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { writeTextAtomic } from '@mime/schema';
+import { writeFileAtomically } from '@mime/schema';
 import { buildTimeline } from './build-timeline.ts';
 import { embedImages } from './embed-images.ts';
 import { ReportOptionError } from './errors.ts';
@@ -53,6 +53,6 @@ export async function renderReport(runDir: string, options: ReportOptions = {}):
 export async function writeReport(runDir: string, options: ReportOptions = {}): Promise<string> {
   const page = await renderReport(runDir, options);
   const file = join(resolve(runDir), REPORT_FILE);
-  await writeTextAtomic(file, page);
+  await writeFileAtomically(file, page);
   return file;
 }

@@ -133,13 +133,17 @@ export async function writeJsonAtomic(
   value: unknown,
   options: WriteOptions = {},
 ): Promise<void> {
-  await writeTextAtomic(file, `${JSON.stringify(value, null, 2)}\n`, options);
+  await writeFileAtomically(file, `${JSON.stringify(value, null, 2)}\n`, options);
 }
 
-/** Writes text atomically, creating parent directories. */
-export async function writeTextAtomic(file: string, text: string, options: WriteOptions = {}): Promise<void> {
+/** Writes text or bytes atomically (temp file, fsync, rename), creating parent directories. */
+export async function writeFileAtomically(
+  file: string,
+  data: string | Buffer,
+  options: WriteOptions = {},
+): Promise<void> {
   await mkdir(dirname(file), { recursive: true, mode: options.dirMode ?? 0o700 });
-  await writeFileAtomic(file, text, { mode: options.mode ?? 0o600, fsync: true });
+  await writeFileAtomic(file, data, { mode: options.mode ?? 0o600, fsync: true });
 }
 
 /**

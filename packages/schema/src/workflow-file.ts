@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { FileReadError, type Problem, ValidationError } from './errors.ts';
-import { readJsonFile, writeJsonAtomic, writeTextAtomic } from './json-files.ts';
+import { readJsonFile, writeFileAtomically, writeJsonAtomic } from './json-files.ts';
 import { workflowJsonSchema } from './json-schema.ts';
 import { Workflow, type Workflow as WorkflowType } from './workflow.ts';
 import { checkWorkflowRules } from './workflow-rules.ts';
@@ -82,5 +82,5 @@ export function serializeWorkflow(workflow: WorkflowType): string {
  */
 export async function writeWorkflow(file: string, workflow: WorkflowType): Promise<void> {
   await writeJsonAtomic(join(dirname(file), WORKFLOW_JSON_SCHEMA_FILE), workflowJsonSchema());
-  await writeTextAtomic(file, serializeWorkflow(workflow));
+  await writeFileAtomically(file, serializeWorkflow(workflow));
 }
