@@ -7,8 +7,8 @@
  */
 import { cp, mkdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { startDesktopHarness } from '@mime/test-support/desktop-harness';
-import { MIME_BIN, REPO_ROOT } from '@mime/test-support/run-mime';
+import { startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { MIME_BIN, REPO_ROOT } from '@mime-desktop/test-support/run-mime';
 import { execa } from 'execa';
 
 const song = process.argv[2] ?? 'Faint';
@@ -24,7 +24,7 @@ for (const [tool, pkg] of [
 }
 if (missing.length > 0) {
   process.stderr.write(
-    `mime demo needs ${missing.join(', ')}: install them with\n  sudo apt-get install ${missing.join(' ')} xauth fonts-dejavu-core\n(on Debian/Ubuntu; .ci/run installs the full list)\n`,
+    `mime demo needs ${missing.join(', ')}: install them with\n  sudo apt-get install ${missing.join(' ')} xauth fonts-dejavu-core\n(or run ./setup.sh, which installs everything)\n`,
   );
   process.exit(2);
 }

@@ -6,8 +6,8 @@
 import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { centerOf, DEMO_LAYOUT, startDesktopHarness } from '@mime/test-support/desktop-harness';
-import { REPO_ROOT, startMime } from '@mime/test-support/run-mime';
+import { centerOf, DEMO_LAYOUT, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { REPO_ROOT, startMime } from '@mime-desktop/test-support/run-mime';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const desktop = await startDesktopHarness({ keepDisplayUntilExit: false });

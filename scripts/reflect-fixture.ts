@@ -6,11 +6,11 @@
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveModelConfig } from '@mime/model';
-import { reflect } from '@mime/reflect';
-import { startFakeModelServer } from '@mime/test-support/fake-model-server';
-import { reflectModel } from '@mime/test-support/fake-reflect-model';
-import { REPO_ROOT } from '@mime/test-support/run-mime';
+import { resolveModelConfig } from '@mime-desktop/model';
+import { reflect } from '@mime-desktop/reflect';
+import { startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
+import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
+import { REPO_ROOT } from '@mime-desktop/test-support/run-mime';
 
 const server = await startFakeModelServer();
 server.setHandler(reflectModel());

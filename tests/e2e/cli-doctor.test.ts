@@ -1,5 +1,5 @@
-import { startFakeModelServer } from '@mime/test-support/fake-model-server';
-import { runMime } from '@mime/test-support/run-mime';
+import { startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
+import { runMime } from '@mime-desktop/test-support/run-mime';
 import { describe, expect, it } from 'vitest';
 
 const NO_DISPLAY = { DISPLAY: '', WAYLAND_DISPLAY: '' };

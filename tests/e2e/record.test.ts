@@ -6,9 +6,9 @@ import {
   DEMO_LAYOUT,
   type DesktopHarness,
   startDesktopHarness,
-} from '@mime/test-support/desktop-harness';
-import { startFakeModelServer } from '@mime/test-support/fake-model-server';
-import { MIME_BIN, startMime } from '@mime/test-support/run-mime';
+} from '@mime-desktop/test-support/desktop-harness';
+import { startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
+import { MIME_BIN, startMime } from '@mime-desktop/test-support/run-mime';
 import { execa } from 'execa';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';

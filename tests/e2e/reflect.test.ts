@@ -1,9 +1,9 @@
 import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type FakeModelServer, startFakeModelServer } from '@mime/test-support/fake-model-server';
-import { reflectModel } from '@mime/test-support/fake-reflect-model';
-import { REPO_ROOT, runMime, startMime } from '@mime/test-support/run-mime';
+import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
+import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
+import { REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
 import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 

@@ -1,10 +1,10 @@
 import { cp, mkdtemp, readFile, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type DesktopHarness, startDesktopHarness } from '@mime/test-support/desktop-harness';
-import { startFakeModelServer } from '@mime/test-support/fake-model-server';
-import { createFakeVisionModel } from '@mime/test-support/fake-vision-model';
-import { REPO_ROOT, runMime, startMime } from '@mime/test-support/run-mime';
+import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
+import { createFakeVisionModel } from '@mime-desktop/test-support/fake-vision-model';
+import { REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');

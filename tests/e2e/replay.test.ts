@@ -6,14 +6,14 @@
 import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type DesktopHarness, startDesktopHarness } from '@mime/test-support/desktop-harness';
-import { type FakeModelServer, startFakeModelServer } from '@mime/test-support/fake-model-server';
+import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import {
   createFakeVisionModel,
   type FakeVisionModel,
   type FakeVisionModelOptions,
-} from '@mime/test-support/fake-vision-model';
-import { REPO_ROOT, runMime, startMime } from '@mime/test-support/run-mime';
+} from '@mime-desktop/test-support/fake-vision-model';
+import { REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
 import { PNG } from 'pngjs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 

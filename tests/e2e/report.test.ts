@@ -8,7 +8,7 @@
 import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT, runMime } from '@mime/test-support/run-mime';
+import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { execa } from 'execa';
 import { PNG } from 'pngjs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

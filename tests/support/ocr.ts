@@ -1,5 +1,5 @@
 /**
- * Reading text off a screenshot for the fake vision model, with `@mime/vision`'s OCR (tesseract.js,
+ * Reading text off a screenshot for the fake vision model, with `@mime-desktop/vision`'s OCR (tesseract.js,
  * offline; single-threaded WASM, so OMP_THREAD_LIMIT does not apply).
  *
  * Two passes, each only when asked for: the whole image in sparse-text mode (dark text on light
@@ -13,7 +13,7 @@ import {
   type OcrWord,
   readLine,
   readWords,
-} from '@mime/vision';
+} from '@mime-desktop/vision';
 import { PNG } from 'pngjs';
 
 export type { Box, OcrWord };
@@ -119,7 +119,7 @@ function invertedCrop(image: PNG, box: Box): Buffer {
   return PNG.sync.write(out);
 }
 
-/** Starts a reader on `@mime/vision`'s shared OCR worker (it loads on the first read, about 1 s). */
+/** Starts a reader on `@mime-desktop/vision`'s shared OCR worker (it loads on the first read, about 1 s). */
 export function createScreenReader(): ScreenReader {
   return {
     read(png) {

@@ -1,6 +1,6 @@
-import { ModelClient, resolveModelConfig } from '@mime/model';
-import { createDesktop, probeDisplay } from '@mime/os-io';
-import { MimeError } from '@mime/schema';
+import { ModelClient, resolveModelConfig } from '@mime-desktop/model';
+import { createDesktop, probeDisplay } from '@mime-desktop/os-io';
+import { MimeError } from '@mime-desktop/schema';
 
 /** One check of `mime doctor`. */
 export interface DoctorCheck {

@@ -12,7 +12,7 @@ import {
   resolveWorkflowFile,
   serializeWorkflow,
   writeWorkflow,
-} from '@mime/schema';
+} from '@mime-desktop/schema';
 
 /** Opens a file in an editor and resolves when the editor exits. */
 export type EditorRunner = (file: string) => Promise<void>;

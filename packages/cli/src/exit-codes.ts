@@ -1,4 +1,4 @@
-import { MimeError } from '@mime/schema';
+import { MimeError } from '@mime-desktop/schema';
 
 /** The documented exit codes of every `mime` command. */
 export const EXIT = {

@@ -9,7 +9,7 @@ import {
   readJsonlFile,
   readRecordingMetadata,
   WORKFLOW_FILE,
-} from '@mime/schema';
+} from '@mime-desktop/schema';
 
 export interface RecordingEntry {
   session_id: string;

@@ -8,7 +8,7 @@ import {
   readTextFile,
   resolveWorkflowFile,
   type WorkflowLayout,
-} from '@mime/schema';
+} from '@mime-desktop/schema';
 
 /** A problem with where it stands in the file, when that is known (1-based). */
 export interface LocatedProblem extends Problem {

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { FileReadError, parseJsonText, ValidationError, zodProblems } from '@mime/schema';
+import { FileReadError, parseJsonText, ValidationError, zodProblems } from '@mime-desktop/schema';
 import type { z } from 'zod';
 import { modelSettingsSchema } from './settings.ts';
 

@@ -1,4 +1,4 @@
-import { formatPath } from '@mime/schema';
+import { formatPath } from '@mime-desktop/schema';
 import { type LoadedConfigFile, loadConfigFile, locateConfigFile } from './config-file.ts';
 import { ModelConfigError } from './errors.ts';
 import { Secret } from './secret.ts';

@@ -1,4 +1,4 @@
-import { MimeError, type Problem } from '@mime/schema';
+import { MimeError, type Problem } from '@mime-desktop/schema';
 
 /** Where to set the model settings, named in the messages below. */
 const SET_BASE_URL = 'MIME_BASE_URL (or --base-url, or "baseURL" in the config file)';

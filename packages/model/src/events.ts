@@ -1,4 +1,4 @@
-import type { Problem } from '@mime/schema';
+import type { Problem } from '@mime-desktop/schema';
 import type { CallUsage } from './usage.ts';
 
 /** `structured` or `toolCall`. */

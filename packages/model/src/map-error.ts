@@ -1,4 +1,4 @@
-import { MimeError } from '@mime/schema';
+import { MimeError } from '@mime-desktop/schema';
 import {
   APIConnectionError,
   APIConnectionTimeoutError,

@@ -1,4 +1,4 @@
-import { type Problem, zodProblems } from '@mime/schema';
+import { type Problem, zodProblems } from '@mime-desktop/schema';
 import type { ChatCompletionMessageParam } from 'openai/resources/chat/completions';
 import type { z } from 'zod';
 

@@ -1,5 +1,5 @@
 import { inspect } from 'node:util';
-import { startFakeModelServer } from '@mime/test-support/fake-model-server';
+import { startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {

@@ -2,7 +2,7 @@ import {
   type FakeModelServer,
   type FakeModelServerOptions,
   startFakeModelServer,
-} from '@mime/test-support/fake-model-server';
+} from '@mime-desktop/test-support/fake-model-server';
 import { afterEach } from 'vitest';
 import {
   ModelClient,

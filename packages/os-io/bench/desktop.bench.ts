@@ -8,7 +8,7 @@
  */
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { startDesktopHarness } from '@mime/test-support/desktop-harness';
+import { startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
 import { captureFrame, encodePng, FrameRing } from '../src/index.ts';
 
 const SIZES = [

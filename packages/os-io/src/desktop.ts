@@ -3,7 +3,7 @@
  * not on nut-js. {@link createDesktop} (nut-desktop.ts) is the adapter on nut-js + uiohook-napi.
  * All coordinates are logical pixels, the space of saved screenshots.
  */
-import type { KeyChord } from '@mime/schema';
+import type { KeyChord } from '@mime-desktop/schema';
 import type { RawFrame } from './capture.ts';
 import type { DisplayFacts } from './display-probe.ts';
 import type { FrameRing, FrameRingOptions } from './frame-ring.ts';

@@ -1,4 +1,4 @@
-import { MimeError } from '@mime/schema';
+import { MimeError } from '@mime-desktop/schema';
 
 /** No usable display: DISPLAY unset or unreachable, or a Wayland session without XWayland. */
 export class DisplayNotFoundError extends MimeError {

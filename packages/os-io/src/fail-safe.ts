@@ -7,7 +7,7 @@
  * Two watchers: the global hook stream (sees the corner and the hotkey within a few ms, even between
  * operations) and a pointer check before each input step (works where hooks do not).
  */
-import { formatKeyChord, type KeyChord, parseKeyChord } from '@mime/schema';
+import { formatKeyChord, type KeyChord, parseKeyChord } from '@mime-desktop/schema';
 import { AbortedError, type AbortReason, UnsupportedPlatformError } from './errors.ts';
 import { type HookEvent, type HookSubscription, startHooks } from './hooks.ts';
 import type { LogicalPoint, LogicalSize } from './units.ts';

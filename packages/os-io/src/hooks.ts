@@ -5,7 +5,7 @@
  * uiohook is one hook per process, so subscriptions share it: the hook starts with the first
  * subscriber and stops with the last.
  */
-import type { Modifier } from '@mime/schema';
+import type { Modifier } from '@mime-desktop/schema';
 import type { UiohookKeyboardEvent, UiohookMouseEvent, UiohookWheelEvent } from 'uiohook-napi';
 import { assertDisplay } from './display-probe.ts';
 import { UnsupportedPlatformError } from './errors.ts';

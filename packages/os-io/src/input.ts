@@ -7,7 +7,7 @@
  * shifted symbols (nut-js `keyboard.type` mistypes those on X11); everything else (é, 日本, emoji) is
  * pasted through the clipboard with ctrl+v (cmd+v on macOS), which overwrites the clipboard.
  */
-import { formatKeyChord, type KeyChord, MimeError, type Modifier, parseKeyChord } from '@mime/schema';
+import { formatKeyChord, type KeyChord, MimeError, type Modifier, parseKeyChord } from '@mime-desktop/schema';
 import { writeClipboard } from './clipboard.ts';
 import { DesktopFailureError, InvalidInputError } from './errors.ts';
 import type { FailSafe } from './fail-safe.ts';

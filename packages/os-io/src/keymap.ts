@@ -1,5 +1,5 @@
 /**
- * Key names in both directions, in mime's vocabulary (lower-case names from `@mime/schema` keys:
+ * Key names in both directions, in mime's vocabulary (lower-case names from `@mime-desktop/schema` keys:
  * `enter`, `pageup`, `f5`, or one printable ASCII character; modifiers `ctrl`, `alt`, `shift`, `meta`).
  *
  * - To type: a character or key name -> the nut-js key to press, and whether Shift must be held.
@@ -9,7 +9,7 @@
  *   carries the modifier state.
  */
 
-import type { KeyName, Modifier } from '@mime/schema';
+import type { KeyName, Modifier } from '@mime-desktop/schema';
 import type { Key } from '@nut-tree-fork/nut-js';
 
 /** Name of a nut-js `Key` member, e.g. `Return`, `LeftBracket`. */

@@ -4,7 +4,7 @@ import {
   DEMO_LAYOUT,
   type DesktopHarness,
   startDesktopHarness,
-} from '@mime/test-support/desktop-harness';
+} from '@mime-desktop/test-support/desktop-harness';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {

@@ -3,7 +3,7 @@ import {
   DEMO_LAYOUT,
   type DesktopHarness,
   startDesktopHarness,
-} from '@mime/test-support/desktop-harness';
+} from '@mime-desktop/test-support/desktop-harness';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AbortedError, createDesktop, type Desktop, type DesktopOptions } from '../src/index.ts';
 

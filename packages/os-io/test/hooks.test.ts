@@ -3,7 +3,7 @@ import {
   DEMO_LAYOUT,
   type DesktopHarness,
   startDesktopHarness,
-} from '@mime/test-support/desktop-harness';
+} from '@mime-desktop/test-support/desktop-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createDesktop,

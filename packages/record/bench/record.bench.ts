@@ -7,12 +7,12 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { centerOf, DEMO_LAYOUT, startDesktopHarness } from '@mime/test-support/desktop-harness';
+import { centerOf, DEMO_LAYOUT, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
 
 const ROUNDS = 20;
 const desktop = await startDesktopHarness();
 process.env.DISPLAY = desktop.display;
-const { epochNow } = await import('@mime/os-io');
+const { epochNow } = await import('@mime-desktop/os-io');
 const { record } = await import('../src/index.ts');
 const home = await mkdtemp(join(tmpdir(), 'mime-bench-record-'));
 const latencies: Record<string, number[]> = { key: [], click: [] };

@@ -1,6 +1,6 @@
-import type { HookEvent, HookKeyEvent, HookMouseButtonEvent, HookWheelEvent } from '@mime/os-io';
-import { typedChar } from '@mime/os-io';
-import { formatKeyChord, type ManifestEvent, MODIFIERS, type Modifier } from '@mime/schema';
+import type { HookEvent, HookKeyEvent, HookMouseButtonEvent, HookWheelEvent } from '@mime-desktop/os-io';
+import { typedChar } from '@mime-desktop/os-io';
+import { formatKeyChord, type ManifestEvent, MODIFIERS, type Modifier } from '@mime-desktop/schema';
 
 type ActionEvent = Exclude<ManifestEvent, { action_type: null }>;
 

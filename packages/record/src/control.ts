@@ -3,7 +3,7 @@ import { rm } from 'node:fs/promises';
 import { createConnection, createServer, type Server } from 'node:net';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { MimeError, zodProblems } from '@mime/schema';
+import { MimeError, zodProblems } from '@mime-desktop/schema';
 import { z } from 'zod';
 
 /**

@@ -7,14 +7,14 @@ import {
   type HookEvent,
   type HookSubscription,
   type RawFrame,
-} from '@mime/os-io';
+} from '@mime-desktop/os-io';
 import {
   formatKeyChord,
   type KeyChord,
   normalizeKeyChord,
   type RecordingMetadata,
   writeJsonAtomic,
-} from '@mime/schema';
+} from '@mime-desktop/schema';
 import { ActionAggregator, type AggregatorOptions, type RecordedAction } from './aggregate.ts';
 import { type ControlRequest, type ControlStatus, startControlServer } from './control.ts';
 import { createSessionDir } from './session.ts';

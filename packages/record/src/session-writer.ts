@@ -1,6 +1,6 @@
 import { join } from 'node:path';
-import { encodePng, type RawFrame } from '@mime/os-io';
-import { appendJsonl, type ManifestEvent, writeFileAtomically } from '@mime/schema';
+import { encodePng, type RawFrame } from '@mime-desktop/os-io';
+import { appendJsonl, type ManifestEvent, writeFileAtomically } from '@mime-desktop/schema';
 
 /** An event to write, with the frame to save as its PRE screenshot. */
 export interface PendingEvent {

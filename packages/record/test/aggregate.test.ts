@@ -1,4 +1,4 @@
-import type { HookEvent } from '@mime/os-io';
+import type { HookEvent } from '@mime-desktop/os-io';
 import { describe, expect, it } from 'vitest';
 import { ActionAggregator, type RecordedAction } from '../src/aggregate.ts';
 

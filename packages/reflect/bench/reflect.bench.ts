@@ -6,10 +6,10 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { resolveModelConfig } from '@mime/model';
-import { reflect } from '@mime/reflect';
-import { startFakeModelServer } from '@mime/test-support/fake-model-server';
-import { reflectModel } from '@mime/test-support/fake-reflect-model';
+import { resolveModelConfig } from '@mime-desktop/model';
+import { reflect } from '@mime-desktop/reflect';
+import { startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
+import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
 import sharp from 'sharp';
 
 const STEPS = 40;

@@ -7,7 +7,7 @@ import {
   readRecordingMetadata,
   writeFileAtomically,
   writeJsonAtomic,
-} from '@mime/schema';
+} from '@mime-desktop/schema';
 import sharp from 'sharp';
 import { RecordingError } from './errors.ts';
 import type { ReflectStep } from './steps.ts';

@@ -1,4 +1,4 @@
-import { MimeError } from '@mime/schema';
+import { MimeError } from '@mime-desktop/schema';
 
 /** The recording cannot be reflected as it is (empty, missing screenshots). */
 export class RecordingError extends MimeError {

@@ -8,7 +8,7 @@ import {
   type StepCard,
   type Workflow,
   type WorkflowInput,
-} from '@mime/schema';
+} from '@mime-desktop/schema';
 import type { ReflectStep } from './steps.ts';
 
 type Param = PassBResult['task_params'][number];

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type ModelClient, ModelOutputError } from '@mime/model';
-import { type RecordingMetadata, StepCard } from '@mime/schema';
+import { type ModelClient, ModelOutputError } from '@mime-desktop/model';
+import { type RecordingMetadata, StepCard } from '@mime-desktop/schema';
 import pLimit from 'p-limit';
 import { markedPath } from './assets.ts';
 import { ReflectStepError } from './errors.ts';

@@ -1,5 +1,5 @@
-import type { ChatMessage, ModelClient } from '@mime/model';
-import { PassBResult, type RecordingMetadata, type StepCard, type Workflow } from '@mime/schema';
+import type { ChatMessage, ModelClient } from '@mime-desktop/model';
+import { PassBResult, type RecordingMetadata, type StepCard, type Workflow } from '@mime-desktop/schema';
 import { ReflectPlanError } from './errors.ts';
 import { mergeWorkflow } from './merge.ts';
 import { passBMessages, SECRET_MARK, type StepSummary } from './prompts.ts';

@@ -1,6 +1,6 @@
-import type { ChatMessage } from '@mime/model';
-import { imagePart } from '@mime/model';
-import type { RecordingMetadata } from '@mime/schema';
+import type { ChatMessage } from '@mime-desktop/model';
+import { imagePart } from '@mime-desktop/model';
+import type { RecordingMetadata } from '@mime-desktop/schema';
 import type { ReflectStep } from './steps.ts';
 
 /** Stands for the text of secret typing in what the model sees; the text itself was never recorded. */

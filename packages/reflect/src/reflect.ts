@@ -1,6 +1,12 @@
 import { rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { ModelClient, type ModelConfig, type ModelEvent, UsageMeter, type UsageSnapshot } from '@mime/model';
+import {
+  ModelClient,
+  type ModelConfig,
+  type ModelEvent,
+  UsageMeter,
+  type UsageSnapshot,
+} from '@mime-desktop/model';
 import {
   checkWorkflow,
   PassBResult,
@@ -10,7 +16,7 @@ import {
   type Workflow,
   writeJsonAtomic,
   writeWorkflow,
-} from '@mime/schema';
+} from '@mime-desktop/schema';
 import { readRecording, refreshAssets } from './assets.ts';
 import { ReflectAbortedError } from './errors.ts';
 import { mergeWorkflow } from './merge.ts';

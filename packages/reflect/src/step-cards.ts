@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { StepCard, writeJsonAtomic } from '@mime/schema';
+import { StepCard, writeJsonAtomic } from '@mime-desktop/schema';
 
 /**
  * The Pass A checkpoint, `step_cards.json`: a list of StepCards ordered by `i`. Saving is merge-safe:

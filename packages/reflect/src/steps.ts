@@ -1,4 +1,10 @@
-import type { ActionManifestEvent, LogicalBox, ManifestLine, StepActionType, StepSource } from '@mime/schema';
+import type {
+  ActionManifestEvent,
+  LogicalBox,
+  ManifestLine,
+  StepActionType,
+  StepSource,
+} from '@mime-desktop/schema';
 
 /** One recorded action to reflect, with its PRE and POST frames. */
 export interface ReflectStep {

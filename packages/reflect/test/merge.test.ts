@@ -1,4 +1,4 @@
-import type { ManifestLine, PassBResult, StepCard } from '@mime/schema';
+import type { ManifestLine, PassBResult, StepCard } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
 import { mergeWorkflow } from '../src/merge.ts';
 import { buildSteps } from '../src/steps.ts';

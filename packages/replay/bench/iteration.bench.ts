@@ -15,19 +15,19 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { imagePart, ModelClient, resolveModelConfig } from '@mime/model';
-import { createDesktop, encodePng, type RawFrame } from '@mime/os-io';
-import { loadWorkflow } from '@mime/schema';
-import { startDesktopHarness } from '@mime/test-support/desktop-harness';
-import { startFakeModelServer } from '@mime/test-support/fake-model-server';
-import { createFakeVisionModel } from '@mime/test-support/fake-vision-model';
-import { executeAction } from '../src/execute-action.ts';
-import { materializeWorkflow } from '../src/materialize.ts';
-import { encodeModelImage, type ModelImage } from '../src/model-image.ts';
-import { planFromWorkflow } from '../src/plan.ts';
-import { buildActPrompt } from '../src/prompt.ts';
-import { replay } from '../src/replay.ts';
-import { measureFrameDifference, waitForSettle } from '../src/screen-settle.ts';
+import { imagePart, ModelClient, resolveModelConfig } from '@mime-desktop/model';
+import { createDesktop, encodePng, type RawFrame } from '@mime-desktop/os-io';
+import { loadWorkflow } from '@mime-desktop/schema';
+import { startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
+import { createFakeVisionModel } from '@mime-desktop/test-support/fake-vision-model';
+import { executeAction } from '../src/actions/execute-action.ts';
+import { measureFrameDifference, waitForSettle } from '../src/actions/screen-settle.ts';
+import { encodeModelImage, type ModelImage } from '../src/agent/model-image.ts';
+import { buildActPrompt } from '../src/agent/prompt.ts';
+import { materializeWorkflow } from '../src/run/materialize.ts';
+import { planFromWorkflow } from '../src/run/plan.ts';
+import { replay } from '../src/run/replay.ts';
 
 const SIZES = [
   { width: 1280, height: 800 },

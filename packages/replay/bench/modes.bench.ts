@@ -8,10 +8,10 @@
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { startDesktopHarness } from '@mime/test-support/desktop-harness';
-import { startFakeModelServer } from '@mime/test-support/fake-model-server';
-import { createFakeVisionModel } from '@mime/test-support/fake-vision-model';
-import { REPO_ROOT, runMime } from '@mime/test-support/run-mime';
+import { startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
+import { createFakeVisionModel } from '@mime-desktop/test-support/fake-vision-model';
+import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 
 const LAYOUTS = [
   { name: 'unchanged', query: undefined },

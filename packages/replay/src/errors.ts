@@ -1,5 +1,5 @@
-import { MimeError } from '@mime/schema';
-import type { BudgetName } from './budgets.ts';
+import { MimeError } from '@mime-desktop/schema';
+import type { BudgetName } from './run/budgets.ts';
 
 /** What is wrong with the params given for a run; every problem is listed at once. */
 export interface ParamProblems {

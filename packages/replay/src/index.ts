@@ -1,13 +1,14 @@
+export type { ResolvedAction } from './actions/computer-action.ts';
+export { DEFAULT_SETTLE, type SettleOptions } from './actions/screen-settle.ts';
 export {
   AGENT_TOOLS,
   type AgentCall,
   COMPUTER_ACTIONS,
   type ComputerAction,
   RevisedPlan,
-} from './agent-tools.ts';
-export { type BudgetLimits, type BudgetName, type BudgetSnapshot, DEFAULT_BUDGETS } from './budgets.ts';
-export type { ResolvedAction } from './computer-action.ts';
-export { GRID_MAX, type GridPoint, gridToLogical, logicalToGrid } from './coordinates.ts';
+} from './agent/agent-tools.ts';
+export { GRID_MAX, type GridPoint, gridToLogical, logicalToGrid } from './agent/coordinates.ts';
+export { DEFAULT_MODEL_IMAGE, type ModelImageOptions } from './agent/model-image.ts';
 export {
   BUDGET_CODES,
   BudgetExhaustedError,
@@ -16,13 +17,14 @@ export {
   ReplayOptionError,
   RunStoppedError,
 } from './errors.ts';
+export { type BudgetLimits, type BudgetName, type BudgetSnapshot, DEFAULT_BUDGETS } from './run/budgets.ts';
 export type {
   ActionStatus,
   CallUsageSummary,
   ReplanTrigger,
   ReplayEvent,
   ReplayEventListener,
-} from './events.ts';
+} from './run/events.ts';
 export {
   type MaterializedWorkflow,
   type MaterializeOptions,
@@ -30,11 +32,9 @@ export {
   type ParamSource,
   type ResolvedParam,
   secretEnvName,
-} from './materialize.ts';
-export { DEFAULT_MODEL_IMAGE, type ModelImageOptions } from './model-image.ts';
-export { DEFAULT_PAUSE_HOTKEY } from './pause-gate.ts';
-export { type ReplayOptions, type ReplayResult, replay } from './replay.ts';
-export type { ConfirmAnswer, ConfirmRequest } from './run-context.ts';
-export { RUN_FILES, RUNS_FOLDER } from './run-folder.ts';
-export { formatRunSummary } from './run-summary.ts';
-export { DEFAULT_SETTLE, type SettleOptions } from './screen-settle.ts';
+} from './run/materialize.ts';
+export { DEFAULT_PAUSE_HOTKEY } from './run/pause-gate.ts';
+export { type ReplayOptions, type ReplayResult, replay } from './run/replay.ts';
+export type { ConfirmAnswer, ConfirmRequest } from './run/run-context.ts';
+export { RUN_FILES, RUNS_FOLDER } from './run/run-folder.ts';
+export { formatRunSummary } from './run/run-summary.ts';

@@ -1,15 +1,15 @@
 import { cp, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { RunSummary } from '@mime/schema';
+import { RunSummary } from '@mime-desktop/schema';
 import {
   type FakeModelServer,
   type FakeReply,
   startFakeModelServer,
-} from '@mime/test-support/fake-model-server';
+} from '@mime-desktop/test-support/fake-model-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ReplayEvent } from '../src/events.ts';
-import { type ReplayOptions, replay } from '../src/replay.ts';
+import type { ReplayEvent } from '../src/run/events.ts';
+import { type ReplayOptions, replay } from '../src/run/replay.ts';
 import { createFakeDesktop } from './fake-desktop.ts';
 
 const PLAY_SONG = new URL('../../../fixtures/workflows/play-song', import.meta.url).pathname;

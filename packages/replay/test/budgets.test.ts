@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { BudgetTracker } from '../src/budgets.ts';
+import { detectNoProgress } from '../src/agent/no-progress.ts';
 import { BudgetExhaustedError, ReplayOptionError } from '../src/errors.ts';
-import { detectNoProgress } from '../src/no-progress.ts';
+import { BudgetTracker } from '../src/run/budgets.ts';
 
 function thrown(run: () => void): BudgetExhaustedError {
   try {

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { AgentCall, ComputerUseArgs } from '../src/agent-tools.ts';
-import { AGENT_TOOLS } from '../src/agent-tools.ts';
-import { checkAgentCall } from '../src/check-call.ts';
-import { actionSignature, describeAction, resolveComputerAction } from '../src/computer-action.ts';
+import { actionSignature, describeAction, resolveComputerAction } from '../src/actions/computer-action.ts';
+import type { AgentCall, ComputerUseArgs } from '../src/agent/agent-tools.ts';
+import { AGENT_TOOLS } from '../src/agent/agent-tools.ts';
+import { checkAgentCall } from '../src/agent/check-call.ts';
 
 const screen = { width: 1280, height: 800 };
 const base: ComputerUseArgs = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { fitWithin, gridToLogical, logicalToGrid } from '../src/coordinates.ts';
+import { fitWithin, gridToLogical, logicalToGrid } from '../src/agent/coordinates.ts';
 
 describe('gridToLogical', () => {
   it('maps the 0..1000 grid onto logical pixels, edges included', () => {

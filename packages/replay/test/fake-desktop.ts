@@ -2,7 +2,7 @@
  * An in-memory Desktop for loop tests: frames are a solid colour that changes when `react` says an
  * action changed the screen; every input is logged as text.
  */
-import { AbortedError, type Desktop, type RawFrame } from '@mime/os-io';
+import { AbortedError, type Desktop, type RawFrame } from '@mime-desktop/os-io';
 
 export interface FakeDesktop extends Desktop {
   /** Inputs received, e.g. `click left 640,400 x1`, `type Faint`, `key enter`. */

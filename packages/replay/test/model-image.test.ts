@@ -1,7 +1,7 @@
-import type { RawFrame } from '@mime/os-io';
+import type { RawFrame } from '@mime-desktop/os-io';
 import { PNG } from 'pngjs';
 import { describe, expect, it } from 'vitest';
-import { encodeModelImage } from '../src/model-image.ts';
+import { encodeModelImage } from '../src/agent/model-image.ts';
 
 function frame(physical: { width: number; height: number }, scale = 1): RawFrame {
   const data = Buffer.alloc(physical.width * physical.height * 4);

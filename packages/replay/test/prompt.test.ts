@@ -1,8 +1,8 @@
-import { loadWorkflow } from '@mime/schema';
+import { loadWorkflow } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
-import { materializeWorkflow } from '../src/materialize.ts';
-import { planFromWorkflow } from '../src/plan.ts';
-import { buildActPrompt, buildReplanPrompt } from '../src/prompt.ts';
+import { buildActPrompt, buildReplanPrompt } from '../src/agent/prompt.ts';
+import { materializeWorkflow } from '../src/run/materialize.ts';
+import { planFromWorkflow } from '../src/run/plan.ts';
 
 const PLAY_SONG = new URL('../../../fixtures/workflows/play-song', import.meta.url).pathname;
 

@@ -1,8 +1,8 @@
-import { Workflow } from '@mime/schema';
+import { Workflow } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
-import { planFromWorkflow } from '../src/plan.ts';
-import { createRedactor } from '../src/redact.ts';
-import { revisePlan } from '../src/revise-plan.ts';
+import { revisePlan } from '../src/agent/revise-plan.ts';
+import { planFromWorkflow } from '../src/run/plan.ts';
+import { createRedactor } from '../src/run/redact.ts';
 
 const workflow = Workflow.parse({
   task_name: 't',

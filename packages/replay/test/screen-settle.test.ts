@@ -1,6 +1,6 @@
-import type { RawFrame } from '@mime/os-io';
+import type { RawFrame } from '@mime-desktop/os-io';
 import { describe, expect, it } from 'vitest';
-import { measureFrameDifference, waitForSettle } from '../src/screen-settle.ts';
+import { measureFrameDifference, waitForSettle } from '../src/actions/screen-settle.ts';
 
 function frame(width: number, height: number, paint: (x: number, y: number) => number = () => 255): RawFrame {
   const data = Buffer.alloc(width * height * 4);

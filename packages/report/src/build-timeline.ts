@@ -2,7 +2,7 @@
  * Groups a run's events into what the report shows in order: subtasks and their turns (one capture,
  * model call and decision each), the replans between them, and what stopped the run.
  */
-import type { RunEvent, RunSummary } from '@mime/schema';
+import type { RunEvent, RunSummary } from '@mime-desktop/schema';
 import { type DataOf, readEventData, type TypedRunEvent } from './event-data.ts';
 
 /**

@@ -1,4 +1,4 @@
-import { MimeError } from '@mime/schema';
+import { MimeError } from '@mime-desktop/schema';
 
 /** A folder that is not a replay run (`MIME_NOT_A_RUN`): the message names what is missing. */
 export class NotARunError extends MimeError {

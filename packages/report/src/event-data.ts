@@ -1,9 +1,9 @@
 /**
- * The `data` of each run event, as the replay writes it (ReplayEvent in @mime/replay, turned into a
+ * The `data` of each run event, as the replay writes it (ReplayEvent in @mime-desktop/replay, turned into a
  * RunEvent line by `toRunEvent`). Read leniently: what the report can do without is optional, and an
  * event whose data does not fit is shown as raw JSON instead of failing the report.
  */
-import type { RunEvent } from '@mime/schema';
+import type { RunEvent } from '@mime-desktop/schema';
 import { z } from 'zod';
 
 /** A point in logical screen pixels. */
@@ -16,7 +16,7 @@ const Box = z.object({ x: z.number(), y: z.number(), width: z.number(), height: 
 
 const Budgets = z.record(z.string(), z.object({ used: z.number(), limit: z.number() }));
 
-/** An executed (or logged) action, in logical screen pixels (`ResolvedAction` of @mime/replay). */
+/** An executed (or logged) action, in logical screen pixels (`ResolvedAction` of @mime-desktop/replay). */
 export const ResolvedAction = z.discriminatedUnion('action', [
   z.object({
     action: z.enum(['left_click', 'double_click', 'right_click', 'middle_click', 'mouse_move']),

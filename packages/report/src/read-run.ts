@@ -14,7 +14,7 @@ import {
   ValidationError,
   Workflow,
   zodProblems,
-} from '@mime/schema';
+} from '@mime-desktop/schema';
 import { z } from 'zod';
 import { NotARunError } from './errors.ts';
 
@@ -107,7 +107,7 @@ async function readEvents(file: string): Promise<RunEvent[]> {
 
 /**
  * Reads a run folder. Throws {@link NotARunError} when `dir` is not one, and the errors of
- * @mime/schema (`MIME_INVALID_JSON`, `MIME_INVALID_FILE`) for a file that is damaged.
+ * @mime-desktop/schema (`MIME_INVALID_JSON`, `MIME_INVALID_FILE`) for a file that is damaged.
  */
 export async function readRun(dir: string): Promise<RunArtifacts> {
   const files = await listFolder(dir);

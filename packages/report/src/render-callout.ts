@@ -1,5 +1,5 @@
 /** Boxes set apart from the flow: problems and warnings, and events shown raw. */
-import type { RunEvent } from '@mime/schema';
+import type { RunEvent } from '@mime-desktop/schema';
 import { plural } from './format.ts';
 import { type Html, html } from './html.ts';
 

@@ -1,5 +1,5 @@
 /** The top of the report: the task, the verdict, the facts of the run, and the map of its subtasks. */
-import type { Workflow } from '@mime/schema';
+import type { Workflow } from '@mime-desktop/schema';
 import type { TimelineBlock } from './build-timeline.ts';
 import { formatClock, formatCount, formatDuration, plural } from './format.ts';
 import { type Html, html } from './html.ts';

@@ -1,6 +1,6 @@
 /** The timeline of the report: subtasks and their turns, replans, divergences, what stopped the run. */
-import type { WorkflowStep } from '@mime/schema';
-import { listSteps } from '@mime/schema';
+import type { WorkflowStep } from '@mime-desktop/schema';
+import { listSteps } from '@mime-desktop/schema';
 import type { Notice, Replan, SubtaskTimeline, TimelineBlock } from './build-timeline.ts';
 import { formatCount, formatDuration, formatOffset, plural } from './format.ts';
 import { type Html, html } from './html.ts';

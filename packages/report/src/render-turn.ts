@@ -1,5 +1,5 @@
 /** A turn of a subtask in the timeline. */
-import type { Workflow } from '@mime/schema';
+import type { Workflow } from '@mime-desktop/schema';
 import type { Turn } from './build-timeline.ts';
 import type { EmbeddedImage } from './embed-images.ts';
 import type { DataOf, Size } from './event-data.ts';

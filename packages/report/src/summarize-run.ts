@@ -2,7 +2,7 @@
  * The report's header: from summary.json when the run wrote it, else from the events (a run killed
  * before its summary: outcome `unfinished`, usage and budgets counted from the log).
  */
-import type { RunOutcome, RunSummary, Usage } from '@mime/schema';
+import type { RunOutcome, RunSummary, Usage } from '@mime-desktop/schema';
 import { type DataOf, readEventData, type Size } from './event-data.ts';
 import type { RunArtifacts } from './read-run.ts';
 

@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { writeFileAtomically } from '@mime/schema';
+import { writeFileAtomically } from '@mime-desktop/schema';
 import { buildTimeline } from './build-timeline.ts';
 import { embedImages } from './embed-images.ts';
 import { ReportOptionError } from './errors.ts';
@@ -32,7 +32,7 @@ function imageNames(run: RunArtifacts): string[] {
 
 /**
  * The report of a run as one self-contained HTML page (images inlined, no network). Throws
- * `MIME_NOT_A_RUN` for a folder that is not a run, and the file errors of @mime/schema for damaged files.
+ * `MIME_NOT_A_RUN` for a folder that is not a run, and the file errors of @mime-desktop/schema for damaged files.
  */
 export async function renderReport(runDir: string, options: ReportOptions = {}): Promise<string> {
   const maxWidth = options.maxImageWidth ?? DEFAULT_MAX_IMAGE_WIDTH;

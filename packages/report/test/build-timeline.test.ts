@@ -1,4 +1,4 @@
-import type { RunEvent } from '@mime/schema';
+import type { RunEvent } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
 import { buildTimeline } from '../src/build-timeline.ts';
 import { agentTurn, type EventSpec, summaryOf } from './run-folder.ts';

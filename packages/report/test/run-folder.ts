@@ -5,7 +5,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunEvent, RunSummary, WorkflowInput } from '@mime/schema';
+import type { RunEvent, RunSummary, WorkflowInput } from '@mime-desktop/schema';
 import sharp from 'sharp';
 
 export type EventSpec = Pick<RunEvent, 'type'> & {

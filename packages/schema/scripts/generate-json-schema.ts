@@ -4,7 +4,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { WORKFLOW_JSON_SCHEMA_FILE, workflowJsonSchema, writeJsonAtomic } from '@mime/schema';
+import { WORKFLOW_JSON_SCHEMA_FILE, workflowJsonSchema, writeJsonAtomic } from '@mime-desktop/schema';
 
 const root = join(import.meta.dirname, '..', '..', '..');
 const schema = workflowJsonSchema();

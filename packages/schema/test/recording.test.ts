@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../src/errors.ts';
 import { parseManifestEvent, readManifest, readRecordingMetadata } from '../src/recording.ts';
 
-const compat = join(import.meta.dirname, '..', '..', '..', '..', 'shared', 'compat', 'ai_mime');
+const compat = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'compat', 'ai_mime');
 
 describe('recording manifest', () => {
   it('reads the published ai_mime manifest, Button.left and the null end marker included', async () => {

@@ -5,7 +5,7 @@ import { ValidationError } from '../src/errors.ts';
 import { checkWorkflow, loadWorkflow } from '../src/workflow-file.ts';
 
 const repo = join(import.meta.dirname, '..', '..', '..');
-const compat = join(repo, '..', 'shared', 'compat', 'ai_mime');
+const compat = join(repo, 'fixtures', 'compat', 'ai_mime');
 const fixture = join(repo, 'fixtures', 'workflows', 'play-song');
 
 /** A small valid v2 workflow to break one rule at a time. */

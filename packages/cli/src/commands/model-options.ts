@@ -1,4 +1,4 @@
-import { type ModelConfigFlags, STRUCTURED_MODES, TOOL_MODES } from '@mime/model';
+import { type ModelConfigFlags, STRUCTURED_MODES, TOOL_MODES } from '@mime-desktop/model';
 import type { Command } from 'commander';
 import { UsageError } from '../exit-codes.ts';
 

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { type Annotation, type RecorderEvent, record, sendControl } from '@mime/record';
+import { type Annotation, type RecorderEvent, record, sendControl } from '@mime-desktop/record';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';

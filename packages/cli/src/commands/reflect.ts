@@ -1,6 +1,6 @@
 import { join, resolve } from 'node:path';
-import { type ModelConfigFlags, resolveModelConfig } from '@mime/model';
-import { type ReflectEvent, reflect } from '@mime/reflect';
+import { type ModelConfigFlags, resolveModelConfig } from '@mime-desktop/model';
+import { type ReflectEvent, reflect } from '@mime-desktop/reflect';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { DEFAULT_ABORT_HOTKEY } from '@mime/os-io';
+import { DEFAULT_ABORT_HOTKEY } from '@mime-desktop/os-io';
 import {
   type BudgetLimits,
   type ConfirmAnswer,
@@ -14,8 +14,8 @@ import {
   RUN_FILES,
   replay,
   secretEnvName,
-} from '@mime/replay';
-import { loadWorkflow, MimeError, readJsonFile, type TaskParam } from '@mime/schema';
+} from '@mime-desktop/replay';
+import { loadWorkflow, MimeError, readJsonFile, type TaskParam } from '@mime-desktop/schema';
 import { type Command, Option } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { stat } from 'node:fs/promises';
-import { DEFAULT_MAX_IMAGE_WIDTH, type ReportOptions, writeReport } from '@mime/report';
+import { DEFAULT_MAX_IMAGE_WIDTH, type ReportOptions, writeReport } from '@mime-desktop/report';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { mark, printData, say } from '../output.ts';

@@ -1,5 +1,5 @@
-import type { UsageSnapshot } from '@mime/model';
-import type { ReplayMode, RunOutcome, RunSummary, SubtaskOrigin, WorkflowStep } from '@mime/schema';
+import type { UsageSnapshot } from '@mime-desktop/model';
+import type { ReplayMode, RunOutcome, RunSummary, SubtaskOrigin, WorkflowStep } from '@mime-desktop/schema';
 import type { BudgetSnapshot } from './budgets.ts';
 import type { ResolvedParam } from './materialize.ts';
 import type { PlannedSubtask } from './plan.ts';

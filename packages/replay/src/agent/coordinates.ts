@@ -5,7 +5,7 @@
  * logical screen without knowing the image size: downscaling and HiDPI (physical = logical x scale)
  * change nothing.
  */
-import type { LogicalPoint, LogicalSize } from '@mime/os-io';
+import type { LogicalPoint, LogicalSize } from '@mime-desktop/os-io';
 
 /** The largest grid value: (0, 0) is the image's top-left corner, (1000, 1000) its bottom-right. */
 export const GRID_MAX = 1000;

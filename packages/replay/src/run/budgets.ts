@@ -1,4 +1,4 @@
-import { BudgetExhaustedError, ReplayOptionError } from './errors.ts';
+import { BudgetExhaustedError, ReplayOptionError } from '../errors.ts';
 import { withDefaults } from './with-defaults.ts';
 
 /** The budgets of a run; each has a stable code in summary.json when it runs out (see `BUDGET_CODES`). */

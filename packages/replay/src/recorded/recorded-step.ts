@@ -1,11 +1,11 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { LogicalPoint, RawFrame } from '@mime/os-io';
-import { encodePng } from '@mime/os-io';
-import { type ActionManifestEvent, readManifest, type WorkflowStep } from '@mime/schema';
-import { type Box, decodeImage, type RgbaImage, rgbaFromPixels } from '@mime/vision';
-import type { ResolvedAction } from './computer-action.ts';
-import { TraceUnavailableError } from './errors.ts';
+import type { LogicalPoint, RawFrame } from '@mime-desktop/os-io';
+import { encodePng } from '@mime-desktop/os-io';
+import { type ActionManifestEvent, readManifest, type WorkflowStep } from '@mime-desktop/schema';
+import { type Box, decodeImage, type RgbaImage, rgbaFromPixels } from '@mime-desktop/vision';
+import type { ResolvedAction } from '../actions/computer-action.ts';
+import { TraceUnavailableError } from '../errors.ts';
 
 /** A workflow step with the event it was reflected from. */
 export interface RecordedStep {

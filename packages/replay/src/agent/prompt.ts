@@ -3,11 +3,11 @@
  * for every model. The screenshot is sent beside it as an image. Sensitive params appear only as
  * `{name}`: the model types the placeholder and replay types the value.
  */
-import type { WorkflowStep } from '@mime/schema';
+import type { WorkflowStep } from '@mime-desktop/schema';
+import type { ResolvedParam } from '../run/materialize.ts';
+import type { PlannedSubtask } from '../run/plan.ts';
 import type { RequiredExtract } from './check-call.ts';
 import type { ImageSize } from './coordinates.ts';
-import type { ResolvedParam } from './materialize.ts';
-import type { PlannedSubtask } from './plan.ts';
 
 /** The task as a whole. */
 export interface PromptTask {

@@ -5,23 +5,27 @@
  * or that the model cannot do as written, gets the rest of the task planned again from the current
  * screen, with the completed steps listed so they are not repeated.
  */
-import { type ChatMessage, imagePart, ModelOutputError, type ToolCallResult } from '@mime/model';
-import type { RawFrame } from '@mime/os-io';
-import { MimeError, type Problem } from '@mime/schema';
-import { AGENT_TOOLS, type AgentCall, RevisedPlan } from './agent-tools.ts';
-import { type CallCheckContext, checkAgentCall } from './check-call.ts';
+import { type ChatMessage, imagePart, ModelOutputError, type ToolCallResult } from '@mime-desktop/model';
+import type { RawFrame } from '@mime-desktop/os-io';
+import { MimeError, type Problem } from '@mime-desktop/schema';
 import {
   actionSignature,
   describeAction,
   describeCallForModel,
   type ResolvedAction,
-} from './computer-action.ts';
-import { RunStoppedError } from './errors.ts';
-import type { ActionStatus, CallUsageSummary, ReplanTrigger } from './events.ts';
-import { executeAction } from './execute-action.ts';
+} from '../actions/computer-action.ts';
+import { executeAction } from '../actions/execute-action.ts';
+import { measureFrameDifference, waitForSettle } from '../actions/screen-settle.ts';
+import { RunStoppedError } from '../errors.ts';
+import type { ActionStatus, CallUsageSummary, ReplanTrigger } from '../run/events.ts';
+import type { PlannedSubtask } from '../run/plan.ts';
+import type { RunContext } from '../run/run-context.ts';
+import { RUN_FILES, screenshotName } from '../run/run-folder.ts';
+import { type SubtaskRecord, startSubtaskRecord } from '../run/run-summary.ts';
+import { AGENT_TOOLS, type AgentCall, RevisedPlan } from './agent-tools.ts';
+import { type CallCheckContext, checkAgentCall } from './check-call.ts';
 import { encodeModelImage, type ModelImage } from './model-image.ts';
 import { type ActionOutcome, detectNoProgress } from './no-progress.ts';
-import type { PlannedSubtask } from './plan.ts';
 import {
   ACT_SYSTEM_PROMPT,
   buildActPrompt,
@@ -32,10 +36,6 @@ import {
   REPLAN_SYSTEM_PROMPT,
 } from './prompt.ts';
 import { revisePlan } from './revise-plan.ts';
-import type { RunContext } from './run-context.ts';
-import { RUN_FILES, screenshotName } from './run-folder.ts';
-import { type SubtaskRecord, startSubtaskRecord } from './run-summary.ts';
-import { measureFrameDifference, waitForSettle } from './screen-settle.ts';
 
 /** How a subtask ended when it did not throw. */
 type SubtaskEnd = { kind: 'done' } | { kind: 'replan'; trigger: ReplanTrigger; reason: string };

@@ -1,5 +1,5 @@
-import type { Desktop, HookSubscription } from '@mime/os-io';
-import { formatKeyChord, type KeyChord, normalizeKeyChord } from '@mime/schema';
+import type { Desktop, HookSubscription } from '@mime-desktop/os-io';
+import { formatKeyChord, type KeyChord, normalizeKeyChord } from '@mime-desktop/schema';
 
 /** The default pause/resume hotkey of a replay. */
 export const DEFAULT_PAUSE_HOTKEY = 'ctrl+alt+shift+p';

@@ -1,7 +1,7 @@
-import type { LogicalSize } from '@mime/os-io';
-import { IDENTIFIER, type Problem } from '@mime/schema';
+import type { LogicalSize } from '@mime-desktop/os-io';
+import { IDENTIFIER, type Problem } from '@mime-desktop/schema';
+import { type ResolvedAction, resolveComputerAction } from '../actions/computer-action.ts';
 import type { AgentCall } from './agent-tools.ts';
-import { type ResolvedAction, resolveComputerAction } from './computer-action.ts';
 
 /** A value the current subtask must extract before it is done. */
 export interface RequiredExtract {

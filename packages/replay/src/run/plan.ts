@@ -1,5 +1,5 @@
-import type { SubtaskOrigin, Workflow, WorkflowStep } from '@mime/schema';
-import type { RequiredExtract } from './check-call.ts';
+import type { SubtaskOrigin, Workflow, WorkflowStep } from '@mime-desktop/schema';
+import type { RequiredExtract } from '../agent/check-call.ts';
 
 /** A subtask as the agent runs it: from the workflow, or from a replan. Texts are rendered. */
 export interface PlannedSubtask {

@@ -1,12 +1,12 @@
 /**
  * What a run reports, as typed events: `onEvent` receives them and each becomes one line of
- * events.jsonl (`{time, type, subtask_i, iteration, data}`, the RunEvent of @mime/schema). Sensitive
+ * events.jsonl (`{time, type, subtask_i, iteration, data}`, the RunEvent of @mime-desktop/schema). Sensitive
  * values are already replaced by `{name}` in every event.
  */
-import type { Problem, ReplayMode, RunEvent, RunOutcome, SubtaskOrigin } from '@mime/schema';
+import type { Problem, ReplayMode, RunEvent, RunOutcome, SubtaskOrigin } from '@mime-desktop/schema';
+import type { ResolvedAction } from '../actions/computer-action.ts';
+import type { ImageSize } from '../agent/coordinates.ts';
 import type { BudgetName, BudgetSnapshot } from './budgets.ts';
-import type { ResolvedAction } from './computer-action.ts';
-import type { ImageSize } from './coordinates.ts';
 
 /** Why the rest of the task was planned again. */
 export type ReplanTrigger = 'no_progress' | 'iterations' | 'model';

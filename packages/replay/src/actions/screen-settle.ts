@@ -2,8 +2,8 @@
  * Waiting until the screen stops changing after an action, by comparing consecutive captures: apps
  * animate, load and repaint for a while, and a screenshot taken mid-change misleads the model.
  */
-import type { RawFrame } from '@mime/os-io';
-import { withDefaults } from './with-defaults.ts';
+import type { RawFrame } from '@mime-desktop/os-io';
+import { withDefaults } from '../run/with-defaults.ts';
 
 export interface FrameDifferenceOptions {
   /** Compare every `step`-th pixel of every `step`-th row. Default 4. */

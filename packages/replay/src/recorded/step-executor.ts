@@ -10,7 +10,7 @@
  * An EXTRACT step is read by OCR: where the recorded example value stood (after its label, e.g.
  * "Now playing:"), the live screen is read; without an example, auto asks the agent, trace skips it.
  */
-import type { ActionManifestEvent } from '@mime/schema';
+import type { ActionManifestEvent } from '@mime-desktop/schema';
 import {
   type Box,
   closeOcr,
@@ -24,12 +24,16 @@ import {
   similarity,
   wordsLeftOf,
   wordsRightOf,
-} from '@mime/vision';
-import { runAgent } from './agent-executor.ts';
-import { describeAction, type ResolvedAction } from './computer-action.ts';
-import { ReplayDivergenceError } from './errors.ts';
-import { executeAction } from './execute-action.ts';
-import { type PlannedSubtask, planFromWorkflow } from './plan.ts';
+} from '@mime-desktop/vision';
+import { describeAction, type ResolvedAction } from '../actions/computer-action.ts';
+import { executeAction } from '../actions/execute-action.ts';
+import { waitForSettle } from '../actions/screen-settle.ts';
+import { runAgent } from '../agent/agent-executor.ts';
+import { ReplayDivergenceError } from '../errors.ts';
+import { type PlannedSubtask, planFromWorkflow } from '../run/plan.ts';
+import type { RunContext, StepExecutionRecord } from '../run/run-context.ts';
+import { RUN_FILES } from '../run/run-folder.ts';
+import { type SubtaskRecord, startSubtaskRecord } from '../run/run-summary.ts';
 import {
   boxAround,
   liveImage,
@@ -38,10 +42,6 @@ import {
   recordedAction,
   recordedStep,
 } from './recorded-step.ts';
-import type { RunContext, StepExecutionRecord } from './run-context.ts';
-import { RUN_FILES } from './run-folder.ts';
-import { type SubtaskRecord, startSubtaskRecord } from './run-summary.ts';
-import { waitForSettle } from './screen-settle.ts';
 
 /** Trace: the target region must be at least this alike the recording (pixels that pixelmatch finds equal). */
 export const TRACE_TARGET_SIMILARITY = 0.9;

@@ -1,7 +1,7 @@
-import { frameToRgb, type RawFrame } from '@mime/os-io';
+import { frameToRgb, type RawFrame } from '@mime-desktop/os-io';
 import sharp from 'sharp';
+import { withDefaults } from '../run/with-defaults.ts';
 import { fitWithin, type ImageSize } from './coordinates.ts';
-import { withDefaults } from './with-defaults.ts';
 
 /** How the screenshot sent to the model is made. */
 export interface ModelImageOptions {

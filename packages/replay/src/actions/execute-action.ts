@@ -1,5 +1,5 @@
-import type { Desktop } from '@mime/os-io';
-import { renderTemplate } from '@mime/schema';
+import type { Desktop } from '@mime-desktop/os-io';
+import { renderTemplate } from '@mime-desktop/schema';
 import type { ResolvedAction } from './computer-action.ts';
 import { sleep } from './screen-settle.ts';
 

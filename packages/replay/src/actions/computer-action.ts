@@ -2,10 +2,10 @@
  * A `computer_use` call turned into an action on the logical screen: the fields its action needs are
  * checked (problems name the field and say what to send) and grid coordinates are mapped to pixels.
  */
-import type { LogicalPoint, LogicalSize, ScrollDirection } from '@mime/os-io';
-import { type Problem, parseKeyChord } from '@mime/schema';
-import type { ComputerUseArgs } from './agent-tools.ts';
-import { type GridPoint, gridToLogical } from './coordinates.ts';
+import type { LogicalPoint, LogicalSize, ScrollDirection } from '@mime-desktop/os-io';
+import { type Problem, parseKeyChord } from '@mime-desktop/schema';
+import type { ComputerUseArgs } from '../agent/agent-tools.ts';
+import { type GridPoint, gridToLogical } from '../agent/coordinates.ts';
 
 /** An action ready to execute, in logical screen pixels; `text` may hold `{name}` placeholders of secrets. */
 export type ResolvedAction =

@@ -4,7 +4,7 @@
  * reply; what a schema cannot say (which fields an action needs, a readable key chord) is checked by
  * `checkAgentCall`.
  */
-import type { ToolChoice } from '@mime/model';
+import type { ToolChoice } from '@mime-desktop/model';
 import { z } from 'zod';
 import { GRID_MAX } from './coordinates.ts';
 

@@ -6,8 +6,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { encodePng, type RawFrame } from '@mime/os-io';
-import { appendJsonl, type RunEvent, writeFileAtomically, writeJsonAtomic } from '@mime/schema';
+import { encodePng, type RawFrame } from '@mime-desktop/os-io';
+import { appendJsonl, type RunEvent, writeFileAtomically, writeJsonAtomic } from '@mime-desktop/schema';
 
 /** The folder that holds a workflow's runs. */
 export const RUNS_FOLDER = '.replay';

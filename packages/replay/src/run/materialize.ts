@@ -4,8 +4,8 @@
  * written or shown (and what the model reads) holds the placeholder; the real value is kept apart and
  * only typed.
  */
-import { renderTemplate, type TaskParam, type Workflow, type WorkflowStep } from '@mime/schema';
-import { type ParamProblems, ParamsError } from './errors.ts';
+import { renderTemplate, type TaskParam, type Workflow, type WorkflowStep } from '@mime-desktop/schema';
+import { type ParamProblems, ParamsError } from '../errors.ts';
 
 /** Where a param's value came from. */
 export type ParamSource = 'override' | 'example' | 'secret' | 'unset';

@@ -1,4 +1,4 @@
-import type { TaskParam } from '@mime/schema';
+import type { TaskParam } from '@mime-desktop/schema';
 import { secretEnvName } from './materialize.ts';
 
 export interface CollectSecretsOptions {

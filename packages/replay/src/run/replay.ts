@@ -1,15 +1,28 @@
 import { dirname, join, resolve } from 'node:path';
-import { ModelClient, type ResolveModelConfigOptions, resolveModelConfig, UsageMeter } from '@mime/model';
-import { createDesktop, type Desktop } from '@mime/os-io';
-import { writeReport } from '@mime/report';
-import { loadWorkflow, MimeError, type ReplayMode, type RunSummary, type TaskParam } from '@mime/schema';
-import { runAgent } from './agent-executor.ts';
+import {
+  ModelClient,
+  type ResolveModelConfigOptions,
+  resolveModelConfig,
+  UsageMeter,
+} from '@mime-desktop/model';
+import { createDesktop, type Desktop } from '@mime-desktop/os-io';
+import { writeReport } from '@mime-desktop/report';
+import {
+  loadWorkflow,
+  MimeError,
+  type ReplayMode,
+  type RunSummary,
+  type TaskParam,
+} from '@mime-desktop/schema';
+import { DEFAULT_SETTLE, type SettleOptions } from '../actions/screen-settle.ts';
+import { runAgent } from '../agent/agent-executor.ts';
+import { DEFAULT_MODEL_IMAGE, type ModelImageOptions } from '../agent/model-image.ts';
+import { BudgetExhaustedError, ReplayOptionError, TraceUnavailableError } from '../errors.ts';
+import { runAuto, runTrace } from '../recorded/step-executor.ts';
 import { type BudgetLimits, BudgetTracker, resolveBudgets } from './budgets.ts';
 import { collectSecrets } from './collect-secrets.ts';
-import { BudgetExhaustedError, ReplayOptionError, TraceUnavailableError } from './errors.ts';
 import { type ReplayEvent, type ReplayEventListener, toRunEvent } from './events.ts';
 import { checkParams, type MaterializedWorkflow, materializeWorkflow } from './materialize.ts';
-import { DEFAULT_MODEL_IMAGE, type ModelImageOptions } from './model-image.ts';
 import { DEFAULT_PAUSE_HOTKEY, PauseGate } from './pause-gate.ts';
 import { planFromWorkflow } from './plan.ts';
 import { createRedactor } from './redact.ts';
@@ -23,8 +36,6 @@ import type {
 } from './run-context.ts';
 import { RUN_FILES, RUNS_FOLDER, RunFolder } from './run-folder.ts';
 import { buildRunSummary, formatRunSummary } from './run-summary.ts';
-import { DEFAULT_SETTLE, type SettleOptions } from './screen-settle.ts';
-import { runAuto, runTrace } from './step-executor.ts';
 import { withDefaults } from './with-defaults.ts';
 
 /** The executor of each mode. */

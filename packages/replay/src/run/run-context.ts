@@ -2,19 +2,19 @@
  * What a mode executor gets from `replay()`: the materialized workflow, the desktop, the model, the
  * budgets and the run folder. Each replay mode is one executor (agent today; trace and auto later).
  */
-import type { ModelClient, UsageMeter } from '@mime/model';
-import type { Desktop } from '@mime/os-io';
-import type { Workflow } from '@mime/schema';
+import type { ModelClient, UsageMeter } from '@mime-desktop/model';
+import type { Desktop } from '@mime-desktop/os-io';
+import type { Workflow } from '@mime-desktop/schema';
+import type { SettleOptions } from '../actions/screen-settle.ts';
+import type { ModelImageOptions } from '../agent/model-image.ts';
 import type { BudgetTracker } from './budgets.ts';
 import type { ReplayEvent } from './events.ts';
 import type { ResolvedParam } from './materialize.ts';
-import type { ModelImageOptions } from './model-image.ts';
 import type { PauseGate } from './pause-gate.ts';
 import type { PlannedSubtask } from './plan.ts';
 import type { Redactor } from './redact.ts';
 import type { RunFolder } from './run-folder.ts';
 import type { SubtaskRecord } from './run-summary.ts';
-import type { SettleOptions } from './screen-settle.ts';
 
 /** An action waiting for the person's go-ahead (`--confirm`). */
 export interface ConfirmRequest {

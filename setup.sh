@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Sets mime up on a fresh Debian/Ubuntu machine that has Node.js 20.19+: the system packages the
+# desktop, the demo and the tests need, pnpm 10, and the project's dependencies. Idempotent: what is
+# already there is left alone. Run it as root or as a user with sudo; `.ci/run` runs it too.
+#
+#   ./setup.sh            # everything
+#   ./setup.sh --no-apt   # skip the system packages (prints what they are)
+set -euo pipefail
+cd "$(dirname "$0")"
+
+# The one list of system packages: an X server, input tools, a browser for the demo app, a window
+# manager, terminals for the recorder tests, clipboard tools, fonts, OCR-free GTK apps for tests.
+SYSTEM_PACKAGES=(
+  xvfb xauth xdotool x11-utils x11-xkb-utils libxtst6
+  chromium openbox xterm tmux xclip xsel
+  fonts-dejavu-core
+)
+
+say() { printf 'setup: %s\n' "$*" >&2; }
+
+node_ok() {
+  command -v node >/dev/null 2>&1 || return 1
+  node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>20||(a===20&&b>=19)?0:1)'
+}
+if ! node_ok; then
+  say "mime needs Node.js 20.19 or newer (found: $(node --version 2>/dev/null || echo none)); install it from https://nodejs.org or your package manager, then rerun ./setup.sh"
+  exit 2
+fi
+
+install_apt=1
+if [ "${1:-}" = "--no-apt" ]; then install_apt=0; fi
+
+missing=()
+if command -v dpkg-query >/dev/null 2>&1; then
+  for pkg in "${SYSTEM_PACKAGES[@]}"; do
+    dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+  done
+else
+  missing=("${SYSTEM_PACKAGES[@]}")
+fi
+
+if [ "${#missing[@]}" -gt 0 ]; then
+  if [ "$install_apt" -eq 1 ] && command -v apt-get >/dev/null 2>&1; then
+    sudo=""
+    if [ "$(id -u)" -ne 0 ]; then
+      if command -v sudo >/dev/null 2>&1; then sudo="sudo"; else
+        say "installing system packages needs root: run ./setup.sh as root, or install: ${missing[*]}"
+        exit 2
+      fi
+    fi
+    say "installing system packages with apt-get: ${missing[*]}"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+  else
+    say "not installed (no apt-get here, or --no-apt): ${missing[*]}"
+    say "install them with your package manager (names are Debian's; Xvfb is 'xorg-x11-server-Xvfb' on Fedora, 'xorg-server-xvfb' on Arch),"
+    say "then rerun ./setup.sh; mime record/replay need an X display, the demo and tests need Xvfb, xdotool and Chromium"
+  fi
+else
+  say "system packages: all present"
+fi
+
+if ! command -v pnpm >/dev/null 2>&1 || ! pnpm --version | grep -q '^10\.'; then
+  say "installing pnpm 10 with npm (global)"
+  npm install -g pnpm@10 >/dev/null
+fi
+
+say "installing dependencies with pnpm $(pnpm --version)"
+pnpm install --frozen-lockfile
+say "done: try 'pnpm demo', then 'pnpm mime --help'"
