@@ -254,7 +254,10 @@ export async function startDesktopHarness(options: DesktopHarnessOptions = {}): 
         'tcp',
         '-noreset',
       ],
-      { stdio: ['ignore', 'ignore', 'ignore', 'pipe'], reject: false },
+      // Not execa's cleanup: it would kill Xvfb in this process's 'exit' handlers, while the native
+      // modules' threads still hold their X connections and Xlib then exits the process with code 1.
+      // setpriv's parent-death signal ends Xvfb once this process is really gone.
+      { stdio: ['ignore', 'ignore', 'ignore', 'pipe'], reject: false, cleanup: false },
     );
     xvfb = server;
     const fd3 = server.stdio[3];

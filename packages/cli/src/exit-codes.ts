@@ -1,4 +1,4 @@
-import { MimeError } from '@mime-desktop/schema';
+import { MimeError } from '@mime-desktop/schema/errors';
 
 /** The documented exit codes of every `mime` command. */
 export const EXIT = {

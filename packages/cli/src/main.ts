@@ -1,3 +1,4 @@
+#!/usr/bin/env node
 import { runCli } from './program.ts';
 
 // A closed pipe (`mime list | head`) is not an error.

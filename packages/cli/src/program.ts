@@ -1,15 +1,34 @@
 import { createRequire } from 'node:module';
 import { Command, CommanderError } from 'commander';
-import { registerDoctor } from './commands/doctor.ts';
-import { registerEdit } from './commands/edit.ts';
-import { registerList } from './commands/list.ts';
-import { registerRecord } from './commands/record.ts';
-import { registerReflect } from './commands/reflect.ts';
-import { registerReplay } from './commands/replay.ts';
-import { registerReport } from './commands/report.ts';
-import { registerValidate } from './commands/validate.ts';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.ts';
 import { say, style } from './output.ts';
+
+/** Registers one command on the program; its action hands its exit code to `run`. */
+type Register = (program: Command, run: (code: Promise<ExitCode>) => void) => void;
+
+/**
+ * The commands, in the order a user meets them, each loaded only when needed: a run of one command
+ * imports that command's packages only (`mime validate` never loads the desktop or the model client),
+ * which keeps start-up short. Help and unknown commands load them all.
+ */
+const COMMANDS: Record<string, () => Promise<Register>> = {
+  doctor: async () => (await import('./commands/doctor.ts')).registerDoctor,
+  record: async () => (await import('./commands/record.ts')).registerRecord,
+  reflect: async () => (await import('./commands/reflect.ts')).registerReflect,
+  edit: async () => (await import('./commands/edit.ts')).registerEdit,
+  replay: async () => (await import('./commands/replay.ts')).registerReplay,
+  report: async () => (await import('./commands/report.ts')).registerReport,
+  validate: async () => (await import('./commands/validate.ts')).registerValidate,
+  list: async () => (await import('./commands/list.ts')).registerList,
+};
+
+/** The commands a command line needs: the one it names, none for a bare `--version`, else all. */
+function commandsFor(argv: readonly string[]): string[] {
+  const named = argv.find((arg) => !arg.startsWith('-'));
+  if (named !== undefined && named in COMMANDS) return [named];
+  if (named === undefined && argv.length === 1 && (argv[0] === '-V' || argv[0] === '--version')) return [];
+  return Object.keys(COMMANDS);
+}
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 export const MIME_VERSION = version;
@@ -53,15 +72,9 @@ export async function runCli(argv: readonly string[]): Promise<ExitCode> {
       'after',
       '\nExit codes: 0 ok, 1 the run failed, 2 bad input or usage, 130 aborted.\nRun `mime <command> --help` for examples.',
     );
-  // In the order a user meets them.
-  registerDoctor(program, run);
-  registerRecord(program, run);
-  registerReflect(program, run);
-  registerEdit(program, run);
-  registerReplay(program, run);
-  registerReport(program, run);
-  registerValidate(program, run);
-  registerList(program, run);
+  const names = commandsFor(argv);
+  const registers = await Promise.all(names.map((name) => COMMANDS[name]?.()));
+  for (const register of registers) register?.(program, run);
   const override = (command: Command) => {
     command.exitOverride();
     command.commands.forEach(override);

@@ -6,6 +6,7 @@ export * from './model-outputs.ts';
 export * from './recording.ts';
 export * from './run.ts';
 export * from './templates.ts';
+export * from './validate-target.ts';
 export * from './workflow.ts';
 export * from './workflow-file.ts';
 export * from './workflow-rules.ts';

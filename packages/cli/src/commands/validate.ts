@@ -1,7 +1,7 @@
+import { validateWorkflowTarget, type WorkflowReport } from '@mime-desktop/schema';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { mark, printJson, say, style } from '../output.ts';
-import { validateWorkflowTarget, type WorkflowReport } from '../validate.ts';
 
 function describe(report: WorkflowReport): string[] {
   if (report.valid) {

@@ -1,14 +1,7 @@
-import {
-  checkWorkflow,
-  FileReadError,
-  JsonSyntaxError,
-  locateJsonPath,
-  type Problem,
-  parseJsonText,
-  readTextFile,
-  resolveWorkflowFile,
-  type WorkflowLayout,
-} from '@mime-desktop/schema';
+import { FileReadError, JsonSyntaxError, type Problem } from './errors.ts';
+import { locateJsonPath, parseJsonText, readTextFile } from './json-files.ts';
+import { checkWorkflow, resolveWorkflowFile } from './workflow-file.ts';
+import type { WorkflowLayout } from './workflow-upgrade.ts';
 
 /** A problem with where it stands in the file, when that is known (1-based). */
 export interface LocatedProblem extends Problem {

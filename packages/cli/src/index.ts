@@ -1,0 +1,2 @@
+export { EXIT, type ExitCode, exitCodeFor } from './exit-codes.ts';
+export { MIME_VERSION, runCli } from './program.ts';
