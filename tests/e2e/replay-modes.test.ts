@@ -107,7 +107,7 @@ describe('a moved and resized layout', () => {
       await desktop().resetApp();
       const { result, summary, dir } = await replay(desktop(), 'trace');
       expect(result.exitCode).toBe(1);
-      expect(summary).toMatchObject({ outcome: 'failed', code: 'REPLAY_DIVERGENCE' });
+      expect(summary).toMatchObject({ outcome: 'failed', code: 'MIME_REPLAY_DIVERGENCE' });
       expect(summary.reason).toMatch(
         /^step 0 \(left_click at \(240, 120\)\): the screen diverged from the recording: \d+% alike where 90% is needed/,
       );
@@ -120,7 +120,7 @@ describe('a moved and resized layout', () => {
         .filter(Boolean)
         .map((l) => JSON.parse(l));
       expect(events.find((e) => e.type === 'divergence')?.data).toMatchObject({ step_i: 0, threshold: 0.9 });
-      expect(await readFile(join(run, 'replay_summary.txt'), 'utf8')).toContain('REPLAY_DIVERGENCE');
+      expect(await readFile(join(run, 'replay_summary.txt'), 'utf8')).toContain('MIME_REPLAY_DIVERGENCE');
       expect((await desktop().readAppState()).action).toBe('none');
     });
 
@@ -172,7 +172,7 @@ describe('a wrong starting screen', () => {
       try {
         const { result, summary } = await replay(desktop(), 'trace');
         expect(result.exitCode).toBe(1);
-        expect(result.stderr).toMatch(/REPLAY_DIVERGENCE/);
+        expect(result.stderr).toMatch(/MIME_REPLAY_DIVERGENCE/);
         expect(summary.subtasks[0].steps[0]).toMatchObject({ i: 0 });
         expect(summary.reason).toMatch(/^step 0 /);
       } finally {

@@ -1,6 +1,6 @@
 import { ModelClient, resolveModelConfig } from '@mime-desktop/model';
 import { createDesktop, probeDisplay } from '@mime-desktop/os-io';
-import { MimeError } from '@mime-desktop/schema';
+import { isMimeError } from '@mime-desktop/schema';
 
 /** One check of `mime doctor`. */
 export interface DoctorCheck {
@@ -41,7 +41,7 @@ export function checkNode(version: string = process.versions.node): DoctorCheck 
 /** Turns an error from a probe into a failed check; mime's messages already say how to fix them. */
 export function failedCheck(name: string, error: unknown): DoctorCheck {
   const message = error instanceof Error ? error.message : String(error);
-  const code = error instanceof MimeError ? ` [${error.code}]` : '';
+  const code = isMimeError(error) ? ` [${error.code}]` : '';
   return { name, status: 'fail', detail: `${message}${code}` };
 }
 

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import {
   checkWorkflow,
   FileReadError,
-  MimeError,
+  isMimeError,
   RunSummary,
   readJsonFile,
   readJsonlFile,
@@ -66,7 +66,7 @@ async function subdirs(dir: string): Promise<string[]> {
   }
 }
 
-const reason = (error: unknown) => (error instanceof MimeError ? error.message : String(error));
+const reason = (error: unknown) => (isMimeError(error) ? error.message : String(error));
 const isoOf = async (path: string) => (await stat(path)).mtime.toISOString();
 
 async function readRecording(dir: string, session_id: string): Promise<RecordingEntry> {

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { isMimeError } from '@mime-desktop/schema/errors';
 import { Command, CommanderError } from 'commander';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.ts';
 import { say, style } from './output.ts';
@@ -34,12 +35,7 @@ const { version } = createRequire(import.meta.url)('../package.json') as { versi
 export const MIME_VERSION = version;
 
 function reportError(error: unknown): void {
-  if (
-    error instanceof Error &&
-    'code' in error &&
-    typeof error.code === 'string' &&
-    error.code.startsWith('MIME_')
-  ) {
+  if (isMimeError(error)) {
     say(`${style.red('error')} ${style.dim(`[${error.code}]`)} ${error.message}`);
     return;
   }

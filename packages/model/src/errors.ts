@@ -7,7 +7,7 @@ const SET_API_KEY = 'MIME_API_KEY (or OPENAI_API_KEY, --api-key, or "apiKey" in 
 /** A model setting that is missing (`MIME_MODEL_NOT_CONFIGURED`) or has a bad value (`MIME_MODEL_CONFIG_INVALID`). */
 export class ModelConfigError extends MimeError {
   constructor(code: 'MIME_MODEL_NOT_CONFIGURED' | 'MIME_MODEL_CONFIG_INVALID', message: string) {
-    super(code, message);
+    super(code, message, { exit: 'usage' });
   }
 }
 
@@ -20,7 +20,7 @@ export class ModelAuthError extends MimeError {
     super(
       'MIME_MODEL_AUTH',
       `The model server at ${baseURL} refused the request (HTTP ${status}: ${detail}). Check ${SET_API_KEY}: the key must be valid for this server and allowed to use the model.`,
-      options,
+      { ...options, exit: 'usage' },
     );
     this.baseURL = baseURL;
     this.status = status;

@@ -1,4 +1,4 @@
-import { MimeError } from '@mime-desktop/schema';
+import { isMimeError } from '@mime-desktop/schema';
 import {
   APIConnectionError,
   APIConnectionTimeoutError,
@@ -36,7 +36,7 @@ const MAX_DETAIL = 300;
  * they are, redacted.
  */
 export function toModelError(error: unknown, ctx: ErrorContext): unknown {
-  if (error instanceof MimeError) return error;
+  if (isMimeError(error)) return error;
   const cause = redactErrorInPlace(error, ctx.apiKey);
   const { baseURL } = ctx;
   if (ctx.signal?.aborted || error instanceof APIUserAbortError) return new ModelAbortedError({ cause });

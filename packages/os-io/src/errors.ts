@@ -3,7 +3,7 @@ import { MimeError } from '@mime-desktop/schema';
 /** No usable display: DISPLAY unset or unreachable, or a Wayland session without XWayland. */
 export class DisplayNotFoundError extends MimeError {
   constructor(message: string, options?: { cause?: unknown }) {
-    super('MIME_NO_DISPLAY', message, options);
+    super('MIME_NO_DISPLAY', message, { ...options, exit: 'usage' });
   }
 }
 

@@ -7,7 +7,13 @@
  * shifted symbols (nut-js `keyboard.type` mistypes those on X11); everything else (é, 日本, emoji) is
  * pasted through the clipboard with ctrl+v (cmd+v on macOS), which overwrites the clipboard.
  */
-import { formatKeyChord, type KeyChord, MimeError, type Modifier, parseKeyChord } from '@mime-desktop/schema';
+import {
+  formatKeyChord,
+  isMimeError,
+  type KeyChord,
+  type Modifier,
+  parseKeyChord,
+} from '@mime-desktop/schema';
 import { writeClipboard } from './clipboard.ts';
 import { DesktopFailureError, InvalidInputError } from './errors.ts';
 import type { FailSafe } from './fail-safe.ts';
@@ -257,7 +263,7 @@ export class InputExecutor {
       } catch (error) {
         await this.#releaseHeld();
         if (this.#failSafe.signal.aborted) throw this.#failSafe.signal.reason;
-        if (error instanceof MimeError) throw error;
+        if (isMimeError(error)) throw error;
         throw new DesktopFailureError(`${what} failed: ${String(error)}`, { cause: error });
       }
     });

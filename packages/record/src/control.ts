@@ -44,7 +44,7 @@ export class RecorderNotRunningError extends MimeError {
 /** The recorder refused a control request (bad arguments). */
 export class ControlRequestError extends MimeError {
   constructor(message: string) {
-    super('MIME_USAGE', message);
+    super('MIME_USAGE', message, { exit: 'usage' });
   }
 }
 

@@ -3,7 +3,7 @@ import { MimeError } from '@mime-desktop/schema';
 /** The recording cannot be reflected as it is (empty, missing screenshots). */
 export class RecordingError extends MimeError {
   constructor(message: string) {
-    super('MIME_BAD_RECORDING', message);
+    super('MIME_BAD_RECORDING', message, { exit: 'usage' });
   }
 }
 

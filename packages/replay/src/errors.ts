@@ -33,7 +33,7 @@ export class ParamsError extends MimeError {
   readonly problems: ParamProblems;
 
   constructor(problems: ParamProblems) {
-    super('MIME_PARAMS_INVALID', describeParamProblems(problems));
+    super('MIME_PARAMS_INVALID', describeParamProblems(problems), { exit: 'usage' });
     this.problems = problems;
   }
 }
@@ -41,7 +41,7 @@ export class ParamsError extends MimeError {
 /** An option of `replay()` out of its range (`MIME_REPLAY_OPTION_INVALID`); the message names it. */
 export class ReplayOptionError extends MimeError {
   constructor(message: string) {
-    super('MIME_REPLAY_OPTION_INVALID', message);
+    super('MIME_REPLAY_OPTION_INVALID', message, { exit: 'usage' });
   }
 }
 
@@ -88,7 +88,7 @@ export class ReplayDivergenceError extends MimeError {
 
   constructor(step: number, description: string, similarity: number, threshold: number, crops: string) {
     super(
-      'REPLAY_DIVERGENCE',
+      'MIME_REPLAY_DIVERGENCE',
       `step ${step} (${description}): the screen diverged from the recording: ${Math.round(similarity * 100)}% alike where ${Math.round(threshold * 100)}% is needed (expected and observed crops: ${crops}); replay with --mode auto to re-find targets, or --mode agent`,
     );
     this.step = step;
@@ -99,6 +99,6 @@ export class ReplayDivergenceError extends MimeError {
 /** A step cannot be replayed from the recording (no recorded source, or the manifest does not match). */
 export class TraceUnavailableError extends MimeError {
   constructor(message: string) {
-    super('MIME_TRACE_UNAVAILABLE', message);
+    super('MIME_TRACE_UNAVAILABLE', message, { exit: 'usage' });
   }
 }

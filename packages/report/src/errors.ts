@@ -8,6 +8,7 @@ export class NotARunError extends MimeError {
     super(
       'MIME_NOT_A_RUN',
       `${dir} is not a replay run folder: ${reason}. A run folder is <workflow>/.replay/<run_id>/ and holds events.jsonl, summary.json and the screenshots of the run.`,
+      { exit: 'usage' },
     );
     this.dir = dir;
   }
@@ -16,6 +17,6 @@ export class NotARunError extends MimeError {
 /** An option of `writeReport` out of range (`MIME_REPORT_OPTION_INVALID`). */
 export class ReportOptionError extends MimeError {
   constructor(message: string) {
-    super('MIME_REPORT_OPTION_INVALID', message);
+    super('MIME_REPORT_OPTION_INVALID', message, { exit: 'usage' });
   }
 }

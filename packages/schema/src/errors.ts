@@ -1,16 +1,40 @@
 /**
- * Base class of every error mime raises on purpose. `code` is stable (tests, scripts and the CLI's
- * exit-code table key on it); `message` says what is wrong and how to fix it; the original error,
- * when there is one, is kept as `cause`.
+ * How an error ends a command, for the exit code: `usage` (bad input, usage or configuration: fix it
+ * and retry, exit 2), `failed` (the work itself failed, exit 1), `aborted` (stopped by the person or
+ * the fail-safe, exit 130).
+ */
+export type ExitCategory = 'usage' | 'failed' | 'aborted';
+
+/**
+ * Base class of every error mime raises on purpose. `code` is stable (tests, scripts and the CLI key
+ * on it); `message` says what is wrong and how to fix it; `exit` says how it ends a command; the
+ * original error, when there is one, is kept as `cause`.
  */
 export class MimeError extends Error {
   readonly code: string;
+  readonly exit: ExitCategory;
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(code: string, message: string, options?: { cause?: unknown; exit?: ExitCategory }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = new.target.name;
     this.code = code;
+    this.exit = options?.exit ?? (code === 'MIME_ABORTED' ? 'aborted' : 'failed');
   }
+}
+
+/**
+ * Whether `error` is one mime raised on purpose: a MimeError, or (from another copy of this package
+ * in a dependency tree) an Error with a `MIME_` code and an exit category.
+ */
+export function isMimeError(error: unknown): error is MimeError {
+  if (error instanceof MimeError) return true;
+  if (!(error instanceof Error)) return false;
+  const { code, exit } = error as Partial<MimeError>;
+  return (
+    typeof code === 'string' &&
+    code.startsWith('MIME_') &&
+    (exit === 'usage' || exit === 'failed' || exit === 'aborted')
+  );
 }
 
 /** A problem found in a file, reported as `path: message` (path empty for the whole document). */
@@ -25,7 +49,7 @@ export class FileReadError extends MimeError {
   readonly file: string;
 
   constructor(file: string, reason: string, options?: { cause?: unknown }) {
-    super('MIME_FILE_UNREADABLE', `${file}: ${reason}`, options);
+    super('MIME_FILE_UNREADABLE', `${file}: ${reason}`, { ...options, exit: 'usage' });
     this.file = file;
   }
 }
@@ -37,7 +61,10 @@ export class JsonSyntaxError extends MimeError {
   readonly column: number;
 
   constructor(file: string, line: number, column: number, reason: string, options?: { cause?: unknown }) {
-    super('MIME_INVALID_JSON', `${file}:${line}:${column}: invalid JSON: ${reason}`, options);
+    super('MIME_INVALID_JSON', `${file}:${line}:${column}: invalid JSON: ${reason}`, {
+      ...options,
+      exit: 'usage',
+    });
     this.file = file;
     this.line = line;
     this.column = column;
@@ -52,7 +79,9 @@ export class ValidationError extends MimeError {
   constructor(file: string, what: string, problems: readonly Problem[]) {
     const lines = problems.map((p) => `  ${p.path || '(document)'}: ${p.message}`);
     const count = problems.length === 1 ? '1 problem' : `${problems.length} problems`;
-    super('MIME_INVALID_FILE', `${file}: not a valid ${what} (${count}):\n${lines.join('\n')}`);
+    super('MIME_INVALID_FILE', `${file}: not a valid ${what} (${count}):\n${lines.join('\n')}`, {
+      exit: 'usage',
+    });
     this.file = file;
     this.problems = problems;
   }

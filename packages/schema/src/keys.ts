@@ -1,3 +1,4 @@
+import { MimeError } from './errors.ts';
 /**
  * Key chords as mime writes them: lower-case names joined by `+`, modifiers first in a fixed order,
  * e.g. `ctrl+shift+t`, `enter`, `alt+f4`, `ctrl++`. Older ai_mime names (`Key.enter`, `ENTER`,
@@ -86,8 +87,10 @@ const KEY_ALIASES: Record<string, KeyName> = {
 const NAMED = new Set<string>(NAMED_KEYS);
 
 /** Thrown by {@link parseKeyChord}; `message` names the bad part and lists what is accepted. */
-export class KeyChordError extends Error {
-  readonly code = 'MIME_BAD_KEY';
+export class KeyChordError extends MimeError {
+  constructor(message: string) {
+    super('MIME_BAD_KEY', message, { exit: 'usage' });
+  }
 }
 
 function normalizeToken(token: string): string {

@@ -61,7 +61,7 @@ export const RunSummary = z.object({
   task_name: z.string(),
   mode: ReplayMode,
   outcome: RunOutcome,
-  /** Stable code of what ended a failed or aborted run, e.g. `REPLAY_DIVERGENCE`, `MIME_BUDGET_ITERATIONS`. */
+  /** Stable code of what ended a failed or aborted run, e.g. `MIME_REPLAY_DIVERGENCE` (runs before 0.2 wrote `REPLAY_DIVERGENCE`), `MIME_BUDGET_ITERATIONS`. */
   code: z.string().nullable(),
   reason: z.string().nullable(),
   started_at: z.iso.datetime(),

@@ -7,7 +7,7 @@
  */
 import { type ChatMessage, imagePart, ModelOutputError, type ToolCallResult } from '@mime-desktop/model';
 import type { RawFrame } from '@mime-desktop/os-io';
-import { MimeError, type Problem } from '@mime-desktop/schema';
+import { isMimeError, type MimeError, type Problem } from '@mime-desktop/schema';
 import {
   actionSignature,
   describeAction,
@@ -326,7 +326,7 @@ class AgentRun {
       report(null);
       return result;
     } catch (error) {
-      report(error instanceof MimeError ? error.code : 'UNKNOWN');
+      report(isMimeError(error) ? error.code : 'UNKNOWN');
       throw error;
     }
   }

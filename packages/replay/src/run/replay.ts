@@ -8,8 +8,8 @@ import {
 import { createDesktop, type Desktop } from '@mime-desktop/os-io';
 import { writeReport } from '@mime-desktop/report';
 import {
+  isMimeError,
   loadWorkflow,
-  MimeError,
   type ReplayMode,
   type RunSummary,
   type TaskParam,
@@ -153,16 +153,15 @@ function classifyEnd(failure: { error: unknown } | null, signal: AbortSignal): R
   if (failure === null) return { outcome: 'success', code: null, reason: null, budget: null };
   const { error } = failure;
   // A wait or call cut short by the signal may throw something else than its reason.
-  const cause = signal.aborted && !(error instanceof MimeError) ? signal.reason : error;
+  const cause = signal.aborted && !isMimeError(error) ? signal.reason : error;
   if (cause instanceof BudgetExhaustedError) {
     return { outcome: 'failed', code: cause.code, reason: cause.message, budget: cause };
   }
-  if (signal.aborted || (cause instanceof MimeError && cause.code === 'MIME_ABORTED')) {
+  if (signal.aborted || (isMimeError(cause) && cause.code === 'MIME_ABORTED')) {
     const reason = cause instanceof Error ? cause.message : 'the run was aborted';
     return { outcome: 'aborted', code: 'MIME_ABORTED', reason, budget: null };
   }
-  if (cause instanceof MimeError)
-    return { outcome: 'failed', code: cause.code, reason: cause.message, budget: null };
+  if (isMimeError(cause)) return { outcome: 'failed', code: cause.code, reason: cause.message, budget: null };
   const reason = cause instanceof Error ? cause.message : String(cause);
   return { outcome: 'failed', code: INTERNAL_CODE, reason, budget: null };
 }
