@@ -109,7 +109,7 @@ describe('a moved and resized layout', () => {
       expect(result.exitCode).toBe(1);
       expect(summary).toMatchObject({ outcome: 'failed', code: 'MIME_REPLAY_DIVERGENCE' });
       expect(summary.reason).toMatch(
-        /^step 0 \(left_click at \(240, 120\)\): the screen diverged from the recording: \d+% alike where 90% is needed/,
+        /^step 0 \(left_click at \(240, 120\)\): the target does not look as recorded \(\d+% where 90% is needed; .*the auto mode re-finds the target\.$/,
       );
       const run = join(dir, '.replay', summary.run_id);
       for (const crop of ['divergence_step_0_expected.png', 'divergence_step_0_observed.png']) {
@@ -119,7 +119,11 @@ describe('a moved and resized layout', () => {
         .split('\n')
         .filter(Boolean)
         .map((l) => JSON.parse(l));
-      expect(events.find((e) => e.type === 'divergence')?.data).toMatchObject({ step_i: 0, threshold: 0.9 });
+      expect(events.find((e) => e.type === 'divergence')?.data).toMatchObject({
+        step_i: 0,
+        check: 'before_step',
+        threshold: 0.9,
+      });
       expect(await readFile(join(run, 'replay_summary.txt'), 'utf8')).toContain('MIME_REPLAY_DIVERGENCE');
       expect((await desktop().readAppState()).action).toBe('none');
     });
@@ -131,7 +135,7 @@ describe('a moved and resized layout', () => {
       expect((await desktop().readAppState()).playing).toBe('Faint');
       expect(summary.usage.calls).toBe(0);
       expect(executions(summary)).toEqual(['regrounded', 'trace', 'trace', 'regrounded', 'trace']);
-      expect(summary.subtasks[1].steps[0].reason).toMatch(/^target re-found \d+% alike, moved by/);
+      expect(summary.subtasks[1].steps[0].reason).toMatch(/^target re-found .*\(\d+% alike\), moved by/);
       expect(summary.extracts).toEqual({ song_now_playing: 'Faint' });
     });
   });

@@ -1,4 +1,4 @@
-import { MimeError } from '@mime-desktop/schema';
+import { MimeError, type ScreenCheck } from '@mime-desktop/schema';
 import type { BudgetName } from './run/budgets.ts';
 
 /** What is wrong with the params given for a run; every problem is listed at once. */
@@ -81,18 +81,51 @@ export class BudgetExhaustedError extends MimeError {
   }
 }
 
-/** Trace replay found the live screen unlike the recording before a step: it stops there. */
-export class ReplayDivergenceError extends MimeError {
-  readonly step: number;
-  readonly similarity: number;
+/** What a failed screen check found (trace, and auto without a model to take over). */
+export interface DivergenceDetails {
+  /** The step checked; null for a subtask's outcome. */
+  step: number | null;
+  /** What the step does, e.g. `left_click at (240, 120)`; empty for a subtask's outcome. */
+  description: string;
+  subtask: number;
+  check: ScreenCheck;
+  /** What did not look as recorded, in words. */
+  reason: string;
+  similarity: number;
+  threshold: number;
+  /** Expected and observed crops, file names in the run folder. */
+  crops: readonly [string, string];
+  /** The target of a step before it ran, which the auto mode may re-find elsewhere. */
+  regroundable: boolean;
+}
 
-  constructor(step: number, description: string, similarity: number, threshold: number, crops: string) {
+const pct = (n: number) => `${Math.round(n * 100)}%`;
+
+/** Replay found the live screen unlike the recording; it stops there, with both crops saved. */
+export class ReplayDivergenceError extends MimeError {
+  readonly details: DivergenceDetails;
+
+  constructor(details: DivergenceDetails, note?: string) {
+    const where =
+      details.step === null
+        ? `end of subtask ${details.subtask}`
+        : `step ${details.step} (${details.description})`;
+    const advice = details.regroundable
+      ? 'If the app only moved or resized, the auto mode re-finds the target.'
+      : 'The app is not in the state the recording shows (a dialog that did not open, another window in front): check it, or let the model work from the screen in the agent mode.';
     super(
       'MIME_REPLAY_DIVERGENCE',
-      `step ${step} (${description}): the screen diverged from the recording: ${Math.round(similarity * 100)}% alike where ${Math.round(threshold * 100)}% is needed (expected and observed crops: ${crops}); replay with --mode auto to re-find targets, or --mode agent`,
+      `${where}: ${details.reason} (${pct(details.similarity)} where ${pct(details.threshold)} is needed; expected and observed crops: ${details.crops.join(', ')}). ${note ?? advice}`,
     );
-    this.step = step;
-    this.similarity = similarity;
+    this.details = details;
+  }
+
+  /** The same divergence in auto mode when no model could take over. */
+  withoutModel(missing: MimeError): ReplayDivergenceError {
+    return new ReplayDivergenceError(
+      { ...this.details, regroundable: false },
+      `Auto mode stops here: no model is configured to take over (${missing.code}: ${missing.message}).`,
+    );
   }
 }
 

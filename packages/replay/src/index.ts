@@ -14,8 +14,10 @@ export {
   BudgetExhaustedError,
   type ParamProblems,
   ParamsError,
+  ReplayDivergenceError,
   ReplayOptionError,
   RunStoppedError,
+  TraceUnavailableError,
 } from './errors.ts';
 export { type BudgetLimits, type BudgetName, type BudgetSnapshot, DEFAULT_BUDGETS } from './run/budgets.ts';
 export type {
@@ -36,5 +38,4 @@ export {
 export { DEFAULT_PAUSE_HOTKEY } from './run/pause-gate.ts';
 export { type ReplayOptions, type ReplayResult, replay } from './run/replay.ts';
 export type { ConfirmAnswer, ConfirmRequest } from './run/run-context.ts';
-export { RUN_FILES, RUNS_FOLDER } from './run/run-folder.ts';
 export { formatRunSummary } from './run/run-summary.ts';

@@ -3,7 +3,7 @@
  * model call and decision each), the replans between them, and what stopped the run.
  */
 import type { RunEvent, RunSummary } from '@mime-desktop/schema';
-import { type DataOf, readEventData, type TypedRunEvent } from './event-data.ts';
+import { type RunEventData, type TypedRunEvent, typedRunEvent } from '@mime-desktop/schema';
 
 /**
  * One turn of a subtask: the screen, what the model saw and chose (agent), or the workflow step
@@ -14,27 +14,32 @@ export interface Turn {
   iteration: number;
   /** ms since the run started, at the turn's first event. */
   at: number;
-  capture: DataOf<'capture'> | null;
-  modelCalls: DataOf<'model_call'>[];
+  capture: RunEventData<'capture'> | null;
+  modelCalls: RunEventData<'model_call'>[];
   /** The model's last call of the turn (earlier ones were repaired). */
-  call: DataOf<'tool_call'> | null;
-  repairs: DataOf<'repair'>[];
-  action: DataOf<'action'> | null;
+  call: RunEventData<'tool_call'> | null;
+  repairs: RunEventData<'repair'>[];
+  action: RunEventData<'action'> | null;
   /** How a workflow step was carried out (trace and auto modes). */
-  step: DataOf<'step'> | null;
-  extract: DataOf<'extract'> | null;
-  done: DataOf<'done'> | null;
-  divergences: DataOf<'divergence'>[];
-  errors: DataOf<'error'>[];
+  step: RunEventData<'step'> | null;
+  extract: RunEventData<'extract'> | null;
+  done: RunEventData<'done'> | null;
+  divergences: RunEventData<'divergence'>[];
+  /** Checks of the screen after the step that passed. */
+  verified: RunEventData<'verify'>[];
+  errors: RunEventData<'error'>[];
   /** Events of the turn whose data the report cannot read, shown raw. */
   unreadable: RunEvent[];
 }
 
 /** Something outside a turn: what ended the run, or an event the report cannot read. */
 export type Notice = { at: number } & (
-  | { kind: 'error'; data: DataOf<'error'> }
-  | { kind: 'budget'; data: DataOf<'budget_exhausted'> }
-  | { kind: 'divergence'; data: DataOf<'divergence'> }
+  | { kind: 'error'; data: RunEventData<'error'> }
+  | { kind: 'handover'; data: RunEventData<'handover'> }
+  | { kind: 'verify'; data: RunEventData<'verify'> }
+  | { kind: 'setup'; data: RunEventData<'setup'> }
+  | { kind: 'budget'; data: RunEventData<'budget_exhausted'> }
+  | { kind: 'divergence'; data: RunEventData<'divergence'> }
   | { kind: 'unreadable'; event: RunEvent }
 );
 
@@ -65,9 +70,9 @@ export interface Replan {
   at: number;
   /** The subtask that was replanned. */
   subtask_i: number | null;
-  modelCall: DataOf<'model_call'> | null;
+  modelCall: RunEventData<'model_call'> | null;
   /** Null when the replan call failed. */
-  data: DataOf<'replan'> | null;
+  data: RunEventData<'replan'> | null;
   /** What was done before the replan, as the replay tells the model: executed actions and finished subtasks. */
   completed: string[];
 }
@@ -96,7 +101,7 @@ class TimelineBuilder {
 
   add(raw: RunEvent): void {
     const at = Date.parse(raw.time) - this.#start;
-    const event = readEventData(raw);
+    const event = typedRunEvent(raw);
     if (event === null) {
       const turn = this.#turnOf(raw, at);
       if (turn) turn.unreadable.push(raw);
@@ -125,12 +130,21 @@ class TimelineBuilder {
         else this.#turnOf(event, at)?.modelCalls.push(event.data);
         return;
       case 'replan': {
-        this.#openReplan(event.subtask_i, at).data = event.data;
+        const replan = this.#openReplan(event.subtask_i, at);
+        replan.data = event.data;
+        // What the replay told the model; runs written before it was logged: rebuilt from the events.
+        if (event.data.completed.length > 0) replan.completed = event.data.completed;
         this.#replan = null;
         return;
       }
       case 'budget_exhausted':
         this.#notice(event.subtask_i, { at, kind: 'budget', data: event.data });
+        return;
+      case 'handover':
+        this.#notice(event.subtask_i, { at, kind: 'handover', data: event.data });
+        return;
+      case 'setup':
+        this.#notice(null, { at, kind: 'setup', data: event.data });
         return;
       case 'run_start':
       case 'run_end':
@@ -150,6 +164,10 @@ class TimelineBuilder {
       case 'divergence':
         if (turn) turn.divergences.push(event.data);
         else this.#notice(event.subtask_i, { at, kind: 'divergence', data: event.data });
+        return;
+      case 'verify':
+        if (turn) turn.verified.push(event.data);
+        else this.#notice(event.subtask_i, { at, kind: 'verify', data: event.data });
         return;
       case 'capture':
         if (turn) turn.capture = event.data;
@@ -180,7 +198,7 @@ class TimelineBuilder {
     }
   }
 
-  #startSubtask(subtask_i: number, data: DataOf<'subtask_start'>, at: number): void {
+  #startSubtask(subtask_i: number, data: RunEventData<'subtask_start'>, at: number): void {
     const subtask: SubtaskTimeline = {
       subtask_i,
       text: data.text,
@@ -221,6 +239,7 @@ class TimelineBuilder {
         extract: null,
         done: null,
         divergences: [],
+        verified: [],
         errors: [],
         unreadable: [],
       };

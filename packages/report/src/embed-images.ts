@@ -3,8 +3,8 @@
  * lossless WebP (a fraction of the run's fast-compressed PNGs, every pixel kept).
  */
 import { join } from 'node:path';
+import type { Size } from '@mime-desktop/schema';
 import sharp from 'sharp';
-import type { Size } from './event-data.ts';
 
 /** An image ready to inline. */
 export interface EmbeddedImage {

@@ -2,7 +2,7 @@
  * An action drawn on its screenshot: SVG marks in logical screen pixels (a ring where it clicked, an
  * arrow along a drag or a scroll) and an HTML caption for what has no place (typed text, key chords).
  */
-import type { ActionStatus, ResolvedAction, Size } from './event-data.ts';
+import type { ActionStatus, RunAction, Size } from '@mime-desktop/schema';
 import { formatCount } from './format.ts';
 import { type Html, html } from './html.ts';
 
@@ -47,7 +47,7 @@ const SCROLL_VECTORS: Record<string, Point> = {
 };
 
 /** The SVG marks of an action, in the coordinates of `screen` (nothing for typing, keys and waits). */
-export function drawAction(action: ResolvedAction, screen: Size): Html | null {
+export function drawAction(action: RunAction, screen: Size): Html | null {
   const r = Math.max(8, screen.width * 0.022);
   switch (action.action) {
     case 'left_click':
@@ -78,7 +78,7 @@ function keyChord(keys: string): Html {
 }
 
 /** The words of an action, with its text or key chord set apart. */
-export function describeActionHtml(action: ResolvedAction): Html {
+export function describeActionHtml(action: RunAction): Html {
   switch (action.action) {
     case 'left_click':
       return html`click at ${at(action.point)}`;
@@ -104,7 +104,7 @@ export function describeActionHtml(action: ResolvedAction): Html {
 }
 
 /** The caption on a screenshot: what was done, and whether it was not executed. */
-export function captionAction(action: ResolvedAction, status: ActionStatus): Html {
+export function captionAction(action: RunAction, status: ActionStatus): Html {
   const note =
     status === 'executed' ? null : html`<span class="badge badge-${status}">${STATUS_LABELS[status]}</span>`;
   return html`<span class="cap-text">${describeActionHtml(action)}</span>${note}`;

@@ -3,8 +3,12 @@ import type { RunEvent } from '@mime-desktop/schema';
 import { plural } from './format.ts';
 import { type Html, html } from './html.ts';
 
-/** A coloured box with a title: `bad` for errors, `warn` for what went wrong but was recovered. */
-export function renderCallout(kind: 'bad' | 'warn', title: Html | string, body?: Html | string | null): Html {
+/** A coloured box with a title: `bad` for errors, `warn` for what went wrong but was recovered, `info` for notes. */
+export function renderCallout(
+  kind: 'bad' | 'warn' | 'info',
+  title: Html | string,
+  body?: Html | string | null,
+): Html {
   return html`<div class="callout callout-${kind}"><strong>${title}</strong>${body && html`<div>${body}</div>`}</div>`;
 }
 

@@ -2,8 +2,9 @@
  * A screenshot scaled to fit its column, the action drawn over it; click (or Enter on it) to see it
  * full screen and click again to close. The zoom is a checkbox and CSS, so it works without scripts.
  */
+
+import type { Size } from '@mime-desktop/schema';
 import type { EmbeddedImage } from './embed-images.ts';
-import type { Size } from './event-data.ts';
 import { type Html, html } from './html.ts';
 
 export interface ShotOptions {

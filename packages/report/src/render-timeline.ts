@@ -10,6 +10,7 @@ import { renderOutcomePill } from './render-outcome.ts';
 import { renderShot } from './render-shot.ts';
 import { MemoryTracker, renderTurn, type TimelineContext } from './render-turn.ts';
 import { renderModelUsage } from './render-usage.ts';
+import { renderVerified } from './render-verified.ts';
 import { splitExpected } from './split-expected.ts';
 
 const REPLAN_TRIGGERS: Record<string, string> = {
@@ -30,6 +31,22 @@ function renderNotice(notice: Notice, id: string, context: TimelineContext): Htm
       return renderCallout('bad', html`Error <code>${notice.data.code}</code>`, notice.data.message);
     case 'divergence':
       return renderDivergence(notice.data, id, context.images);
+    case 'handover':
+      return renderCallout(
+        'warn',
+        'Handed to the model',
+        notice.data.completed_steps.length > 0
+          ? html`${notice.data.reason}<br><span class="muted">steps ${notice.data.completed_steps.join(', ')} were done without it</span>`
+          : notice.data.reason,
+      );
+    case 'verify':
+      return renderVerified(notice.data);
+    case 'setup':
+      return renderCallout(
+        'info',
+        notice.data.launched ? 'App launched' : 'App window found',
+        html`${notice.data.command ? html`<code>${notice.data.command}</code> ` : ''}${notice.data.window ? html`window ${notice.data.window}` : ''} after ${(notice.data.waited_ms / 1000).toFixed(1)} s`,
+      );
     case 'unreadable':
       return renderUnreadable([notice.event]) ?? html``;
   }

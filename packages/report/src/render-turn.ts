@@ -1,8 +1,7 @@
 /** A turn of a subtask in the timeline. */
-import type { Workflow } from '@mime-desktop/schema';
+import type { RunEventData, Size, Workflow } from '@mime-desktop/schema';
 import type { Turn } from './build-timeline.ts';
 import type { EmbeddedImage } from './embed-images.ts';
-import type { DataOf, Size } from './event-data.ts';
 import { formatDuration, formatOffset } from './format.ts';
 import { type Html, html } from './html.ts';
 import { captionAction, describeActionHtml, drawAction } from './render-action.ts';
@@ -10,6 +9,7 @@ import { renderCallout, renderUnreadable } from './render-callout.ts';
 import { renderDivergence } from './render-divergence.ts';
 import { renderShot } from './render-shot.ts';
 import { renderModelUsage } from './render-usage.ts';
+import { renderVerified } from './render-verified.ts';
 
 /** What rendering the timeline needs besides its blocks. */
 export interface TimelineContext {
@@ -38,7 +38,7 @@ export class MemoryTracker {
   }
 }
 
-function captureLine(capture: DataOf<'capture'> | null): Html | null {
+function captureLine(capture: RunEventData<'capture'> | null): Html | null {
   if (!capture) return null;
   const settle =
     capture.settle_ms === undefined
@@ -55,7 +55,7 @@ function captureLine(capture: DataOf<'capture'> | null): Html | null {
 }
 
 /** A dashed box around each region a divergence compared. */
-function drawRegions(divergences: readonly DataOf<'divergence'>[]): Html[] {
+function drawRegions(divergences: readonly RunEventData<'divergence'>[]): Html[] {
   return divergences.flatMap(({ region }) =>
     region
       ? [
@@ -92,7 +92,7 @@ function renderTurnShot(turn: Turn, id: string, context: TimelineContext): Html 
   });
 }
 
-function renderStep(step: DataOf<'step'>): Html {
+function renderStep(step: RunEventData<'step'>): Html {
   return html`<p class="step-line"><span class="exec exec-${step.executed_by}">${step.executed_by}</span>${step.score !== null && html` <span class="muted">score ${step.score.toFixed(2)}</span>`}${step.reason && html` ${step.reason}`}</p>`;
 }
 
@@ -128,6 +128,7 @@ ${turn.repairs.map((r) => renderCallout('warn', 'Invalid call, asked again', htm
 ${action?.error && renderCallout('bad', 'The action failed', action.error)}
 ${turn.errors.map((e) => renderCallout('bad', html`Error <code>${e.code}</code>`, e.message))}
 ${turn.divergences.map((d, i) => renderDivergence(d, `${id}-d${i}`, context.images))}
+${turn.verified.map(renderVerified)}
 ${renderUnreadable(turn.unreadable)}
 ${meta.length > 0 && html`<p class="turn-meta">${meta.map((m, i) => html`${i > 0 && html`<span class="sep">·</span>`}${m}`)}</p>`}
 </div>

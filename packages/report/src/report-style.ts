@@ -142,6 +142,8 @@ table.kv { width: auto; }
 .callout ul { margin: 2px 0 0; padding-left: 18px; white-space: normal; }
 .callout-bad { background: var(--bad-bg); } .callout-bad strong { color: var(--bad); }
 .callout-warn { background: var(--warn-bg); } .callout-warn strong { color: var(--warn); }
+.callout-info { background: var(--info-bg); } .callout-info strong { color: var(--info); }
+.verified { margin: 4px 0; color: var(--ok); font-size: 0.9em; }
 .notice { margin: 0 0 16px; }
 .raw summary { cursor: pointer; color: var(--muted); font-size: 12px; }
 .raw pre { background: var(--sunk); padding: 8px; border-radius: 6px; overflow: auto; max-height: 280px; font-size: 12px; }

@@ -3,7 +3,7 @@
  * before its summary: outcome `unfinished`, usage and budgets counted from the log).
  */
 import type { RunOutcome, RunSummary, Usage } from '@mime-desktop/schema';
-import { type DataOf, readEventData, type Size } from './event-data.ts';
+import { type RunEventData, type Size, typedRunEvent } from '@mime-desktop/schema';
 import type { RunArtifacts } from './read-run.ts';
 
 export interface RunOverview {
@@ -30,7 +30,7 @@ export interface RunOverview {
   fromSummary: boolean;
 }
 
-function countUsage(calls: readonly DataOf<'model_call'>[]): Usage {
+function countUsage(calls: readonly RunEventData<'model_call'>[]): Usage {
   return {
     calls: calls.length,
     requests: calls.reduce((sum, c) => sum + c.usage.requests, 0),
@@ -65,7 +65,7 @@ function countBudgets(
 
 /** The header of a run's report. */
 export function summarizeRun(run: RunArtifacts): RunOverview {
-  const typed = run.events.map(readEventData);
+  const typed = run.events.map(typedRunEvent);
   const start = typed.find((e) => e?.type === 'run_start');
   const startData = start?.type === 'run_start' ? start.data : null;
   const screen = startData?.screen ?? null;

@@ -1,9 +1,8 @@
 import { join, resolve } from 'node:path';
-import { writeFileAtomically } from '@mime-desktop/schema';
+import { typedRunEvent, writeFileAtomically } from '@mime-desktop/schema';
 import { buildTimeline } from './build-timeline.ts';
 import { embedImages } from './embed-images.ts';
 import { ReportOptionError } from './errors.ts';
-import { readEventData } from './event-data.ts';
 import { type RunArtifacts, readRun } from './read-run.ts';
 import { renderDocument } from './render-document.ts';
 import { summarizeRun } from './summarize-run.ts';
@@ -22,7 +21,7 @@ export const DEFAULT_MAX_IMAGE_WIDTH = 1280;
 function imageNames(run: RunArtifacts): string[] {
   const names = [...run.files].filter((name) => /^replan_\d+\.png$/.test(name));
   for (const raw of run.events) {
-    const event = readEventData(raw);
+    const event = typedRunEvent(raw);
     if (event?.type === 'capture') names.push(event.data.screenshot);
     if (event?.type === 'step' && event.data.screenshot) names.push(event.data.screenshot);
     if (event?.type === 'divergence') names.push(event.data.expected, event.data.observed);

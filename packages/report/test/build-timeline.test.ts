@@ -63,7 +63,14 @@ describe('buildTimeline', () => {
           type: 'capture',
           subtask_i: 1,
           iteration: 0,
-          data: { screenshot: 'subtask_1_iter_0.png', screen_changed: null },
+          data: {
+            screenshot: 'subtask_1_iter_0.png',
+            settled: true,
+            settle_ms: 100,
+            screen_changed: null,
+            image: { width: 1280, height: 800 },
+            image_bytes: 1000,
+          },
         },
         {
           type: 'tool_call',
@@ -103,8 +110,24 @@ describe('buildTimeline', () => {
     const blocks = buildTimeline(
       events([
         runStart,
-        { type: 'subtask_start', subtask_i: 0, data: { text: 'Type.', origin: 'workflow' } },
-        { type: 'capture', subtask_i: 0, iteration: 0, data: { screenshot: 'subtask_0_iter_0.png' } },
+        {
+          type: 'subtask_start',
+          subtask_i: 0,
+          data: { text: 'Type.', origin: 'workflow', position: 1, count: 2 },
+        },
+        {
+          type: 'capture',
+          subtask_i: 0,
+          iteration: 0,
+          data: {
+            screenshot: 'subtask_0_iter_0.png',
+            settled: true,
+            settle_ms: 100,
+            screen_changed: null,
+            image: { width: 1280, height: 800 },
+            image_bytes: 1000,
+          },
+        },
         { type: 'action', subtask_i: 0, iteration: 0, data: { action: { action: 'teleport' } } },
         { type: 'error', subtask_i: 0, iteration: null, data: { code: 'MIME_X', message: 'while running' } },
         { type: 'subtask_end', subtask_i: 0, data: { outcome: 'failed', iterations: 1, duration_ms: 100 } },

@@ -5,13 +5,15 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { RunEvent, RunSummary, WorkflowInput } from '@mime-desktop/schema';
+import { type RunEvent, type RunSummary, runEventProblems, type WorkflowInput } from '@mime-desktop/schema';
 import sharp from 'sharp';
 
 export type EventSpec = Pick<RunEvent, 'type'> & {
   subtask_i?: number | null;
   iteration?: number | null;
   data?: Record<string, unknown>;
+  /** Data that breaks the run contract on purpose (an older or damaged run); others are checked. */
+  raw?: true;
 };
 
 export interface RunFolderSpec {
@@ -45,15 +47,19 @@ export async function makeRunFolder(spec: RunFolderSpec): Promise<string> {
   folders.push(root);
   const dir = join(root, '.replay', '20261122T101500Z-beef');
   await mkdir(dir, { recursive: true });
-  const lines = spec.events.map((event, n) =>
-    JSON.stringify({
+  const lines = spec.events.map((event, n) => {
+    const line = {
       time: new Date(START + n * 100).toISOString(),
       type: event.type,
       subtask_i: event.subtask_i ?? null,
       iteration: event.iteration ?? null,
       data: event.data ?? {},
-    }),
-  );
+    };
+    const problems = event.raw ? [] : runEventProblems(line);
+    if (problems.length > 0)
+      throw new Error(`test event ${n} (${event.type}) breaks the run contract: ${JSON.stringify(problems)}`);
+    return JSON.stringify(line);
+  });
   await writeFile(join(dir, 'events.jsonl'), `${lines.join('\n')}\n${spec.tail ?? ''}`);
   if (spec.summary) await writeFile(join(dir, 'summary.json'), JSON.stringify(spec.summary));
   if (spec.workflow) await writeFile(join(dir, 'schema.rendered.json'), JSON.stringify(spec.workflow));
@@ -78,6 +84,7 @@ export function summaryOf(overrides: Partial<RunSummary> = {}): RunSummary {
     outcome: 'success',
     code: null,
     reason: null,
+    report_error: null,
     started_at: new Date(START).toISOString(),
     ended_at: new Date(START + 5000).toISOString(),
     duration_ms: 5000,
@@ -152,6 +159,8 @@ export function agentTurn(
         settled: true,
         settle_ms: 120,
         screen_changed: null,
+        image: { width: 1280, height: 800 },
+        image_bytes: 75_000,
       },
     },
     {

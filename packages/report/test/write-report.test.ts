@@ -99,13 +99,20 @@ describe('writeReport', () => {
     const dir = await makeRunFolder({
       events: [
         runStart({ task_name: '<b>task</b>' }),
-        { ...subtaskStart, data: { text: '<i>sub</i>', origin: 'workflow' } },
+        { ...subtaskStart, data: { text: '<i>sub</i>', origin: 'workflow', position: 1, count: 1 } },
         ...agentTurn(0, 0, { action: 'type', text: '"><svg onload=alert(1)>' }, hostile, hostile),
         {
           type: 'capture',
           subtask_i: 0,
           iteration: 1,
-          data: { screenshot: '"><img src=x onerror=alert(2)>.png' },
+          data: {
+            screenshot: '"><img src=x onerror=alert(2)>.png',
+            settled: true,
+            settle_ms: 100,
+            screen_changed: null,
+            image: { width: 1280, height: 800 },
+            image_bytes: 1000,
+          },
         },
       ],
     });

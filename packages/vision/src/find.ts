@@ -17,8 +17,13 @@ export interface TemplateMatch {
   score: number;
   /** Size of the match relative to the template. */
   scale: number;
-  /** Score of the best place elsewhere (not overlapping the match): close to `score` means ambiguous. */
+  /** Score of the best place elsewhere (not overlapping the match), in the coarse search. */
   runnerUp: number;
+  /**
+   * Lead of the match over `runnerUp`, both scored at the same size in the coarse search (the refined
+   * `score` is not comparable with the coarse runner-up): near 0 means another place looks the same.
+   */
+  margin: number;
   /** Standard deviation of the template's grey levels: a near-flat template (< 8) cannot be matched reliably. */
   contrast: number;
 }
@@ -148,6 +153,7 @@ export async function findTemplate(
       score: Number.isFinite(score) ? score : 0,
       scale: best.scale,
       runnerUp: Number.isFinite(best.runnerUp) ? best.runnerUp : 0,
+      margin: Number.isFinite(best.runnerUp) && Number.isFinite(best.score) ? best.score - best.runnerUp : 0,
       contrast,
     };
   } finally {

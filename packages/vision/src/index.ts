@@ -10,6 +10,16 @@ export {
   rgbaFromPixels,
 } from './image.ts';
 export {
+  type ChangedRegionOptions,
+  changedRegion,
+  type LayoutOptions,
+  type LayoutProgress,
+  type LayoutTransform,
+  layoutProgress,
+  layoutSimilarity,
+  type ProgressOptions,
+} from './layout.ts';
+export {
   closeOcr,
   findPhrase,
   type OcrWord,

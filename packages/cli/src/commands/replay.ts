@@ -11,11 +11,10 @@ import {
   type ReplayEvent,
   type ReplayOptions,
   type ReplayResult,
-  RUN_FILES,
   replay,
   secretEnvName,
 } from '@mime-desktop/replay';
-import { loadWorkflow, MimeError, readJsonFile, type TaskParam } from '@mime-desktop/schema';
+import { loadWorkflow, MimeError, RUN_FILES, readJsonFile, type TaskParam } from '@mime-desktop/schema';
 import { type Command, Option } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
@@ -185,7 +184,7 @@ function describeEvent(event: ReplayEvent): string | null {
         skipped: style.yellow(' (skipped)'),
         failed: style.red(` (failed: ${event.error})`),
       };
-      return `    ${style.dim(`#${event.iteration + 1}`)} ${event.description}${marks[event.status]}`;
+      return `    ${style.dim(`#${(event.iteration ?? 0) + 1}`)} ${event.description}${marks[event.status]}`;
     }
     case 'step': {
       const how = {
@@ -200,12 +199,25 @@ function describeEvent(event: ReplayEvent): string | null {
       return style.yellow(`  ⏸ paused before the next action; press ${event.hotkey} again to resume`);
     case 'resumed':
       return style.green('  ▶ resumed');
-    case 'divergence':
+    case 'divergence': {
+      const where = event.step_i === null ? `subtask ${event.subtask_i} outcome` : `step ${event.step_i}`;
+      const when = { before_step: 'before it ran', after_step: 'after it ran', subtask_outcome: '' }[
+        event.check
+      ];
       return style.red(
-        `    ✗ step ${event.step_i} diverged: ${Math.round(event.similarity * 100)}% alike (needs ${Math.round(event.threshold * 100)}%); crops ${event.expected}, ${event.observed}`,
+        `    ✗ ${where} diverged${when ? ` ${when}` : ''}: ${Math.round(event.similarity * 100)}% alike (needs ${Math.round(event.threshold * 100)}%); crops ${event.expected}, ${event.observed}`,
+      );
+    }
+    case 'handover':
+      return style.yellow(`    → the model takes over the rest of this subtask: ${event.reason}`);
+    case 'setup':
+      return style.dim(
+        event.launched
+          ? `  launched ${event.command}; its window (${event.window}) appeared after ${(event.waited_ms / 1000).toFixed(1)} s`
+          : `  the app's window (${event.window}) is open`,
       );
     case 'extract':
-      return `    ${style.dim(`#${event.iteration + 1}`)} extract ${event.variable} = ${JSON.stringify(event.value)}`;
+      return `    ${style.dim(`#${(event.iteration ?? 0) + 1}`)} extract ${event.variable} = ${JSON.stringify(event.value)}`;
     case 'repair':
       return style.yellow(
         `    ! invalid call, asking again: ${event.problems.map((p) => p.message).join('; ')}`,

@@ -2,22 +2,16 @@
  * A `computer_use` call turned into an action on the logical screen: the fields its action needs are
  * checked (problems name the field and say what to send) and grid coordinates are mapped to pixels.
  */
-import type { LogicalPoint, LogicalSize, ScrollDirection } from '@mime-desktop/os-io';
-import { type Problem, parseKeyChord } from '@mime-desktop/schema';
+import type { LogicalPoint, LogicalSize } from '@mime-desktop/os-io';
+import { type Problem, parseKeyChord, type RunAction } from '@mime-desktop/schema';
 import type { ComputerUseArgs } from '../agent/agent-tools.ts';
 import { type GridPoint, gridToLogical } from '../agent/coordinates.ts';
 
-/** An action ready to execute, in logical screen pixels; `text` may hold `{name}` placeholders of secrets. */
-export type ResolvedAction =
-  | {
-      action: 'left_click' | 'double_click' | 'right_click' | 'middle_click' | 'mouse_move';
-      point: LogicalPoint;
-    }
-  | { action: 'left_click_drag'; point: LogicalPoint; endPoint: LogicalPoint }
-  | { action: 'type'; text: string }
-  | { action: 'key'; keys: string }
-  | { action: 'scroll'; direction: ScrollDirection; amount: number; point: LogicalPoint | null }
-  | { action: 'wait'; seconds: number };
+/**
+ * An action ready to execute, in logical screen pixels; `text` may hold `{name}` placeholders of
+ * secrets. The run contract's action, as events and reports show it.
+ */
+export type ResolvedAction = RunAction;
 
 export type ResolvedOrProblems = { ok: true; action: ResolvedAction } | { ok: false; problems: Problem[] };
 

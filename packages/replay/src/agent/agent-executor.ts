@@ -7,7 +7,7 @@
  */
 import { type ChatMessage, imagePart, ModelOutputError, type ToolCallResult } from '@mime-desktop/model';
 import type { RawFrame } from '@mime-desktop/os-io';
-import { isMimeError, type MimeError, type Problem } from '@mime-desktop/schema';
+import { isMimeError, iterationFrameName, type MimeError, type Problem } from '@mime-desktop/schema';
 import {
   actionSignature,
   describeAction,
@@ -18,10 +18,9 @@ import { executeAction } from '../actions/execute-action.ts';
 import { measureFrameDifference, waitForSettle } from '../actions/screen-settle.ts';
 import { RunStoppedError } from '../errors.ts';
 import type { ActionStatus, CallUsageSummary, ReplanTrigger } from '../run/events.ts';
-import type { PlannedSubtask } from '../run/plan.ts';
+import type { At, SubtaskEntry } from '../run/journal.ts';
+import { type PlannedSubtask, planFromWorkflow } from '../run/plan.ts';
 import type { RunContext } from '../run/run-context.ts';
-import { RUN_FILES, screenshotName } from '../run/run-folder.ts';
-import { type SubtaskRecord, startSubtaskRecord } from '../run/run-summary.ts';
 import { AGENT_TOOLS, type AgentCall, RevisedPlan } from './agent-tools.ts';
 import { type CallCheckContext, checkAgentCall } from './check-call.ts';
 import { encodeModelImage, type ModelImage } from './model-image.ts';
@@ -44,35 +43,55 @@ type SubtaskEnd = { kind: 'done' } | { kind: 'replan'; trigger: ReplanTrigger; r
 type Decision = { call: AgentCall; action: ResolvedAction | null } | { problems: string };
 
 /** Where in the run a turn is. */
-interface Turn {
-  subtask_i: number;
-  iteration: number;
-}
+type Turn = At;
 
 /** Input errors the model can recover from (a point off screen, the fail-safe hotkey): told, not fatal. */
 const RECOVERABLE_INPUT_CODES = new Set(['MIME_BAD_INPUT', 'MIME_BAD_KEY']);
 
-/** The agent-mode executor. */
+/** The agent-mode executor: the whole workflow, subtask by subtask. */
 export async function runAgent(context: RunContext): Promise<void> {
-  await new AgentRun(context).run();
+  await new AgentRun(context, planFromWorkflow(context.workflow), { after: [] }).run();
+}
+
+/** A subtask auto mode could not finish without the model. */
+export interface HandOver {
+  subtask: PlannedSubtask;
+  /** The subtask's entry, already started: its traced steps are recorded in it. */
+  entry: SubtaskEntry;
+  /** What the traced steps did, oldest first: the model's history of this subtask. */
+  done: readonly HistoryEntry[];
+  /** The subtasks auto runs after this one (pending while the agent works). */
+  after: readonly PlannedSubtask[];
+}
+
+/**
+ * Auto mode's explicit hand-over: the agent finishes one subtask that auto started, from the step it
+ * stopped at, with the traced steps as its history and the run's completed-step context; a replan
+ * inside it replaces only this subtask (with new run-wide ids). Returns when the subtask, or what
+ * replaced it, is done; auto then resumes with the next subtask.
+ */
+export async function finishWithAgent(context: RunContext, handOver: HandOver): Promise<void> {
+  await new AgentRun(context, [handOver.subtask], handOver).run();
 }
 
 class AgentRun {
   readonly #ctx: RunContext;
   readonly #task: PromptTask;
   #plan: PlannedSubtask[];
-  #taskMemory = '';
-  /** DONE lines for a replan: executed actions and finished subtasks (seed 004). */
-  readonly #completed: string[] = [];
-  readonly #completedSubtasks: string[] = [];
+  /** Subtasks after this run's plan (auto's, during a hand-over): pending while the agent works. */
+  readonly #after: readonly PlannedSubtask[];
+  /** The entry of the first subtask when auto already started it, and its traced steps. */
+  #handedOver: { entry: SubtaskEntry; done: readonly HistoryEntry[] } | null;
   /** An action ran since the last capture: the next capture waits for the screen to settle. */
   #actedSinceCapture = false;
-  #nextId: number;
-  #replanShots = 0;
   /** How the last capture's settle wait went, for its event. */
   #lastSettle: { settled: boolean; waitedMs: number } = { settled: true, waitedMs: 0 };
 
-  constructor(context: RunContext) {
+  constructor(
+    context: RunContext,
+    plan: readonly PlannedSubtask[],
+    options: { after: readonly PlannedSubtask[]; entry?: SubtaskEntry; done?: readonly HistoryEntry[] },
+  ) {
     this.#ctx = context;
     const { workflow } = context;
     this.#task = {
@@ -80,15 +99,16 @@ class AgentRun {
       description: workflow.detailed_task_description || workflow.task_description_user,
       successCriteria: workflow.success_criteria,
     };
-    this.#plan = [...context.state.pending];
-    this.#nextId = Math.max(-1, ...this.#plan.map((s) => s.subtask_i)) + 1;
+    this.#plan = [...plan];
+    this.#after = options.after;
+    this.#handedOver = options.entry ? { entry: options.entry, done: options.done ?? [] } : null;
   }
 
   async run(): Promise<void> {
     let index = 0;
     while (index < this.#plan.length) {
       const subtask = this.#plan[index] as PlannedSubtask;
-      this.#ctx.state.pending = this.#plan.slice(index + 1);
+      this.#ctx.journal.setPending([...this.#plan.slice(index + 1), ...this.#after]);
       const end = await this.#runSubtask(subtask, index);
       if (end.kind === 'done') {
         index += 1;
@@ -96,34 +116,33 @@ class AgentRun {
       }
       await this.#replan(end.trigger, end.reason, index);
     }
-    this.#ctx.state.pending = [];
   }
 
   async #runSubtask(subtask: PlannedSubtask, index: number): Promise<SubtaskEnd> {
-    const { emit } = this.#ctx;
-    const { record, started } = startSubtaskRecord(this.#ctx, subtask, { index, count: this.#plan.length });
+    const handedOver = index === 0 ? this.#handedOver : null;
+    this.#handedOver = null;
+    const entry =
+      handedOver?.entry ??
+      this.#ctx.journal.beginSubtask(subtask, { index, count: this.#plan.length + this.#after.length });
     let outcome: 'success' | 'failed' | 'replanned' = 'failed';
     try {
-      const end = await this.#loop(subtask, index, record);
+      const end = await this.#loop(subtask, index, entry, handedOver?.done ?? []);
       outcome = end.kind === 'done' ? 'success' : 'replanned';
       return end;
     } finally {
-      record.outcome = outcome;
-      record.duration_ms = performance.now() - started;
-      emit({
-        type: 'subtask_end',
-        subtask_i: subtask.subtask_i,
-        outcome,
-        iterations: record.iterations,
-        duration_ms: Math.round(record.duration_ms),
-      });
+      entry.end(outcome);
     }
   }
 
-  async #loop(subtask: PlannedSubtask, index: number, record: SubtaskRecord): Promise<SubtaskEnd> {
+  async #loop(
+    subtask: PlannedSubtask,
+    index: number,
+    entry: SubtaskEntry,
+    done: readonly HistoryEntry[],
+  ): Promise<SubtaskEnd> {
     const { budgets, settings } = this.#ctx;
     const label = `subtask ${subtask.subtask_i}`;
-    const history: HistoryEntry[] = [];
+    const history: HistoryEntry[] = [...done];
     const outcomes: ActionOutcome[] = [];
     /** The frame before the last executed action, until the next capture says whether it changed. */
     let before: RawFrame | null = null;
@@ -157,8 +176,7 @@ class AgentRun {
         };
       }
       budgets.chargeIteration(label);
-      const turn: Turn = { subtask_i: subtask.subtask_i, iteration: record.iterations };
-      record.iterations += 1;
+      const turn = entry.nextTurn();
       const image = await this.#report(frame, await encoding, turn, changed);
       const decision = await this.#decide(subtask, index, history, image, turn);
       if ('problems' in decision) {
@@ -166,7 +184,7 @@ class AgentRun {
         continue;
       }
       const { call } = decision;
-      this.#remember(call.args.task_memory, turn);
+      this.#ctx.journal.remember(call.args.task_memory, turn);
       switch (call.name) {
         case 'computer_use': {
           const action = decision.action as ResolvedAction;
@@ -182,7 +200,7 @@ class AgentRun {
           break;
         }
         case 'extract':
-          this.#storeExtract(call.args.variable_name, call.args.query, call.args.value, turn);
+          this.#ctx.journal.storeExtract(call.args.variable_name, call.args.query, call.args.value, turn);
           history.push({
             call: `extract ${call.args.variable_name} = ${JSON.stringify(call.args.value)}`,
             observation: call.args.observation,
@@ -190,9 +208,8 @@ class AgentRun {
           });
           break;
         case 'done':
-          this.#ctx.emit({ type: 'done', ...turn, observation: call.args.observation });
-          this.#completedSubtasks.push(subtask.text);
-          this.#completed.push(`Subtask done: ${subtask.text}`);
+          this.#ctx.journal.emit({ type: 'done', ...turn, observation: call.args.observation });
+          this.#ctx.journal.noteSubtaskDone(subtask.text);
           return { kind: 'done' };
         case 'replan':
           if (budgets.replansLeft <= 0) throw budgets.exhausted('replans');
@@ -231,10 +248,9 @@ class AgentRun {
 
   /** Saves the full frame and reports the capture. */
   #report(frame: RawFrame, image: ModelImage, turn: Turn, changed: boolean | null): ModelImage {
-    const { folder, emit } = this.#ctx;
-    const screenshot = screenshotName(turn.subtask_i, turn.iteration);
-    folder.saveFrame(screenshot, frame);
-    emit({
+    const { journal } = this.#ctx;
+    const screenshot = journal.saveFrame(iterationFrameName(turn.subtask_i, turn.iteration), frame);
+    journal.emit({
       type: 'capture',
       ...turn,
       screenshot,
@@ -255,8 +271,9 @@ class AgentRun {
     image: ModelImage,
     turn: Turn,
   ): Promise<Decision> {
-    const { settings, emit, desktop, state } = this.#ctx;
-    const extracted = new Set(state.extracts.keys());
+    const { settings, desktop, journal } = this.#ctx;
+    const emit = journal.emit.bind(journal);
+    const extracted = new Set(journal.extracts.keys());
     const prompt = buildActPrompt({
       task: this.#task,
       subtask,
@@ -265,8 +282,8 @@ class AgentRun {
       params: this.#ctx.params,
       knownValues: this.#knownValues(subtask),
       extracted,
-      taskMemory: this.#taskMemory,
-      completedSubtasks: this.#completedSubtasks,
+      taskMemory: journal.taskMemory,
+      completedSubtasks: journal.completedSubtasks,
       history,
       historyLimit: settings.historyLimit,
       image: image.size,
@@ -308,7 +325,7 @@ class AgentRun {
 
   /** One metered model call: charged to the budget, reported with its usage (failed calls too). */
   async #callModel<T>(purpose: 'act' | 'replan', turn: Turn, call: () => Promise<T>): Promise<T> {
-    const { budgets, model, emit } = this.#ctx;
+    const { budgets, model, journal } = this.#ctx;
     budgets.chargeModelCall();
     const before = model.meter.snapshot();
     const report = (errorCode: string | null) => {
@@ -319,7 +336,7 @@ class AgentRun {
         outputTokens: after.outputTokens - before.outputTokens,
         durationMs: Math.round(after.durationMs - before.durationMs),
       };
-      emit({ type: 'model_call', ...turn, purpose, usage, error_code: errorCode });
+      journal.emit({ type: 'model_call', ...turn, purpose, usage, error_code: errorCode });
     };
     try {
       const result = await call();
@@ -339,7 +356,7 @@ class AgentRun {
     history: HistoryEntry[],
     asCalled: string,
   ): Promise<ActionStatus> {
-    const { settings, desktop, secrets, emit } = this.#ctx;
+    const { settings, desktop, secrets, journal } = this.#ctx;
     const description = describeAction(action);
     let status: ActionStatus = 'executed';
     let error: string | null = null;
@@ -354,7 +371,7 @@ class AgentRun {
       try {
         await executeAction(desktop, action, secrets);
         this.#actedSinceCapture = true;
-        this.#completed.push(asCalled);
+        journal.noteCompleted(asCalled);
       } catch (failure) {
         if (!(failure instanceof Error && RECOVERABLE_INPUT_CODES.has((failure as MimeError).code)))
           throw failure;
@@ -369,55 +386,39 @@ class AgentRun {
       failed: `failed: ${error}`,
     };
     history.push({ call: asCalled, observation, result: results[status] });
-    emit({ type: 'action', ...turn, action, description, status, error });
+    journal.emit({ type: 'action', ...turn, action, description, status, error });
     return status;
-  }
-
-  #storeExtract(variable: string, query: string, value: string, turn: Turn): void {
-    const { state, folder, redact, emit } = this.#ctx;
-    state.extracts.set(variable, value);
-    folder.writeJson(RUN_FILES.extracts, redact.value(Object.fromEntries(state.extracts)));
-    emit({ type: 'extract', ...turn, variable, query, value });
-  }
-
-  #remember(memory: string, turn: Turn): void {
-    this.#taskMemory = memory;
-    const { folder, redact } = this.#ctx;
-    folder.writeJson(RUN_FILES.taskMemory, {
-      task_memory: redact.text(memory),
-      subtask_i: turn.subtask_i,
-      iteration: turn.iteration,
-      updated_at: new Date().toISOString(),
-    });
   }
 
   /** Extracts this subtask may use: its dependencies (a replanned subtask sees them all). */
   #knownValues(subtask: PlannedSubtask): NamedValue[] {
-    const entries = [...this.#ctx.state.extracts.entries()];
+    const entries = [...this.#ctx.journal.extracts.entries()];
     const wanted =
       subtask.origin === 'replan' ? entries : entries.filter(([name]) => subtask.dependencies.includes(name));
     return wanted.map(([name, value]) => ({ name, value }));
   }
 
-  /** Plans the rest of the task again from the current screen (seed 004), replacing the plan from `index` on. */
+  /**
+   * Plans the rest of this run's plan again from the current screen (seed 004), replacing it from
+   * `index` on; the model is told everything the run completed so far, traced steps included.
+   */
   async #replan(trigger: ReplanTrigger, reason: string, index: number): Promise<void> {
-    const { budgets, model, state, folder, emit } = this.#ctx;
+    const { budgets, model, journal } = this.#ctx;
     const stuck = this.#plan[index] as PlannedSubtask;
     budgets.chargeReplan();
     const captured = await this.#capture();
-    const frame = captured.frame;
     const image = await captured.image;
-    this.#replanShots += 1;
-    folder.saveFrame(`replan_${this.#replanShots}.png`, frame);
+    journal.saveFrame(journal.nextReplanFrame(), captured.frame);
     const remaining = this.#plan.slice(index);
-    const pending = remaining.flatMap((s) => s.extracts).filter((e) => !state.extracts.has(e.variable));
+    const pending = remaining.flatMap((s) => s.extracts).filter((e) => !journal.extracts.has(e.variable));
+    const completed = journal.completed();
     const prompt = buildReplanPrompt({
       task: this.#task,
       reason,
-      completed: this.#completed.slice(-40),
+      completed,
       remaining,
       pendingExtracts: pending,
-      knownValues: [...state.extracts.entries()].map(([name, value]) => ({ name, value })),
+      knownValues: [...journal.extracts.entries()].map(([name, value]) => ({ name, value })),
       params: this.#ctx.params,
       image: image.size,
     });
@@ -425,7 +426,8 @@ class AgentRun {
       { role: 'system', content: REPLAN_SYSTEM_PROMPT },
       { role: 'user', content: [{ type: 'text', text: prompt }, imagePart(image.png)] },
     ];
-    const turn: Turn = { subtask_i: stuck.subtask_i, iteration: state.records.at(-1)?.iterations ?? 0 };
+    const last = journal.records.at(-1);
+    const turn: Turn = { subtask_i: stuck.subtask_i, iteration: last?.iterations ?? 0 };
     const result = await this.#callModel('replan', turn, async () =>
       (await model.client()).structured({
         name: 'revised_plan',
@@ -434,11 +436,18 @@ class AgentRun {
         signal: this.#ctx.signal,
       }),
     );
-    const revised = revisePlan(result.value, remaining, pending, this.#nextId);
-    this.#nextId += revised.length;
+    const [firstId = 0] = journal.allocateSubtaskIds(result.value.subtasks.length);
+    const revised = revisePlan(result.value, remaining, pending, firstId);
     this.#plan = [...this.#plan.slice(0, index), ...revised];
-    state.pending = revised;
-    emit({ type: 'replan', ...turn, trigger, reason, subtasks: revised.map((s) => s.text) });
+    journal.setPending([...revised, ...this.#after]);
+    journal.emit({
+      type: 'replan',
+      ...turn,
+      trigger,
+      reason,
+      completed,
+      subtasks: revised.map((s) => s.text),
+    });
   }
 }
 

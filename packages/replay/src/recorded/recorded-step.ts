@@ -15,38 +15,76 @@ export interface RecordedStep {
   pre(): Promise<RgbaImage>;
   /** The recorded PRE frame's PNG bytes, as saved. */
   prePng(): Promise<Buffer>;
+  /** The frame recorded right after the action (the next event's PRE frame), or null at the end of the recording. */
+  post(): Promise<RgbaImage | null>;
+}
+
+/** The workflow's copy of the recording: its action events and every frame, by manifest line index. */
+export interface Recording {
+  events: ReadonlyMap<number, ActionManifestEvent>;
+  /** The PRE frame of each line, the end marker's included. */
+  frames: ReadonlyMap<number, string>;
 }
 
 /** Reads the workflow's copy of the recording; steps are matched to events by `source.event_index`. */
-export async function loadRecordedEvents(workflowDir: string): Promise<Map<number, ActionManifestEvent>> {
+export async function loadRecording(workflowDir: string): Promise<Recording> {
   const lines = await readManifest(join(workflowDir, 'manifest.jsonl')).catch((error: unknown) => {
     throw new TraceUnavailableError(
-      `${join(workflowDir, 'manifest.jsonl')} cannot be read (${(error as Error).message}); trace and auto replay need a workflow made by \`mime reflect\`, or use --mode agent`,
+      `${join(workflowDir, 'manifest.jsonl')} cannot be read (${(error as Error).message}); trace and auto replay need a workflow made by \`mime reflect\`, or the agent mode`,
     );
   });
   const events = new Map<number, ActionManifestEvent>();
-  for (const [index, { event }] of lines.entries()) if (event.action_type !== null) events.set(index, event);
-  return events;
+  const frames = new Map<number, string>();
+  for (const [index, { event }] of lines.entries()) {
+    if (event.action_type !== null) events.set(index, event);
+    if (event.screenshot) frames.set(index, event.screenshot);
+  }
+  return { events, frames };
 }
 
-/** The step's recorded event and PRE frame; throws when the workflow does not carry them. */
-export function recordedStep(
-  workflowDir: string,
-  step: WorkflowStep,
-  events: ReadonlyMap<number, ActionManifestEvent>,
-): RecordedStep {
-  const source = step.source;
-  const event = source ? events.get(source.event_index) : undefined;
-  if (!source || !event) {
-    throw new TraceUnavailableError(
-      source
-        ? `step ${step.i}: event ${source.event_index} is not in the workflow's manifest.jsonl; reflect the recording again`
-        : `step ${step.i} has no recorded source (a hand-written step?); replay it with --mode auto or agent`,
-    );
-  }
-  let decoded: Promise<RgbaImage> | undefined;
-  const file = join(workflowDir, source.screenshot);
-  return { step, event, pre: () => (decoded ??= decodeImage(file)), prePng: () => readFile(file) };
+/** Decodes a recorded frame once, however often it is asked for. */
+function frameLoader(workflowDir: string): (name: string) => Promise<RgbaImage> {
+  const decoded = new Map<string, Promise<RgbaImage>>();
+  return (name) => {
+    let image = decoded.get(name);
+    if (!image) {
+      image = decodeImage(join(workflowDir, name));
+      decoded.set(name, image);
+    }
+    return image;
+  };
+}
+
+/** The recorded steps of a workflow and its frames, each PNG decoded once. */
+export interface RecordedSteps {
+  /** A step with its recorded event and frames, or why the recording does not carry it. */
+  of(step: WorkflowStep): RecordedStep | TraceUnavailableError;
+  /** A recorded frame by its path in the workflow folder. */
+  frame(name: string): Promise<RgbaImage>;
+}
+
+export function recordedSteps(workflowDir: string, recording: Recording): RecordedSteps {
+  const frame = frameLoader(workflowDir);
+  const of = (step: WorkflowStep): RecordedStep | TraceUnavailableError => {
+    const source = step.source;
+    const event = source ? recording.events.get(source.event_index) : undefined;
+    if (!source || !event) {
+      return new TraceUnavailableError(
+        source
+          ? `step ${step.i}: event ${source.event_index} is not in the workflow's manifest.jsonl; reflect the recording again`
+          : `step ${step.i} has no recorded source (a hand-written step?); replay it in the auto or agent mode`,
+      );
+    }
+    const after = recording.frames.get(source.event_index + 1);
+    return {
+      step,
+      event,
+      pre: () => frame(source.screenshot),
+      prePng: () => readFile(join(workflowDir, source.screenshot)),
+      post: async () => (after === undefined ? null : frame(after)),
+    };
+  };
+  return { of, frame };
 }
 
 /** A live frame as RGBA at logical size, the space of the recorded frames. */

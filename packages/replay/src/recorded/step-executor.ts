@@ -1,81 +1,142 @@
 /**
- * The trace and auto modes: replay the recorded steps one by one, without a model.
+ * The trace and auto modes: replay the recorded steps one by one, without a model, and verify each on
+ * the screen.
  *
- * - trace (seed 002): before each action, compare the live screen with the recorded PRE frame around
- *   the target (and as a whole); stop at the first divergence with both crops saved.
- * - auto: re-find each target on the live screen (the recorded crop matched at several sizes) and
- *   act there when the match is confident; when it is not, hand the subtask to the agent loop, then
- *   go on trace-first with the next subtask.
+ * - Before a step, wait (up to the step timeout) for the recorded screen: the target region as the
+ *   PRE frame shows it, with the pointer moved onto it as the recording had it (hover states match).
+ * - After a typing or key step, wait for the change the recording shows (the next PRE frame) in the
+ *   region the action changed; at the end of a subtask, for its recorded outcome. Both compare layout,
+ *   not pixels, so new param values still pass and a dialog that never opened does not.
+ * - trace (seed 002) stops at the first check that fails, with both crops saved.
+ * - auto accepts a click at its recorded place (trace's own comparison), else re-finds the target:
+ *   near where the previous step of the subtask found the layout, or anywhere when the match is unique.
+ *   When a check fails it hands the rest of the subtask to the agent explicitly, then resumes with the
+ *   next subtask; without a model it stops like trace. It never reports an unverified step as done.
  *
  * An EXTRACT step is read by OCR: where the recorded example value stood (after its label, e.g.
  * "Now playing:"), the live screen is read; without an example, auto asks the agent, trace skips it.
  */
-import type { ActionManifestEvent } from '@mime-desktop/schema';
+import type { RawFrame } from '@mime-desktop/os-io';
+import {
+  type ActionManifestEvent,
+  isMimeError,
+  type ScreenCheck,
+  stepFrameName,
+  type WorkflowStep,
+} from '@mime-desktop/schema';
 import {
   type Box,
+  changedRegion,
+  clampBox,
   closeOcr,
   crop,
   encodeImage,
   findPhrase,
   findTemplate,
+  type LayoutTransform,
+  layoutProgress,
   type OcrWord,
   type RgbaImage,
   readWords,
   similarity,
+  type TemplateMatch,
   wordsLeftOf,
   wordsRightOf,
 } from '@mime-desktop/vision';
-import { describeAction, type ResolvedAction } from '../actions/computer-action.ts';
+import { describeAction } from '../actions/computer-action.ts';
 import { executeAction } from '../actions/execute-action.ts';
-import { waitForSettle } from '../actions/screen-settle.ts';
-import { runAgent } from '../agent/agent-executor.ts';
-import { ReplayDivergenceError } from '../errors.ts';
+import { sleep, waitForSettle } from '../actions/screen-settle.ts';
+import { finishWithAgent } from '../agent/agent-executor.ts';
+import type { HistoryEntry } from '../agent/prompt.ts';
+import { ReplayDivergenceError, TraceUnavailableError } from '../errors.ts';
+import type { At, SubtaskEntry } from '../run/journal.ts';
 import { type PlannedSubtask, planFromWorkflow } from '../run/plan.ts';
-import type { RunContext, StepExecutionRecord } from '../run/run-context.ts';
-import { RUN_FILES } from '../run/run-folder.ts';
-import { type SubtaskRecord, startSubtaskRecord } from '../run/run-summary.ts';
+import type { RunContext } from '../run/run-context.ts';
 import {
   boxAround,
   liveImage,
-  loadRecordedEvents,
+  loadRecording,
   type RecordedStep,
+  type RecordedSteps,
+  type Recording,
   recordedAction,
-  recordedStep,
+  recordedSteps,
 } from './recorded-step.ts';
 
-/** Trace: the target region must be at least this alike the recording (pixels that pixelmatch finds equal). */
+/** The target region must be at least this alike the recording (pixels pixelmatch finds equal). */
 export const TRACE_TARGET_SIMILARITY = 0.9;
-/** Trace: the whole screen must be at least this alike (other text may differ with new params). */
+/** The whole screen must be at least this alike before a step (other text may differ with new params). */
 export const TRACE_SCREEN_SIMILARITY = 0.7;
-/** Auto: a re-found target needs this correlation, this lead over the next best place, and this contrast. */
-export const AUTO_MATCH = { score: 0.8, margin: 0.05, contrast: 8 } as const;
-/** Auto: the crop matched is this many times the recorded target box, for context that makes it unique. */
-const MATCH_CONTEXT = 2;
+/**
+ * Auto: a re-found target needs this correlation and contrast; far from where the layout is expected
+ * it also needs this lead over the next best place; near it, the offset may differ by this much.
+ */
+export const AUTO_MATCH = { score: 0.8, margin: 0.05, contrast: 8, offsetTolerance: 32 } as const;
+/**
+ * A change check passes when this share of the cells the recorded action changed looks like the
+ * recording after it, and that share leads the share still looking like before by `lead`.
+ */
+export const CHANGE_CHECK = { toAfter: 0.5, lead: 0.2 } as const;
+/** Pause between captures while waiting for the recorded screen, ms. */
+const POLL_MS = 100;
 
 type Mode = 'trace' | 'auto';
 
-/** A step's outcome before it is executed. */
-type Decision =
-  | {
-      kind: 'act';
-      action: ResolvedAction | null;
-      execution: StepExecutionRecord;
-      score: number | null;
-      extract?: string;
-    }
-  | { kind: 'agent'; reason: string; score: number | null };
+/** Where the recorded layout stands on the live screen: live = recorded x scale + (dx, dy). */
+type Layout = LayoutTransform;
+
+/** Where the recorded target is on the live screen. */
+interface Located {
+  /** Recorded point -> live point. */
+  map: (point: { x: number; y: number }) => { x: number; y: number };
+  layout: Layout;
+  score: number;
+  reason: string;
+}
+
+/** A failed check, with what the report needs to show it. */
+interface Failure {
+  check: ScreenCheck;
+  step_i: number | null;
+  reason: string;
+  similarity: number;
+  threshold: number;
+  /** Region of the recorded frame compared; null for the whole screen. */
+  region: Box | null;
+  /** The recorded frame the live screen was compared with. */
+  expected: RgbaImage;
+  /** Where the compared region stands on the live screen. */
+  layout: Layout;
+  /** Whether auto mode could have found the target elsewhere (a step with a target, before it ran). */
+  regroundable: boolean;
+  /** What the step does, e.g. `left_click at (240, 120)`. */
+  description: string;
+}
+
+/** The outcome of one look at the screen. */
+type Look<T> = { ok: true; value: T; score: number | null } | { ok: false; failure: Failure };
+
+/** What a subtask learned so far: where the layout is, and what was done (the agent's history on a hand-over). */
+interface SubtaskState {
+  layout: Layout | null;
+  done: HistoryEntry[];
+}
 
 const ratio = (n: number) => `${Math.round(n * 100)}%`;
-
-function matchBox(recorded: RecordedStep, image: RgbaImage): Box | null {
-  const box = recorded.step.source?.box;
-  const point = recorded.step.source?.point;
-  if (!box || !point) return null;
-  const wide = boxAround(point, box.width * MATCH_CONTEXT, box.height * MATCH_CONTEXT);
-  const x = Math.max(0, Math.min(wide.x, image.width - wide.width));
-  const y = Math.max(0, Math.min(wide.y, image.height - wide.height));
-  return { x, y, width: Math.min(wide.width, image.width), height: Math.min(wide.height, image.height) };
-}
+/** The layout where it was recorded. */
+const RECORDED: Layout = { scale: 1, dx: 0, dy: 0 };
+const isMoved = (t: Layout) => t.scale !== 1 || t.dx !== 0 || t.dy !== 0;
+/** A recorded point on the live screen. */
+const mapPoint = (t: Layout, p: { x: number; y: number }) => ({
+  x: Math.round(p.x * t.scale + t.dx),
+  y: Math.round(p.y * t.scale + t.dy),
+});
+/** A recorded box on the live screen. */
+const mapBox = (t: Layout, box: Box): Box => ({
+  ...mapPoint(t, box),
+  width: Math.round(box.width * t.scale),
+  height: Math.round(box.height * t.scale),
+});
 
 /** The label left of the example value in the recorded frame, and the value's box. */
 function locateExample(
@@ -114,9 +175,57 @@ async function extractByOcr(
   return value || null;
 }
 
-class StepRun {
+/** How alike a region of the recording is to where the layout puts it on the live screen (same size only). */
+function similarityAt(recorded: RgbaImage, live: RgbaImage, box: Box, layout: Layout): number {
+  if (layout.scale !== 1) return 0;
+  const region = clampBox(box, recorded);
+  const moved = mapBox(layout, region);
+  if (
+    moved.x < 0 ||
+    moved.y < 0 ||
+    moved.x + moved.width > live.width ||
+    moved.y + moved.height > live.height
+  )
+    return 0;
+  return similarity(crop(recorded, region), crop(live, moved));
+}
+
+/**
+ * Whether the live region went from the recorded before-frame to the recorded after-frame. A layout
+ * found moved or resized is known to a few pixels only: nearby positions are tried too.
+ */
+function checkChange(
+  live: RgbaImage,
+  before: RgbaImage,
+  after: RgbaImage,
+  region: Box,
+  layout: Layout,
+): { ok: boolean; toAfter: number } {
+  const nudges = isMoved(layout) ? [-6, -3, 0, 3, 6] : [0];
+  let best = { ok: false, toAfter: 0, lead: Number.NEGATIVE_INFINITY };
+  for (const ny of nudges) {
+    for (const nx of nudges) {
+      const transform = { ...layout, dx: layout.dx + nx, dy: layout.dy + ny };
+      const progress = layoutProgress(live, before, after, region, { transform });
+      const lead = progress.toAfter - progress.toBefore;
+      if (lead > best.lead) {
+        const ok = progress.toAfter >= CHANGE_CHECK.toAfter && lead >= CHANGE_CHECK.lead;
+        best = { ok, toAfter: progress.toAfter, lead };
+      }
+    }
+  }
+  return { ok: best.ok, toAfter: best.toAfter };
+}
+
+class RecordedRun {
   readonly #ctx: RunContext;
   readonly #mode: Mode;
+  #recording: Recording = { events: new Map(), frames: new Map() };
+  #steps: RecordedSteps = {
+    of: (step) => new TraceUnavailableError(`step ${step.i}: the workflow has no recording`),
+    frame: () => Promise.reject(new TraceUnavailableError('the workflow has no recording')),
+  };
+  /** An action ran since the last capture: the next capture waits for the screen to settle first. */
   #acted = false;
 
   constructor(context: RunContext, mode: Mode) {
@@ -126,330 +235,589 @@ class StepRun {
 
   async run(): Promise<void> {
     // Auto mode replays what it can: a workflow with no recording (hand-written) goes to the agent.
-    const events = await loadRecordedEvents(this.#ctx.workflowDir).catch((error: unknown) => {
+    try {
+      this.#recording = await loadRecording(this.#ctx.workflowDir);
+      this.#steps = recordedSteps(this.#ctx.workflowDir, this.#recording);
+    } catch (error) {
       if (this.#mode === 'trace') throw error;
-      return new Map<number, ActionManifestEvent>();
-    });
+    }
     const plan = planFromWorkflow(this.#ctx.workflow);
     try {
-      for (const [index, subtask] of plan.entries()) {
-        this.#ctx.state.pending = plan.slice(index + 1);
-        await this.#runSubtask(subtask, index, plan.length, events);
-      }
-      this.#ctx.state.pending = [];
+      for (const [index, subtask] of plan.entries()) await this.#runSubtask(subtask, index, plan);
     } finally {
       // The OCR worker thread would keep the process alive.
       await closeOcr();
     }
   }
 
-  async #runSubtask(
-    subtask: PlannedSubtask,
-    index: number,
-    count: number,
-    events: ReadonlyMap<number, ActionManifestEvent>,
-  ): Promise<void> {
-    const { emit } = this.#ctx;
-    const executions: StepExecutionRecord[] = [];
-    const { record, started } = startSubtaskRecord(this.#ctx, subtask, { index, count }, executions);
-    let handedOver: string | null = null;
-    let finished = false;
-    try {
-      for (const step of subtask.steps) {
-        handedOver = await this.#runStep(step, subtask.subtask_i, record, executions, events);
-        if (handedOver) break;
-      }
-      finished = true;
-    } catch (error) {
-      const next = subtask.steps[executions.length];
-      if (next)
-        executions.push({
-          i: next.i,
-          executed_by: 'skipped',
-          reason: `stopped here: ${(error as Error).message}`,
-        });
-      throw error;
-    } finally {
-      if (!handedOver) {
-        for (const step of subtask.steps.slice(executions.length)) {
-          executions.push({
-            i: step.i,
-            executed_by: 'skipped',
-            reason: 'not reached: the run stopped before it',
-          });
-        }
-        record.duration_ms = performance.now() - started;
-        record.outcome = finished ? 'success' : 'failed';
-        emit({
-          type: 'subtask_end',
-          subtask_i: subtask.subtask_i,
-          outcome: finished ? 'success' : 'failed',
-          iterations: record.iterations,
-          duration_ms: Math.round(record.duration_ms),
-        });
+  async #runSubtask(subtask: PlannedSubtask, index: number, plan: readonly PlannedSubtask[]): Promise<void> {
+    const { journal } = this.#ctx;
+    const after = plan.slice(index + 1);
+    const entry = journal.beginSubtask(subtask, { index, count: plan.length });
+    journal.setPending(after);
+    const state: SubtaskState = { layout: null, done: [] };
+    for (const step of subtask.steps) {
+      const failure = await this.#runStep(step, entry, state);
+      if (failure !== null) {
+        await this.#handOver(subtask, entry, state, failure, after);
+        return;
       }
     }
-    if (handedOver) await this.#handOver(subtask, record, handedOver);
+    const outcome = await this.#checkOutcome(subtask, entry, state);
+    if (outcome !== null) {
+      await this.#handOver(subtask, entry, state, outcome, after);
+      return;
+    }
+    entry.end('success');
+    journal.noteSubtaskDone(subtask.text);
   }
 
-  /** Checks and executes one step; returns why the subtask goes to the agent, or null. */
-  async #runStep(
-    step: RecordedStep['step'],
-    subtask_i: number,
-    record: SubtaskRecord,
-    executions: StepExecutionRecord[],
-    events: ReadonlyMap<number, ActionManifestEvent>,
-  ): Promise<string | null> {
-    const { budgets, settings } = this.#ctx;
+  /** Checks, executes and verifies one step; returns why the subtask cannot go on without the model, or null. */
+  async #runStep(step: WorkflowStep, entry: SubtaskEntry, state: SubtaskState): Promise<string | null> {
+    const { budgets, settings, journal } = this.#ctx;
     budgets.checkWallTime();
-    budgets.chargeIteration(`subtask ${subtask_i}`);
-    const iteration = record.iterations;
-    record.iterations += 1;
-    const recorded =
-      this.#mode === 'trace'
-        ? recordedStep(this.#ctx.workflowDir, step, events)
-        : this.#tryRecorded(step, events);
-    if (!recorded) return `step ${step.i} has no recorded source`;
-    const decision = await this.#decide(recorded, subtask_i, iteration);
-    if (decision.kind === 'agent') return decision.reason;
-    if (decision.action && !settings.dryRun) {
+    budgets.chargeIteration(`subtask ${entry.subtask_i}`);
+    const turn = entry.nextTurn();
+    const recorded = this.#steps.of(step);
+    if (recorded instanceof TraceUnavailableError) {
+      if (this.#mode === 'trace') throw recorded;
+      entry.recordStep({ i: step.i, executed_by: 'skipped', reason: recorded.message });
+      return this.#needModel(recorded.message, null);
+    }
+    if (recorded.event.action_type === 'extract') return this.#extract(recorded, entry, turn, state);
+    const before = await this.#lookBefore(recorded, turn, state);
+    const action = before.ok ? recordedAction(recorded, before.value.map) : recordedAction(recorded);
+    const description = action ? describeAction(action) : step.action_type.toLowerCase();
+    const regrounded = before.ok && before.value.map !== identity && recorded.step.source?.box != null;
+    const stopsHere = this.#mode === 'trace' ? 'skipped' : 'agent';
+    const executed_by = !before.ok ? stopsHere : regrounded ? 'regrounded' : 'trace';
+    const reason = before.ok
+      ? before.value.reason
+      : `${this.#mode === 'trace' ? 'stopped here' : 'handed to the agent'}: ${before.failure.reason}`;
+    journal.emit({
+      type: 'step',
+      ...turn,
+      step_i: step.i,
+      executed_by,
+      reason,
+      action: before.ok ? action : null,
+      description,
+      screenshot: before.screenshot,
+      score: before.ok ? before.score : before.failure.similarity,
+      waited_ms: Math.round(before.waitedMs),
+    });
+    if (!before.ok) return this.#fail({ ...before.failure, description }, turn, before.live);
+    if (action && !settings.dryRun) {
       await this.#ctx.pause.wait(this.#ctx.signal);
-      await executeAction(this.#ctx.desktop, decision.action, this.#ctx.secrets);
+      await executeAction(this.#ctx.desktop, action, this.#ctx.secrets);
       this.#acted = true;
     }
-    if (decision.extract !== undefined && step.variable_name) {
-      this.#storeExtract(step.variable_name, decision.extract, subtask_i, iteration, step.action_value ?? '');
+    state.layout = before.value.layout;
+    if (action && !settings.dryRun && (action.action === 'type' || action.action === 'key')) {
+      const failure = await this.#checkAfter(recorded, turn, state);
+      if (failure !== null) return failure;
     }
-    executions.push(decision.execution);
+    entry.recordStep({ i: step.i, executed_by, reason });
+    state.done.push({ call: description, observation: '', result: 'executed (replayed from the recording)' });
+    journal.noteCompleted(`step ${step.i} (${step.intent}): ${description}, replayed from the recording`);
     return null;
   }
 
-  #tryRecorded(
-    step: RecordedStep['step'],
-    events: ReadonlyMap<number, ActionManifestEvent>,
-  ): RecordedStep | null {
-    try {
-      return recordedStep(this.#ctx.workflowDir, step, events);
-    } catch {
-      return null;
-    }
-  }
-
-  /** Auto mode: the rest of the subtask goes to the agent loop; its steps are reported as the agent's. */
-  async #handOver(subtask: PlannedSubtask, partial: SubtaskRecord, reason: string): Promise<void> {
-    const { state } = this.#ctx;
-    state.records.pop();
-    const done = partial.executions ?? [];
-    const pending = state.pending;
-    state.pending = [subtask];
-    try {
-      await runAgent(this.#ctx);
-    } finally {
-      const agentRecord = state.records.at(-1);
-      if (agentRecord) {
-        agentRecord.executions = [
-          ...done,
-          ...subtask.steps.slice(done.length).map((step) => ({
-            i: step.i,
-            executed_by: 'agent' as const,
-            reason: `handed to the agent: ${reason}`,
-          })),
-        ];
-      }
-      state.pending = pending;
-    }
-  }
-
-  #storeExtract(variable: string, value: string, subtask_i: number, iteration: number, query: string): void {
-    const { state, folder, emit, redact } = this.#ctx;
-    state.extracts.set(variable, value);
-    emit({ type: 'extract', subtask_i, iteration, variable, query, value });
-    folder.writeJson(RUN_FILES.extracts, redact.value(Object.fromEntries(state.extracts)));
-  }
-
-  async #capture(subtask_i: number, step_i: number): Promise<{ live: RgbaImage; screenshot: string }> {
-    const { desktop, settings, folder, signal } = this.#ctx;
+  /** Waits for the screen to settle (after an action), then polls until `look` passes or the step timeout. */
+  async #watch<T>(
+    look: (live: RgbaImage) => Promise<Look<T>> | Look<T>,
+  ): Promise<{ look: Look<T>; live: RgbaImage; frame: RawFrame; waitedMs: number }> {
+    const { desktop, settings, signal } = this.#ctx;
+    const started = performance.now();
     const settled = await waitForSettle(() => desktop.captureFrame(), {
       ...settings.settle,
       afterAction: this.#acted,
       signal,
     });
     this.#acted = false;
-    // Named by step, not iteration: an agent handed the subtask numbers its own iterations from 0.
-    const screenshot = `subtask_${subtask_i}_step_${step_i}.png`;
-    folder.saveFrame(screenshot, settled.frame);
-    return { live: await liveImage(settled.frame), screenshot };
-  }
-
-  async #decide(recorded: RecordedStep, subtask_i: number, iteration: number): Promise<Decision> {
-    const { step, event } = recorded;
-    const { live, screenshot } = await this.#capture(subtask_i, step.i);
-    const pre = await recorded.pre();
-    const at = { subtask_i, iteration, step_i: step.i, screenshot };
-    const report = (decision: Decision) => {
-      const action = decision.kind === 'act' ? decision.action : null;
-      const execution =
-        decision.kind === 'act'
-          ? decision.execution
-          : { i: step.i, executed_by: 'agent' as const, reason: `handed to the agent: ${decision.reason}` };
-      this.#ctx.emit({
-        type: 'step',
-        ...at,
-        executed_by: execution.executed_by,
-        reason: execution.reason,
-        action,
-        description: action
-          ? describeAction(action)
-          : `${step.action_type.toLowerCase()} ${step.variable_name ?? ''}`.trim(),
-        score: decision.score,
-      });
-      return decision;
-    };
-    if (event.action_type === 'extract') return report(await this.#decideExtract(recorded, pre, live));
-    if (this.#mode === 'trace') return report(await this.#checkTrace(recorded, pre, live, at));
-    return report(await this.#reground(recorded, pre, live));
-  }
-
-  async #decideExtract(recorded: RecordedStep, pre: RgbaImage, live: RgbaImage): Promise<Decision> {
-    const value =
-      pre.width === live.width && pre.height === live.height
-        ? await extractByOcr(recorded.event, await recorded.prePng(), live)
-        : null;
-    const i = recorded.step.i;
-    if (value !== null) {
-      const reason = 'read by OCR after the label the recorded example value stood by';
-      return {
-        kind: 'act',
-        action: null,
-        execution: { i, executed_by: 'trace', reason },
-        score: null,
-        extract: value,
-      };
+    let frame = settled.frame;
+    for (;;) {
+      const live = await liveImage(frame);
+      const result = await look(live);
+      const waitedMs = performance.now() - started;
+      if (result.ok || waitedMs >= settings.stepTimeoutMs) return { look: result, live, frame, waitedMs };
+      await sleep(POLL_MS, signal);
+      frame = await desktop.captureFrame();
     }
-    if (this.#mode === 'auto')
-      return { kind: 'agent', reason: 'the value could not be read without the model', score: null };
-    return {
-      kind: 'act',
-      action: null,
-      execution: {
-        i,
-        executed_by: 'skipped',
-        reason: 'trace mode reads values only by OCR next to a recorded example; none matched',
-      },
-      score: null,
-    };
   }
 
-  /** Trace: the screen must still look like the recording around the target and as a whole. */
-  async #checkTrace(
+  /** Moves the pointer onto a point first, as the recording had it there: hover states then match. */
+  async #hover(point: { x: number; y: number } | null): Promise<void> {
+    if (!point || this.#ctx.settings.dryRun) return;
+    const { width, height } = this.#ctx.desktop.screen.logical;
+    if (point.x < 0 || point.y < 0 || point.x >= width || point.y >= height) return;
+    await this.#ctx.desktop.movePointer(point);
+  }
+
+  /** The check before a step: the recorded screen around its target (or as a whole), waited for. */
+  async #lookBefore(
+    recorded: RecordedStep,
+    turn: At,
+    state: SubtaskState,
+  ): Promise<Look<Located> & { screenshot: string; waitedMs: number; live: RgbaImage }> {
+    const { step } = recorded;
+    const pre = await recorded.pre();
+    const box = step.source?.box ?? null;
+    const point = step.source?.point ?? null;
+    const expected = state.layout ?? RECORDED;
+    if (box && point) await this.#hover(mapPoint(expected, point));
+    const watched = await this.#watch(async (live) => {
+      if (pre.width !== live.width || pre.height !== live.height) {
+        return this.#mode === 'auto' && box && point
+          ? this.#reground(recorded, pre, live, state)
+          : failed(step.i, 'before_step', 'the screen size differs from the recording', 0, 1, null, pre);
+      }
+      if (box && point) {
+        return this.#mode === 'trace'
+          ? checkAtRecordedPlace(step.i, pre, live, box)
+          : this.#reground(recorded, pre, live, state);
+      }
+      // No target to look at (typing, a key): the screen as a whole, unless auto already found it moved.
+      if (this.#mode === 'auto' && state.layout && isMoved(state.layout)) {
+        return located((p) => p, state.layout, null, 'the layout was found moved: checked after');
+      }
+      const whole = similarity(pre, live);
+      return whole >= TRACE_SCREEN_SIMILARITY
+        ? located(identity, RECORDED, whole, `the screen matches the recording (${ratio(whole)} alike)`)
+        : failed(
+            step.i,
+            'before_step',
+            'the screen is not the one recorded before this step',
+            whole,
+            TRACE_SCREEN_SIMILARITY,
+            null,
+            pre,
+          );
+    });
+    const screenshot = this.#ctx.journal.saveFrame(stepFrameName(turn.subtask_i, step.i), watched.frame);
+    return { ...watched.look, screenshot, waitedMs: watched.waitedMs, live: watched.live };
+  }
+
+  /** Auto: the recorded target at its expected place, or re-found near it, or (first in a subtask) anywhere unique. */
+  async #reground(
     recorded: RecordedStep,
     pre: RgbaImage,
     live: RgbaImage,
-    at: { subtask_i: number; iteration: number; step_i: number },
-  ): Promise<Decision> {
+    state: SubtaskState,
+  ): Promise<Look<Located>> {
     const { step } = recorded;
-    const action = recordedAction(recorded);
-    const description = action ? describeAction(action) : step.action_type;
+    const box = step.source?.box as Box;
+    const point = step.source?.point as { x: number; y: number };
+    const expected = state.layout ?? RECORDED;
     const sameSize = pre.width === live.width && pre.height === live.height;
-    const box = step.source?.box ?? null;
-    const checks: Array<{ region: Box | null; value: number; threshold: number }> = [];
     if (sameSize) {
-      if (box)
-        checks.push({ region: box, value: similarity(pre, live, box), threshold: TRACE_TARGET_SIMILARITY });
-      checks.push({ region: null, value: similarity(pre, live), threshold: TRACE_SCREEN_SIMILARITY });
+      const atPlace = similarityAt(pre, live, box, expected);
+      if (atPlace >= TRACE_TARGET_SIMILARITY) {
+        const moved = isMoved(expected);
+        const map = moved ? (p: { x: number; y: number }) => mapPoint(expected, p) : identity;
+        const reason = moved
+          ? `target where the layout was found, moved by (${expected.dx}, ${expected.dy}) (${ratio(atPlace)} alike)`
+          : `target found where it was recorded (${ratio(atPlace)} alike)`;
+        return located(map, expected, atPlace, reason);
+      }
     }
-    const failed = sameSize
-      ? checks.find((c) => c.value < c.threshold)
-      : { region: null, value: 0, threshold: 1 };
-    if (failed) {
-      const region = failed.region ?? {
-        x: 0,
-        y: 0,
-        width: Math.min(pre.width, live.width),
-        height: Math.min(pre.height, live.height),
-      };
-      const expected = `divergence_step_${step.i}_expected.png`;
-      const observed = `divergence_step_${step.i}_observed.png`;
-      const [expectedPng, observedPng] = await Promise.all([
-        encodeImage(crop(pre, region)),
-        encodeImage(crop(live, region)),
-      ]);
-      this.#ctx.folder.writeFile(expected, expectedPng);
-      this.#ctx.folder.writeFile(observed, observedPng);
-      this.#ctx.emit({
-        type: 'divergence',
-        ...at,
-        expected,
-        observed,
-        similarity: failed.value,
-        threshold: failed.threshold,
-        region: failed.region,
-      });
-      throw new ReplayDivergenceError(
-        step.i,
-        description,
-        failed.value,
-        failed.threshold,
-        `${expected}, ${observed}`,
-      );
+    const search = async (
+      context: number,
+      within?: Box,
+    ): Promise<{ match: TemplateMatch; wide: Box } | null> => {
+      const wide = clampBox(boxAround(point, box.width * context, box.height * context), pre);
+      const match = await findTemplate(live, crop(pre, wide), within ? { within } : {});
+      return match ? { match, wide } : null;
+    };
+    let found = await search(2, this.#near(point, box, expected, live));
+    if (found && found.match.contrast < AUTO_MATCH.contrast) {
+      // A flat target (an empty text area, a field with a caret): its surroundings tell where it is.
+      found = await search(4, this.#near(point, box, expected, live, 4));
     }
-    const score = checks[0]?.value ?? null;
-    const reason = `the screen matches the recording${box ? ` around the target (${ratio(score ?? 1)} alike)` : ''}`;
-    return { kind: 'act', action, execution: { i: step.i, executed_by: 'trace', reason }, score };
+    const near = found && this.#consistent(found.match, found.wide, expected, point);
+    if (
+      found &&
+      near &&
+      found.match.score >= AUTO_MATCH.score &&
+      found.match.contrast >= AUTO_MATCH.contrast
+    ) {
+      return this.#foundAt(found.match, found.wide, 'near where the layout was expected');
+    }
+    return this.#findAnywhere(recorded, pre, live, state, found, search);
   }
 
-  /** Auto: act where the recorded target is found now; hand over when it is not found with confidence. */
-  async #reground(recorded: RecordedStep, pre: RgbaImage, live: RgbaImage): Promise<Decision> {
+  /** Auto, when the target is not near its expected place: anywhere unique, for the first target of a subtask only. */
+  async #findAnywhere(
+    recorded: RecordedStep,
+    pre: RgbaImage,
+    live: RgbaImage,
+    state: SubtaskState,
+    near: { match: TemplateMatch; wide: Box } | null,
+    search: (context: number) => Promise<{ match: TemplateMatch; wide: Box } | null>,
+  ): Promise<Look<Located>> {
     const { step } = recorded;
-    const region = matchBox(recorded, pre);
-    const action = recordedAction(recorded);
-    if (!region) {
-      return {
-        kind: 'act',
-        action,
-        execution: { i: step.i, executed_by: 'trace', reason: 'no target to find: replayed as recorded' },
-        score: null,
-      };
+    const box = step.source?.box as Box;
+    const expected = state.layout ?? RECORDED;
+    const atPlace =
+      pre.width === live.width && pre.height === live.height ? similarityAt(pre, live, box, expected) : 0;
+    const fail = (why: string) =>
+      failed(step.i, 'before_step', why, atPlace, TRACE_TARGET_SIMILARITY, box, pre);
+    if (state.layout !== null) {
+      return fail(
+        near
+          ? `the recorded target was not found near where the previous step found the layout (best ${ratio(near.match.score)} at ${JSON.stringify(mapPoint(layoutOf(near.match, near.wide), step.source?.point ?? { x: 0, y: 0 }))}, expected ${JSON.stringify(mapPoint(expected, step.source?.point ?? { x: 0, y: 0 }))})`
+          : 'the recorded target is larger than the screen',
+      );
     }
-    const match = await findTemplate(live, crop(pre, region));
-    const confident =
-      match !== null &&
-      match.score >= AUTO_MATCH.score &&
-      match.score - match.runnerUp >= AUTO_MATCH.margin &&
-      match.contrast >= AUTO_MATCH.contrast;
-    if (!match || !confident) {
-      const why = !match
-        ? 'the recorded target is larger than the screen'
-        : match.contrast < AUTO_MATCH.contrast
-          ? 'the recorded target has too little detail to find'
-          : `the recorded target was not found with confidence (best ${ratio(match.score)}, next ${ratio(match.runnerUp)})`;
-      return { kind: 'agent', reason: why, score: match?.score ?? null };
+    const anywhere = await search(2);
+    const m = anywhere?.match;
+    if (!anywhere || !m) return fail('the recorded target is larger than the screen');
+    if (m.contrast < AUTO_MATCH.contrast) {
+      return fail('the recorded target and its surroundings have too little detail to find');
     }
-    const dx = match.box.x - region.x;
-    const dy = match.box.y - region.y;
-    const moved = Math.abs(dx) > 2 || Math.abs(dy) > 2 || match.scale !== 1;
-    const map = (p: { x: number; y: number }) => ({
-      x: Math.round(match.box.x + (p.x - region.x) * match.scale),
-      y: Math.round(match.box.y + (p.y - region.y) * match.scale),
-    });
-    const reason = moved
-      ? `target re-found ${ratio(match.score)} alike, moved by (${dx}, ${dy})${match.scale === 1 ? '' : ` at ${match.scale}x size`}`
-      : `target found where it was recorded (${ratio(match.score)} alike)`;
-    return {
-      kind: 'act',
-      action: recordedAction(recorded, moved ? map : undefined),
-      execution: { i: step.i, executed_by: moved ? 'regrounded' : 'trace', reason },
-      score: match.score,
-    };
+    if (m.score >= AUTO_MATCH.score && m.margin >= AUTO_MATCH.margin) {
+      return this.#foundAt(m, anywhere.wide, 'unique on the screen');
+    }
+    return fail(
+      `the recorded target was not found with confidence (best ${ratio(m.score)}, ${ratio(m.margin)} ahead of the next place)`,
+    );
   }
+
+  /** The search window around the expected place of a target: its context and as much again around it. */
+  #near(point: { x: number; y: number }, box: Box, layout: Layout, live: RgbaImage, context = 2): Box {
+    const size = context * 2 * layout.scale;
+    return clampBox(boxAround(mapPoint(layout, point), box.width * size, box.height * size), live);
+  }
+
+  /** Whether a match puts the recorded point where the expected layout does (a window does not jump within a subtask). */
+  #consistent(match: TemplateMatch, wide: Box, expected: Layout, point: { x: number; y: number }): boolean {
+    const found = mapPoint(layoutOf(match, wide), point);
+    const want = mapPoint(expected, point);
+    return (
+      Math.abs(found.x - want.x) <= AUTO_MATCH.offsetTolerance &&
+      Math.abs(found.y - want.y) <= AUTO_MATCH.offsetTolerance
+    );
+  }
+
+  #foundAt(match: TemplateMatch, wide: Box, where: string): Look<Located> {
+    const layout = layoutOf(match, wide);
+    const moved = isMoved(layout);
+    const by = { dx: match.box.x - wide.x, dy: match.box.y - wide.y };
+    const reason = moved
+      ? `target re-found ${where} (${ratio(match.score)} alike), moved by (${by.dx}, ${by.dy})${match.scale === 1 ? '' : ` at ${match.scale}x size`}`
+      : `target found where it was recorded (${ratio(match.score)} alike)`;
+    return located(moved ? (p) => mapPoint(layout, p) : identity, layout, match.score, reason);
+  }
+
+  /** After a typing or key step: the change the recording shows in the next frame must appear. */
+  async #checkAfter(recorded: RecordedStep, turn: At, state: SubtaskState): Promise<string | null> {
+    const [pre, post] = await Promise.all([recorded.pre(), recorded.post()]);
+    if (!post) return null;
+    const action = recordedAction(recorded);
+    return this.#verifyChange({
+      check: 'after_step',
+      step_i: recorded.step.i,
+      before: pre,
+      after: post,
+      layout: state.layout ?? RECORDED,
+      turn,
+      reason: `after ${describeStep(recorded.step)}, the screen did not change the way the recording shows`,
+      description: action ? describeAction(action) : describeStep(recorded.step),
+    });
+  }
+
+  /** At the end of a subtask: the screen must show the outcome the recording shows at that point. */
+  async #checkOutcome(
+    subtask: PlannedSubtask,
+    entry: SubtaskEntry,
+    state: SubtaskState,
+  ): Promise<string | null> {
+    if (this.#ctx.settings.dryRun) return null;
+    const sources = subtask.steps.flatMap((s) => (s.source ? [s.source] : []));
+    const first = sources[0];
+    if (!first) return null;
+    const endFrame = this.#recording.frames.get(Math.max(...sources.map((s) => s.event_index)) + 1);
+    if (!endFrame) return null;
+    return this.#verifyChange({
+      check: 'subtask_outcome',
+      step_i: null,
+      before: await this.#steps.frame(first.screenshot),
+      after: await this.#steps.frame(endFrame),
+      layout: state.layout ?? RECORDED,
+      turn: { subtask_i: entry.subtask_i, iteration: entry.record.iterations },
+      reason: `the screen does not show the outcome the recording shows at the end of subtask ${subtask.subtask_i}`,
+      description: '',
+    });
+  }
+
+  /**
+   * Waits for the change the recording shows between two frames to appear on the live screen, where
+   * the layout now is; reports it verified, or fails (see #fail). Nothing to check when the recording
+   * shows no visible change.
+   */
+  async #verifyChange(spec: {
+    check: ScreenCheck;
+    step_i: number | null;
+    before: RgbaImage;
+    after: RgbaImage;
+    layout: Layout;
+    turn: At;
+    reason: string;
+    description: string;
+  }): Promise<string | null> {
+    const { before, after, layout, turn } = spec;
+    if (before.width !== after.width || before.height !== after.height) return null;
+    const region = changedRegion(before, after);
+    if (!region) return null;
+    const watched = await this.#watch((live) => {
+      const sameSize = live.width === before.width && live.height === before.height;
+      const change = sameSize ? checkChange(live, before, after, region, layout) : { ok: false, toAfter: 0 };
+      return change.ok
+        ? located(identity, layout, change.toAfter, '')
+        : failed(
+            spec.step_i,
+            spec.check,
+            sameSize ? spec.reason : 'the screen size differs from the recording',
+            change.toAfter,
+            CHANGE_CHECK.toAfter,
+            region,
+            after,
+          );
+    });
+    if (!watched.look.ok) {
+      return this.#fail(
+        { ...watched.look.failure, description: spec.description, layout },
+        turn,
+        watched.live,
+      );
+    }
+    this.#ctx.journal.emit({
+      type: 'verify',
+      ...turn,
+      step_i: spec.step_i,
+      check: spec.check,
+      similarity: watched.look.score ?? 1,
+      threshold: CHANGE_CHECK.toAfter,
+      region: mapBox(layout, region),
+    });
+    return null;
+  }
+
+  /** An EXTRACT step: read by OCR next to the recorded example; without one, auto asks the agent, trace skips it. */
+  async #extract(
+    recorded: RecordedStep,
+    entry: SubtaskEntry,
+    turn: At,
+    state: SubtaskState,
+  ): Promise<string | null> {
+    const { journal } = this.#ctx;
+    const { step } = recorded;
+    const watched = await this.#watch(() => located(identity, RECORDED, null, ''));
+    const screenshot = journal.saveFrame(stepFrameName(turn.subtask_i, step.i), watched.frame);
+    const pre = await recorded.pre();
+    const value =
+      pre.width === watched.live.width && pre.height === watched.live.height
+        ? await extractByOcr(recorded.event, await recorded.prePng(), watched.live)
+        : null;
+    const description = `extract ${step.variable_name ?? ''}`.trim();
+    const report = (executed_by: 'trace' | 'agent' | 'skipped', reason: string) =>
+      journal.emit({
+        type: 'step',
+        ...turn,
+        step_i: step.i,
+        executed_by,
+        reason,
+        action: null,
+        description,
+        screenshot,
+        score: null,
+        waited_ms: Math.round(watched.waitedMs),
+      });
+    if (value !== null) {
+      const reason = 'read by OCR after the label the recorded example value stood by';
+      report('trace', reason);
+      if (step.variable_name) journal.storeExtract(step.variable_name, step.action_value ?? '', value, turn);
+      entry.recordStep({ i: step.i, executed_by: 'trace', reason });
+      state.done.push({
+        call: `extract ${step.variable_name} = ${JSON.stringify(value)}`,
+        observation: '',
+        result: 'stored',
+      });
+      return null;
+    }
+    if (this.#mode === 'auto') {
+      const reason = 'the value could not be read without the model';
+      report('agent', `handed to the agent: ${reason}`);
+      return this.#needModel(reason, null);
+    }
+    const reason = 'trace mode reads values only by OCR next to a recorded example; none matched';
+    report('skipped', reason);
+    entry.recordStep({ i: step.i, executed_by: 'skipped', reason });
+    return null;
+  }
+
+  /**
+   * A failed check: its crops are saved and reported; trace stops with a divergence, auto goes on with
+   * the model (returns the reason) or, without one, stops like trace.
+   */
+  async #fail(failure: Failure, turn: At, live: RgbaImage): Promise<string> {
+    const { journal } = this.#ctx;
+    const area = failure.region ?? {
+      x: 0,
+      y: 0,
+      width: failure.expected.width,
+      height: failure.expected.height,
+    };
+    const [expectedPng, observedPng] = await Promise.all([
+      encodeImage(crop(failure.expected, clampBox(area, failure.expected))),
+      encodeImage(crop(live, clampBox(mapBox(failure.layout, area), live))),
+    ]);
+    const tag = failure.step_i === null ? `subtask_${turn.subtask_i}` : `step_${failure.step_i}`;
+    const expected = journal.saveImage(`divergence_${tag}_expected.png`, expectedPng);
+    const observed = journal.saveImage(`divergence_${tag}_observed.png`, observedPng);
+    journal.emit({
+      type: 'divergence',
+      ...turn,
+      step_i: failure.step_i,
+      check: failure.check,
+      expected,
+      observed,
+      similarity: failure.similarity,
+      threshold: failure.threshold,
+      region: failure.region,
+    });
+    const divergence = new ReplayDivergenceError({
+      step: failure.step_i,
+      description: failure.description,
+      subtask: turn.subtask_i,
+      check: failure.check,
+      reason: failure.reason,
+      similarity: failure.similarity,
+      threshold: failure.threshold,
+      crops: [expected, observed],
+      regroundable: this.#mode === 'trace' && failure.regroundable,
+    });
+    if (this.#mode === 'trace') throw divergence;
+    return this.#needModel(failure.reason, divergence);
+  }
+
+  /** Auto: the reason to hand over when a model is configured; else the divergence (or the reason) is thrown. */
+  async #needModel(reason: string, divergence: ReplayDivergenceError | null): Promise<string> {
+    const missing = await this.#ctx.model.client().then(
+      () => null,
+      (error: unknown) => (isMimeError(error) && error.exit === 'usage' ? error : Promise.reject(error)),
+    );
+    if (missing === null) return reason;
+    throw divergence?.withoutModel(missing) ?? missing;
+  }
+
+  /** Auto: the rest of the subtask goes to the agent, which finishes it (or replans it) from the live screen. */
+  async #handOver(
+    subtask: PlannedSubtask,
+    entry: SubtaskEntry,
+    state: SubtaskState,
+    reason: string,
+    after: readonly PlannedSubtask[],
+  ): Promise<void> {
+    const { journal } = this.#ctx;
+    journal.emit({
+      type: 'handover',
+      subtask_i: entry.subtask_i,
+      reason,
+      completed_steps: entry.record.executions.filter((e) => e.executed_by !== 'skipped').map((e) => e.i),
+    });
+    entry.handOver(reason);
+    await finishWithAgent(this.#ctx, { subtask, entry, done: state.done, after });
+  }
+}
+
+/** The identity mapping of recorded points (the target is where it was recorded). */
+const identity = (p: { x: number; y: number }) => p;
+
+/** The layout a template match found: where the recorded crop `wide` stands now, and at what size. */
+function layoutOf(match: TemplateMatch, wide: Box): Layout {
+  return {
+    scale: match.scale,
+    dx: match.box.x - wide.x * match.scale,
+    dy: match.box.y - wide.y * match.scale,
+  };
+}
+
+function located(map: Located['map'], layout: Layout, score: number | null, reason: string): Look<Located> {
+  return { ok: true, value: { map, layout, score: score ?? 1, reason }, score };
+}
+
+function failed(
+  step_i: number | null,
+  check: ScreenCheck,
+  reason: string,
+  value: number,
+  threshold: number,
+  region: Box | null,
+  expected: RgbaImage,
+): Look<never> {
+  const regroundable = check === 'before_step' && region !== null;
+  return {
+    ok: false,
+    failure: {
+      check,
+      step_i,
+      reason,
+      similarity: value,
+      threshold,
+      region,
+      expected,
+      layout: RECORDED,
+      regroundable,
+      description: '',
+    },
+  };
+}
+
+/** Trace's check of a step with a target: the region and the whole screen alike the recording. */
+function checkAtRecordedPlace(step_i: number, pre: RgbaImage, live: RgbaImage, box: Box): Look<Located> {
+  const target = similarity(pre, live, box);
+  if (target < TRACE_TARGET_SIMILARITY) {
+    return failed(
+      step_i,
+      'before_step',
+      'the target does not look as recorded',
+      target,
+      TRACE_TARGET_SIMILARITY,
+      box,
+      pre,
+    );
+  }
+  const whole = similarity(pre, live);
+  if (whole < TRACE_SCREEN_SIMILARITY) {
+    return failed(
+      step_i,
+      'before_step',
+      'the screen is not the one recorded',
+      whole,
+      TRACE_SCREEN_SIMILARITY,
+      null,
+      pre,
+    );
+  }
+  return located(
+    identity,
+    RECORDED,
+    target,
+    `the screen matches the recording around the target (${ratio(target)} alike)`,
+  );
+}
+
+function describeStep(step: WorkflowStep): string {
+  return `step ${step.i} (${step.action_type.toLowerCase()}${step.action_value ? ` ${step.action_value}` : ''})`;
 }
 
 /** The trace-mode executor. */
 export async function runTrace(context: RunContext): Promise<void> {
-  await new StepRun(context, 'trace').run();
+  await new RecordedRun(context, 'trace').run();
 }
 
 /** The auto-mode executor. */
 export async function runAuto(context: RunContext): Promise<void> {
-  await new StepRun(context, 'auto').run();
+  await new RecordedRun(context, 'auto').run();
 }

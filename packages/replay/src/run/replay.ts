@@ -11,6 +11,8 @@ import {
   isMimeError,
   loadWorkflow,
   type ReplayMode,
+  RUN_FILES,
+  RUNS_FOLDER,
   type RunSummary,
   type TaskParam,
 } from '@mime-desktop/schema';
@@ -21,7 +23,8 @@ import { BudgetExhaustedError, ReplayOptionError, TraceUnavailableError } from '
 import { runAuto, runTrace } from '../recorded/step-executor.ts';
 import { type BudgetLimits, BudgetTracker, resolveBudgets } from './budgets.ts';
 import { collectSecrets } from './collect-secrets.ts';
-import { type ReplayEvent, type ReplayEventListener, toRunEvent } from './events.ts';
+import type { ReplayEventListener } from './events.ts';
+import { RunJournal } from './journal.ts';
 import { checkParams, type MaterializedWorkflow, materializeWorkflow } from './materialize.ts';
 import { DEFAULT_PAUSE_HOTKEY, PauseGate } from './pause-gate.ts';
 import { planFromWorkflow } from './plan.ts';
@@ -34,7 +37,7 @@ import type {
   ModelProvider,
   RunContext,
 } from './run-context.ts';
-import { RUN_FILES, RUNS_FOLDER, RunFolder } from './run-folder.ts';
+import { RunFolder } from './run-folder.ts';
 import { buildRunSummary, formatRunSummary } from './run-summary.ts';
 import { withDefaults } from './with-defaults.ts';
 
@@ -87,7 +90,15 @@ export interface ReplayOptions {
   pauseHotkey?: string | null;
   /** Folder that holds the runs. Default `<workflow>/.replay`. */
   runsDir?: string;
+  /**
+   * Trace and auto: how long to wait for a step's recorded screen to appear (an app still starting, a
+   * dialog still opening) before it counts as diverged, ms. Default 5000.
+   */
+  stepTimeoutMs?: number;
 }
+
+/** Default of {@link ReplayOptions.stepTimeoutMs}. */
+export const DEFAULT_STEP_TIMEOUT_MS = 5000;
 
 /** A run that started: its folder and summary (outcome `success`, `failed` or `aborted`). */
 export interface ReplayResult {
@@ -121,6 +132,7 @@ function resolveSettings(options: ReplayOptions): AgentSettings {
     historyLimit: positiveInteger(options.historyLimit, 8, 'historyLimit'),
     noProgressRepeats: positiveInteger(options.noProgressRepeats, 3, 'noProgressRepeats', 2),
     repairAttempts: positiveInteger(options.repairAttempts, 2, 'repairAttempts', 0),
+    stepTimeoutMs: positiveInteger(options.stepTimeoutMs, DEFAULT_STEP_TIMEOUT_MS, 'stepTimeoutMs', 0),
   };
 }
 
@@ -178,7 +190,12 @@ const INTERNAL_CODE = 'MIME_INTERNAL';
  */
 export async function replay(workflowDir: string, options: ReplayOptions = {}): Promise<ReplayResult> {
   const mode = options.mode ?? 'auto';
-  const executor = EXECUTORS[mode] as ModeExecutor;
+  const executor = EXECUTORS[mode];
+  if (executor === undefined) {
+    throw new ReplayOptionError(
+      `mode must be one of ${SUPPORTED_MODES.join(', ')}, got ${JSON.stringify(mode)}`,
+    );
+  }
   const loaded = await loadWorkflow(workflowDir);
   const folderOfWorkflow = resolve(dirname(loaded.file));
   const overrides = options.params ?? {};
@@ -239,11 +256,13 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
   const folder = await RunFolder.create(setup.runsDir);
   const budgets = new BudgetTracker(setup.limits);
   const redact = createRedactor(materialized.secrets);
-  const emit = (event: ReplayEvent) => {
-    const safe = redact.value(event);
-    folder.appendEvent(toRunEvent(safe, new Date()));
-    options.onEvent?.(safe);
-  };
+  const journal = new RunJournal({
+    folder,
+    redact,
+    budgets,
+    onEvent: options.onEvent,
+    plan: planFromWorkflow(materialized.workflow),
+  });
   const wallTime = new AbortController();
   const timer = setTimeout(() => wallTime.abort(budgets.exhausted('wall_time')), budgets.remainingMs);
   const signal = AbortSignal.any(
@@ -253,7 +272,7 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
   const meterAtStart = model.meter.snapshot();
   const hotkey = options.pauseHotkey === undefined ? DEFAULT_PAUSE_HOTKEY : options.pauseHotkey;
   const pause = new PauseGate((paused) =>
-    emit({ type: paused ? 'paused' : 'resumed', hotkey: hotkey ?? '' }),
+    journal.emit({ type: paused ? 'paused' : 'resumed', hotkey: hotkey ?? '' }),
   );
   const pauseHooks = settings.dryRun ? null : await pause.listen(desktop, hotkey);
   const context: RunContext = {
@@ -262,15 +281,12 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
     workflow: materialized.workflow,
     params: materialized.params,
     secrets: materialized.secrets,
-    redact,
     desktop,
     model,
     budgets,
-    folder,
-    emit,
+    journal,
     signal,
     settings,
-    state: { records: [], pending: planFromWorkflow(materialized.workflow), extracts: new Map() },
   };
   const displayParams = Object.fromEntries(materialized.params.map((p) => [p.name, p.display]));
   folder.writeJson(RUN_FILES.renderedSchema, redact.value(materialized.workflow));
@@ -281,7 +297,7 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
     iteration: null,
     updated_at: null,
   });
-  emit({
+  journal.emit({
     type: 'run_start',
     run_id: folder.runId,
     dir: folder.dir,
@@ -290,6 +306,7 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
     params: displayParams,
     budgets: budgets.snapshot(),
     dry_run: settings.dryRun,
+    screen: desktop.screen.logical,
   });
   let failure: { error: unknown } | null = null;
   try {
@@ -300,13 +317,21 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
     clearTimeout(timer);
     await pauseHooks?.stop();
   }
+  journal.endOpenSubtasks();
   const { budget, ...end } = classifyEnd(failure, signal);
-  const lastSubtask = context.state.records.at(-1)?.subtask_i ?? null;
+  const lastSubtask = journal.lastSubtask;
   if (budget) {
     const { used, limit, code } = budget;
-    emit({ type: 'budget_exhausted', subtask_i: lastSubtask, budget: budget.budget, code, used, limit });
+    journal.emit({
+      type: 'budget_exhausted',
+      subtask_i: lastSubtask,
+      budget: budget.budget,
+      code,
+      used,
+      limit,
+    });
   } else if (end.code !== null) {
-    emit({
+    journal.emit({
       type: 'error',
       subtask_i: lastSubtask,
       iteration: null,
@@ -326,8 +351,8 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
     endedAt,
     params: materialized.params,
     subtasks: [
-      ...context.state.records,
-      ...context.state.pending.map((s) => ({
+      ...journal.records,
+      ...journal.pending.map((s) => ({
         subtask_i: s.subtask_i,
         text: s.text,
         origin: s.origin,
@@ -335,6 +360,7 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
         iterations: 0,
         duration_ms: 0,
         steps: s.steps,
+        executions: [],
       })),
     ],
     usage: {
@@ -346,11 +372,11 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
       durationMs: meter.durationMs - meterAtStart.durationMs,
     },
     budgets: budgets.snapshot(),
-    extracts: redact.value(Object.fromEntries(context.state.extracts)),
+    extracts: redact.value(Object.fromEntries(journal.extracts)),
     dryRun: settings.dryRun,
   });
-  const safeSummary = redact.value(summary);
-  emit({
+  let safeSummary = redact.value(summary);
+  journal.emit({
     type: 'run_end',
     outcome: end.outcome,
     code: end.code,
@@ -360,8 +386,22 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
   folder.writeJson(RUN_FILES.summary, safeSummary);
   folder.writeFile(RUN_FILES.textSummary, formatRunSummary(safeSummary));
   await folder.flush();
-  // The report is derived from the files just written; a run does not fail for want of it.
-  const report = await writeReport(folder.dir).catch(() => null);
+  // The report is derived from the files just written; a run does not fail for want of it, but its
+  // summary says why there is none.
+  let report: string | null = null;
+  try {
+    report = await writeReport(folder.dir);
+  } catch (error) {
+    safeSummary = { ...safeSummary, report_error: redact.text(describeError(error)) };
+    folder.writeJson(RUN_FILES.summary, safeSummary);
+    folder.writeFile(RUN_FILES.textSummary, formatRunSummary(safeSummary));
+    await folder.flush();
+  }
   if (failure && end.code === INTERNAL_CODE) throw failure.error;
   return { runId: folder.runId, dir: folder.dir, summary: safeSummary, report };
+}
+
+function describeError(error: unknown): string {
+  if (isMimeError(error)) return `${error.code}: ${error.message}`;
+  return error instanceof Error ? error.message : String(error);
 }

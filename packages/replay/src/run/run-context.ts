@@ -1,6 +1,6 @@
 /**
  * What a mode executor gets from `replay()`: the materialized workflow, the desktop, the model, the
- * budgets and the run folder. Each replay mode is one executor (agent today; trace and auto later).
+ * budgets and the run journal. Each replay mode (agent, trace, auto) is one executor.
  */
 import type { ModelClient, UsageMeter } from '@mime-desktop/model';
 import type { Desktop } from '@mime-desktop/os-io';
@@ -8,13 +8,9 @@ import type { Workflow } from '@mime-desktop/schema';
 import type { SettleOptions } from '../actions/screen-settle.ts';
 import type { ModelImageOptions } from '../agent/model-image.ts';
 import type { BudgetTracker } from './budgets.ts';
-import type { ReplayEvent } from './events.ts';
+import type { RunJournal } from './journal.ts';
 import type { ResolvedParam } from './materialize.ts';
 import type { PauseGate } from './pause-gate.ts';
-import type { PlannedSubtask } from './plan.ts';
-import type { Redactor } from './redact.ts';
-import type { RunFolder } from './run-folder.ts';
-import type { SubtaskRecord } from './run-summary.ts';
 
 /** An action waiting for the person's go-ahead (`--confirm`). */
 export interface ConfirmRequest {
@@ -37,16 +33,8 @@ export interface AgentSettings {
   historyLimit: number;
   noProgressRepeats: number;
   repairAttempts: number;
-}
-
-/** What a run produced so far; executors fill it in as they go, so a failed run still reports it. */
-export interface RunState {
-  /** Subtasks started, in order. */
-  records: SubtaskRecord[];
-  /** Subtasks planned but not started. */
-  pending: PlannedSubtask[];
-  /** Extracted values, by variable (real values: redact before writing). */
-  extracts: Map<string, string>;
+  /** Longest wait for a step's recorded screen to appear (trace, auto), ms. */
+  stepTimeoutMs: number;
 }
 
 /** The model, made on first use: trace mode never needs one, auto mode only where the screen diverged. */
@@ -57,13 +45,6 @@ export interface ModelProvider {
   readonly meter: UsageMeter;
 }
 
-/** How one recorded step was carried out (trace and auto modes). */
-export interface StepExecutionRecord {
-  i: number;
-  executed_by: 'trace' | 'regrounded' | 'agent' | 'skipped';
-  reason: string;
-}
-
 export interface RunContext {
   /** The workflow's folder (recorded manifest and PRE frames for trace and auto). */
   workflowDir: string;
@@ -71,20 +52,17 @@ export interface RunContext {
   workflow: Workflow;
   params: readonly ResolvedParam[];
   secrets: ReadonlyMap<string, string>;
-  redact: Redactor;
   desktop: Desktop;
   model: ModelProvider;
   budgets: BudgetTracker;
-  folder: RunFolder;
-  /** Redacts, appends to events.jsonl and tells `onEvent`. */
-  emit: (event: ReplayEvent) => void;
+  /** What the run did, and the only writer of its files and events. */
+  journal: RunJournal;
   /** Aborts waits and model calls: the fail-safe, the caller's signal, the wall-time budget. */
   signal: AbortSignal;
   settings: AgentSettings;
-  state: RunState;
   /** Executors wait here before each action while the person has paused the run. */
   pause: PauseGate;
 }
 
-/** Runs a replay mode; throws what ended the run early (a budget, an abort, a model failure). */
+/** Runs a replay mode; throws what ended the run early (a budget, an abort, a model failure, a divergence). */
 export type ModeExecutor = (context: RunContext) => Promise<void>;

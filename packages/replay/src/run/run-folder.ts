@@ -7,25 +7,13 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodePng, type RawFrame } from '@mime-desktop/os-io';
-import { appendJsonl, type RunEvent, writeFileAtomically, writeJsonAtomic } from '@mime-desktop/schema';
-
-/** The folder that holds a workflow's runs. */
-export const RUNS_FOLDER = '.replay';
-
-/** The files of a run, by role. */
-export const RUN_FILES = {
-  renderedSchema: 'schema.rendered.json',
-  events: 'events.jsonl',
-  taskMemory: 'task_memory.json',
-  extracts: 'extracts.json',
-  summary: 'summary.json',
-  textSummary: 'replay_summary.txt',
-} as const;
-
-/** `subtask_<s>_iter_<n>.png`: the full frame the model's decision was made on. */
-export function screenshotName(subtask: number, iteration: number): string {
-  return `subtask_${subtask}_iter_${iteration}.png`;
-}
+import {
+  appendJsonl,
+  RUN_FILES,
+  type RunEvent,
+  writeFileAtomically,
+  writeJsonAtomic,
+} from '@mime-desktop/schema';
 
 /** A run id: UTC time and 4 random hex digits, e.g. `20261122T101500Z-3fa2`. */
 export function createRunId(now: Date = new Date()): string {

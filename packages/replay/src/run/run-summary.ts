@@ -1,22 +1,8 @@
 import type { UsageSnapshot } from '@mime-desktop/model';
-import type { ReplayMode, RunOutcome, RunSummary, SubtaskOrigin, WorkflowStep } from '@mime-desktop/schema';
+import type { ReplayMode, RunOutcome, RunSummary } from '@mime-desktop/schema';
 import type { BudgetSnapshot } from './budgets.ts';
+import type { SubtaskRecord } from './journal.ts';
 import type { ResolvedParam } from './materialize.ts';
-import type { PlannedSubtask } from './plan.ts';
-import type { RunContext, StepExecutionRecord } from './run-context.ts';
-
-/** What became of one subtask of a run. */
-export interface SubtaskRecord {
-  subtask_i: number;
-  text: string;
-  origin: SubtaskOrigin;
-  outcome: RunSummary['subtasks'][number]['outcome'];
-  iterations: number;
-  duration_ms: number;
-  steps: readonly WorkflowStep[];
-  /** How each step was carried out, when the mode acted step by step (trace, auto). */
-  executions?: readonly StepExecutionRecord[];
-}
 
 export interface RunSummaryInput {
   runId: string;
@@ -29,6 +15,7 @@ export interface RunSummaryInput {
   startedAt: Date;
   endedAt: Date;
   params: readonly ResolvedParam[];
+  /** Subtasks started (their records), then those never run (outcome `not_run`, no executions). */
   subtasks: readonly SubtaskRecord[];
   usage: UsageSnapshot;
   budgets: BudgetSnapshot;
@@ -36,13 +23,6 @@ export interface RunSummaryInput {
   extracts: Record<string, string>;
   dryRun: boolean;
 }
-
-const STEP_REASONS: Record<SubtaskRecord['outcome'], string> = {
-  success: 'agent mode: the model acted on the live screen, with this step as a reference',
-  failed: 'the subtask did not finish',
-  replanned: 'the subtask was replaced by a replan',
-  not_run: 'the run ended before this subtask',
-};
 
 /** The run's summary.json (sensitive params as `{name}`). */
 export function buildRunSummary(input: RunSummaryInput): RunSummary {
@@ -65,13 +45,14 @@ export function buildRunSummary(input: RunSummaryInput): RunSummary {
       origin: s.origin,
       iterations: s.iterations,
       duration_ms: Math.round(s.duration_ms),
-      steps: s.executions
-        ? [...s.executions]
-        : s.steps.map((step) => ({
-            i: step.i,
-            executed_by: s.outcome === 'success' ? ('agent' as const) : ('skipped' as const),
-            reason: STEP_REASONS[s.outcome],
-          })),
+      steps:
+        s.outcome === 'not_run'
+          ? s.steps.map((step) => ({
+              i: step.i,
+              executed_by: 'skipped' as const,
+              reason: 'the run ended before this subtask',
+            }))
+          : [...s.executions],
     })),
     usage: {
       calls: input.usage.calls,
@@ -83,6 +64,7 @@ export function buildRunSummary(input: RunSummaryInput): RunSummary {
     dry_run: input.dryRun,
     budgets: input.budgets,
     extracts: input.extracts,
+    report_error: null,
   };
 }
 
@@ -129,37 +111,4 @@ export function formatRunSummary(summary: RunSummary): string {
     `Budgets: ${[budget('iterations'), budget('model_calls'), budget('replans'), budget('wall_time', ' ms')].filter(Boolean).join(', ')}`,
     '',
   ].join('\n');
-}
-
-/**
- * Opens the record of a subtask that starts now: added to the run's records, its iteration budget
- * reset, and `subtask_start` emitted. Returns the record (outcome `failed` until set) and its start time.
- */
-export function startSubtaskRecord(
-  context: RunContext,
-  subtask: PlannedSubtask,
-  position: { index: number; count: number },
-  executions?: StepExecutionRecord[],
-): { record: SubtaskRecord; started: number } {
-  const record: SubtaskRecord = {
-    subtask_i: subtask.subtask_i,
-    text: subtask.text,
-    origin: subtask.origin,
-    outcome: 'failed',
-    iterations: 0,
-    duration_ms: 0,
-    steps: subtask.steps,
-    ...(executions ? { executions } : {}),
-  };
-  context.state.records.push(record);
-  context.budgets.startSubtask();
-  context.emit({
-    type: 'subtask_start',
-    subtask_i: subtask.subtask_i,
-    text: subtask.text,
-    origin: subtask.origin,
-    position: position.index + 1,
-    count: position.count,
-  });
-  return { record, started: performance.now() };
 }

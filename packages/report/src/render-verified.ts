@@ -1,0 +1,13 @@
+/** A check of the screen against the recording that passed (trace and auto modes). */
+import type { RunEventData } from '@mime-desktop/schema';
+import { type Html, html } from './html.ts';
+
+const CHECKS: Record<RunEventData<'verify'>['check'], string> = {
+  before_step: 'before the step',
+  after_step: 'after the step: it changed the screen as recorded',
+  subtask_outcome: 'subtask outcome: the screen shows what the recording shows here',
+};
+
+export function renderVerified(data: RunEventData<'verify'>): Html {
+  return html`<p class="verified">✓ Verified ${CHECKS[data.check]} <span class="muted">(${Math.round(data.similarity * 100)}% as recorded, ${Math.round(data.threshold * 100)}% needed)</span></p>`;
+}
