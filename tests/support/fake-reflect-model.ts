@@ -13,6 +13,39 @@ export interface ReflectModelOptions {
   delayMs?: number;
   /** Returns a reply to use instead (a fault) for the n-th request (0-based), or undefined. */
   fault?: (n: number, kind: 'step_card' | 'task_plan') => FakeReply | undefined;
+  /**
+   * The plan of another task than the demo's: the typed texts become these params in order, the
+   * steps up to the first KEYPRESS form the first subtask, the rest the second. Default: the demo's.
+   */
+  plan?: { params: string[]; subtasks: [string, string]; description: string; success: string };
+}
+
+/** Pass B for {@link ReflectModelOptions.plan}. */
+function customPlan(prompt: string, plan: NonNullable<ReflectModelOptions['plan']>) {
+  const summaries = JSON.parse(prompt.slice(prompt.indexOf('['))) as Summary[];
+  const typed = summaries.filter((s) => s.action_type === 'TYPE');
+  const split = summaries.findIndex((s) => s.action_type === 'KEYPRESS');
+  return {
+    detailed_task_description: plan.description,
+    subtasks: plan.subtasks,
+    task_params: typed.slice(0, plan.params.length).map((s, k) => ({
+      name: plan.params[k],
+      type: 'string',
+      description: `The text typed at step ${s.i}.`,
+      example: s.action_value,
+      sensitive: false,
+      optional: false,
+    })),
+    success_criteria: plan.success,
+    plan_step_updates: summaries.map((s) => {
+      const k = typed.indexOf(s);
+      return {
+        i: s.i,
+        action_value: k >= 0 && k < plan.params.length ? `{${plan.params[k]}}` : s.action_value,
+        subtask: plan.subtasks[split >= 0 && s.i > split ? 1 : 0],
+      };
+    }),
+  };
 }
 
 type Kind = 'step_card' | 'task_plan';
@@ -156,7 +189,9 @@ export function reflectModel(options: ReflectModelOptions = {}): FakeHandler {
         return { type: 'error', status: 400, message: `expected 2 PNG screenshots, got ${sizes.length}` };
       value = stepCard(prompt, sizes);
     } else {
-      value = taskPlan(firstPrompt, options.paramName ?? 'song_name');
+      value = options.plan
+        ? customPlan(firstPrompt, options.plan)
+        : taskPlan(firstPrompt, options.paramName ?? 'song_name');
     }
     const delayMs = options.delayMs ?? 0;
     return found.viaTool

@@ -30,6 +30,8 @@ export interface FakeVisionFaults {
   neverDone?: boolean;
   /** Until the first replan request, hover an empty part of the window instead of clicking the search field. Default false. */
   stubbornUntilReplan?: boolean;
+  /** Answer the first act request with a `replan` call, as a model that does not trust the plan does. Default false. */
+  replanFirst?: boolean;
 }
 
 export interface FakeVisionModelOptions {
@@ -42,6 +44,8 @@ export interface FakeVisionModelOptions {
 export interface FakeVisionTurn {
   kind: 'act' | 'replan';
   subtask: string;
+  /** The prompt's text, as the model read it. */
+  prompt: string;
   image: { width: number; height: number; bytes: number } | null;
   reply: string;
 }
@@ -268,6 +272,8 @@ export function createFakeVisionModel(options: FakeVisionModelOptions = {}): Fak
 
   async function act(prompt: Prompt): Promise<FakeReply> {
     if (!prompt.image) return call('replan', { reason: 'No screenshot was sent.' });
+    if (faults.replanFirst && !replanned)
+      return call('replan', { reason: 'This screen does not fit the plan.' });
     const screen = look(prompt.image);
     const fault = prompt.repairing ? null : injectFault();
     if (fault) return fault;
@@ -316,6 +322,7 @@ export function createFakeVisionModel(options: FakeVisionModelOptions = {}): Fak
     turns.push({
       kind,
       subtask: prompt.subtask,
+      prompt: prompt.text,
       image:
         size && prompt.image ? { width: size.width, height: size.height, bytes: prompt.image.length } : null,
       reply: JSON.stringify(

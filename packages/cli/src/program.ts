@@ -2,6 +2,7 @@ import { createRequire } from 'node:module';
 import { isMimeError } from '@mime-desktop/schema/errors';
 import { Command, CommanderError } from 'commander';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.ts';
+import { hintFor } from './hints.ts';
 import { say, style } from './output.ts';
 
 /** Registers one command on the program; its action hands its exit code to `run`. */
@@ -37,6 +38,8 @@ export const MIME_VERSION = version;
 function reportError(error: unknown): void {
   if (isMimeError(error)) {
     say(`${style.red('error')} ${style.dim(`[${error.code}]`)} ${error.message}`);
+    const hint = hintFor(error.code);
+    if (hint) say(style.dim(`  ${hint}`));
     return;
   }
   say(`${style.red('internal error')}: ${error instanceof Error ? error.message : String(error)}`);

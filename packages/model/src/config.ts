@@ -133,18 +133,18 @@ function buildConfig(
   const model = resolved.model;
   if (!baseURL) {
     missing.push(
-      `No model server: set MIME_BASE_URL (or pass --base-url, or add "baseURL" to ${file.path}), e.g. http://127.0.0.1:8000/v1 for a local vLLM.`,
+      `No model server: set MIME_BASE_URL (or add "baseURL" to ${file.path}), e.g. http://127.0.0.1:8000/v1 for a local vLLM.`,
     );
   }
   if (!model) {
     missing.push(
-      `No model: set MIME_MODEL (or pass --model, or add "model" to ${file.path}) to a model id the server serves.`,
+      `No model: set MIME_MODEL (or add "model" to ${file.path}) to a model id the server serves.`,
     );
   }
   const apiKey = resolved.apiKey;
   if (baseURL && !apiKey && !isLocalURL(String(baseURL.value))) {
     missing.push(
-      `No API key for the remote model server ${String(baseURL.value)}: set MIME_API_KEY or OPENAI_API_KEY (or pass --api-key, or add "apiKey" to ${file.path}). Local servers (localhost, 127.0.0.1) need none.`,
+      `No API key for the remote model server ${String(baseURL.value)}: set MIME_API_KEY or OPENAI_API_KEY (or add "apiKey" to ${file.path}). Local servers (localhost, 127.0.0.1) need none.`,
     );
   }
   if (!baseURL || !model || missing.length > 0) {

@@ -1,8 +1,8 @@
 import { MimeError, type Problem } from '@mime-desktop/schema';
 
 /** Where to set the model settings, named in the messages below. */
-const SET_BASE_URL = 'MIME_BASE_URL (or --base-url, or "baseURL" in the config file)';
-const SET_API_KEY = 'MIME_API_KEY (or OPENAI_API_KEY, --api-key, or "apiKey" in the config file)';
+const SET_BASE_URL = 'MIME_BASE_URL (or "baseURL" in the config file)';
+const SET_API_KEY = 'MIME_API_KEY (or OPENAI_API_KEY, or "apiKey" in the config file)';
 
 /** A model setting that is missing (`MIME_MODEL_NOT_CONFIGURED`) or has a bad value (`MIME_MODEL_CONFIG_INVALID`). */
 export class ModelConfigError extends MimeError {

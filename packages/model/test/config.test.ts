@@ -98,21 +98,19 @@ describe('resolveModelConfig', () => {
     });
     await expect(remote).rejects.toThrow(ModelConfigError);
     await expect(remote).rejects.toMatchObject({ code: 'MIME_MODEL_NOT_CONFIGURED' });
-    await expect(remote).rejects.toThrow(
-      /set MIME_API_KEY or OPENAI_API_KEY \(or pass --api-key, or add "apiKey"/,
-    );
+    await expect(remote).rejects.toThrow(/set MIME_API_KEY or OPENAI_API_KEY \(or add "apiKey"/);
   });
 
-  it('says which env var, flag and config key to set when the model and base URL are missing', async () => {
+  it('says which env var and config key to set when the model and base URL are missing', async () => {
     const error = await resolveModelConfig({ env: EMPTY_ENV }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ModelConfigError);
     expect(error).toMatchObject({ code: 'MIME_MODEL_NOT_CONFIGURED' });
     const message = (error as Error).message;
     expect(message).toContain(
-      'set MIME_BASE_URL (or pass --base-url, or add "baseURL" to /nonexistent/mime-test-config/mime/config.json)',
+      'set MIME_BASE_URL (or add "baseURL" to /nonexistent/mime-test-config/mime/config.json)',
     );
     expect(message).toContain(
-      'set MIME_MODEL (or pass --model, or add "model" to /nonexistent/mime-test-config/mime/config.json)',
+      'set MIME_MODEL (or add "model" to /nonexistent/mime-test-config/mime/config.json)',
     );
   });
 

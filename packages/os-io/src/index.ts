@@ -40,3 +40,12 @@ export { type HookKeyName, typedChar } from './keymap.ts';
 export { createDesktop, type DesktopOptions } from './nut-desktop.ts';
 export { epochNow } from './time.ts';
 export type { LogicalPoint, LogicalSize, PhysicalSize, ScreenGeometry } from './units.ts';
+export {
+  describeWindowQuery,
+  type FoundWindow,
+  findWindows,
+  launchApp,
+  type WaitForWindowOptions,
+  type WindowQuery,
+  waitForWindow,
+} from './windows.ts';

@@ -10,6 +10,8 @@ export {
 export {
   type Annotation,
   DEFAULT_HOTKEYS,
+  LaunchError,
+  type LaunchOptions,
   type RecorderEvent,
   type RecorderHotkeys,
   type RecordingResult,

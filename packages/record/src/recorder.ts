@@ -3,16 +3,22 @@ import { join } from 'node:path';
 import {
   createDesktop,
   type Desktop,
+  describeWindowQuery,
   epochNow,
+  findWindows,
   type HookEvent,
   type HookSubscription,
+  launchApp,
   type RawFrame,
+  type WindowQuery,
 } from '@mime-desktop/os-io';
 import {
   formatKeyChord,
   type KeyChord,
+  MimeError,
   normalizeKeyChord,
   type RecordingMetadata,
+  type WorkflowSetup,
   writeJsonAtomic,
 } from '@mime-desktop/schema';
 import { ActionAggregator, type AggregatorOptions, type RecordedAction } from './aggregate.ts';
@@ -99,6 +105,57 @@ export interface RecordOptions {
   ignoreTerminal?: boolean;
   /** The desktop to record. Default: the nut-js + uiohook desktop of this display (probed first). */
   desktop?: Desktop;
+  /**
+   * Starts the app before recording and stores the launch as the recording's `setup`, so replay can
+   * start it too. Default none.
+   */
+  launch?: LaunchOptions;
+}
+
+export interface LaunchOptions {
+  /** Shell command that starts the app. */
+  command: string;
+  /** The app window to wait for. Default: the first new window that appears, by its class. */
+  window?: WindowQuery;
+  /** How long to wait for the window, ms. Default 30000. */
+  timeoutMs?: number;
+}
+
+/** The app to record never showed its window (`MIME_LAUNCH_FAILED`). */
+export class LaunchError extends MimeError {
+  constructor(message: string) {
+    super('MIME_LAUNCH_FAILED', message);
+  }
+}
+
+/** Escapes text for use as a literal inside a regular expression. */
+function literal(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/**
+ * Starts the app and waits for its window; returns the setup to store. Without a window to wait for,
+ * the first window that was not open before is taken, and named by its class.
+ */
+async function launchForRecording(launch: LaunchOptions): Promise<WorkflowSetup> {
+  const timeoutMs = launch.timeoutMs ?? 30_000;
+  const before = new Set((await findWindows({})).map((w) => w.id));
+  await launchApp(launch.command);
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const windows = await findWindows(launch.window ?? {});
+    const found = launch.window ? windows[0] : windows.find((w) => !before.has(w.id) && w.classes.length > 0);
+    if (found) {
+      const window = launch.window ?? { class: `^${literal(found.classes.at(-1) ?? '')}$` };
+      return { command: launch.command, window, timeout_ms: timeoutMs };
+    }
+    if (performance.now() >= deadline) {
+      throw new LaunchError(
+        `the app started by \`${launch.command}\` showed no ${launch.window ? `window matching ${describeWindowQuery(launch.window)}` : 'new window'} within ${timeoutMs / 1000} s`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
 }
 
 export interface RecordingResult {
@@ -143,6 +200,9 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
   };
   const ownDesktop = options.desktop === undefined;
   const desktop = options.desktop ?? (await createDesktop({ failSafe: false }));
+  // The terminal is the window focused now, before a launched app takes the focus.
+  const terminal = options.ignoreTerminal ? await desktop.activeWindow() : null;
+  const setup = options.launch ? await launchForRecording(options.launch) : undefined;
   const startedAt = new Date();
   const started = epochNow();
   const { sessionId, dir } = await createSessionDir(
@@ -163,6 +223,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     platform: `${process.platform} (${desktop.display.sessionType})`,
     screen,
     mime_version: MIME_VERSION,
+    ...(setup ? { setup } : {}),
   };
   await writeJsonAtomic(join(dir, 'metadata.json'), metadata);
 
@@ -201,7 +262,6 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
   // Input that went to the recorder's own terminal is dropped. Keys went to the window focused when
   // they were pressed (asked at each key press); a click went to the window focused after it (asked
   // when the click is committed, after its double-click window, once click-to-focus has acted).
-  const terminal = options.ignoreTerminal ? await desktop.activeWindow() : null;
   const keyFocus = new Map<number, Promise<{ title: string } | null>>();
   const focusOf = (action: RecordedAction) => {
     const atKey =

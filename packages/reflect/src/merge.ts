@@ -156,6 +156,7 @@ export function mergeWorkflow(
     detailed_task_description: plan.detailed_task_description,
     task_params: params,
     success_criteria: plan.success_criteria,
+    ...(metadata.setup ? { setup: metadata.setup } : {}),
     plan: {
       subtasks: subtasks.map((subtask, s) => {
         const dependencies = dependenciesOf(subtask, upstream);

@@ -17,7 +17,7 @@ function describeParamProblems(problems: ParamProblems): string {
   const lines: string[] = [];
   if (problems.missing.length > 0) {
     lines.push(
-      `  missing: ${problems.missing.join(', ')} (pass --param ${problems.missing[0]}=<value>; sensitive params come from MIME_PARAM_<NAME> or the prompt)`,
+      `  missing: ${problems.missing.join(', ')} (give it a value; sensitive params come from MIME_PARAM_<NAME> or the prompt)`,
     );
   }
   if (problems.unknown.length > 0) {
@@ -61,10 +61,10 @@ export const BUDGET_CODES = {
 } as const satisfies Record<BudgetName, string>;
 
 const BUDGET_FIXES: Record<BudgetName, string> = {
-  iterations: 'raise --max-iterations, or make the subtask text and its expected outcome clearer',
-  model_calls: 'raise --max-model-calls',
-  replans: 'raise --max-replans, or check that the workflow still fits the app',
-  wall_time: 'raise --max-duration',
+  iterations: 'raise the iterations budget, or make the subtask text and its expected outcome clearer',
+  model_calls: 'raise the model calls budget',
+  replans: 'raise the replans budget, or check that the workflow still fits the app',
+  wall_time: 'raise the wall time budget',
 };
 
 /** A budget ran out; the run stops cleanly and the summary names the budget by its code. */
@@ -126,6 +126,13 @@ export class ReplayDivergenceError extends MimeError {
       { ...this.details, regroundable: false },
       `Auto mode stops here: no model is configured to take over (${missing.code}: ${missing.message}).`,
     );
+  }
+}
+
+/** The workflow's app window never appeared (`MIME_SETUP_FAILED`). */
+export class SetupError extends MimeError {
+  constructor(message: string) {
+    super('MIME_SETUP_FAILED', message);
   }
 }
 

@@ -17,6 +17,7 @@ export {
   ReplayDivergenceError,
   ReplayOptionError,
   RunStoppedError,
+  SetupError,
   TraceUnavailableError,
 } from './errors.ts';
 export { type BudgetLimits, type BudgetName, type BudgetSnapshot, DEFAULT_BUDGETS } from './run/budgets.ts';
@@ -36,6 +37,6 @@ export {
   secretEnvName,
 } from './run/materialize.ts';
 export { DEFAULT_PAUSE_HOTKEY } from './run/pause-gate.ts';
-export { type ReplayOptions, type ReplayResult, replay } from './run/replay.ts';
+export { DEFAULT_STEP_TIMEOUT_MS, type ReplayOptions, type ReplayResult, replay } from './run/replay.ts';
 export type { ConfirmAnswer, ConfirmRequest } from './run/run-context.ts';
 export { formatRunSummary } from './run/run-summary.ts';

@@ -23,7 +23,7 @@ describe('BudgetTracker', () => {
     const error = thrown(() => budgets.chargeIteration('subtask 0'));
     expect(error.code).toBe('MIME_BUDGET_ITERATIONS');
     expect(error.message).toBe(
-      'subtask 0 used all its iterations without finishing (2 of 2); raise --max-iterations, or make the subtask text and its expected outcome clearer.',
+      'subtask 0 used all its iterations without finishing (2 of 2); raise the iterations budget, or make the subtask text and its expected outcome clearer.',
     );
     budgets.startSubtask();
     budgets.chargeIteration('subtask 1');

@@ -85,7 +85,7 @@ describe('materializeWorkflow', () => {
     expect(error.problems.invalid).toEqual(['volume: expected an integer, got "loud"']);
     expect(error.message).toMatchInlineSnapshot(`
       "The params for this run are not usable:
-        missing: user, password (pass --param user=<value>; sensitive params come from MIME_PARAM_<NAME> or the prompt)
+        missing: user, password (give it a value; sensitive params come from MIME_PARAM_<NAME> or the prompt)
         unknown: colour, songname (this workflow's params: song_name, user, password, volume, note)
         invalid: volume: expected an integer, got "loud""
     `);

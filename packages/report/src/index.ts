@@ -1,7 +1,6 @@
 export { NotARunError, ReportOptionError } from './errors.ts';
 export {
   DEFAULT_MAX_IMAGE_WIDTH,
-  REPORT_FILE,
   type ReportOptions,
   renderReport,
   writeReport,

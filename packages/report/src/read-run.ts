@@ -6,37 +6,21 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  ExtractsFile,
   type Problem,
+  RUN_FILES,
   RunEvent,
   RunSummary,
   readJsonFile,
   readJsonlFile,
+  runEventProblems,
+  TaskMemoryFile,
   ValidationError,
   Workflow,
   zodProblems,
 } from '@mime-desktop/schema';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { NotARunError } from './errors.ts';
-
-/** The files of a run the report reads. */
-export const RUN_FILE_NAMES = {
-  events: 'events.jsonl',
-  summary: 'summary.json',
-  renderedSchema: 'schema.rendered.json',
-  taskMemory: 'task_memory.json',
-  extracts: 'extracts.json',
-} as const;
-
-/** `task_memory.json`: the model's memory after its last turn. */
-const TaskMemoryFile = z.object({
-  task_memory: z.string(),
-  subtask_i: z.number().nullable().default(null),
-  iteration: z.number().nullable().default(null),
-  updated_at: z.string().nullable().default(null),
-});
-export type TaskMemoryFile = z.infer<typeof TaskMemoryFile>;
-
-const ExtractsFile = z.record(z.string(), z.string());
 
 /** The name of a run's folder: `20261122T101500Z-3fa2`. */
 const RUN_ID = /^\d{8}T\d{6}Z-/;
@@ -66,10 +50,7 @@ async function listFolder(dir: string): Promise<Set<string>> {
 
 /** A hint for a folder that is not a run but may hold runs (a workflow, or its `.replay`). */
 function missingEventsReason(files: ReadonlySet<string>): string {
-  const missing = [
-    RUN_FILE_NAMES.events,
-    ...(files.has(RUN_FILE_NAMES.summary) ? [] : [RUN_FILE_NAMES.summary]),
-  ];
+  const missing = [RUN_FILES.events, ...(files.has(RUN_FILES.summary) ? [] : [RUN_FILES.summary])];
   const reason = `${missing.join(' and ')} ${missing.length === 1 ? 'is' : 'are'} missing`;
   if (files.has('.replay')) return `${reason} (this looks like a workflow folder: its runs are in .replay/)`;
   const newest = [...files]
@@ -93,13 +74,19 @@ async function readOptional<T>(
   return parsed.data;
 }
 
-async function readEvents(file: string): Promise<RunEvent[]> {
+async function readEvents(file: string, strict: boolean): Promise<RunEvent[]> {
   const events: RunEvent[] = [];
   const problems: Problem[] = [];
   for (const { line, value } of await readJsonlFile(file)) {
     const parsed = RunEvent.safeParse(value);
-    if (parsed.success) events.push(parsed.data);
-    else problems.push(...zodProblems(parsed.error, [`line ${line}`]));
+    if (!parsed.success) {
+      problems.push(...zodProblems(parsed.error, [`line ${line}`]));
+      continue;
+    }
+    events.push(parsed.data);
+    if (strict) {
+      for (const p of runEventProblems(parsed.data)) problems.push({ ...p, path: `line ${line}: ${p.path}` });
+    }
   }
   if (problems.length > 0) throw new ValidationError(file, 'run event log', problems);
   return events;
@@ -109,18 +96,18 @@ async function readEvents(file: string): Promise<RunEvent[]> {
  * Reads a run folder. Throws {@link NotARunError} when `dir` is not one, and the errors of
  * @mime-desktop/schema (`MIME_INVALID_JSON`, `MIME_INVALID_FILE`) for a file that is damaged.
  */
-export async function readRun(dir: string): Promise<RunArtifacts> {
+export async function readRun(dir: string, options: { strict?: boolean } = {}): Promise<RunArtifacts> {
   const files = await listFolder(dir);
-  if (!files.has(RUN_FILE_NAMES.events)) throw new NotARunError(dir, missingEventsReason(files));
-  const events = await readEvents(join(dir, RUN_FILE_NAMES.events));
+  if (!files.has(RUN_FILES.events)) throw new NotARunError(dir, missingEventsReason(files));
+  const events = await readEvents(join(dir, RUN_FILES.events), options.strict ?? false);
   if (!events.some((e) => e.type === 'run_start')) {
-    throw new NotARunError(dir, `${RUN_FILE_NAMES.events} has no run_start event`);
+    throw new NotARunError(dir, `${RUN_FILES.events} has no run_start event`);
   }
   const [summary, workflow, taskMemory, extracts] = await Promise.all([
-    readOptional(dir, files, RUN_FILE_NAMES.summary, 'run summary', RunSummary),
-    readOptional(dir, files, RUN_FILE_NAMES.renderedSchema, 'rendered workflow', Workflow),
-    readOptional(dir, files, RUN_FILE_NAMES.taskMemory, 'task memory file', TaskMemoryFile),
-    readOptional(dir, files, RUN_FILE_NAMES.extracts, 'extracts file', ExtractsFile),
+    readOptional(dir, files, RUN_FILES.summary, 'run summary', RunSummary),
+    readOptional(dir, files, RUN_FILES.renderedSchema, 'rendered workflow', Workflow),
+    readOptional(dir, files, RUN_FILES.taskMemory, 'task memory file', TaskMemoryFile),
+    readOptional(dir, files, RUN_FILES.extracts, 'extracts file', ExtractsFile),
   ]);
   return { dir, events, summary, workflow, taskMemory, extracts, files };
 }

@@ -1,5 +1,5 @@
 import { join, resolve } from 'node:path';
-import { typedRunEvent, writeFileAtomically } from '@mime-desktop/schema';
+import { RUN_FILES, typedRunEvent, writeFileAtomically } from '@mime-desktop/schema';
 import { buildTimeline } from './build-timeline.ts';
 import { embedImages } from './embed-images.ts';
 import { ReportOptionError } from './errors.ts';
@@ -7,12 +7,14 @@ import { type RunArtifacts, readRun } from './read-run.ts';
 import { renderDocument } from './render-document.ts';
 import { summarizeRun } from './summarize-run.ts';
 
-/** The report's file name in the run folder. */
-export const REPORT_FILE = 'report.html';
-
 export interface ReportOptions {
   /** Screenshots wider than this are scaled down (pixels, at least 64). Default 1280. */
   maxImageWidth?: number;
+  /**
+   * Refuse a run whose events break the run contract (`MIME_INVALID_FILE` listing every problem)
+   * instead of showing them raw. Default false: a damaged or older run still gets a report.
+   */
+  strict?: boolean;
 }
 
 export const DEFAULT_MAX_IMAGE_WIDTH = 1280;
@@ -38,7 +40,7 @@ export async function renderReport(runDir: string, options: ReportOptions = {}):
   if (!Number.isInteger(maxWidth) || maxWidth < 64) {
     throw new ReportOptionError(`maxImageWidth must be a whole number of pixels >= 64, got ${maxWidth}`);
   }
-  const run = await readRun(resolve(runDir));
+  const run = await readRun(resolve(runDir), { strict: options.strict ?? false });
   const images = await embedImages(run.dir, imageNames(run), run.files, maxWidth);
   return renderDocument({
     run,
@@ -51,7 +53,7 @@ export async function renderReport(runDir: string, options: ReportOptions = {}):
 /** Writes `<runDir>/report.html` (atomically, mode 0600: it shows the screen) and returns its path. */
 export async function writeReport(runDir: string, options: ReportOptions = {}): Promise<string> {
   const page = await renderReport(runDir, options);
-  const file = join(resolve(runDir), REPORT_FILE);
+  const file = join(resolve(runDir), RUN_FILES.report);
   await writeFileAtomically(file, page);
   return file;
 }

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type Problem, ValidationError } from './errors.ts';
 import { readJsonFile, readJsonlFile } from './json-files.ts';
 import { KeyChordError, normalizeKeyChord } from './keys.ts';
+import { WorkflowSetup } from './workflow.ts';
 import { zodProblems } from './zod-problems.ts';
 
 /** Recorded action types (lower case, as in ai_mime manifests). */
@@ -38,6 +39,8 @@ export const RecordingMetadata = z.object({
   platform: z.string().optional(),
   screen: ScreenInfo.optional(),
   mime_version: z.string().optional(),
+  /** How the app was launched when the recording started (`mime record --launch`). */
+  setup: WorkflowSetup.optional(),
 });
 export type RecordingMetadata = z.infer<typeof RecordingMetadata>;
 

@@ -291,5 +291,30 @@ export function checkWorkflowRules(document: unknown): Problem[] {
       checkTemplates(target?.[field], `${step.path}.target.${field}`, at, scope, problems);
     }
   }
+  checkSetupWindow(asRecord(asRecord(root.setup)?.window), problems);
   return problems;
+}
+
+/** The longest window-matching expression accepted (a window title is short; a long pattern is a mistake or an attack). */
+const MAX_WINDOW_PATTERN = 200;
+
+/** The setup window's title and class are regular expressions that compile. */
+function checkSetupWindow(window: Loose | undefined, problems: Problem[]): void {
+  for (const field of ['title', 'class'] as const) {
+    const pattern = window?.[field];
+    if (typeof pattern !== 'string') continue;
+    const path = `setup.window.${field}`;
+    if (pattern.length > MAX_WINDOW_PATTERN) {
+      problems.push({
+        path,
+        message: `a window pattern has at most ${MAX_WINDOW_PATTERN} characters, got ${pattern.length}`,
+      });
+      continue;
+    }
+    try {
+      new RegExp(pattern, 'u');
+    } catch (error) {
+      problems.push({ path, message: `not a valid regular expression: ${(error as Error).message}` });
+    }
+  }
 }

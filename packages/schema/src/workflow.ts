@@ -110,6 +110,38 @@ export const TaskParam = z.strictObject({
 });
 export type TaskParam = z.infer<typeof TaskParam>;
 
+/**
+ * How to start the app a workflow drives, and the window to wait for: replay runs the command (when
+ * allowed to) before the first subtask unless such a window is already open, then waits for it.
+ */
+export const WorkflowSetup = z
+  .strictObject({
+    command: z
+      .string()
+      .min(1, 'command must not be empty')
+      .max(4096)
+      .describe('Shell command that starts the app, e.g. "mousepad /tmp/notes.txt".'),
+    window: z
+      .strictObject({
+        title: z.string().min(1).optional().describe('Regular expression the window title must match.'),
+        class: z
+          .string()
+          .min(1)
+          .optional()
+          .describe('Regular expression the window class (WM_CLASS) must match.'),
+      })
+      .refine((w) => w.title !== undefined || w.class !== undefined, 'window needs a title or a class')
+      .describe('The app window replay waits for before the first step.'),
+    timeout_ms: z
+      .int()
+      .positive()
+      .max(600_000)
+      .default(30_000)
+      .describe('How long to wait for the window, ms.'),
+  })
+  .describe('Launch of the app before the first subtask.');
+export type WorkflowSetup = z.infer<typeof WorkflowSetup>;
+
 export const Workflow = z
   .strictObject({
     $schema: z.string().optional(),
@@ -119,6 +151,7 @@ export const Workflow = z
     detailed_task_description: z.string().default(''),
     task_params: z.array(TaskParam).default([]),
     success_criteria: z.string().default(''),
+    setup: WorkflowSetup.optional(),
     plan: z.strictObject({
       subtasks: z.array(WorkflowSubtask).min(1, 'a plan needs at least one subtask'),
     }),

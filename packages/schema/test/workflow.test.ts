@@ -198,6 +198,30 @@ describe('workflow validation', () => {
     ]);
   });
 
+  it('accepts an app setup and rejects one without a window, with a bad pattern or an endless wait', () => {
+    const ok = { ...workflow(), setup: { command: 'mousepad', window: { class: '^Mousepad$' } } };
+    const checked = checkWorkflow(ok);
+    expect(checked.ok && checked.workflow.setup).toEqual({
+      command: 'mousepad',
+      window: { class: '^Mousepad$' },
+      timeout_ms: 30_000,
+    });
+    expect(problemsOf({ ...workflow(), setup: { command: 'mousepad', window: {} } })).toEqual([
+      'setup.window: window needs a title or a class',
+    ]);
+    expect(
+      problemsOf({
+        ...workflow(),
+        setup: { command: '', window: { title: 'Mouse(pad', class: 'x'.repeat(201) }, timeout_ms: 1e9 },
+      }),
+    ).toEqual([
+      'setup.command: command must not be empty',
+      'setup.timeout_ms: Too big: expected number to be <=600000',
+      'setup.window.class: a window pattern has at most 200 characters, got 201',
+      'setup.window.title: not a valid regular expression: Invalid regular expression: /Mouse(pad/u: Unterminated group',
+    ]);
+  });
+
   it('throws a ValidationError listing every problem with the file', async () => {
     const error = await loadWorkflow(join(compat, 'manifest.jsonl')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(Error);

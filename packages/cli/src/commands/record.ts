@@ -1,5 +1,12 @@
 import { createInterface } from 'node:readline/promises';
-import { type Annotation, type RecorderEvent, record, sendControl } from '@mime-desktop/record';
+import type { WindowQuery } from '@mime-desktop/os-io';
+import {
+  type Annotation,
+  type LaunchOptions,
+  type RecorderEvent,
+  record,
+  sendControl,
+} from '@mime-desktop/record';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
@@ -15,6 +22,35 @@ interface RecordFlags extends HomeOptions {
   stopKey?: string;
   secretKey?: string;
   json?: boolean;
+  launch?: string;
+  launchWindow?: string;
+  launchClass?: string;
+}
+
+/** The app launch of `--launch`, `--launch-window` and `--launch-class`. */
+function launchOptions(flags: RecordFlags): LaunchOptions | undefined {
+  if (!flags.launch) {
+    if (flags.launchWindow || flags.launchClass) {
+      throw new UsageError(
+        '--launch-window and --launch-class go with --launch "<command that starts the app>"',
+      );
+    }
+    return undefined;
+  }
+  const window: WindowQuery = {};
+  for (const [flag, key, value] of [
+    ['--launch-window', 'title', flags.launchWindow],
+    ['--launch-class', 'class', flags.launchClass],
+  ] as const) {
+    if (value === undefined) continue;
+    try {
+      new RegExp(value, 'u');
+    } catch (error) {
+      throw new UsageError(`${flag} takes a regular expression: ${(error as Error).message}`);
+    }
+    window[key] = value;
+  }
+  return { command: flags.launch, ...(window.title || window.class ? { window } : {}) };
 }
 
 function positiveNumber(value: string | undefined, flag: string): number | undefined {
@@ -184,6 +220,15 @@ export function registerRecord(program: Command, run: (code: Promise<ExitCode>) 
     .option('--annotate-key <chord>', 'annotation hotkey (default ctrl+i)')
     .option('--stop-key <chord>', 'stop hotkey (default ctrl+alt+shift+s)')
     .option('--secret-key <chord>', 'secret typing toggle (default ctrl+alt+shift+h)')
+    .option('--launch <command>', 'start the app first and store the launch, so replay can start it too')
+    .option(
+      '--launch-window <title>',
+      'with --launch: the app window to wait for, by title (a regular expression)',
+    )
+    .option(
+      '--launch-class <class>',
+      'with --launch: the app window to wait for, by class (default: the new window)',
+    )
     .option('--json', 'print the result as JSON on stdout')
     .addHelpText(
       'after',
@@ -207,6 +252,7 @@ export function registerRecord(program: Command, run: (code: Promise<ExitCode>) 
               description: flags.description,
               home: resolveHome(flags),
               fps: positiveNumber(flags.fps, '--fps'),
+              launch: launchOptions(flags),
               maxDurationMs: seconds === undefined ? undefined : seconds * 1000,
               signal: controller.signal,
               hotkeys: { annotate: flags.annotateKey, stop: flags.stopKey, secret: flags.secretKey },

@@ -8,6 +8,7 @@ import {
   type ConfirmRequest,
   DEFAULT_BUDGETS,
   DEFAULT_PAUSE_HOTKEY,
+  DEFAULT_STEP_TIMEOUT_MS,
   type ReplayEvent,
   type ReplayOptions,
   type ReplayResult,
@@ -17,6 +18,7 @@ import {
 import { loadWorkflow, MimeError, RUN_FILES, readJsonFile, type TaskParam } from '@mime-desktop/schema';
 import { type Command, Option } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
+import { hintFor } from '../hints.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
 import { printData, printJson, say, style } from '../output.ts';
 import { createRunLog } from '../run-log.ts';
@@ -34,6 +36,8 @@ interface ReplayFlags extends HomeOptions, ModelFlags {
   dryRun?: boolean;
   confirm?: boolean;
   json?: boolean;
+  stepTimeout?: string;
+  runSetup?: boolean;
 }
 
 /** Ctrl+C at one of this command's prompts. */
@@ -49,6 +53,16 @@ function wholeNumber(value: string | undefined, flag: string, floor = 1): number
   if (!Number.isInteger(n) || n < floor)
     throw new UsageError(`${flag} must be a whole number >= ${floor}, got "${value}"`);
   return n;
+}
+
+/** A duration in seconds (fractions allowed, at most an hour) as ms. */
+function secondsToMs(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const seconds = Number(value);
+  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !Number.isFinite(seconds) || seconds > 3600) {
+    throw new UsageError(`${flag} takes seconds from 0 to 3600, e.g. ${flag} 5, got "${value}"`);
+  }
+  return Math.round(seconds * 1000);
 }
 
 function parseImageSize(value: string | undefined): ReplayOptions['image'] {
@@ -286,9 +300,12 @@ function reportResult(result: ReplayResult, flags: ReplayFlags): ExitCode {
   } else {
     const mark = summary.outcome === 'aborted' ? style.yellow('■ aborted') : style.red('✗ failed');
     say(`${mark} ${style.dim(`[${summary.code}]`)} after ${seconds} s (${usage}): ${summary.reason}`);
+    const hint = hintFor(summary.code);
+    if (hint) say(style.dim(`  ${hint}`));
   }
   say(style.dim(`  summary: ${join(result.dir, RUN_FILES.textSummary)}`));
   if (result.report) say(`  report: ${result.report}`);
+  else if (summary.report_error) say(style.yellow(`  no report.html: ${summary.report_error}`));
   if (summary.outcome === 'success') return EXIT.ok;
   return summary.outcome === 'aborted' ? EXIT.aborted : EXIT.failed;
 }
@@ -305,6 +322,8 @@ async function runReplayCommand(target: string, flags: ReplayFlags): Promise<Exi
     budgets: budgetsFrom(flags),
     image: parseImageSize(flags.imageSize),
     dryRun: flags.dryRun === true,
+    runSetup: flags.runSetup === true,
+    stepTimeoutMs: secondsToMs(flags.stepTimeout, '--step-timeout'),
     confirmAction: flags.confirm ? confirmOnTerminal : undefined,
     onEvent: (event) => {
       if (event.type === 'run_start') {
@@ -343,7 +362,10 @@ export function registerReplay(program: Command, run: (code: Promise<ExitCode>) 
     .option('--param <name=value>', 'a param value for this run (repeatable)', collect)
     .option('--params-file <file>', 'param values from a JSON object; --param wins')
     .addOption(
-      new Option('--mode <mode>', 'replay mode (trace and auto are not built yet)')
+      new Option(
+        '--mode <mode>',
+        'replay mode: auto (recorded steps, the model where the screen diverged), trace (recorded steps only), agent (the model every turn)',
+      )
         .choices(['auto', 'trace', 'agent'])
         .default('auto'),
     )
@@ -356,6 +378,14 @@ export function registerReplay(program: Command, run: (code: Promise<ExitCode>) 
     .option(
       '--max-duration <seconds>',
       `wall time of the whole run (default ${DEFAULT_BUDGETS.wallTimeMs / 1000})`,
+    )
+    .option(
+      '--step-timeout <seconds>',
+      `trace and auto: how long to wait for a step's recorded screen (an app starting, a dialog opening) before it counts as diverged (default ${DEFAULT_STEP_TIMEOUT_MS / 1000})`,
+    )
+    .option(
+      '--run-setup',
+      "run the workflow's setup command when its app window is not open (without it, replay waits for the window)",
     )
     .option('--image-size <WxH>', 'largest screenshot sent to the model (default 1280x800)')
     .option('--dry-run', 'let the model decide but execute nothing')

@@ -20,6 +20,7 @@ import type { RawFrame } from '@mime-desktop/os-io';
 import {
   type ActionManifestEvent,
   isMimeError,
+  type RunAction,
   type ScreenCheck,
   stepFrameName,
   type WorkflowStep,
@@ -76,7 +77,7 @@ export const AUTO_MATCH = { score: 0.8, margin: 0.05, contrast: 8, offsetToleran
  * A change check passes when this share of the cells the recorded action changed looks like the
  * recording after it, and that share leads the share still looking like before by `lead`.
  */
-export const CHANGE_CHECK = { toAfter: 0.5, lead: 0.2 } as const;
+export const CHANGE_CHECK = { toAfter: 0.35, lead: 0.15 } as const;
 /** Pause between captures while waiting for the recorded screen, ms. */
 const POLL_MS = 100;
 
@@ -217,6 +218,22 @@ function checkChange(
   return { ok: best.ok, toAfter: best.toAfter };
 }
 
+/**
+ * Whether the live screen changed since `liveBefore` mostly inside `expected` (where the recording
+ * changed): typing landed in the right field, whatever its length.
+ */
+function checkPlace(liveBefore: RgbaImage, live: RgbaImage, expected: Box): { ok: boolean; toAfter: number } {
+  const changed = changedRegion(liveBefore, live);
+  if (!changed) return { ok: false, toAfter: 0 };
+  const x0 = Math.max(changed.x, expected.x);
+  const y0 = Math.max(changed.y, expected.y);
+  const x1 = Math.min(changed.x + changed.width, expected.x + expected.width);
+  const y1 = Math.min(changed.y + changed.height, expected.y + expected.height);
+  const inside = Math.max(0, x1 - x0) * Math.max(0, y1 - y0);
+  const share = inside / (changed.width * changed.height);
+  return { ok: share >= CHANGE_CHECK.toAfter, toAfter: share };
+}
+
 class RecordedRun {
   readonly #ctx: RunContext;
   readonly #mode: Mode;
@@ -314,7 +331,7 @@ class RecordedRun {
     }
     state.layout = before.value.layout;
     if (action && !settings.dryRun && (action.action === 'type' || action.action === 'key')) {
-      const failure = await this.#checkAfter(recorded, turn, state);
+      const failure = await this.#checkAfter(recorded, turn, state, before.live, action);
       if (failure !== null) return failure;
     }
     entry.recordStep({ i: step.i, executed_by, reason });
@@ -510,19 +527,31 @@ class RecordedRun {
   }
 
   /** After a typing or key step: the change the recording shows in the next frame must appear. */
-  async #checkAfter(recorded: RecordedStep, turn: At, state: SubtaskState): Promise<string | null> {
+  async #checkAfter(
+    recorded: RecordedStep,
+    turn: At,
+    state: SubtaskState,
+    liveBefore: RgbaImage,
+    action: RunAction,
+  ): Promise<string | null> {
     const [pre, post] = await Promise.all([recorded.pre(), recorded.post()]);
     if (!post) return null;
-    const action = recordedAction(recorded);
+    const { event } = recorded;
+    // Other text than recorded (a new param value) changes the screen in the same place, not the same way.
+    const otherText =
+      action.action === 'type' && event.action_type === 'type' && action.text !== event.action_details.text;
     return this.#verifyChange({
+      liveBefore: otherText ? liveBefore : null,
       check: 'after_step',
       step_i: recorded.step.i,
       before: pre,
       after: post,
       layout: state.layout ?? RECORDED,
       turn,
-      reason: `after ${describeStep(recorded.step)}, the screen did not change the way the recording shows`,
-      description: action ? describeAction(action) : describeStep(recorded.step),
+      reason: otherText
+        ? `after ${describeStep(recorded.step)}, the screen did not change where the recording shows the typing`
+        : `after ${describeStep(recorded.step)}, the screen did not change the way the recording shows`,
+      description: describeAction(action),
     });
   }
 
@@ -545,6 +574,7 @@ class RecordedRun {
       after: await this.#steps.frame(endFrame),
       layout: state.layout ?? RECORDED,
       turn: { subtask_i: entry.subtask_i, iteration: entry.record.iterations },
+      liveBefore: null,
       reason: `the screen does not show the outcome the recording shows at the end of subtask ${subtask.subtask_i}`,
       description: '',
     });
@@ -556,6 +586,8 @@ class RecordedRun {
    * shows no visible change.
    */
   async #verifyChange(spec: {
+    /** Given: only where the screen changed since this frame is checked (it must be where the recording changed). */
+    liveBefore: RgbaImage | null;
     check: ScreenCheck;
     step_i: number | null;
     before: RgbaImage;
@@ -571,7 +603,11 @@ class RecordedRun {
     if (!region) return null;
     const watched = await this.#watch((live) => {
       const sameSize = live.width === before.width && live.height === before.height;
-      const change = sameSize ? checkChange(live, before, after, region, layout) : { ok: false, toAfter: 0 };
+      const change = !sameSize
+        ? { ok: false, toAfter: 0 }
+        : spec.liveBefore
+          ? checkPlace(spec.liveBefore, live, mapBox(layout, region))
+          : checkChange(live, before, after, region, layout);
       return change.ok
         ? located(identity, layout, change.toAfter, '')
         : failed(

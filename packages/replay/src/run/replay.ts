@@ -39,6 +39,7 @@ import type {
 } from './run-context.ts';
 import { RunFolder } from './run-folder.ts';
 import { buildRunSummary, formatRunSummary } from './run-summary.ts';
+import { prepareApp } from './setup-app.ts';
 import { withDefaults } from './with-defaults.ts';
 
 /** The executor of each mode. */
@@ -95,6 +96,11 @@ export interface ReplayOptions {
    * dialog still opening) before it counts as diverged, ms. Default 5000.
    */
   stepTimeoutMs?: number;
+  /**
+   * Run the workflow's `setup` command when its app window is not open. Default false: a shared
+   * workflow's command runs only when you allow it; replay then waits for the window instead.
+   */
+  runSetup?: boolean;
 }
 
 /** Default of {@link ReplayOptions.stepTimeoutMs}. */
@@ -207,7 +213,7 @@ export async function replay(workflowDir: string, options: ReplayOptions = {}): 
   const unrecorded = steps.find((step) => step.source === null);
   if (mode === 'trace' && unrecorded) {
     throw new TraceUnavailableError(
-      `step ${unrecorded.i} has no recorded source (a hand-written or ai_mime workflow?); replay it with --mode auto or agent`,
+      `step ${unrecorded.i} has no recorded source (a hand-written or ai_mime workflow?); replay it in the auto or agent mode`,
     );
   }
   // When the model will surely be needed, a missing configuration is bad input, found before any run.
@@ -310,6 +316,13 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
   });
   let failure: { error: unknown } | null = null;
   try {
+    if (materialized.workflow.setup) {
+      await prepareApp(materialized.workflow.setup, journal, {
+        launch: options.runSetup ?? false,
+        signal,
+        env: { ...process.env, ...options.env },
+      });
+    }
     await setup.executor(context);
   } catch (error) {
     failure = { error };

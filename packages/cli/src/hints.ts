@@ -1,0 +1,25 @@
+/**
+ * What the command line adds to an error of the libraries: their messages name options and
+ * environment variables; here the same fix is named by its flag.
+ */
+const HINTS: Record<string, string> = {
+  MIME_MODEL_NOT_CONFIGURED:
+    'On the command line: --base-url, --model and --config (the API key only from the environment).',
+  MIME_MODEL_AUTH:
+    'The API key comes from MIME_API_KEY or OPENAI_API_KEY (never a flag: it would show in `ps`).',
+  MIME_PARAMS_INVALID: 'Give values with --param name=value or --params-file params.json.',
+  MIME_BUDGET_ITERATIONS: 'Raise it with --max-iterations.',
+  MIME_BUDGET_MODEL_CALLS: 'Raise it with --max-model-calls.',
+  MIME_BUDGET_REPLANS: 'Raise it with --max-replans.',
+  MIME_BUDGET_WALL_TIME: 'Raise it with --max-duration <seconds>.',
+  MIME_SETUP_FAILED:
+    "--run-setup lets replay run the workflow's setup command; --step-timeout waits longer for each step.",
+  MIME_REPLAY_DIVERGENCE:
+    'Modes: --mode auto re-finds moved targets and asks the model only where needed; --mode agent lets the model drive.',
+  MIME_TRACE_UNAVAILABLE: 'Replay it with --mode auto or --mode agent.',
+};
+
+/** The command-line hint for an error code, or null. */
+export function hintFor(code: string | null): string | null {
+  return code === null ? null : (HINTS[code] ?? null);
+}

@@ -1,0 +1,137 @@
+/**
+ * App windows: launching an app and waiting for its window, by title or class (regular expressions,
+ * JavaScript syntax). On X11 the windows are listed with xdotool and their class read with xprop
+ * (both from the X tools `./setup.sh` installs); elsewhere nut-js lists windows by title only.
+ */
+import { execFile, spawn } from 'node:child_process';
+import { promisify } from 'node:util';
+import { DesktopFailureError, UnsupportedPlatformError } from './errors.ts';
+import { pause } from './time.ts';
+
+const run = promisify(execFile);
+
+/** Which window to look for; both given: both must match. */
+export interface WindowQuery {
+  /** Regular expression the window title must match. */
+  title?: string;
+  /** Regular expression the window class (X11 WM_CLASS, instance or class name) must match. */
+  class?: string;
+}
+
+/** A window on screen. */
+export interface FoundWindow {
+  /** X11 window id (decimal), or the title elsewhere. */
+  id: string;
+  title: string;
+  /** WM_CLASS names; empty where the platform does not tell. */
+  classes: string[];
+}
+
+/** The query in words, for messages: `title /Mousepad/ and class /mousepad/`. */
+export function describeWindowQuery(query: WindowQuery): string {
+  return [query.title && `title /${query.title}/`, query.class && `class /${query.class}/`]
+    .filter(Boolean)
+    .join(' and ');
+}
+
+async function x11Windows(env: NodeJS.ProcessEnv): Promise<FoundWindow[]> {
+  const ids = await run('xdotool', ['search', '--onlyvisible', '--name', ''], { env }).then(
+    (r) => r.stdout.split('\n').filter(Boolean),
+    (error: { code?: unknown; message: string }) => {
+      // xdotool exits 1 when nothing matches.
+      if (error.code === 1) return [];
+      if (error.code === 'ENOENT') {
+        throw new DesktopFailureError('finding app windows needs xdotool: install it (./setup.sh does)', {
+          cause: error,
+        });
+      }
+      throw new DesktopFailureError(`xdotool could not list the windows: ${error.message}`, { cause: error });
+    },
+  );
+  return Promise.all(
+    ids.map(async (id): Promise<FoundWindow> => {
+      const [name, wmClass] = await Promise.all([
+        run('xdotool', ['getwindowname', id], { env }).then(
+          (r) => r.stdout.replace(/\n$/, ''),
+          () => '',
+        ),
+        run('xprop', ['-id', id, 'WM_CLASS'], { env }).then(
+          (r) => [...r.stdout.matchAll(/"([^"]*)"/g)].map((m) => m[1] ?? ''),
+          () => [] as string[],
+        ),
+      ]);
+      return { id, title: name, classes: wmClass };
+    }),
+  );
+}
+
+async function nutWindows(): Promise<FoundWindow[]> {
+  const { getWindows } = await import('@nut-tree-fork/nut-js');
+  const windows = await getWindows();
+  const titles = await Promise.all(windows.map((w) => w.title.catch(() => '')));
+  return titles.map((title) => ({ id: title, title, classes: [] }));
+}
+
+/** The visible windows that match `query`. */
+export async function findWindows(
+  query: WindowQuery,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<FoundWindow[]> {
+  const title = query.title === undefined ? null : new RegExp(query.title, 'u');
+  const klass = query.class === undefined ? null : new RegExp(query.class, 'u');
+  if (process.platform !== 'linux' && klass) {
+    throw new UnsupportedPlatformError(
+      `finding a window by class works on Linux/X11 only; give a title instead`,
+    );
+  }
+  const windows = process.platform === 'linux' ? await x11Windows(env) : await nutWindows();
+  return windows.filter(
+    (w) => (!title || title.test(w.title)) && (!klass || w.classes.some((c) => klass.test(c))),
+  );
+}
+
+export interface WaitForWindowOptions {
+  /** Longest wait, ms. */
+  timeoutMs: number;
+  /** Pause between looks, ms. Default 250. */
+  intervalMs?: number;
+  signal?: AbortSignal;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Waits until a window matches; resolves it, or null after the timeout. */
+export async function waitForWindow(
+  query: WindowQuery,
+  options: WaitForWindowOptions,
+): Promise<FoundWindow | null> {
+  const { timeoutMs, intervalMs = 250, signal, env } = options;
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const [found] = await findWindows(query, env);
+    if (found) return found;
+    if (performance.now() >= deadline) return null;
+    await pause(
+      Math.min(intervalMs, Math.max(0, deadline - performance.now())),
+      signal ?? new AbortController().signal,
+    );
+  }
+}
+
+/**
+ * Starts an app with the shell, detached: it keeps running after mime exits, its output discarded.
+ * Resolves once it was started (not when its window appears); rejects when the shell cannot start.
+ */
+export function launchApp(command: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const child = spawn('/bin/sh', ['-c', command], { detached: true, stdio: 'ignore', env });
+    child.once('error', (error) =>
+      reject(
+        new DesktopFailureError(`could not start the app (${command}): ${error.message}`, { cause: error }),
+      ),
+    );
+    child.once('spawn', () => {
+      child.unref();
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,154 @@
+/**
+ * Replay on a real GTK app: Mousepad under Xvfb with openbox, replaying a real `mime record --launch
+ * mousepad` (write a note, Ctrl+S, type a path in the Save dialog, Enter). The workflow's `setup`
+ * launches the app or waits for it; when the Save dialog never opens, replay stops with a divergence
+ * instead of typing the path into the document and reporting success.
+ */
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { mousepadEnv, waitForWindowTitle } from '@mime-desktop/test-support/mousepad';
+import { REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
+import { execa } from 'execa';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'mousepad-save');
+
+let desktop: DesktopHarness;
+let env: NodeJS.ProcessEnv;
+let work: string;
+
+beforeEach(async () => {
+  desktop = await startDesktopHarness({ app: false, windowManager: true, keepDisplayUntilExit: false });
+  env = await mousepadEnv(desktop);
+  work = await mkdtemp(join(tmpdir(), 'mime-mousepad-'));
+  await cp(FIXTURE, join(work, 'workflow'), { recursive: true });
+}, 60_000);
+
+afterEach(async () => {
+  await desktop?.stop();
+});
+
+const events = async (runDir: string) =>
+  (await readFile(join(runDir, 'events.jsonl'), 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
+
+describe('mousepad: save a note', () => {
+  it('launches the app from the workflow setup with --run-setup, replays, and the file is written', async () => {
+    const target = join(work, 'saved.txt');
+    const result = await runMime(
+      [
+        'replay',
+        join(work, 'workflow'),
+        '--run-setup',
+        '--param',
+        'note=Second note from replay',
+        '--param',
+        `file_path=${target}`,
+        '--json',
+      ],
+      { env },
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect((await readFile(target, 'utf8')).trim()).toBe('Second note from replay');
+    const summary = JSON.parse(result.stdout);
+    expect(summary).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
+    const log = await events(summary.dir);
+    expect(log.find((e) => e.type === 'setup')?.data).toMatchObject({ command: 'mousepad', launched: true });
+    const verified = log.filter((e) => e.type === 'verify').map((e) => e.data.check);
+    expect(verified).toContain('after_step');
+    expect(verified).toContain('subtask_outcome');
+  });
+
+  it('waits for the app window when it starts after the replay, without running the setup command', async () => {
+    const target = join(work, 'later.txt');
+    const replay = startMime(
+      ['replay', join(work, 'workflow'), '--param', 'note=Started late', '--param', `file_path=${target}`],
+      { env },
+    );
+    await new Promise((resolve) => setTimeout(resolve, 2500));
+    const app = execa('mousepad', [], { env, reject: false, detached: true, stdio: 'ignore' });
+    const result = await replay.done;
+    app.kill();
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/the app's window \(class \/\^Mousepad\$\/\) is open|window.*appeared/);
+    expect((await readFile(target, 'utf8')).trim()).toBe('Started late');
+  });
+
+  it('stops with a divergence when the Save dialog never opens, and types nothing into the document', async () => {
+    // An existing file: Ctrl+S saves it at once, no dialog opens.
+    const existing = join(work, 'existing.txt');
+    await writeFile(existing, '');
+    const app = execa('mousepad', [existing], { env, reject: false, detached: true, stdio: 'ignore' });
+    try {
+      await waitForWindowTitle(desktop, 'existing.txt');
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const result = await runMime(
+        [
+          'replay',
+          join(work, 'workflow'),
+          '--param',
+          'note=Only this',
+          '--param',
+          `file_path=${join(work, 'never.txt')}`,
+          '--step-timeout',
+          '3',
+          '--json',
+        ],
+        { env },
+      );
+      expect(result.exitCode, result.stderr).toBe(1);
+      const summary = JSON.parse(result.stdout);
+      expect(summary).toMatchObject({ outcome: 'failed', code: 'MIME_REPLAY_DIVERGENCE' });
+      expect(summary.reason).toMatch(
+        /^step 2 \(key ctrl\+s\): after step 2 .*did not change the way the recording shows/,
+      );
+      const divergence = (await events(summary.dir)).find((e) => e.type === 'divergence');
+      expect(divergence?.data).toMatchObject({ step_i: 2, check: 'after_step' });
+      expect(summary.subtasks[1].outcome).toBe('not_run');
+      // Ctrl+S saved the note to the open file; the path was never typed into it.
+      expect((await readFile(existing, 'utf8')).trim()).toBe('Only this');
+    } finally {
+      app.kill();
+    }
+  });
+});
+
+describe('mime record --launch', () => {
+  it('starts the app, waits for its new window and stores the launch as the recording setup', async () => {
+    const home = join(work, 'home');
+    const recorder = startMime(['record', '--name', 'launch check', '--home', home, '--launch', 'mousepad'], {
+      env,
+    });
+    const sessionId = await recorder.waitForStdoutLine(30_000);
+    await recorder.waitForStderr(/● Recording/, 30_000);
+    await waitForWindowTitle(desktop, 'Mousepad');
+    await startMime(['record', 'stop', '--session', sessionId], { env }).done;
+    const result = await recorder.done;
+    expect(result.exitCode, result.stderr).toBe(0);
+    const metadata = JSON.parse(await readFile(join(home, 'recordings', sessionId, 'metadata.json'), 'utf8'));
+    expect(metadata.setup).toEqual({
+      command: 'mousepad',
+      window: { class: '^Mousepad$' },
+      timeout_ms: 30_000,
+    });
+  });
+
+  it('refuses --launch-window without --launch, and a pattern that is not a regular expression', async () => {
+    const home = join(work, 'home');
+    const alone = await runMime(['record', '--name', 'x', '--home', home, '--launch-window', 'Mousepad'], {
+      env,
+    });
+    expect(alone.exitCode).toBe(2);
+    expect(alone.stderr).toMatch(/--launch-window and --launch-class go with --launch/);
+    const bad = await runMime(
+      ['record', '--name', 'x', '--home', home, '--launch', 'mousepad', '--launch-class', 'Mouse(pad'],
+      { env },
+    );
+    expect(bad.exitCode).toBe(2);
+    expect(bad.stderr).toMatch(/--launch-class takes a regular expression/);
+  });
+});

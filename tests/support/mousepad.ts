@@ -1,0 +1,52 @@
+/**
+ * Mousepad (Xfce's GTK text editor, a Debian package) as a real desktop app for tests: started on a
+ * harness display with its own config folder (no restored session, no state between runs), its
+ * window and dialogs found with xdotool.
+ */
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { DesktopHarness } from './desktop-harness.ts';
+
+/** The class replay and record wait for. */
+export const MOUSEPAD_CLASS = '^Mousepad$';
+
+/** Environment for a mousepad of its own: fresh config and data folders on the harness display. */
+export async function mousepadEnv(desktop: DesktopHarness): Promise<NodeJS.ProcessEnv> {
+  const home = await mkdtemp(join(tmpdir(), 'mime-mousepad-home-'));
+  return {
+    ...desktop.env,
+    HOME: home,
+    XDG_CONFIG_HOME: join(home, 'config'),
+    XDG_DATA_HOME: join(home, 'data'),
+    XDG_CACHE_HOME: join(home, 'cache'),
+    NO_AT_BRIDGE: '1',
+    GTK_A11Y: 'none',
+  };
+}
+
+/** Polls until a visible window whose title matches `pattern` exists; resolves its id. */
+export async function waitForWindowTitle(
+  desktop: DesktopHarness,
+  pattern: string,
+  timeoutMs = 15_000,
+): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const found = await desktop.xdotool('search', '--onlyvisible', '--name', pattern).catch(() => '');
+    const id = found.split('\n').find(Boolean);
+    if (id) return id;
+    if (Date.now() > deadline) throw new Error(`no window titled /${pattern}/ within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 150));
+  }
+}
+
+/** The geometry of a window: its position and size on the screen. */
+export async function windowGeometry(
+  desktop: DesktopHarness,
+  id: string,
+): Promise<{ x: number; y: number; width: number; height: number }> {
+  const text = await desktop.xdotool('getwindowgeometry', '--shell', id);
+  const value = (key: string) => Number(new RegExp(`^${key}=(\\d+)`, 'm').exec(text)?.[1] ?? Number.NaN);
+  return { x: value('X'), y: value('Y'), width: value('WIDTH'), height: value('HEIGHT') };
+}
