@@ -47,7 +47,7 @@ describe('mime doctor', () => {
   it('skips the network with --offline and reports an unreachable endpoint', async () => {
     const env = { ...NO_DISPLAY, MIME_BASE_URL: 'http://127.0.0.1:9/v1', MIME_MODEL: 'm' };
     const offline = await runMime(['doctor', '--offline'], { env });
-    expect(offline.stderr).toContain('- model endpoint: not checked (--offline)');
+    expect(offline.stderr).toContain('- model endpoint: not checked (offline)');
     const online = await runMime(['doctor'], { env });
     expect(online.stderr).toMatch(
       /✗ model endpoint: Cannot reach the model server at http:\/\/127\.0\.0\.1:9\/v1.*\[MIME_MODEL_UNREACHABLE\]/,

@@ -21,6 +21,7 @@ export {
   type SettingSource,
 } from './config.ts';
 export { type ModelConfigFile, modelConfigFileSchema } from './config-file.ts';
+export { type DiagnoseModelOptions, diagnoseModel } from './diagnose.ts';
 export {
   ModelAbortedError,
   ModelAuthError,

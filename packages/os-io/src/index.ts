@@ -1,5 +1,6 @@
 export { captureFrame, type EncodePngOptions, encodePng, frameToRgb, type RawFrame } from './capture.ts';
 export type { ActiveWindow, Desktop } from './desktop.ts';
+export { diagnoseDesktop } from './diagnose.ts';
 export {
   assertDisplay,
   type DisplayFacts,

@@ -1,3 +1,4 @@
+export * from './doctor-check.ts';
 export * from './errors.ts';
 export * from './json-files.ts';
 export * from './json-schema.ts';

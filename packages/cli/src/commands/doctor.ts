@@ -1,5 +1,6 @@
+import type { DoctorCheck } from '@mime-desktop/schema';
 import type { Command } from 'commander';
-import { type DoctorCheck, type DoctorOptions, runDoctor } from '../doctor.ts';
+import { type DoctorOptions, runDoctor } from '../doctor.ts';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { mark, printJson, say, style } from '../output.ts';
 

@@ -1,0 +1,73 @@
+/** The desktop checks of `mime doctor`: a display to reach, frames to capture, hooks to start. */
+import { type DoctorCheck, failedCheck } from '@mime-desktop/schema';
+import { probeDisplay } from './display-probe.ts';
+import { createDesktop } from './nut-desktop.ts';
+
+async function checkDisplay(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+  const facts = await probeDisplay({ env });
+  if (!facts.reachable) {
+    const [detail = 'no display', ...fix] = (facts.problem ?? 'no display').split(/(?<=\.) /);
+    return { name: 'display', status: 'fail', detail, fix: fix.join(' ') || undefined };
+  }
+  const where = facts.display ? `${facts.sessionType} display ${facts.display}` : facts.sessionType;
+  const limits = facts.limitations.length > 0 ? ` (${facts.limitations.join(' ')})` : '';
+  return { name: 'display', status: 'ok', detail: `${where}${limits}` };
+}
+
+/** Capture and hooks on a reachable display: what record and replay use. */
+async function checkDesktop(): Promise<DoctorCheck[]> {
+  let desktop: Awaited<ReturnType<typeof createDesktop>>;
+  try {
+    desktop = await createDesktop({ failSafe: false });
+  } catch (error) {
+    return [
+      failedCheck('capture', error),
+      { name: 'input hooks', status: 'skip', detail: 'not checked: no desktop' },
+    ];
+  }
+  const checks: DoctorCheck[] = [];
+  try {
+    const started = performance.now();
+    const frame = await desktop.captureFrame();
+    const ms = performance.now() - started;
+    const { width, height } = frame.logical;
+    checks.push({
+      name: 'capture',
+      status: 'ok',
+      detail: `${width}x${height} logical px, scale ${frame.scale}, ${ms.toFixed(1)} ms a frame`,
+    });
+  } catch (error) {
+    checks.push(failedCheck('capture', error));
+  }
+  try {
+    const hooks = await desktop.startHooks(() => undefined);
+    await hooks.stop();
+    checks.push({
+      name: 'input hooks',
+      status: 'ok',
+      detail: 'global mouse and keyboard hooks start (recording, fail-safe hotkey)',
+    });
+  } catch (error) {
+    checks.push(failedCheck('input hooks', error));
+  } finally {
+    await desktop.close();
+  }
+  return checks;
+}
+
+/**
+ * Checks the display, then (when it is reachable) screen capture and the global input hooks; never
+ * throws for a failed check. Without a display the later checks are skipped, not failed.
+ */
+export async function diagnoseDesktop(env: NodeJS.ProcessEnv = process.env): Promise<DoctorCheck[]> {
+  const display = await checkDisplay(env);
+  if (display.status !== 'ok') {
+    return [
+      display,
+      ...['capture', 'input hooks'].map(
+        (name): DoctorCheck => ({ name, status: 'skip', detail: 'not checked: no display' }),
+      ),
+    ];
+  }
+  return [display, ...(await checkDesktop())];
+}
