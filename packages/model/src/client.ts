@@ -13,7 +13,7 @@ import { ModelOutputError, ModelServerError } from './errors.ts';
 import type { CallKind, ModelEventListener } from './events.ts';
 import { toModelError } from './map-error.ts';
 import type { ReplyVerdict } from './output.ts';
-import { redactSecret } from './secret.ts';
+import { redactSecret, redactURLCredentials } from './secret.ts';
 import {
   buildStructuredBody,
   judgeStructuredReply,
@@ -174,9 +174,8 @@ export class ModelClient {
     const started = performance.now();
     const latency = () => Math.round(performance.now() - started);
     try {
-      const page = await raceAbort(
-        this.#sdk.models.list({ timeout: timeoutMs, maxRetries: 0, signal }),
-        signal,
+      const page = await linkedCall(signal, (own) =>
+        this.#sdk.models.list({ timeout: timeoutMs, maxRetries: 0, signal: own }),
       );
       return { ok: true, latencyMs: latency(), models: page.data.map((m) => m.id) };
     } catch (error) {
@@ -187,7 +186,7 @@ export class ModelClient {
 
   /** Never shows the SDK client (it holds the key in clear). */
   [inspect.custom](): string {
-    return `ModelClient { model: ${this.config.model}, baseURL: ${this.config.baseURL} }`;
+    return `ModelClient { model: ${this.config.model}, baseURL: ${redactURLCredentials(this.config.baseURL)} }`;
   }
 
   async #run<V>(
@@ -291,9 +290,8 @@ export class ModelClient {
     signal: AbortSignal | undefined,
   ): Promise<ChatCompletionMessage> {
     trace.attempts = 0;
-    const completion: ChatCompletion | string = await raceAbort(
-      sdk.chat.completions.create(body, { signal }),
-      signal,
+    const completion: ChatCompletion | string = await linkedCall(signal, (own) =>
+      sdk.chat.completions.create(body, { signal: own }),
     );
     const message =
       typeof completion === 'object' && completion ? completion.choices?.[0]?.message : undefined;
@@ -301,7 +299,7 @@ export class ModelClient {
       throw new ModelServerError(
         this.config.baseURL,
         undefined,
-        `The model server at ${this.config.baseURL} sent a reply that is not a chat completion (no choices[0].message). Check that MIME_BASE_URL points at an OpenAI-compatible API (it usually ends in /v1).`,
+        `The model server at ${redactURLCredentials(this.config.baseURL)} sent a reply that is not a chat completion (no choices[0].message). Check that MIME_BASE_URL points at an OpenAI-compatible API (it usually ends in /v1).`,
       );
     }
     trace.inputTokens += completion.usage?.prompt_tokens ?? 0;
@@ -362,15 +360,29 @@ function errorCode(error: unknown): string {
 }
 
 /**
- * Settles with `promise`, or rejects as soon as `signal` aborts: the SDK only checks the signal when
- * it sends, not while it sleeps before a retry (which `retry-after` can make long).
+ * Runs one SDK call on a signal of its own, linked to `signal`: the SDK adds a listener to the signal
+ * it is given at every attempt, so a long-lived run signal would pile them up (and Node would warn).
+ * Rejects as soon as `signal` aborts: the SDK checks its signal only when it sends, not while it
+ * sleeps before a retry (which `retry-after` can make long).
  */
-function raceAbort<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  if (!signal) return promise;
+function linkedCall<T>(
+  signal: AbortSignal | undefined,
+  call: (own: AbortSignal | undefined) => Promise<T>,
+): Promise<T> {
+  if (!signal) return call(undefined);
+  const own = new AbortController();
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    if (signal.aborted) onAbort();
+    const onAbort = () => {
+      own.abort(signal.reason);
+      reject(signal.reason);
+    };
+    if (signal.aborted) {
+      onAbort();
+      return;
+    }
     signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+    call(own.signal)
+      .then(resolve, reject)
+      .finally(() => signal.removeEventListener('abort', onAbort));
   });
 }

@@ -1,7 +1,7 @@
 import { formatPath } from '@mime-desktop/schema';
 import { type LoadedConfigFile, loadConfigFile, locateConfigFile } from './config-file.ts';
 import { ModelConfigError } from './errors.ts';
-import { Secret } from './secret.ts';
+import { redactURLCredentials, Secret } from './secret.ts';
 import {
   type ModelSettingName,
   type ModelSettings,
@@ -78,7 +78,10 @@ export async function resolveModelConfig(options: ResolveModelConfigOptions = {}
     if (checked.success) resolved[name] = { value: checked.data, source: candidate.source };
     else
       problems.push(
-        ...checked.error.issues.map((i) => `  ${describeSource(candidate.source, i.path)}: ${i.message}`),
+        ...checked.error.issues.map(
+          (i) =>
+            `  ${describeSource(candidate.source, i.path)}: ${describeIssue(name, candidate.value, i.message)}`,
+        ),
       );
   }
   if (problems.length > 0) {
@@ -113,10 +116,19 @@ function pickCandidate(
   return undefined;
 }
 
-/** Env values are text; whole numbers become numbers for the numeric settings. */
+const NUMERIC_SETTINGS = new Set<ModelSettingName>(['timeoutMs', 'maxRetries']);
+
+/** Env values are text; numbers become numbers for the numeric settings (the schema then judges them). */
 function fromEnvText(name: ModelSettingName, text: string): unknown {
-  const numeric = name === 'timeoutMs' || name === 'maxRetries';
-  return numeric && /^\d+$/.test(text) ? Number(text) : text;
+  return NUMERIC_SETTINGS.has(name) && /^[-+]?\d+(\.\d+)?$/.test(text) ? Number(text) : text;
+}
+
+/** A setting's problem in words: a number setting given text says so, with the text. */
+function describeIssue(name: ModelSettingName, value: unknown, message: string): string {
+  if (NUMERIC_SETTINGS.has(name) && typeof value === 'string') {
+    return `expected a whole number, got ${JSON.stringify(value.slice(0, 40))}`;
+  }
+  return message;
 }
 
 function describeSource(source: SettingSource, path: ReadonlyArray<PropertyKey>): string {
@@ -144,7 +156,7 @@ function buildConfig(
   const apiKey = resolved.apiKey;
   if (baseURL && !apiKey && !isLocalURL(String(baseURL.value))) {
     missing.push(
-      `No API key for the remote model server ${String(baseURL.value)}: set MIME_API_KEY or OPENAI_API_KEY (or add "apiKey" to ${file.path}). Local servers (localhost, 127.0.0.1) need none.`,
+      `No API key for the remote model server ${redactURLCredentials(String(baseURL.value))}: set MIME_API_KEY or OPENAI_API_KEY (or add "apiKey" to ${file.path}). Local servers (localhost, 127.0.0.1) need none.`,
     );
   }
   if (!baseURL || !model || missing.length > 0) {

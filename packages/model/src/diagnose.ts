@@ -2,6 +2,7 @@
 import { type DoctorCheck, failedCheck } from '@mime-desktop/schema';
 import { ModelClient } from './client.ts';
 import { type ResolveModelConfigOptions, resolveModelConfig } from './config.ts';
+import { redactURLCredentials } from './secret.ts';
 
 export interface DiagnoseModelOptions extends ResolveModelConfigOptions {
   /** Skip the check that contacts the endpoint. Default false. */
@@ -27,7 +28,7 @@ export async function diagnoseModel(options: DiagnoseModelOptions = {}): Promise
   const configured: DoctorCheck = {
     name: 'model config',
     status: 'ok',
-    detail: `${config.model} (${from('model')}) at ${config.baseURL} (${from('baseURL')}), ${key}, tools ${config.toolMode}`,
+    detail: `${config.model} (${from('model')}) at ${redactURLCredentials(config.baseURL)} (${from('baseURL')}), ${key}, tools ${config.toolMode}`,
   };
   if (options.offline) {
     return [configured, { name: 'model endpoint', status: 'skip', detail: 'not checked (offline)' }];

@@ -15,7 +15,7 @@ import {
   ModelTimeoutError,
   ModelUnreachableError,
 } from './errors.ts';
-import { redactErrorInPlace, redactSecret, type Secret } from './secret.ts';
+import { redactErrorInPlace, redactSecret, redactURLCredentials, type Secret } from './secret.ts';
 
 /** What the error messages name. */
 export interface ErrorContext {
@@ -38,7 +38,7 @@ const MAX_DETAIL = 300;
 export function toModelError(error: unknown, ctx: ErrorContext): unknown {
   if (isMimeError(error)) return error;
   const cause = redactErrorInPlace(error, ctx.apiKey);
-  const { baseURL } = ctx;
+  const baseURL = redactURLCredentials(ctx.baseURL);
   if (ctx.signal?.aborted || error instanceof APIUserAbortError) return new ModelAbortedError({ cause });
   if (error instanceof APIConnectionTimeoutError) {
     return new ModelTimeoutError(baseURL, ctx.timeoutMs, ctx.attempts, { cause });
@@ -58,7 +58,7 @@ export function toModelError(error: unknown, ctx: ErrorContext): unknown {
     return new ModelServerError(baseURL, undefined, message, { cause });
   }
   if (error instanceof OpenAIError) {
-    const message = `The model request to ${baseURL} failed: ${clip(redactSecret(error.message, ctx.apiKey))}`;
+    const message = `The model request to ${baseURL} failed: ${clip(redactURLCredentials(redactSecret(error.message, ctx.apiKey)))}`;
     return new ModelServerError(baseURL, undefined, message, { cause });
   }
   return cause;

@@ -62,3 +62,11 @@ function redactValue(value: unknown, secret: Secret, seen: Set<object>): unknown
   }
   return value;
 }
+
+/** User names and passwords inside URLs (`https://user:key@host`), anywhere in a text. */
+const URL_CREDENTIALS = /\b([a-z][a-z0-9+.-]*:\/\/)[^\s/@]+@/gi;
+
+/** The text with the credentials of every URL in it replaced by `***`. */
+export function redactURLCredentials(text: string): string {
+  return text.replace(URL_CREDENTIALS, '$1***@');
+}

@@ -17,13 +17,22 @@ export const modelSettingsSchema = z.object({
   baseURL: z.url({ protocol: /^https?$/, error: 'expected an http:// or https:// URL' }),
   /** Model id the server knows, e.g. `qwen2.5-vl-7b-instruct`. */
   model: z.string().min(1),
-  apiKey: z.string().min(1),
+  apiKey: z
+    .string()
+    .min(1)
+    .regex(
+      /^[\x21-\x7e]+$/,
+      'must be printable characters without spaces or line breaks (a key pasted with a newline?)',
+    ),
   toolMode: z.enum(TOOL_MODES),
   structuredMode: z.enum(STRUCTURED_MODES),
   /** Per HTTP attempt. */
-  timeoutMs: z.int().positive(),
+  timeoutMs: z
+    .int()
+    .positive('must be a whole number of ms above 0')
+    .max(3_600_000, 'must be at most an hour (3600000 ms)'),
   /** HTTP retries after the first attempt (429, 5xx, timeouts, connection errors). */
-  maxRetries: z.int().min(0),
+  maxRetries: z.int().min(0, 'must be 0 or more').max(20, 'must be at most 20'),
 });
 export type ModelSettings = z.infer<typeof modelSettingsSchema>;
 export type ModelSettingName = keyof ModelSettings;

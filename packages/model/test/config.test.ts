@@ -127,7 +127,7 @@ describe('resolveModelConfig', () => {
     expect(message).toContain(`${file}: not a valid mime config file (3 problems)`);
     expect(message).toMatch(/ {2}baseURL: expected an http:\/\/ or https:\/\/ URL/);
     expect(message).toMatch(/ {2}toolMode: Invalid option: expected one of "native"\|"text"/);
-    expect(message).toMatch(/ {2}timeoutMs: Too small/);
+    expect(message).toMatch(/ {2}timeoutMs: must be a whole number of ms above 0/);
   });
 
   it('rejects a named config file that is missing or not JSON', async () => {
@@ -154,7 +154,7 @@ describe('resolveModelConfig', () => {
     expect(error).toMatchObject({ code: 'MIME_MODEL_CONFIG_INVALID' });
     const message = (error as Error).message;
     expect(message).toContain('MIME_TOOL_MODE: Invalid option');
-    expect(message).toContain('MIME_MODEL_TIMEOUT_MS: Invalid input: expected number, received string');
-    expect(message).toContain('--model-max-retries: Too small');
+    expect(message).toContain('MIME_MODEL_TIMEOUT_MS: expected a whole number, got');
+    expect(message).toContain('--model-max-retries: must be 0 or more');
   });
 });

@@ -1,10 +1,13 @@
-import { copyFile, mkdir, stat } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  isMimeError,
   type ManifestLine,
   type RecordingMetadata,
   readManifest,
+  readPngInside,
   readRecordingMetadata,
+  resolveInside,
   writeFileAtomically,
   writeJsonAtomic,
 } from '@mime-desktop/schema';
@@ -15,6 +18,30 @@ import type { ReflectStep } from './steps.ts';
 /** The marked copy of a step's PRE frame: `screenshots/3.png` -> `screenshots/3_marked.png`. */
 export function markedPath(screenshot: string): string {
   return screenshot.replace(/\.png$/i, '_marked.png');
+}
+
+/** Events whose points lie off the recorded screen: a recording no app could have produced. */
+function offScreen(lines: readonly ManifestLine[], metadata: RecordingMetadata): string[] {
+  const screen = metadata.screen;
+  if (!screen) return [];
+  const inside = (x: number, y: number) => x >= 0 && y >= 0 && x < screen.width && y < screen.height;
+  const problems: string[] = [];
+  for (const { event, line } of lines) {
+    if (event.action_type === null) continue;
+    const d = event.action_details as Partial<Record<'x' | 'y' | 'to_x' | 'to_y', number>>;
+    const points = [
+      [d.x, d.y],
+      [d.to_x, d.to_y],
+    ].filter((p): p is [number, number] => typeof p[0] === 'number' && typeof p[1] === 'number');
+    for (const [x, y] of points) {
+      if (!inside(x, y)) {
+        problems.push(
+          `line ${line}: ${event.action_type} at (${x}, ${y}) is off the recorded ${screen.width}x${screen.height} screen`,
+        );
+      }
+    }
+  }
+  return problems;
 }
 
 /** Reads a recording and checks that it can be reflected: events to reflect, every screenshot present. */
@@ -29,22 +56,25 @@ export async function readRecording(
       `${manifest}: the recording has no actions to reflect; record the task again with \`mime record\``,
     );
   }
-  const missing: string[] = [];
+  // Every screenshot must be a PNG inside the recording: a path that leaves it is refused before
+  // anything is read, let alone sent to the model.
+  const problems: string[] = offScreen(lines, metadata);
   for (const { event, line } of lines) {
     if (event.action_type === null && event.screenshot === null) continue;
     if (event.screenshot === null) {
-      missing.push(`line ${line}: no screenshot recorded`);
+      problems.push(`line ${line}: no screenshot recorded`);
       continue;
     }
     try {
-      await stat(join(sessionDir, event.screenshot));
-    } catch {
-      missing.push(`line ${line}: ${event.screenshot} is missing`);
+      await readPngInside(sessionDir, event.screenshot, `manifest.jsonl line ${line}`);
+    } catch (error) {
+      if (isMimeError(error) && error.code === 'MIME_UNSAFE_PATH') throw error;
+      problems.push((error as Error).message);
     }
   }
-  if (missing.length > 0) {
+  if (problems.length > 0) {
     throw new RecordingError(
-      `${manifest}: ${missing.length} screenshot(s) cannot be found:\n  ${missing.join('\n  ')}\nRecord the task again, or restore the files in ${join(sessionDir, 'screenshots')}`,
+      `${manifest}: ${problems.length} problem(s):\n  ${problems.join('\n  ')}\nRecord the task again, or restore the files in ${join(sessionDir, 'screenshots')}`,
     );
   }
   return { metadata, lines };
@@ -75,18 +105,22 @@ export async function refreshAssets(
     join(workflowDir, 'manifest.jsonl'),
     recording.lines.map(({ event }) => `${JSON.stringify(event)}\n`).join(''),
   );
-  for (const { event } of recording.lines) {
-    if (event.screenshot)
-      await copyFile(join(sessionDir, event.screenshot), join(workflowDir, event.screenshot));
+  for (const { event, line } of recording.lines) {
+    if (!event.screenshot) continue;
+    const what = `manifest.jsonl line ${line}`;
+    const png = await readPngInside(sessionDir, event.screenshot, what);
+    await writeFileAtomically(await resolveInside(workflowDir, event.screenshot, what), png);
   }
   for (const step of steps) {
     const point = step.source.point;
     if (!point) continue;
-    const image = sharp(join(sessionDir, step.pre));
+    const what = `step ${step.i}`;
+    const image = sharp(await readPngInside(sessionDir, step.pre, what));
     const { width = 0, height = 0 } = await image.metadata();
-    await image
+    const marked = await image
       .composite([{ input: marker(point.x, point.y, width, height), top: 0, left: 0 }])
       .png({ compressionLevel: 1 })
-      .toFile(join(workflowDir, markedPath(step.pre)));
+      .toBuffer();
+    await writeFileAtomically(await resolveInside(workflowDir, markedPath(step.pre), what), marked);
   }
 }

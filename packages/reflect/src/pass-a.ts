@@ -1,7 +1,5 @@
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { type ModelClient, ModelOutputError } from '@mime-desktop/model';
-import { type RecordingMetadata, StepCard } from '@mime-desktop/schema';
+import { type RecordingMetadata, readPngInside, StepCard } from '@mime-desktop/schema';
 import pLimit from 'p-limit';
 import { markedPath } from './assets.ts';
 import { ReflectStepError } from './errors.ts';
@@ -39,8 +37,8 @@ function groundCard(step: ReflectStep, card: StepCard): StepCard {
 async function makeCard(options: PassAOptions, step: ReflectStep): Promise<StepCard> {
   const pre = step.source.point ? markedPath(step.pre) : step.pre;
   const [preImage, postImage] = await Promise.all([
-    readFile(join(options.workflowDir, pre)),
-    readFile(join(options.workflowDir, step.post)),
+    readPngInside(options.workflowDir, pre, `step ${step.i} PRE frame`),
+    readPngInside(options.workflowDir, step.post, `step ${step.i} POST frame`),
   ]);
   const messages = passAMessages(options.metadata, step, options.steps.length, {
     pre: preImage,

@@ -2,8 +2,7 @@
  * Screenshots and crops of a run as data URLs: scaled down to a maximum width and re-encoded as
  * lossless WebP (a fraction of the run's fast-compressed PNGs, every pixel kept).
  */
-import { join } from 'node:path';
-import type { Size } from '@mime-desktop/schema';
+import { resolveInside, type Size } from '@mime-desktop/schema';
 import sharp from 'sharp';
 
 /** An image ready to inline. */
@@ -19,9 +18,10 @@ export interface EmbeddedImage {
 /** Images encoded at once; sharp uses threads of its own for each. */
 const CONCURRENCY = 2;
 
-async function embedImage(file: string, maxWidth: number): Promise<EmbeddedImage | null> {
+async function embedImage(dir: string, name: string, maxWidth: number): Promise<EmbeddedImage | null> {
   try {
-    const image = sharp(file);
+    // A link that leaves the run folder is refused like a missing file.
+    const image = sharp(await resolveInside(dir, name, 'run image'));
     const { width, height } = await image.metadata();
     const { data, info } = await image
       .resize({ width: maxWidth, withoutEnlargement: true })
@@ -54,7 +54,7 @@ export async function embedImages(
   const worker = async () => {
     while (next < wanted.length) {
       const name = wanted[next++] as string;
-      const image = await embedImage(join(dir, name), maxWidth);
+      const image = await embedImage(dir, name, maxWidth);
       if (image) images.set(name, image);
     }
   };

@@ -1,7 +1,14 @@
-import { appendFile, mkdir, open, readFile } from 'node:fs/promises';
+import { appendFile, mkdir, open, readFile, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import indexToPosition from 'index-to-position';
-import { findNodeAtLocation, type ParseError, parse, parseTree, printParseErrorCode } from 'jsonc-parser';
+import {
+  findNodeAtLocation,
+  type ParseError,
+  parse,
+  parseTree,
+  printParseErrorCode,
+  stripComments,
+} from 'jsonc-parser';
 import writeFileAtomic from 'write-file-atomic';
 import { FileReadError, JsonSyntaxError } from './errors.ts';
 
@@ -24,6 +31,29 @@ const PARSE_REASONS: Record<string, string> = {
   InvalidCharacter: 'invalid character in string',
 };
 
+/** The deepest nesting of arrays and objects accepted: mime's files nest a few levels, hostile ones thousands. */
+export const MAX_JSON_DEPTH = 64;
+/** The largest JSON or JSONL file mime reads (a long recording's manifest is a few MiB). */
+export const MAX_JSON_BYTES = 64 * 1024 * 1024;
+
+/** Where nesting first goes deeper than {@link MAX_JSON_DEPTH}, outside strings; -1 when it never does. */
+function tooDeepAt(text: string): number {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i += 1) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i += 1;
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) {
+      depth += 1;
+      if (depth > MAX_JSON_DEPTH) return i;
+    } else if (c === 0x5d || c === 0x7d) depth -= 1;
+  }
+  return -1;
+}
+
 export interface ParseJsonOptions {
   /** Accept `//` and `/* *\/` comments, as in the `mime edit` error header. Default false. */
   allowComments?: boolean;
@@ -35,7 +65,10 @@ export interface ParseJsonOptions {
  * Parses JSON text, reporting the first syntax error as a {@link JsonSyntaxError} with a 1-based line
  * and column. `file` names the source in messages.
  */
-export function parseJsonText(text: string, file: string, options: ParseJsonOptions = {}): unknown {
+export function parseJsonText(input: string, file: string, options: ParseJsonOptions = {}): unknown {
+  // A byte order mark is not JSON, but editors on some systems add one: it is ignored.
+  const text = input.charCodeAt(0) === 0xfeff ? input.slice(1) : input;
+  const offsetLine = options.lineOffset ?? 0;
   if (text.trim() === '') {
     throw new JsonSyntaxError(
       file,
@@ -44,15 +77,26 @@ export function parseJsonText(text: string, file: string, options: ParseJsonOpti
       'the file is empty; expected a JSON value',
     );
   }
+  const deep = tooDeepAt(text);
+  if (deep >= 0) {
+    const { line, column } = indexToPosition(text, deep, { oneBased: true });
+    throw new JsonSyntaxError(
+      file,
+      line + offsetLine,
+      column,
+      `nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects; mime's files never are`,
+    );
+  }
   const errors: ParseError[] = [];
-  const value = parse(text, errors, { disallowComments: !options.allowComments, allowTrailingComma: false });
+  parse(text, errors, { disallowComments: !options.allowComments, allowTrailingComma: false });
   const first = errors[0];
   if (first) {
     const { line, column } = indexToPosition(text, Math.min(first.offset, text.length), { oneBased: true });
     const reason = PARSE_REASONS[printParseErrorCode(first.error)] ?? 'syntax error';
-    throw new JsonSyntaxError(file, line + (options.lineOffset ?? 0), column, reason);
+    throw new JsonSyntaxError(file, line + offsetLine, column, reason);
   }
-  return value;
+  // JSON.parse makes `__proto__` an own property, as it is in the file; jsonc's values would set the prototype.
+  return JSON.parse(options.allowComments ? stripComments(text) : text);
 }
 
 function describeReadFailure(error: unknown): string {
@@ -70,13 +114,55 @@ function describeReadFailure(error: unknown): string {
   }
 }
 
-/** Reads a UTF-8 text file; failures become a {@link FileReadError} that says why. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * Reads a UTF-8 text file of at most {@link MAX_JSON_BYTES}; failures (missing, a directory, too
+ * large, not UTF-8) become a {@link FileReadError} that says why. A byte order mark is dropped.
+ */
 export async function readTextFile(file: string): Promise<string> {
+  let bytes: Buffer;
   try {
-    return await readFile(file, 'utf8');
+    const info = await stat(file);
+    if (info.isFile() && info.size > MAX_JSON_BYTES) {
+      throw new FileReadError(file, `${info.size} bytes is too large (mime reads at most ${MAX_JSON_BYTES})`);
+    }
+    bytes = await readFile(file);
   } catch (error) {
+    if (error instanceof FileReadError) throw error;
     throw new FileReadError(file, describeReadFailure(error), { cause: error });
   }
+  try {
+    return UTF8.decode(bytes);
+  } catch (error) {
+    const at = firstInvalidUtf8(bytes);
+    throw new FileReadError(file, `not valid UTF-8 text (bad byte at offset ${at}); save it as UTF-8`, {
+      cause: error,
+    });
+  }
+}
+
+/** Length of the UTF-8 sequence a lead byte starts; 0 for a byte that cannot start one. */
+function sequenceLength(lead: number): number {
+  if (lead < 0x80) return 1;
+  if (lead >= 0xc2 && lead <= 0xdf) return 2;
+  if (lead >= 0xe0 && lead <= 0xef) return 3;
+  return lead >= 0xf0 && lead <= 0xf4 ? 4 : 0;
+}
+
+/** Offset of the first byte sequence that is not UTF-8. */
+function firstInvalidUtf8(bytes: Buffer): number {
+  let i = 0;
+  while (i < bytes.length) {
+    const length = sequenceLength(bytes[i] as number);
+    if (length === 0 || i + length > bytes.length) return i;
+    for (let k = 1; k < length; k += 1) {
+      const next = bytes[i + k] as number;
+      if (next < 0x80 || next > 0xbf) return i;
+    }
+    i += length;
+  }
+  return i;
 }
 
 /** Reads and parses a JSON file. */

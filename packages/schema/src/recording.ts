@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { type Problem, ValidationError } from './errors.ts';
 import { readJsonFile, readJsonlFile } from './json-files.ts';
 import { KeyChordError, normalizeKeyChord } from './keys.ts';
+import { RelativePath } from './paths.ts';
 import { WorkflowSetup } from './workflow.ts';
 import { zodProblems } from './zod-problems.ts';
 
@@ -45,7 +46,7 @@ export const RecordingMetadata = z.object({
 export type RecordingMetadata = z.infer<typeof RecordingMetadata>;
 
 const common = {
-  screenshot: z.string().min(1).nullable().describe('The PRE frame, relative to the recording folder.'),
+  screenshot: RelativePath.nullable().describe('The PRE frame, relative to the recording folder.'),
   timestamp: z.number().describe('Epoch seconds.'),
   details: z.string().nullable().default(null).describe('A note from a details annotation.'),
 };

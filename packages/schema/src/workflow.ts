@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RelativePath } from './paths.ts';
 import { IDENTIFIER } from './templates.ts';
 
 /** The version this package writes. */
@@ -39,7 +40,7 @@ export type LogicalBox = z.infer<typeof LogicalBox>;
 export const StepSource = z
   .strictObject({
     event_index: z.int().nonnegative().describe('Index of the event in manifest.jsonl (0-based).'),
-    screenshot: z.string().min(1).describe('The PRE frame, relative to the workflow folder.'),
+    screenshot: RelativePath.describe('The PRE frame, relative to the workflow folder.'),
     point: LogicalPoint.nullable().default(null).describe('Action point in logical pixels.'),
     end_point: LogicalPoint.nullable().default(null).describe('Drag end point in logical pixels.'),
     box: LogicalBox.nullable().default(null).describe('Target box around the action point.'),

@@ -10,6 +10,7 @@ import {
 import type { Command } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
+import { positiveNumber } from '../numbers.ts';
 import { printData, printJson, say, style } from '../output.ts';
 import { createRunLog } from '../run-log.ts';
 
@@ -51,14 +52,6 @@ function launchOptions(flags: RecordFlags): LaunchOptions | undefined {
     window[key] = value;
   }
   return { command: flags.launch, ...(window.title || window.class ? { window } : {}) };
-}
-
-function positiveNumber(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0)
-    throw new UsageError(`${flag} must be a positive number, got "${value}"`);
-  return n;
 }
 
 function describeEvent(event: Extract<RecorderEvent, { type: 'event' }>): string {
@@ -239,7 +232,7 @@ export function registerRecord(program: Command, run: (code: Promise<ExitCode>) 
         (async () => {
           const name = flags.name?.trim();
           if (!name) throw new UsageError('--name is required: mime record --name "what the task does"');
-          const seconds = positiveNumber(flags.maxDuration, '--max-duration');
+          const seconds = positiveNumber(flags.maxDuration, '--max-duration', 86_400, '60');
           const controller = new AbortController();
           const log = createRunLog('record', 'record.log');
           const interrupt = () => controller.abort('interrupt');
@@ -251,7 +244,7 @@ export function registerRecord(program: Command, run: (code: Promise<ExitCode>) 
               name,
               description: flags.description,
               home: resolveHome(flags),
-              fps: positiveNumber(flags.fps, '--fps'),
+              fps: positiveNumber(flags.fps, '--fps', 60, '10'),
               launch: launchOptions(flags),
               maxDurationMs: seconds === undefined ? undefined : seconds * 1000,
               signal: controller.signal,

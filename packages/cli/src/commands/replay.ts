@@ -20,6 +20,7 @@ import { type Command, Option } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { hintFor } from '../hints.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
+import { positiveNumber, wholeNumber } from '../numbers.ts';
 import { printData, printJson, say, style } from '../output.ts';
 import { createRunLog } from '../run-log.ts';
 import { addModelOptions, type ModelFlags, modelFlags } from './model-options.ts';
@@ -47,23 +48,8 @@ class PromptInterruptedError extends MimeError {
   }
 }
 
-function wholeNumber(value: string | undefined, flag: string, floor = 1): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < floor)
-    throw new UsageError(`${flag} must be a whole number >= ${floor}, got "${value}"`);
-  return n;
-}
-
-/** A duration in seconds (fractions allowed, at most an hour) as ms. */
-function secondsToMs(value: string | undefined, flag: string): number | undefined {
-  if (value === undefined) return undefined;
-  const seconds = Number(value);
-  if (!/^\d+(\.\d+)?$/.test(value.trim()) || !Number.isFinite(seconds) || seconds > 3600) {
-    throw new UsageError(`${flag} takes seconds from 0 to 3600, e.g. ${flag} 5, got "${value}"`);
-  }
-  return Math.round(seconds * 1000);
-}
+const msOf = (seconds: number | undefined) =>
+  seconds === undefined ? undefined : Math.round(seconds * 1000);
 
 function parseImageSize(value: string | undefined): ReplayOptions['image'] {
   if (value === undefined) return undefined;
@@ -323,7 +309,7 @@ async function runReplayCommand(target: string, flags: ReplayFlags): Promise<Exi
     image: parseImageSize(flags.imageSize),
     dryRun: flags.dryRun === true,
     runSetup: flags.runSetup === true,
-    stepTimeoutMs: secondsToMs(flags.stepTimeout, '--step-timeout'),
+    stepTimeoutMs: msOf(positiveNumber(flags.stepTimeout, '--step-timeout', 3600)),
     confirmAction: flags.confirm ? confirmOnTerminal : undefined,
     onEvent: (event) => {
       if (event.type === 'run_start') {

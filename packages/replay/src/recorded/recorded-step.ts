@@ -1,8 +1,13 @@
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { LogicalPoint, RawFrame } from '@mime-desktop/os-io';
 import { encodePng } from '@mime-desktop/os-io';
-import { type ActionManifestEvent, readManifest, type WorkflowStep } from '@mime-desktop/schema';
+import {
+  type ActionManifestEvent,
+  FileReadError,
+  readManifest,
+  readPngInside,
+  type WorkflowStep,
+} from '@mime-desktop/schema';
 import { type Box, decodeImage, type RgbaImage, rgbaFromPixels } from '@mime-desktop/vision';
 import type { ResolvedAction } from '../actions/computer-action.ts';
 import { TraceUnavailableError } from '../errors.ts';
@@ -42,13 +47,21 @@ export async function loadRecording(workflowDir: string): Promise<Recording> {
   return { events, frames };
 }
 
-/** Decodes a recorded frame once, however often it is asked for. */
+/** Decodes a recorded frame once, however often it is asked for; only PNGs inside the workflow folder. */
 function frameLoader(workflowDir: string): (name: string) => Promise<RgbaImage> {
   const decoded = new Map<string, Promise<RgbaImage>>();
   return (name) => {
     let image = decoded.get(name);
     if (!image) {
-      image = decodeImage(join(workflowDir, name));
+      image = readPngInside(workflowDir, name, 'recorded frame').then(async (png) => {
+        try {
+          return await decodeImage(png);
+        } catch (error) {
+          throw new FileReadError(join(workflowDir, name), `a damaged PNG (${(error as Error).message})`, {
+            cause: error,
+          });
+        }
+      });
       decoded.set(name, image);
     }
     return image;
@@ -80,7 +93,7 @@ export function recordedSteps(workflowDir: string, recording: Recording): Record
       step,
       event,
       pre: () => frame(source.screenshot),
-      prePng: () => readFile(join(workflowDir, source.screenshot)),
+      prePng: () => readPngInside(workflowDir, source.screenshot, `step ${step.i} PRE frame`),
       post: async () => (after === undefined ? null : frame(after)),
     };
   };

@@ -1,0 +1,108 @@
+/**
+ * Paths read from recordings and workflows. Those files are shared between people, so a path inside
+ * them is untrusted: it must name a file inside the folder it belongs to, and stay inside it once
+ * symbolic links are followed. Anything else is refused before a byte is read or written.
+ */
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, sep, win32 } from 'node:path';
+import { z } from 'zod';
+import { FileReadError, MimeError } from './errors.ts';
+
+/** The longest relative path accepted in a recording or workflow. */
+export const MAX_RELATIVE_PATH = 1024;
+
+/** Why a path from a file is not a safe path inside its folder, or null when it is one. */
+export function unsafePathReason(path: string): string | null {
+  if (path.length === 0) return 'the path is empty';
+  if (path.length > MAX_RELATIVE_PATH) return `the path is longer than ${MAX_RELATIVE_PATH} characters`;
+  if (path.includes('\0')) return 'the path holds a NUL character';
+  if (isAbsolute(path) || win32.isAbsolute(path))
+    return 'the path is absolute; it must be relative to the folder';
+  if (path.includes('\\')) return 'the path holds a backslash; use / between folders';
+  if (path.split('/').some((part) => part === '..')) return 'the path leaves the folder (..)';
+  return null;
+}
+
+/** A relative path that stays inside the folder of the file that holds it. */
+export const RelativePath = z
+  .string()
+  .superRefine((path, context) => {
+    const reason = unsafePathReason(path);
+    if (reason)
+      context.addIssue({ code: 'custom', message: `${reason}: ${JSON.stringify(path.slice(0, 200))}` });
+  })
+  .describe('A path relative to the folder, inside it.');
+
+/** A path from a recording or workflow that points outside its folder (`MIME_UNSAFE_PATH`). */
+export class UnsafePathError extends MimeError {
+  readonly path: string;
+
+  constructor(what: string, path: string, reason: string) {
+    super(
+      'MIME_UNSAFE_PATH',
+      `${what}: refusing ${JSON.stringify(path.slice(0, 200))}: ${reason}. Paths in recordings and workflows must name files inside their folder; this file may have been made to read or write elsewhere: do not use it.`,
+      { exit: 'usage' },
+    );
+    this.path = path;
+  }
+}
+
+/** The real path of `path`, or of its nearest existing parent joined with the rest. */
+async function realOrParent(path: string): Promise<string> {
+  try {
+    return await realpath(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    const parent = dirname(path);
+    if (parent === path) return path;
+    return join(await realOrParent(parent), relative(parent, path));
+  }
+}
+
+/**
+ * Resolves a path read from a file (`what` names it, e.g. `manifest.jsonl line 4`) inside `folder`:
+ * relative, no `..`, and inside the folder once symbolic links are followed (for a file that does not
+ * exist yet, its nearest existing parent). Throws {@link UnsafePathError} otherwise.
+ */
+export async function resolveInside(folder: string, path: string, what: string): Promise<string> {
+  const reason = unsafePathReason(path);
+  if (reason) throw new UnsafePathError(what, path, reason);
+  const base = await realOrParent(folder);
+  const target = await realOrParent(join(folder, path));
+  if (target !== base && !target.startsWith(base + sep)) {
+    throw new UnsafePathError(what, path, `it resolves to ${target}, outside ${base} (a symbolic link?)`);
+  }
+  return join(folder, path);
+}
+
+/** The largest image mime reads from a recording or workflow (a 4K frame is about 10 MiB as PNG). */
+export const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
+/**
+ * Reads a PNG named by a recording or workflow (see {@link resolveInside}): a regular file, at most
+ * {@link MAX_IMAGE_BYTES}, with the PNG signature. Throws {@link UnsafePathError} or a
+ * {@link FileReadError} that names the file and says what is wrong.
+ */
+export async function readPngInside(folder: string, path: string, what: string): Promise<Buffer> {
+  const file = await resolveInside(folder, path, what);
+  let info: Awaited<ReturnType<typeof stat>>;
+  try {
+    info = await stat(file);
+  } catch (error) {
+    throw new FileReadError(file, `${what}: the screenshot is missing`, { cause: error });
+  }
+  if (!info.isFile())
+    throw new FileReadError(file, `${what}: not a file (a directory?); expected a PNG screenshot`);
+  if (info.size > MAX_IMAGE_BYTES) {
+    throw new FileReadError(
+      file,
+      `${what}: ${info.size} bytes is too large for a screenshot (at most ${MAX_IMAGE_BYTES})`,
+    );
+  }
+  const bytes = await readFile(file);
+  if (!bytes.subarray(0, 8).equals(PNG_SIGNATURE)) {
+    throw new FileReadError(file, `${what}: not a PNG image; screenshots are PNG files`);
+  }
+  return bytes;
+}
