@@ -242,7 +242,7 @@ describe('mime reflect with bad input', () => {
     const missing = await reflectCli();
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain('[MIME_BAD_RECORDING]');
-    expect(missing.stderr).toMatch(/screenshots/4.png: manifest.jsonl line 5: the screenshot is missing/);
+    expect(missing.stderr).toMatch(/screenshots\/4\.png: manifest\.jsonl line 5: the screenshot is missing/);
     expect(server.chatRequests()).toHaveLength(0);
   });
 
