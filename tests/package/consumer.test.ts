@@ -45,7 +45,7 @@ beforeAll(async () => {
 describe('the packed packages', () => {
   it('are publishable: versions resolved, built entry points with types, licence, engines', async () => {
     expect(tarballs.map((t) => t.split('/').at(-1)).sort()).toEqual(
-      ['cli', 'model', 'os-io', 'record', 'reflect', 'replay', 'report', 'schema', 'vision'].map(
+      ['batch', 'cli', 'model', 'os-io', 'record', 'reflect', 'replay', 'report', 'schema', 'vision'].map(
         (name) => `mime-desktop-${name}-${version}.tgz`,
       ),
     );

@@ -11,8 +11,8 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Readable } from 'node:stream';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { type PrivateDisplay, startPrivateDisplay } from '@mime-desktop/os-io';
 import { execa } from 'execa';
 
 /** Absolute path of the demo app's page. */
@@ -86,8 +86,6 @@ export interface DesktopHarnessOptions {
   width?: number;
   /** Screen height in pixels. Default 800. */
   height?: number;
-  /** Colour depth in bits. Default 24. */
-  depth?: number;
   /** Start openbox so windows get click-to-focus and `_NET_ACTIVE_WINDOW`. Default false. */
   windowManager?: boolean;
   /** HTML file to open in Chromium, or `false` for a bare X server. Default the demo app. */
@@ -136,7 +134,7 @@ export interface DesktopHarness {
   stop(): Promise<void>;
 }
 
-const CHROMIUM_FLAGS = [
+export const CHROMIUM_FLAGS = [
   '--no-sandbox',
   '--test-type',
   '--disable-gpu',
@@ -195,30 +193,15 @@ export function parseDemoTitle(title: string): DemoAppState {
   return JSON.parse(title.slice(start, end + 1)) as DemoAppState;
 }
 
-async function readDisplayNumber(stream: Readable, timeoutMs: number): Promise<string> {
-  let text = '';
-  const timer = sleep(timeoutMs).then(() => {
-    throw new Error(`Xvfb did not report a display within ${timeoutMs} ms`);
-  });
-  const read = (async () => {
-    for await (const chunk of stream) {
-      text += String(chunk);
-      if (text.includes('\n')) return text.trim();
-    }
-    throw new Error(`Xvfb exited before reporting a display (got ${JSON.stringify(text)})`);
-  })();
-  return Promise.race([read, timer]);
-}
-
 /** Starts Xvfb (+ openbox, + Chromium on the app) and waits until the app is ready. */
 export async function startDesktopHarness(options: DesktopHarnessOptions = {}): Promise<DesktopHarness> {
-  const { width = 1280, height = 800, depth = 24, windowManager = false } = options;
+  const { width = 1280, height = 800, windowManager = false } = options;
   const { startTimeoutMs = 30_000, keepDisplayUntilExit = true } = options;
   const app = options.app === undefined ? DEMO_APP_PATH : options.app;
   /** Processes stop() ends, in start order; Chromium's entry ends its whole process group. */
   const owned: Array<{ child: StartedProcess; group: boolean }> = [];
   const tempDirs: string[] = [];
-  let xvfb: (StartedProcess & { unref(): void }) | undefined;
+  let xvfb: PrivateDisplay | undefined;
   let stopped = false;
 
   const killNow = () => {
@@ -231,41 +214,15 @@ export async function startDesktopHarness(options: DesktopHarnessOptions = {}): 
     stopped = true;
     process.off('exit', killNow);
     for (const { child, group } of owned.toReversed()) await end(child, group);
-    if (xvfb && !keepDisplayUntilExit) await end(xvfb, false);
     // Otherwise Xvfb gets SIGTERM from the kernel when this process exits (setpriv --pdeathsig).
-    xvfb?.unref();
+    if (keepDisplayUntilExit) xvfb?.release();
+    else await xvfb?.stop();
     await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
   };
 
   try {
-    const server = execa(
-      'setpriv',
-      [
-        '--pdeathsig',
-        'TERM',
-        '--',
-        'Xvfb',
-        '-displayfd',
-        '3',
-        '-screen',
-        '0',
-        `${width}x${height}x${depth}`,
-        '-nolisten',
-        'tcp',
-        '-noreset',
-      ],
-      // Not execa's cleanup: it would kill Xvfb in this process's 'exit' handlers, while the native
-      // modules' threads still hold their X connections and Xlib then exits the process with code 1.
-      // setpriv's parent-death signal ends Xvfb once this process is really gone.
-      { stdio: ['ignore', 'ignore', 'ignore', 'pipe'], reject: false, cleanup: false },
-    );
-    xvfb = server;
-    const fd3 = server.stdio[3];
-    if (!(fd3 instanceof Readable)) throw new Error('Xvfb display pipe is not readable');
-    const display = `:${await readDisplayNumber(fd3, startTimeoutMs)}`;
-    fd3.destroy();
-    const env: NodeJS.ProcessEnv = { ...process.env, DISPLAY: display };
-    delete env.WAYLAND_DISPLAY;
+    xvfb = await startPrivateDisplay({ width, height, startTimeoutMs });
+    const { display, env } = xvfb;
 
     const xdotool = async (...args: string[]): Promise<string> => {
       const result = await execa('xdotool', args, { env, timeout: 10_000 });
@@ -373,4 +330,22 @@ async function waitForWindow(xdotool: (...args: string[]) => Promise<string>, ti
     await sleep(100);
   }
   throw new Error(`no visible Chromium window appeared within ${timeoutMs} ms`);
+}
+
+/**
+ * A workflow `setup` that starts the demo app the way the harness does (Chromium in kiosk mode at
+ * 0,0, a fresh profile), for replays on displays the test did not prepare (batch workers).
+ */
+export function demoAppSetup(query?: string): {
+  command: string;
+  window: { title: string };
+  timeout_ms: number;
+} {
+  const url = pathToFileURL(DEMO_APP_PATH).href + (query ? `?${query}` : '');
+  const flags = [...CHROMIUM_FLAGS, '--window-position=0,0', '--window-size=1280,800'].join(' ');
+  return {
+    command: `exec chromium ${flags} --user-data-dir="$(mktemp -d)" '${url}'`,
+    window: { title: '^mime-demo ' },
+    timeout_ms: 30_000,
+  };
 }

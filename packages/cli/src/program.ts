@@ -22,6 +22,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   report: async () => (await import('./commands/report.ts')).registerReport,
   validate: async () => (await import('./commands/validate.ts')).registerValidate,
   list: async () => (await import('./commands/list.ts')).registerList,
+  batch: async () => (await import('./commands/batch.ts')).registerBatch,
 };
 
 /** The commands a command line needs: the one it names, none for a bare `--version`, else all. */

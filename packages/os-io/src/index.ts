@@ -39,6 +39,7 @@ export type {
 } from './input.ts';
 export { type HookKeyName, typedChar } from './keymap.ts';
 export { createDesktop, type DesktopOptions } from './nut-desktop.ts';
+export { type PrivateDisplay, type PrivateDisplayOptions, startPrivateDisplay } from './private-display.ts';
 export { epochNow } from './time.ts';
 export type { LogicalPoint, LogicalSize, PhysicalSize, ScreenGeometry } from './units.ts';
 export {

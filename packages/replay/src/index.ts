@@ -29,6 +29,7 @@ export type {
   ReplayEventListener,
 } from './run/events.ts';
 export {
+  checkParams,
   type MaterializedWorkflow,
   type MaterializeOptions,
   materializeWorkflow,

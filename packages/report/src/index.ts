@@ -1,3 +1,4 @@
+export { renderBatchPage, writeBatchFiles } from './batch-page.ts';
 export { NotARunError, ReportOptionError } from './errors.ts';
 export {
   DEFAULT_MAX_IMAGE_WIDTH,

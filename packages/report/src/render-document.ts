@@ -5,9 +5,10 @@ import type { EmbeddedImage } from './embed-images.ts';
 import { formatClock } from './format.ts';
 import { html, trustedHtml } from './html.ts';
 import type { RunArtifacts } from './read-run.ts';
+import { renderHead } from './render-head.ts';
 import { renderContents, renderHeader } from './render-header.ts';
 import { renderTimeline } from './render-timeline.ts';
-import { REPORT_CSS, REPORT_SCRIPT } from './report-style.ts';
+import { REPORT_SCRIPT } from './report-style.ts';
 import type { RunOverview } from './summarize-run.ts';
 
 export interface ReportDocument {
@@ -28,15 +29,7 @@ export function renderDocument(doc: ReportDocument): string {
   const memory = run.taskMemory;
   const page = html`<!doctype html>
 <html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="Content-Security-Policy" content="${contentSecurityPolicy()}">
-<meta name="referrer" content="no-referrer">
-<meta name="color-scheme" content="light dark">
-<title>${overview.taskName}: ${overview.outcome} · mime run ${overview.runId}</title>
-<style>${trustedHtml(REPORT_CSS)}</style>
-</head>
+${renderHead(`${overview.taskName}: ${overview.outcome} · mime run ${overview.runId}`, contentSecurityPolicy())}
 <body>
 ${renderHeader(overview, run.workflow)}
 ${renderContents(doc.blocks)}

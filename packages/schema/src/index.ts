@@ -1,3 +1,4 @@
+export * from './batch.ts';
 export * from './doctor-check.ts';
 export * from './errors.ts';
 export * from './json-files.ts';

@@ -24,8 +24,9 @@ import { positiveNumber, wholeNumber } from '../numbers.ts';
 import { printData, printJson, say, style } from '../output.ts';
 import { createRunLog } from '../run-log.ts';
 import { addModelOptions, type ModelFlags, modelFlags } from './model-options.ts';
+import { type RowsFlags, runRowsCommand, strayRowsFlags } from './replay-rows.ts';
 
-interface ReplayFlags extends HomeOptions, ModelFlags {
+interface ReplayFlags extends HomeOptions, ModelFlags, RowsFlags {
   param?: string[];
   paramsFile?: string;
   mode: NonNullable<ReplayOptions['mode']>;
@@ -299,6 +300,9 @@ function reportResult(result: ReplayResult, flags: ReplayFlags): ExitCode {
 async function runReplayCommand(target: string, flags: ReplayFlags): Promise<ExitCode> {
   checkInteraction(flags);
   const workflowPath = resolveWorkflowTarget(target, flags);
+  if (flags.rows) return runBatchCommand(workflowPath, { ...flags, rows: flags.rows });
+  const stray = strayRowsFlags(flags);
+  if (stray.length > 0) throw new UsageError(`${stray.join(', ')} go with --rows <file.csv|file.jsonl>`);
   const log = createRunLog('replay', 'mime.log');
   const options: ReplayOptions = {
     mode: flags.mode,
@@ -337,6 +341,36 @@ async function runReplayCommand(target: string, flags: ReplayFlags): Promise<Exi
   }
 }
 
+/** `--rows`: the batch, with the same replay options for every row. */
+async function runBatchCommand(
+  workflowPath: string,
+  flags: ReplayFlags & { rows: string },
+): Promise<ExitCode> {
+  if (flags.dryRun || flags.confirm) throw new UsageError('--dry-run and --confirm do not go with --rows');
+  const controller = new AbortController();
+  const interrupt = () => controller.abort('interrupted (Ctrl+C)');
+  process.once('SIGINT', interrupt);
+  process.once('SIGTERM', interrupt);
+  try {
+    return await runRowsCommand(
+      workflowPath,
+      flags,
+      {
+        mode: flags.mode,
+        modelConfig: { flags: modelFlags(flags), configFile: flags.config },
+        budgets: budgetsFrom(flags),
+        image: parseImageSize(flags.imageSize),
+        stepTimeoutMs: msOf(positiveNumber(flags.stepTimeout, '--step-timeout', 3600)),
+        runSetup: flags.runSetup === true,
+      },
+      controller.signal,
+    );
+  } finally {
+    process.off('SIGINT', interrupt);
+    process.off('SIGTERM', interrupt);
+  }
+}
+
 export function registerReplay(program: Command, run: (code: Promise<ExitCode>) => void): void {
   const command = program
     .command('replay')
@@ -372,6 +406,19 @@ export function registerReplay(program: Command, run: (code: Promise<ExitCode>) 
     .option(
       '--run-setup',
       "run the workflow's setup command when its app window is not open (without it, replay waits for the window)",
+    )
+    .option('--rows <file>', 'one run per row of a .csv (a header of param names) or .jsonl file, as a batch')
+    .option(
+      '--workers <n>',
+      'with --rows: rows in parallel, each on a private X server with the app from the workflow setup (default 0: this display, one after another)',
+    )
+    .option('--from-row <n>', 'with --rows: start at this row (1-based)')
+    .option('--only-failed <batch-dir>', 'with --rows: run again the rows of that batch that did not succeed')
+    .option('--row-index <k>', 'with --rows: run only row k, 0-based (a Kubernetes JOB_COMPLETION_INDEX)')
+    .option('--out <dir>', 'with --rows: the batch folder (default <workflow>/.batch/<time>)')
+    .option(
+      '--allow-secrets-in-rows',
+      'with --rows: let the rows file give sensitive params (default: only MIME_PARAM_<NAME>)',
     )
     .option('--image-size <WxH>', 'largest screenshot sent to the model (default 1280x800)')
     .option('--dry-run', 'let the model decide but execute nothing')

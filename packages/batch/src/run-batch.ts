@@ -1,0 +1,300 @@
+/**
+ * Data-driven runs: one replay per row of a rows file. Rows run one after another on this display in
+ * this process, or, with workers, in parallel on private X servers that mime starts (one a row, the
+ * app launched on it by the workflow's setup), each row in a process of its own; a worker that dies
+ * is retried once on a fresh display. Each row writes `row-<n>/row.json` as it ends, so a killed batch
+ * loses nothing that finished, and `onlyFailed` resumes it.
+ */
+import { mkdir } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { startPrivateDisplay } from '@mime-desktop/os-io';
+import { type ReplayOptions, replay, secretEnvName } from '@mime-desktop/replay';
+import { writeBatchFiles } from '@mime-desktop/report';
+import {
+  BATCH_FILES,
+  type BatchFile,
+  isMimeError,
+  loadWorkflow,
+  type RowRecord,
+  type RunSummary,
+  rowFolderName,
+  type Workflow,
+  writeJsonAtomic,
+} from '@mime-desktop/schema';
+import { collectBatch, readRowRecords } from './collect.ts';
+import { BatchOptionError } from './errors.ts';
+import { runRowJob, type WorkerReplayOptions } from './row-job.ts';
+import { checkRows, readRows } from './rows.ts';
+
+export interface BatchOptions {
+  /** The rows file: `.csv` with a header of param names, or `.jsonl`. */
+  rows: string;
+  /** Parallel workers, each on private X servers of its own (the workflow needs a `setup`); 0 runs the rows on this display, one after another. Default 0. */
+  workers?: number;
+  /** First row to run, 1-based. Default 1. */
+  fromRow?: number;
+  /** Run only this row, 0-based (a Kubernetes Indexed Job's `JOB_COMPLETION_INDEX`). Default: every row. */
+  rowIndex?: number;
+  /** Run again the rows of `dir` that did not succeed (and those never run). Default false. */
+  onlyFailed?: boolean;
+  /** The batch folder. Default `<workflow>/.batch/<timestamp>`; required with `onlyFailed`. */
+  dir?: string;
+  /** Take sensitive params from the rows file too. Default false: only from the environment. */
+  allowSecretsInRows?: boolean;
+  /** Replay options for every row (params come from the rows). */
+  replay?: WorkerReplayOptions & Pick<ReplayOptions, 'env' | 'runSetup'>;
+  /** Stops the batch: no new row starts, running ones are aborted. */
+  signal?: AbortSignal;
+  /** Progress: each row as it starts and ends. */
+  onEvent?: (event: BatchEvent) => void;
+}
+
+export type BatchEvent =
+  | { type: 'start'; dir: string; rows: number[]; workers: number }
+  | { type: 'row_start'; row: number }
+  | { type: 'row_end'; record: RowRecord };
+
+export interface BatchResult {
+  dir: string;
+  batch: BatchFile;
+  /** batch.html. */
+  html: string;
+}
+
+const stamp = () =>
+  new Date()
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z');
+
+/** The rows to run, 1-based, from the options. */
+async function selectRows(count: number, options: BatchOptions, dir: string): Promise<number[]> {
+  const all = Array.from({ length: count }, (_, i) => i + 1);
+  if (options.rowIndex !== undefined) {
+    if (!Number.isInteger(options.rowIndex) || options.rowIndex < 0 || options.rowIndex >= count) {
+      throw new BatchOptionError(
+        `row index ${options.rowIndex} is outside the ${count} rows (0 to ${count - 1})`,
+      );
+    }
+    return [options.rowIndex + 1];
+  }
+  const from = options.fromRow ?? 1;
+  if (!Number.isInteger(from) || from < 1 || from > count) {
+    throw new BatchOptionError(`the first row must be from 1 to ${count}, got ${from}`);
+  }
+  if (!options.onlyFailed) return all.filter((row) => row >= from);
+  const done = new Set(
+    (await readRowRecords(dir)).filter((r) => r.record.outcome === 'success').map((r) => r.record.row),
+  );
+  return all.filter((row) => row >= from && !done.has(row));
+}
+
+/** The params of a row as they may be shown: sensitive ones as `{name}`. */
+function displayParams(workflow: Workflow, row: Record<string, string>): Record<string, string> {
+  const sensitive = new Set(workflow.task_params.filter((p) => p.sensitive).map((p) => p.name));
+  return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, sensitive.has(k) ? `{${k}}` : v]));
+}
+
+/** A row's record from its run's summary (or what kept it from running). */
+function recordOf(
+  row: number,
+  params: Record<string, string>,
+  runs: string[],
+  outcome: { summary: RunSummary } | { code: string | null; reason: string; outcome: RowRecord['outcome'] },
+  attempts: number,
+): RowRecord {
+  if ('summary' in outcome) {
+    const { summary } = outcome;
+    return {
+      row,
+      params,
+      runs,
+      outcome: summary.outcome,
+      code: summary.code,
+      reason: summary.reason,
+      duration_ms: summary.duration_ms,
+      model_calls: summary.usage.calls,
+      attempts,
+    };
+  }
+  return {
+    row,
+    params,
+    runs,
+    outcome: outcome.outcome,
+    code: outcome.code,
+    reason: outcome.reason,
+    duration_ms: 0,
+    model_calls: 0,
+    attempts,
+  };
+}
+
+/**
+ * Replays `workflowDir` once per selected row of the rows file, into a batch folder, and writes
+ * batch.json and batch.html. Throws before any run for a bad rows file or options; once started,
+ * resolves whatever the rows' outcomes.
+ */
+export async function runBatch(workflowDir: string, options: BatchOptions): Promise<BatchResult> {
+  const loaded = await loadWorkflow(workflowDir);
+  const folder = dirname(resolve(loaded.file));
+  const workers = options.workers ?? 0;
+  if (!Number.isInteger(workers) || workers < 0 || workers > 64) {
+    throw new BatchOptionError(`workers must be a whole number from 0 to 64, got ${workers}`);
+  }
+  if (workers > 0 && !loaded.workflow.setup) {
+    throw new BatchOptionError(
+      `workers replay on private X servers, where the workflow's app has to be started: give the workflow a setup (mime record --launch, or "setup" in schema.json)`,
+    );
+  }
+  if (options.onlyFailed && !options.dir)
+    throw new BatchOptionError('resuming the failed rows needs the batch folder');
+  const rows = await readRows(options.rows);
+  checkRows(loaded.workflow, rows, { allowSecrets: options.allowSecretsInRows ?? false });
+  const dir = resolve(options.dir ?? join(folder, '.batch', stamp()));
+  await mkdir(dir, { recursive: true, mode: 0o700 });
+  const selected = await selectRows(rows.rows.length, options, dir);
+  const previous = new Map((await readRowRecords(dir)).map((r) => [r.record.row, r.record]));
+  const startedAt = new Date().toISOString();
+  const parallel =
+    workers === 0 ? 1 : Math.min(workers, availableParallelism(), Math.max(1, selected.length));
+  options.onEvent?.({ type: 'start', dir, rows: selected, workers: workers === 0 ? 0 : parallel });
+
+  const sensitive = new Set(loaded.workflow.task_params.filter((p) => p.sensitive).map((p) => p.name));
+  const runRow = async (row: number): Promise<void> => {
+    const values = rows.rows[row - 1] as Record<string, string>;
+    const params = displayParams(loaded.workflow, values);
+    const rowDir = join(dir, rowFolderName(row));
+    await mkdir(rowDir, { recursive: true, mode: 0o700 });
+    const runs = [...(previous.get(row)?.runs ?? [])];
+    options.onEvent?.({ type: 'row_start', row });
+    const record =
+      workers === 0
+        ? await runHere(folder, values, rowDir, options, params, runs, row)
+        : await runInWorker(folder, values, rowDir, options, params, runs, row, sensitive);
+    await writeJsonAtomic(join(rowDir, BATCH_FILES.row), record);
+    options.onEvent?.({ type: 'row_end', record });
+  };
+
+  let next = 0;
+  const lane = async () => {
+    while (next < selected.length && !options.signal?.aborted) {
+      const row = selected[next++] as number;
+      await runRow(row);
+    }
+  };
+  await Promise.all(Array.from({ length: parallel }, lane));
+
+  const batch = await collectBatch(dir, {
+    workflow: folder,
+    task_name: loaded.workflow.task_name,
+    rows_file: options.rows,
+    workers: workers === 0 ? 0 : parallel,
+    started_at: startedAt,
+    ended_at: new Date().toISOString(),
+  });
+  // Rows never run in this folder still show, as not run.
+  const shown = new Set(batch.rows.map((r) => r.row));
+  for (const row of selected.filter((r) => !shown.has(r))) {
+    batch.rows.push({
+      ...recordOf(
+        row,
+        displayParams(loaded.workflow, rows.rows[row - 1] ?? {}),
+        [],
+        { outcome: 'not_run', code: null, reason: 'the batch stopped before this row' },
+        0,
+      ),
+      run: null,
+    });
+  }
+  batch.rows.sort((a, b) => a.row - b.row);
+  batch.counts.not_run = batch.rows.filter((r) => r.outcome === 'not_run').length;
+  const html = await writeBatchFiles(dir, batch);
+  return { dir, batch, html };
+}
+
+/** A row on this display, in this process. */
+async function runHere(
+  folder: string,
+  values: Record<string, string>,
+  rowDir: string,
+  options: BatchOptions,
+  params: Record<string, string>,
+  runs: string[],
+  row: number,
+): Promise<RowRecord> {
+  try {
+    const run = await replay(folder, {
+      ...options.replay,
+      params: values,
+      runsDir: rowDir,
+      signal: options.signal,
+    });
+    return recordOf(row, params, [...runs, relative(rowDir, run.dir)], { summary: run.summary }, 1);
+  } catch (error) {
+    if (!isMimeError(error)) throw error;
+    return recordOf(row, params, runs, { outcome: 'failed', code: error.code, reason: error.message }, 1);
+  }
+}
+
+/** A row in a worker process on a private display of its own; retried once on a fresh one if the worker dies. */
+async function runInWorker(
+  folder: string,
+  values: Record<string, string>,
+  rowDir: string,
+  options: BatchOptions,
+  params: Record<string, string>,
+  runs: string[],
+  row: number,
+  sensitive: ReadonlySet<string>,
+): Promise<RowRecord> {
+  // Sensitive values travel in the environment, never as arguments others can see in `ps`.
+  const secrets = Object.fromEntries(
+    Object.entries(values)
+      .filter(([k]) => sensitive.has(k))
+      .map(([k, v]) => [secretEnvName(k), v]),
+  );
+  const plain = Object.fromEntries(Object.entries(values).filter(([k]) => !sensitive.has(k)));
+  const { env: replayEnv, runSetup: _runSetup, ...replayOptions } = options.replay ?? {};
+  for (let attempt = 1; attempt <= 2; attempt += 1) {
+    const display = await startPrivateDisplay();
+    try {
+      const result = await runRowJob(
+        { workflow: folder, params: plain, runsDir: rowDir, options: replayOptions },
+        { ...process.env, ...replayEnv, ...secrets, DISPLAY: display.display },
+        options.signal,
+      );
+      if (result?.ok)
+        return recordOf(
+          row,
+          params,
+          [...runs, relative(rowDir, result.dir)],
+          { summary: result.summary },
+          attempt,
+        );
+      if (result)
+        return recordOf(
+          row,
+          params,
+          runs,
+          { outcome: 'failed', code: result.code, reason: result.message },
+          attempt,
+        );
+    } finally {
+      await display.stop();
+    }
+    if (options.signal?.aborted) break;
+  }
+  return recordOf(
+    row,
+    params,
+    runs,
+    {
+      outcome: 'crashed',
+      code: 'MIME_WORKER_CRASHED',
+      reason: 'the worker process died twice without an answer',
+    },
+    2,
+  );
+}

@@ -1,0 +1,240 @@
+/**
+ * Data-driven runs: `mime replay --rows` on the demo app, each row on a private X server that mime
+ * starts with the app from the workflow's setup; the Kubernetes flow (one row per pod with
+ * `--row-index`, then `mime batch collect`) run for real minus Kubernetes; the manifests checked
+ * against the Kubernetes API schemas.
+ */
+import { cp, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { BatchFile, RowRecord } from '@mime-desktop/schema';
+import { demoAppSetup } from '@mime-desktop/test-support/desktop-harness';
+import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
+import { Job } from 'kubernetes-models/batch/v1';
+import { PersistentVolumeClaim } from 'kubernetes-models/v1';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { parseAllDocuments } from 'yaml';
+
+const SONGS = [
+  'Numb',
+  'Faint',
+  'Crawling',
+  'Papercut',
+  'Yellow',
+  'Clocks',
+  'Paradise',
+  'Imagine',
+  'Fix You',
+  'Viva la Vida',
+];
+const NO_DISPLAY = { DISPLAY: undefined };
+
+let root: string;
+let workflow: string;
+
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), 'mime-batch-'));
+  workflow = join(root, 'workflow');
+  await cp(join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded'), workflow, { recursive: true });
+  const schema = JSON.parse(await readFile(join(workflow, 'schema.json'), 'utf8'));
+  schema.setup = demoAppSetup();
+  await writeFile(join(workflow, 'schema.json'), JSON.stringify(schema));
+});
+
+async function rowsFile(name: string, songs: readonly string[]): Promise<string> {
+  const file = join(root, name);
+  await writeFile(file, `song_name\n${songs.map((s) => (s.includes(',') ? `"${s}"` : s)).join('\n')}\n`);
+  return file;
+}
+
+const readBatch = async (dir: string) =>
+  BatchFile.parse(JSON.parse(await readFile(join(dir, 'batch.json'), 'utf8')));
+const runsOf = async (dir: string, row: number) =>
+  (await readdir(join(dir, `row-${row}`))).filter((name) => /^\d{8}T\d{6}Z-/.test(name));
+
+describe('mime replay --rows --workers 2', () => {
+  it('runs 20 rows on private displays, reports the one that fails, and resumes only it', async () => {
+    const songs = Array.from({ length: 20 }, (_, i) =>
+      i === 6 ? 'No Such Song' : (SONGS[i % SONGS.length] as string),
+    );
+    const rows = await rowsFile('rows.csv', songs);
+    const out = join(root, 'batch-20');
+    const result = await runMime(
+      ['replay', workflow, '--rows', rows, '--workers', '2', '--out', out, '--step-timeout', '3', '--json'],
+      { env: NO_DISPLAY },
+    );
+    expect(result.exitCode, result.stderr).toBe(1);
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(lines).toHaveLength(20);
+
+    const batch = await readBatch(out);
+    expect(batch).toMatchObject({
+      workers: 2,
+      counts: { success: 19, failed: 1, not_run: 0 },
+      task_name: 'play song',
+    });
+    expect(batch.rows.map((r) => r.row)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    for (const row of batch.rows) {
+      expect(row.params).toEqual({ song_name: songs[row.row - 1] });
+      expect(await runsOf(out, row.row)).toHaveLength(1);
+      const summary = JSON.parse(await readFile(join(out, row.run as string, 'summary.json'), 'utf8'));
+      expect(summary.outcome).toBe(row.outcome);
+      if (row.outcome === 'success')
+        expect(summary.extracts).toEqual({ song_now_playing: songs[row.row - 1] });
+    }
+    const failed = batch.rows.find((r) => r.outcome !== 'success');
+    expect(failed).toMatchObject({
+      row: 7,
+      outcome: 'failed',
+      code: 'MIME_REPLAY_DIVERGENCE',
+      model_calls: 0,
+    });
+
+    const page = await readFile(join(out, 'batch.html'), 'utf8');
+    expect(page.match(/href="row-\d+\/[^"]+\/report\.html"/g)).toHaveLength(20);
+    expect(page).toContain('19 of 20 rows succeeded, 1 failed');
+    expect(page).toContain('MIME_REPLAY_DIVERGENCE');
+
+    const resume = await runMime(
+      [
+        'replay',
+        workflow,
+        '--rows',
+        rows,
+        '--workers',
+        '2',
+        '--only-failed',
+        out,
+        '--step-timeout',
+        '3',
+        '--json',
+      ],
+      {
+        env: NO_DISPLAY,
+      },
+    );
+    expect(resume.exitCode, resume.stderr).toBe(1);
+    expect(
+      resume.stdout
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l).row),
+    ).toEqual([7]);
+    expect(await runsOf(out, 7)).toHaveLength(2);
+    for (const row of [1, 6, 8, 20]) expect(await runsOf(out, row)).toHaveLength(1);
+    const again = await readBatch(out);
+    expect(again.counts).toEqual({ success: 19, failed: 1, not_run: 0 });
+    expect(again.rows[6]?.runs).toHaveLength(2);
+  }, 600_000);
+});
+
+describe('one row per pod (Kubernetes Indexed Job), then mime batch collect', () => {
+  it('selects the row by its 0-based index and merges the row folders', async () => {
+    const rows = await rowsFile('pods.csv', ['Faint', 'Yellow', 'Numb']);
+    const shared = join(root, 'shared-volume');
+    for (const index of ['2', '0']) {
+      const pod = await runMime(
+        ['replay', workflow, '--rows', rows, '--row-index', index, '--workers', '1', '--out', shared],
+        {
+          env: NO_DISPLAY,
+        },
+      );
+      expect(pod.exitCode, pod.stderr).toBe(0);
+    }
+    expect((await readdir(shared)).sort()).toEqual(['batch.html', 'batch.json', 'row-1', 'row-3']);
+    const row3 = RowRecord.parse(JSON.parse(await readFile(join(shared, 'row-3', 'row.json'), 'utf8')));
+    expect(row3).toMatchObject({ row: 3, params: { song_name: 'Numb' }, outcome: 'success' });
+
+    const collect = await runMime(['batch', 'collect', shared]);
+    expect(collect.exitCode, collect.stderr).toBe(0);
+    expect(collect.stderr).toContain('2 of 2 row(s) succeeded');
+    const batch = await readBatch(shared);
+    expect(batch.rows.map((r) => [r.row, r.outcome])).toEqual([
+      [1, 'success'],
+      [3, 'success'],
+    ]);
+    expect(batch.task_name).toBe('play song');
+
+    const outside = await runMime(['replay', workflow, '--rows', rows, '--row-index', '3', '--workers', '1']);
+    expect(outside.exitCode).toBe(2);
+    expect(outside.stderr).toContain('row index 3 is outside the 3 rows (0 to 2)');
+    const notBatch = await runMime(['batch', 'collect', root]);
+    expect(notBatch.exitCode).toBe(2);
+    expect(notBatch.stderr).toContain('holds no row-<n>/row.json');
+  }, 120_000);
+});
+
+describe('rows files that cannot drive a batch (exit 2, nothing run)', () => {
+  it('names an unknown column, a malformed CSV, a non-object JSONL line and flags without --rows', async () => {
+    const unknown = join(root, 'unknown.csv');
+    await writeFile(unknown, 'song_name,volume\nFaint,11\n');
+    let result = await runMime(['replay', workflow, '--rows', unknown]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('column volume is not a param of the workflow (its params: song_name)');
+
+    const broken = join(root, 'broken.csv');
+    await writeFile(broken, 'song_name\n"Faint\n');
+    result = await runMime(['replay', workflow, '--rows', broken]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/broken\.csv: not a valid CSV file: .*quote/i);
+
+    const jsonl = join(root, 'rows.jsonl');
+    await writeFile(jsonl, '{"song_name": "Faint"}\n["Yellow"]\n');
+    result = await runMime(['replay', workflow, '--rows', jsonl]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('line 2: a row is a JSON object');
+
+    result = await runMime(['replay', workflow, '--workers', '2']);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('--workers go with --rows');
+  });
+
+  it('refuses a sensitive param in the rows file unless allowed', async () => {
+    const secretFlow = join(root, 'secret-workflow');
+    await cp(workflow, secretFlow, { recursive: true });
+    const schema = JSON.parse(await readFile(join(secretFlow, 'schema.json'), 'utf8'));
+    schema.task_params[0].sensitive = true;
+    schema.task_params[0].example = null;
+    await writeFile(join(secretFlow, 'schema.json'), JSON.stringify(schema));
+    const rows = await rowsFile('secret.csv', ['Faint']);
+    const result = await runMime(['replay', secretFlow, '--rows', rows]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toContain('column song_name holds a sensitive param');
+  });
+});
+
+describe('deploy/', () => {
+  it('holds Kubernetes manifests that the API schemas accept, whose mime command line mime accepts', async () => {
+    const dir = join(REPO_ROOT, 'deploy', 'kubernetes');
+    const jobs: Job[] = [];
+    for (const name of await readdir(dir)) {
+      for (const doc of parseAllDocuments(await readFile(join(dir, name), 'utf8'))) {
+        const value = doc.toJS();
+        if (value.kind === 'Job') {
+          const job = new Job(value);
+          job.validate();
+          jobs.push(job);
+        } else if (value.kind === 'PersistentVolumeClaim') new PersistentVolumeClaim(value).validate();
+        else throw new Error(`${name}: unexpected kind ${value.kind}`);
+      }
+    }
+    const replayJob = jobs.find((j) => j.spec?.completionMode === 'Indexed');
+    expect(replayJob?.spec?.template.spec?.restartPolicy).toBe('Never');
+    const container = replayJob?.spec?.template.spec?.containers[0];
+    expect(
+      container?.env?.find((e) => e.name === 'JOB_COMPLETION_INDEX')?.valueFrom?.fieldRef?.fieldPath,
+    ).toBe("metadata.annotations['batch.kubernetes.io/job-completion-index']");
+    // The pod's command line, with the index filled in, against a workflow that is not there: mime
+    // must get past its flags and fail on the missing workflow (exit 2), not on the command line.
+    const args = (container?.args ?? []).map((a) =>
+      a.replace('$(JOB_COMPLETION_INDEX)', '0').replace('/work/', `${root}/missing/`),
+    );
+    const result = await runMime(args);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/MIME_FILE_UNREADABLE|no such file/);
+    expect(result.stderr).not.toMatch(/unknown option|MIME_USAGE/);
+  });
+});
