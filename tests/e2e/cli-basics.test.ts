@@ -25,6 +25,7 @@ describe('mime', () => {
       'report',
       'validate',
       'list',
+      'batch',
       'help',
     ]);
     expect(result.stdout).toContain('Exit codes: 0 ok, 1 the run failed, 2 bad input or usage, 130 aborted.');
