@@ -272,6 +272,74 @@ describe('mime record', () => {
     expect(listed.exitCode).toBe(0);
   });
 
+  it('stores what a German keyboard typed: umlauts, ß, AltGr € and @, a dead-key é', async () => {
+    await execa('setxkbmap', ['de'], { env: desktop.env });
+    try {
+      const { recorder, sessionId, dir } = await startRecording('deutsch');
+      const echo = centerOf(DEMO_LAYOUT.echo);
+      await desktop.click(echo.x, echo.y);
+      // Physical keys of a German keyboard by X keycode (as a person presses them): ä ö ü, ß,
+      // AltGr+E, AltGr+Q, ´ then e, Shift+Z ü r i c h, then the ISO key left of Y (`<`).
+      const keys = ['48', '47', '34', '65', '20', '65', '108+26', '65', '108+24', '65', '21', '26', '65'];
+      await desktop.xdotool(
+        'key',
+        '--delay',
+        '40',
+        ...keys,
+        '50+29',
+        '34',
+        '27',
+        '31',
+        '54',
+        '43',
+        '65',
+        '94',
+      );
+      await desktop.waitForAppState((state) => state.typed === 'äöü ß € @ é Zürich <');
+      await sleep(300);
+      expect((await mime(['record', 'stop', '--session', sessionId])).exitCode).toBe(0);
+      const result = await recorder.done;
+      expect(result.exitCode).toBe(0);
+      const events = await manifestOf(dir);
+      const typed = events.find((event) => event.action_type === 'type');
+      // The `<` key has no uiohook code: its character is missing, and the event says so.
+      expect(typed?.action_details).toEqual({ text: 'äöü ß € @ é Zürich ', secret: false, unresolved: true });
+      expect(result.stderr).toMatch(/warning: 1 typing event typed characters mime could not read/);
+    } finally {
+      await execa('setxkbmap', ['us'], { env: desktop.env });
+    }
+  });
+
+  it('keeps the PRE frame of a slow typing burst from before its first key', async () => {
+    const { recorder, sessionId, dir } = await startRecording('slow typing');
+    const echo = centerOf(DEMO_LAYOUT.echo);
+    await desktop.click(echo.x, echo.y);
+    await sleep(400);
+    // Three seconds of typing, longer than the two seconds of frames the ring keeps.
+    await desktop.xdotool('type', '--delay', '300', 'slowly typed');
+    await desktop.waitForAppState((state) => state.typed === 'slowly typed');
+    await sleep(300);
+    const search = centerOf(DEMO_LAYOUT.search);
+    await desktop.click(search.x, search.y);
+    await sleep(700);
+    expect((await mime(['record', 'stop', '--session', sessionId])).exitCode).toBe(0);
+    expect((await recorder.done).exitCode).toBe(0);
+    const events = await manifestOf(dir);
+    const typedAt = events.findIndex((event) => event.action_type === 'type');
+    expect(events[typedAt]?.action_details.text).toBe('slowly typed');
+    expect(events[typedAt]?.pre_frame).toBeUndefined();
+    // Its PRE frame shows the echo field as the click left it (empty), not with the text typed.
+    const field = DEMO_LAYOUT.echo;
+    const box = { x: field.x, y: field.y, width: field.width, height: field.height };
+    const typedFrame = events[typedAt]?.screenshot as string;
+    const clickFrame = events[typedAt - 1]?.screenshot as string;
+    const afterFrame = events[typedAt + 1]?.screenshot as string;
+    const beforeDiff = await regionDifference(dir, typedFrame, afterFrame, box);
+    const emptyDiff = await regionDifference(dir, typedFrame, clickFrame, box);
+    expect(beforeDiff).toBeGreaterThan(emptyDiff);
+    expect(beforeDiff).toBeGreaterThan(1);
+  });
+
   it('fails with MIME_NO_DISPLAY and exit 2 without a display', async () => {
     const result = await startMime(['record', '--name', 'x', '--home', home], { env: { DISPLAY: '' } }).done;
     expect(result.exitCode).toBe(2);

@@ -10,9 +10,11 @@ import type { UiohookKeyboardEvent, UiohookMouseEvent, UiohookWheelEvent } from 
 import { assertDisplay } from './display-probe.ts';
 import { UnsupportedPlatformError } from './errors.ts';
 import type { ScrollDirection } from './input.ts';
+import { KeyTextResolver } from './key-text.ts';
 import { buildKeycodeNames, type HookKeyName } from './keymap.ts';
 import { loadUiohook, type UiohookModule } from './native.ts';
 import { epochNow } from './time.ts';
+import { XKeyboard } from './x-keyboard.ts';
 
 /** Mouse buttons as hooks name them (`back`/`forward` are the side buttons). */
 export type HookButton = 'left' | 'right' | 'middle' | 'back' | 'forward';
@@ -57,6 +59,14 @@ export interface HookKeyEvent extends HookEventBase {
   key: HookKeyName | null;
   /** uiohook's keycode, for keys without a name. */
   keycode: number;
+  /**
+   * keydown on X11: the characters the press typed in the active keyboard layout (`ü`, `@` with AltGr,
+   * `é` for the letter after a dead key, `''` for the dead key itself); absent for keys that type none,
+   * with a command modifier held, or where mime cannot read the layout (then read `key` as a US key).
+   */
+  text?: string;
+  /** keydown: the press typed something mime cannot tell (a key without a code, an unknown keysym). */
+  unresolved?: boolean;
 }
 
 export type HookEvent = HookMouseButtonEvent | HookMouseMoveEvent | HookWheelEvent | HookKeyEvent;
@@ -115,25 +125,34 @@ function modifiersOf(event: UiohookEvent): Modifier[] {
   return modifiers;
 }
 
+function keyEvent(
+  event: UiohookKeyboardEvent,
+  time: number,
+  keyNames: ReadonlyMap<number, HookKeyName>,
+  resolver: KeyTextResolver,
+): HookKeyEvent {
+  const { keycode } = event;
+  const key = keyNames.get(keycode) ?? null;
+  if (event.type !== KEY_PRESSED) {
+    resolver.release(keycode);
+    return { type: 'keyup', key, keycode, time, modifiers: modifiersOf(event) };
+  }
+  const { key: layoutKey, ...typed } = resolver.press(keycode, modifiersOf(event));
+  return { type: 'keydown', key: (layoutKey as HookKeyName | undefined) ?? key, keycode, time, ...typed };
+}
+
 function normalize(
   event: UiohookEvent,
   time: number,
   keyNames: ReadonlyMap<number, HookKeyName>,
+  resolver: KeyTextResolver,
 ): HookEvent | undefined {
   const modifiers = modifiersOf(event);
   const type: number = event.type;
   switch (type) {
     case KEY_PRESSED:
-    case KEY_RELEASED: {
-      const { keycode } = event as UiohookKeyboardEvent;
-      return {
-        type: type === KEY_PRESSED ? 'keydown' : 'keyup',
-        key: keyNames.get(keycode) ?? null,
-        keycode,
-        time,
-        modifiers,
-      };
-    }
+    case KEY_RELEASED:
+      return keyEvent(event as UiohookKeyboardEvent, time, keyNames, resolver);
     case MOUSE_PRESSED:
     case MOUSE_RELEASED: {
       const mouse = event as UiohookMouseEvent;
@@ -186,10 +205,12 @@ class HookHub {
   #uiohook: UiohookModule | undefined;
   #keyNames: ReadonlyMap<number, HookKeyName> = new Map();
   #clock = new HookClock();
+  #keyboard: XKeyboard | undefined;
+  readonly #resolver = new KeyTextResolver(() => this.#keyboard?.keymap);
   #stopping: Promise<void> = Promise.resolve();
 
   readonly #dispatch = (raw: UiohookEvent) => {
-    const event = normalize(raw, this.#clock.toEpoch(raw.time), this.#keyNames);
+    const event = normalize(raw, this.#clock.toEpoch(raw.time), this.#keyNames, this.#resolver);
     if (!event) return;
     for (const listener of this.#listeners) listener(event);
   };
@@ -205,6 +226,8 @@ class HookHub {
     const first = this.#listeners.size === 0;
     this.#listeners.add(listener);
     if (first) {
+      // The layout is read from X (where there is X); without it keys are named as on a US keyboard.
+      if (process.platform === 'linux') this.#keyboard = await XKeyboard.open().catch(() => undefined);
       uiohook.uIOhook.on('input', this.#dispatch);
       uiohook.uIOhook.start();
     }
@@ -216,7 +239,12 @@ class HookHub {
         this.#listeners.delete(listener);
         if (this.#listeners.size > 0) return;
         uiohook.uIOhook.off('input', this.#dispatch);
-        this.#stopping = Promise.resolve().then(() => uiohook.uIOhook.stop());
+        const keyboard = this.#keyboard;
+        this.#keyboard = undefined;
+        this.#stopping = Promise.resolve().then(async () => {
+          uiohook.uIOhook.stop();
+          await keyboard?.close();
+        });
         await this.#stopping;
       },
     };

@@ -3,10 +3,14 @@
  * operation runs one at a time, checks the fail-safe before each step (a character, a drag step, a
  * wheel notch) and, when it fails or is aborted, releases whatever keys and buttons it still held.
  *
- * Text: printable ASCII, `\n` and `\t` are typed key by key, pressing Shift itself for capitals and
- * shifted symbols (nut-js `keyboard.type` mistypes those on X11); everything else (é, 日本, emoji) is
- * pasted through the clipboard with ctrl+v (cmd+v on macOS), which overwrites the clipboard.
+ * Text on X11: every character is typed by keycode through mime's own X connection
+ * ({@link XKeyboard}): the key and shift level that give it in the active layout, or a spare key bound
+ * to it while typing (é on a US layout, 日本, emoji), so the clipboard is never touched. Elsewhere:
+ * printable ASCII, `\n` and `\t` key by key on a US layout, pressing Shift itself for capitals and
+ * shifted symbols (nut-js `keyboard.type` mistypes those), and the rest pasted through the clipboard
+ * with ctrl+v (cmd+v on macOS), which overwrites it.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   formatKeyChord,
   isMimeError,
@@ -27,6 +31,7 @@ import {
 import type { NutModule } from './native.ts';
 import { epochNow, pause } from './time.ts';
 import type { LogicalPoint, LogicalSize } from './units.ts';
+import type { XKeyboard } from './x-keyboard.ts';
 
 export type MouseButton = 'left' | 'right' | 'middle';
 
@@ -60,6 +65,12 @@ export interface InputTiming {
   /** After pasting non-ASCII text, so the app has inserted it before the next key. Default 150 ms. */
   pasteSettleMs?: number;
   /**
+   * X11: after binding characters the layout lacks to spare keys, before typing them (and again
+   * before unbinding), so apps have reloaded the keymap: GTK takes it a moment after the change and
+   * loses a key pressed sooner. Default 60 ms.
+   */
+  remapSettleMs?: number;
+  /**
    * After typing a text, so the app has handled it before the next input: GTK's file chooser offers a
    * completion of a typed path a moment later, and an Enter pressed before that is lost. Default 120 ms.
    */
@@ -77,6 +88,7 @@ const DEFAULT_TIMING: Required<InputTiming> = {
   dragStepMs: 15,
   dragHoldMs: 80,
   pasteSettleMs: 150,
+  remapSettleMs: 60,
   afterTypeMs: 120,
 };
 
@@ -99,7 +111,7 @@ export interface ScrollOptions {
 
 const X11_SWAPS_HORIZONTAL_WHEEL = process.platform === 'linux';
 
-type TextPart = { kind: 'keys'; strokes: Keystroke[] } | { kind: 'paste'; text: string };
+type TextPart = { kind: 'keys'; chars: string[]; strokes: Keystroke[] } | { kind: 'paste'; text: string };
 
 /** Splits text into runs typed key by key and runs pasted; throws on control characters. */
 function planText(text: string): TextPart[] {
@@ -110,8 +122,12 @@ function planText(text: string): TextPart[] {
     const code = char.codePointAt(0) ?? 0;
     const last = parts.at(-1);
     if (stroke) {
-      if (last?.kind === 'keys') last.strokes.push(stroke);
-      else parts.push({ kind: 'keys', strokes: [stroke] });
+      if (last?.kind === 'keys') {
+        last.chars.push(char);
+        last.strokes.push(stroke);
+      } else {
+        parts.push({ kind: 'keys', chars: [char], strokes: [stroke] });
+      }
     } else if (code >= 0xa0) {
       if (last?.kind === 'paste') last.text += char;
       else parts.push({ kind: 'paste', text: char });
@@ -131,12 +147,22 @@ export class InputExecutor {
   readonly #failSafe: FailSafe;
   readonly #screen: LogicalSize;
   readonly #timing: Required<InputTiming>;
+  readonly #keyboard: (() => Promise<XKeyboard | undefined>) | undefined;
   readonly #heldKeys: NutKeyName[] = [];
+  readonly #heldKeycodes: number[] = [];
   readonly #heldButtons: MouseButton[] = [];
   #queue: Promise<unknown> = Promise.resolve();
 
-  constructor(nut: NutModule, failSafe: FailSafe, screen: LogicalSize, timing: InputTiming = {}) {
+  /** `keyboard` gives the X keyboard to type through, or undefined where there is none (not X11). */
+  constructor(
+    nut: NutModule,
+    failSafe: FailSafe,
+    screen: LogicalSize,
+    timing: InputTiming = {},
+    keyboard?: () => Promise<XKeyboard | undefined>,
+  ) {
     this.#nut = nut;
+    this.#keyboard = keyboard;
     this.#failSafe = failSafe;
     this.#screen = screen;
     this.#timing = { ...DEFAULT_TIMING, ...timing };
@@ -252,28 +278,79 @@ export class InputExecutor {
     const parts = planText(text);
     const keyDelay = options.keyDelayMs ?? this.#timing.keyDelayMs;
     return this.#run('type text', async () => {
-      const pressedAt = new Map<unknown, number>();
-      for (const part of parts) {
-        if (part.kind === 'keys') {
-          for (const stroke of part.strokes) {
-            const last = pressedAt.get(stroke.key);
-            if (last !== undefined)
-              await this.#pause(last + this.#timing.repeatKeyDelayMs - performance.now());
-            pressedAt.set(stroke.key, performance.now());
-            await this.#step();
-            await this.#pressChord(stroke.shift ? [MODIFIER_NUT_KEYS.shift] : [], stroke.key);
-            await this.#pause(keyDelay);
-          }
-        } else {
-          await writeClipboard(this.#nut, part.text, this.#failSafe.signal);
-          await this.#step();
-          const paste = process.platform === 'darwin' ? MODIFIER_NUT_KEYS.meta : MODIFIER_NUT_KEYS.ctrl;
-          await this.#pressChord([paste], 'V');
-          await this.#pause(this.#timing.pasteSettleMs);
-        }
-      }
+      const keyboard = await this.#keyboard?.();
+      if (keyboard) await this.#typeByKeycode(keyboard, parts, keyDelay);
+      else await this.#typeByNut(parts, keyDelay);
       await this.#pause(this.#timing.afterTypeMs);
     });
+  }
+
+  /** X11: every character by the key that gives it in the active layout, or a spare key bound to it. */
+  async #typeByKeycode(keyboard: XKeyboard, parts: TextPart[], keyDelay: number): Promise<void> {
+    const chars = parts.flatMap((part) => (part.kind === 'keys' ? part.chars : [...part.text]));
+    const { strokes, bindings } = keyboard.plan(chars);
+    const { shiftKeycode, level3Keycode } = keyboard.keymap;
+    if (bindings.size > 0) {
+      await keyboard.bind(bindings);
+      await this.#pause(this.#timing.remapSettleMs);
+    }
+    try {
+      const pressedAt = new Map<number, number>();
+      for (const stroke of strokes) {
+        const last = pressedAt.get(stroke.keycode);
+        if (last !== undefined) await this.#pause(last + this.#timing.repeatKeyDelayMs - performance.now());
+        pressedAt.set(stroke.keycode, performance.now());
+        await this.#step();
+        const modifiers = [
+          stroke.level % 2 === 1 ? shiftKeycode : undefined,
+          stroke.level >= 2 ? level3Keycode : undefined,
+        ].filter((keycode) => keycode !== undefined);
+        await this.#tapKeycode(keyboard, modifiers, stroke.keycode);
+        await this.#pause(keyDelay);
+      }
+      await keyboard.sync();
+    } finally {
+      if (bindings.size > 0) {
+        // Unbind only once the app has handled the presses with the binding in place.
+        await sleep(this.#timing.remapSettleMs);
+        await keyboard.bind(new Map([...bindings.keys()].map((keycode) => [keycode, 0])));
+      }
+    }
+  }
+
+  /** Elsewhere: ASCII key by key on a US layout, everything else pasted through the clipboard. */
+  async #typeByNut(parts: TextPart[], keyDelay: number): Promise<void> {
+    const pressedAt = new Map<unknown, number>();
+    for (const part of parts) {
+      if (part.kind === 'keys') {
+        for (const stroke of part.strokes) {
+          const last = pressedAt.get(stroke.key);
+          if (last !== undefined) await this.#pause(last + this.#timing.repeatKeyDelayMs - performance.now());
+          pressedAt.set(stroke.key, performance.now());
+          await this.#step();
+          await this.#pressChord(stroke.shift ? [MODIFIER_NUT_KEYS.shift] : [], stroke.key);
+          await this.#pause(keyDelay);
+        }
+      } else {
+        await writeClipboard(this.#nut, part.text, this.#failSafe.signal);
+        await this.#step();
+        const paste = process.platform === 'darwin' ? MODIFIER_NUT_KEYS.meta : MODIFIER_NUT_KEYS.ctrl;
+        await this.#pressChord([paste], 'V');
+        await this.#pause(this.#timing.pasteSettleMs);
+      }
+    }
+  }
+
+  /** Holds `modifiers` (keycodes), taps `keycode`, releases in reverse order, through XTest. */
+  async #tapKeycode(keyboard: XKeyboard, modifiers: number[], keycode: number): Promise<void> {
+    for (const code of [...modifiers, keycode]) {
+      this.#heldKeycodes.push(code);
+      await keyboard.key(code, true);
+    }
+    for (const code of [keycode, ...modifiers.toReversed()]) {
+      await keyboard.key(code, false);
+      this.#heldKeycodes.splice(this.#heldKeycodes.lastIndexOf(code), 1);
+    }
   }
 
   /** Serializes operations; on failure releases held keys and buttons and reports a typed error. */
@@ -353,6 +430,10 @@ export class InputExecutor {
 
   /** Best effort: a failed or aborted operation must not leave a key or button down. */
   async #releaseHeld(): Promise<void> {
+    const keyboard = this.#heldKeycodes.length > 0 ? await this.#keyboard?.() : undefined;
+    for (const keycode of this.#heldKeycodes.splice(0).toReversed()) {
+      await keyboard?.key(keycode, false).catch(() => undefined);
+    }
     for (const name of this.#heldKeys.splice(0).toReversed()) {
       await this.#nut.keyboard.releaseKey(this.#nut.Key[name]).catch(() => undefined);
     }

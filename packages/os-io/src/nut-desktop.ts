@@ -10,6 +10,7 @@ import { FrameRing } from './frame-ring.ts';
 import { type HookSubscription, startHooks } from './hooks.ts';
 import { InputExecutor, type InputTiming } from './input.ts';
 import { loadNut } from './native.ts';
+import { XKeyboard } from './x-keyboard.ts';
 
 export interface DesktopOptions {
   /**
@@ -40,7 +41,14 @@ export async function createDesktop(options: DesktopOptions = {}): Promise<Deskt
     failSafeOptions.signal = AbortSignal.any(signals);
   }
   const failSafe = new FailSafe(screen.logical, failSafeOptions);
-  const input = new InputExecutor(nut, failSafe, screen.logical, options.timing);
+  // The X keyboard opens at the first typing; without one (not X11, no XTEST) typing goes through nut-js.
+  let keyboard: Promise<XKeyboard | undefined> | undefined;
+  const openKeyboard = () => {
+    keyboard ??=
+      process.platform === 'linux' ? XKeyboard.open().catch(() => undefined) : Promise.resolve(undefined);
+    return keyboard;
+  };
+  const input = new InputExecutor(nut, failSafe, screen.logical, options.timing, openKeyboard);
   const subscriptions = new Set<HookSubscription>();
 
   return {
@@ -79,6 +87,7 @@ export async function createDesktop(options: DesktopOptions = {}): Promise<Deskt
     close: async () => {
       await Promise.all([...subscriptions].map((subscription) => subscription.stop()));
       await failSafe.dispose();
+      await (await keyboard)?.close();
     },
   };
 }

@@ -4,8 +4,10 @@ import {
   type DesktopHarness,
   startDesktopHarness,
 } from '@mime-desktop/test-support/desktop-harness';
+import { execa } from 'execa';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDesktop, type Desktop } from '../src/index.ts';
+import { XKeyboard } from '../src/x-keyboard.ts';
 
 let harness: DesktopHarness;
 let desktop: Desktop;
@@ -25,6 +27,28 @@ beforeEach(async () => {
   await harness.resetApp();
 });
 
+const setClipboard = async (text: string) => {
+  // xclip forks a child that owns the selection until another program takes it.
+  await execa('xclip', ['-i', '-selection', 'clipboard'], {
+    env: harness.env,
+    input: text,
+    stdout: 'ignore',
+    stderr: 'ignore',
+  });
+  await expect.poll(readClipboard).toBe(text);
+};
+const readClipboard = async () =>
+  (await execa('xclip', ['-o', '-selection', 'clipboard'], { env: harness.env, reject: false })).stdout;
+
+const spareKeycodes = async () => {
+  const keyboard = await XKeyboard.open(harness.display);
+  try {
+    return keyboard.keymap.spareKeycodes();
+  } finally {
+    await keyboard.close();
+  }
+};
+
 const PRINTABLE_ASCII = Array.from({ length: 0x7e - 0x20 + 1 }, (_, i) => String.fromCharCode(0x20 + i)).join(
   '',
 );
@@ -37,12 +61,17 @@ describe('typeText', () => {
     expect(state.typed).toBe(PRINTABLE_ASCII);
   });
 
-  it('types non-ASCII text (through the clipboard) mixed with ASCII, and newlines', async () => {
-    const text = 'Grüße, é à ñ — 日本語 😀 ok\nline 2';
+  it('types non-ASCII by key (É ß € 中文, emoji) mixed with ASCII and newlines, leaving the clipboard alone', async () => {
+    const text = 'Grüße, É ß € à ñ — 中文 日本語 😀 ok\nline 2';
+    await setClipboard('the user’s clipboard');
+    const spareBefore = await spareKeycodes();
     await desktop.click(centerOf(DEMO_LAYOUT.echo));
     await desktop.typeText(text);
     const state = await harness.waitForAppState((s) => s.typed.endsWith('line 2'));
     expect(state.typed).toBe(text);
+    expect(await readClipboard()).toBe('the user’s clipboard');
+    // The spare keys bound for the typing are free again.
+    expect(await spareKeycodes()).toEqual(spareBefore);
   });
 
   it('refuses control characters before typing anything', async () => {

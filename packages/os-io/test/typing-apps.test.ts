@@ -2,7 +2,8 @@
  * Typing into real GTK apps at the default speed. galculator animates the on-screen button of every
  * key it takes and ignores the same key pressed again within about 100 ms: typed as fast as other
  * keys, `1.0777` arrived as `1.077` (and `xdotool type --delay 100` still loses it). Mousepad takes
- * any speed.
+ * any speed. Characters the layout lacks are typed through spare keys, not pasted: Gnumeric turned a
+ * pasted `É` into `ze`, and GTK lost the first character typed right after a keymap change.
  */
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -12,6 +13,7 @@ import { gtkAppEnv, waitForWindowTitle, windowGeometry } from '@mime-desktop/tes
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDesktop, type Desktop } from '../src/index.ts';
+import { XKeyboard } from '../src/x-keyboard.ts';
 
 let harness: DesktopHarness;
 let desktop: Desktop;
@@ -56,15 +58,61 @@ describe('typing into GTK apps', () => {
     }
   }, 60_000);
 
-  it('mousepad takes a sentence with doubled letters exactly', async () => {
+  /** Types `text` into a new Mousepad file, saves it and resolves what the file holds. */
+  const typeInMousepad = async (name: string, text: string) => {
     const dir = await mkdtemp(join(tmpdir(), 'mime-typing-'));
-    const file = join(dir, 'typed.txt');
+    const file = join(dir, name);
     await writeFile(file, '');
-    const text = 'Eeeek! A bookkeeper, 1.0777 mm; all good.';
-    const window = await start('mousepad', [file], 'typed.txt');
+    const window = await start('mousepad', [file], name);
     await desktop.click({ x: window.x + window.width / 2, y: window.y + window.height / 2 });
     await desktop.typeText(text);
     await desktop.pressKey('ctrl+s');
-    await expect.poll(async () => (await readFile(file, 'utf8')).trim(), { timeout: 5000 }).toBe(text);
+    await expect
+      .poll(async () => (await readFile(file, 'utf8')).length, { timeout: 5000 })
+      .toBeGreaterThan(0);
+    await desktop.pressKey('ctrl+q');
+    return (await readFile(file, 'utf8')).trim();
+  };
+
+  it('mousepad takes a sentence with doubled letters exactly', async () => {
+    const text = 'Eeeek! A bookkeeper, 1.0777 mm; all good.';
+    expect(await typeInMousepad('typed.txt', text)).toBe(text);
+  }, 60_000);
+
+  it('mousepad takes non-ASCII typed by key, right after other keys, and the clipboard stays', async () => {
+    await execa('xclip', ['-i', '-selection', 'clipboard'], {
+      env,
+      input: 'mine',
+      stdout: 'ignore',
+      stderr: 'ignore',
+    });
+    const text = 'Zürich — 50% off! É ß € 中文 日本語 x日本語';
+    expect(await typeInMousepad('unicode.txt', text)).toBe(text);
+    expect(await clipboard()).toBe('mine');
+  }, 60_000);
+
+  it('types exactly on a German layout (AltGr symbols, umlauts, y/z swapped)', async () => {
+    await execa('setxkbmap', ['de'], { env });
+    try {
+      const keyboard = await XKeyboard.open(harness.display);
+      // The layout really is German: `@` is AltGr+Q (keycode 24, level 3).
+      expect(keyboard.keymap.placeOf('@')).toEqual({ keycode: 24, level: 2 });
+      await keyboard.close();
+      const text = 'äöü ß € @ é Zürich: 50% & y=z {[]}|<>~\\ Ä';
+      expect(await typeInMousepad('deutsch.txt', text)).toBe(text);
+    } finally {
+      await execa('setxkbmap', ['us'], { env });
+    }
+  }, 60_000);
+
+  it('gnumeric takes É ß € 中文 in a cell', async () => {
+    const text = 'É café ß € 中文';
+    const window = await start('gnumeric', [], 'Gnumeric');
+    await desktop.click({ x: window.x + window.width / 2, y: window.y + window.height / 2 });
+    await desktop.typeText(text);
+    await desktop.pressKey('enter');
+    await desktop.pressKey('up');
+    await desktop.pressKey('ctrl+c');
+    await expect.poll(clipboard, { timeout: 5000 }).toBe(text);
   }, 60_000);
 });

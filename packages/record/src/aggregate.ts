@@ -21,6 +21,12 @@ export interface AggregatorOptions {
   scrollGapMs?: number;
   /** Whether typing is secret right now (its text is never kept). Default: never. */
   isSecret?: () => boolean;
+  /**
+   * Called with the time of an action's first input as it arrives (a press, the first key of a
+   * typing burst, the first wheel notch), before the action is known whole: the moment to keep its
+   * PRE frame. Default none.
+   */
+  onActionStart?: (time: number) => void;
 }
 
 interface Press {
@@ -44,6 +50,8 @@ interface Typing {
   text: string;
   time: number;
   secret: boolean;
+  /** Some key of the burst typed something the layout could not tell. */
+  unresolved: boolean;
 }
 
 interface Scroll {
@@ -71,6 +79,7 @@ export class ActionAggregator {
   readonly #doubleClickDistance: number;
   readonly #scrollGapMs: number;
   readonly #isSecret: () => boolean;
+  readonly #onActionStart: (time: number) => void;
   #press: Press | undefined;
   #click: PendingClick | undefined;
   #typing: Typing | undefined;
@@ -83,6 +92,7 @@ export class ActionAggregator {
     this.#doubleClickDistance = options.doubleClickDistance ?? 6;
     this.#scrollGapMs = options.scrollGapMs ?? 600;
     this.#isSecret = options.isSecret ?? (() => false);
+    this.#onActionStart = options.onActionStart ?? (() => undefined);
   }
 
   push(event: HookEvent): void {
@@ -142,6 +152,7 @@ export class ActionAggregator {
       this.#flushTyping();
     } else {
       this.flush();
+      this.#onActionStart(event.time);
     }
     this.#press = { button: event.button, x: event.x, y: event.y, time: event.time, dragging: false, second };
   }
@@ -187,6 +198,7 @@ export class ActionAggregator {
       Math.hypot(event.x - scroll.x, event.y - scroll.y) <= 50;
     if (!continues) {
       this.#flushScroll();
+      this.#onActionStart(event.time);
       this.#scroll = { x: event.x, y: event.y, dx: 0, dy: 0, time: event.time, last: event.time };
     }
     const burst = this.#scroll as Scroll;
@@ -198,9 +210,14 @@ export class ActionAggregator {
   }
 
   #keyDown(event: HookKeyEvent): void {
+    if (event.text !== undefined || event.unresolved) {
+      this.#type(event.text ?? '', event.time, event.unresolved === true);
+      return;
+    }
     const key = event.key;
     if (key === null || MODIFIER_NAMES.has(key)) return;
     const commandModifiers = event.modifiers.filter((m): m is Modifier => m !== 'shift');
+    // Without the layout's word on it (no X keymap, keypad keys), a key types its US character.
     const char =
       commandModifiers.length === 0 ? typedChar(key, event.modifiers.includes('shift')) : undefined;
     if (char !== undefined) {
@@ -218,6 +235,7 @@ export class ActionAggregator {
       return;
     }
     this.flush();
+    this.#onActionStart(event.time);
     this.#emit({
       action_type: 'key',
       action_details: { key: formatKeyChord({ modifiers: event.modifiers, key }) },
@@ -225,15 +243,17 @@ export class ActionAggregator {
     });
   }
 
-  #type(char: string, time: number): void {
+  #type(text: string, time: number, unresolved = false): void {
     const secret = this.#isSecret();
     if (this.#typing && this.#typing.secret !== secret) this.#flushTyping();
     if (!this.#typing) {
       this.#flushClick();
       this.#flushScroll();
-      this.#typing = { text: '', time, secret };
+      this.#onActionStart(time);
+      this.#typing = { text: '', time, secret, unresolved: false };
     }
-    if (!secret) this.#typing.text += char;
+    if (!secret) this.#typing.text += text;
+    if (unresolved) this.#typing.unresolved = true;
   }
 
   #flushClick(): void {
@@ -263,10 +283,14 @@ export class ActionAggregator {
     const typing = this.#typing;
     if (!typing) return;
     this.#typing = undefined;
-    if (!typing.secret && typing.text === '') return;
+    if (!typing.secret && typing.text === '' && !typing.unresolved) return;
     this.#emit({
       action_type: 'type',
-      action_details: { text: typing.text, secret: typing.secret },
+      action_details: {
+        text: typing.text,
+        secret: typing.secret,
+        ...(typing.unresolved && !typing.secret ? { unresolved: true } : {}),
+      },
       time: typing.time,
     });
   }

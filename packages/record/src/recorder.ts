@@ -72,6 +72,7 @@ export type RecorderEvent =
   | { type: 'annotation-requested' }
   | { type: 'secret'; on: boolean }
   | { type: 'stopping'; reason: StopReason }
+  | { type: 'warning'; message: string }
   | { type: 'error'; error: unknown };
 
 export interface RecordOptions {
@@ -254,6 +255,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
   });
   let secret = false;
   let paused = false;
+  let unresolved = 0;
   let details: string | null = null;
   let held:
     | { pending: PendingEvent; focus: Promise<{ title: string } | null> | null; timer: NodeJS.Timeout }
@@ -302,16 +304,28 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     details = null;
     return note;
   };
+  // Each action's PRE frame is kept when its first input arrives: the ring holds two seconds, and a
+  // slow typing burst is written only when it ends, when its first frames are long gone.
+  const preFrames = new Map<number, RawFrame | undefined>();
+  const keepPreFrame = (time: number) => preFrames.set(time, ring.frameBefore(time));
+  const takePreFrame = (time: number) => {
+    const frame = preFrames.has(time) ? preFrames.get(time) : ring.frameBefore(time);
+    for (const kept of preFrames.keys()) if (kept <= time) preFrames.delete(kept);
+    return frame;
+  };
   const commit = (action: RecordedAction) => {
     release();
+    const before = takePreFrame(action.time);
+    if ('unresolved' in action.action_details && action.action_details.unresolved) unresolved += 1;
     const pending: PendingEvent = {
       event: {
         action_type: action.action_type,
         action_details: action.action_details,
         timestamp: action.time / 1000,
         details: takeDetails(),
+        ...(before ? {} : { pre_frame: 'late' }),
       } as PendingEvent['event'],
-      frame: ring.frameBefore(action.time) ?? ring.latest(),
+      frame: before ?? ring.latest(),
     };
     const focus = terminal ? focusOf(action) : null;
     if (
@@ -324,7 +338,11 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     }
     write(pending, focus);
   };
-  const aggregator = new ActionAggregator(commit, { ...options.aggregation, isSecret: () => secret });
+  const aggregator = new ActionAggregator(commit, {
+    ...options.aggregation,
+    isSecret: () => secret,
+    onActionStart: keepPreFrame,
+  });
 
   const status = (): ControlStatus => ({ session_id: sessionId, events: writer.count, secret, paused });
   const annotate = (annotation: Annotation) => {
@@ -420,6 +438,15 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     release();
     await admitted;
     events = writer.count;
+    if (unresolved > 0) {
+      emit({
+        type: 'warning',
+        message:
+          `${unresolved} typing event${unresolved === 1 ? '' : 's'} typed characters mime could not read from the keys ` +
+          '(an input method, or a key without a code): their text is incomplete and marked "unresolved"; ' +
+          'fix it with `mime edit` after reflecting.',
+      });
+    }
     write({
       event: {
         action_type: null,

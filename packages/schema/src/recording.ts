@@ -49,6 +49,10 @@ const common = {
   screenshot: RelativePath.nullable().describe('The PRE frame, relative to the recording folder.'),
   timestamp: z.number().describe('Epoch seconds.'),
   details: z.string().nullable().default(null).describe('A note from a details annotation.'),
+  pre_frame: z
+    .literal('late')
+    .optional()
+    .describe('No frame from before the action existed: the screenshot is from after its first input.'),
 };
 const pointer = z.object({ button: MouseButton.default('left'), x: z.number(), y: z.number() });
 const pointerEvent = <T extends 'click' | 'double_click' | 'right_click' | 'middle_click'>(type: T) =>
@@ -62,7 +66,12 @@ export const ManifestEvent = z.discriminatedUnion('action_type', [
   z.object({
     action_type: z.literal('type'),
     action_details: z
-      .object({ text: z.string(), secret: z.boolean().default(false) })
+      .object({
+        text: z.string(),
+        secret: z.boolean().default(false),
+        /** Some of what was typed could not be told from the keys (an IME, a key without a code): `text` misses it. */
+        unresolved: z.boolean().optional(),
+      })
       .refine((d) => !d.secret || d.text === '', {
         message: 'secret typing must not store its text; leave text empty',
         path: ['text'],

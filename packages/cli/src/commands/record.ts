@@ -61,7 +61,8 @@ function describeEvent(event: Extract<RecorderEvent, { type: 'event' }>): string
     case null:
       return 'end';
     case 'type':
-      return d.secret ? `type ${style.yellow('[secret, not stored]')}` : `type ${JSON.stringify(d.text)}`;
+      if (d.secret) return `type ${style.yellow('[secret, not stored]')}`;
+      return `type ${JSON.stringify(d.text)}${d.unresolved ? style.yellow(' [some keys unreadable]') : ''}`;
     case 'key':
       return `key ${d.key}`;
     case 'scroll':
@@ -101,6 +102,9 @@ function reportProgress(event: RecorderEvent, name: string, json: boolean): void
       return;
     case 'ignored':
       say(style.dim(`  (not recorded: ${event.action_type}, ${event.reason})`));
+      return;
+    case 'warning':
+      say(style.yellow(`  warning: ${event.message}`));
       return;
     default:
       return;

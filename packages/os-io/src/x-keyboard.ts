@@ -1,0 +1,204 @@
+/**
+ * The X keyboard through a connection of mime's own (node-x11, pure JavaScript): the active layout's
+ * keymap, kept current on `MappingNotify`, and XTest key presses by keycode.
+ *
+ * Typing by keycode is what makes text exact on any layout: a character is typed with the key and
+ * shift level that give it in the active layout (`@` is AltGr+Q on a German keyboard), and a
+ * character no key gives (`中`, `É` on a US layout) with a spare keycode bound to it for the time of
+ * the typing, as `xdotool type` does. Unlike xdotool, the spare keys are bound once for the whole
+ * text and the typing waits until apps have taken the new mapping: GTK reloads its keymap a moment
+ * after `MappingNotify`, and a key pressed before that is lost (measured in Mousepad).
+ */
+import { createRequire } from 'node:module';
+import { DesktopFailureError } from './errors.ts';
+import { charToKeysym, Keymap, type KeyPlace } from './x-keymap.ts';
+
+interface XClient {
+  GetKeyboardMapping(
+    first: number,
+    count: number,
+    callback: (error: unknown, rows: number[][]) => void,
+  ): void;
+  ChangeKeyboardMapping(first: number, perKeycode: number, keysyms: number[]): void;
+  GetInputFocus(callback: (error: unknown) => void): void;
+  require(name: 'xtest', callback: (error: unknown, ext: XTestExtension) => void): void;
+  on(event: 'event', listener: (event: { name?: string; request?: number }) => void): void;
+  on(event: 'error' | 'end', listener: (error?: unknown) => void): void;
+  close(callback?: () => void): void;
+  stream?: { ref?: () => void; unref?: () => void };
+}
+
+interface XTestExtension {
+  FakeInput(type: number, keycode: number, time: number, window: number, x: number, y: number): void;
+  KeyPress: number;
+  KeyRelease: number;
+}
+
+interface X11Module {
+  createClient(
+    options: { display?: string },
+    callback: (
+      error: unknown,
+      display: { client: XClient; min_keycode: number; max_keycode: number },
+    ) => void,
+  ): void;
+}
+
+/** `MappingNotify.request` for a keyboard mapping change (0 is modifiers, 2 the pointer). */
+const MAPPING_KEYBOARD = 1;
+
+function xError(what: string, error: unknown): DesktopFailureError {
+  return new DesktopFailureError(`X keyboard: ${what} failed: ${String(error)}`, { cause: error });
+}
+
+/** A key press plan for one character. */
+export interface KeyStroke extends KeyPlace {
+  char: string;
+}
+
+/** One connection to the X server for the keyboard. Close it when done. */
+export class XKeyboard {
+  readonly #client: XClient;
+  readonly #minKeycode: number;
+  readonly #count: number;
+  #keymap: Keymap;
+  #xtest: XTestExtension | undefined;
+  #closed = false;
+  #waiting = 0;
+
+  private constructor(client: XClient, minKeycode: number, count: number, keymap: Keymap) {
+    this.#client = client;
+    this.#minKeycode = minKeycode;
+    this.#count = count;
+    this.#keymap = keymap;
+    client.on('event', (event) => {
+      if (event.name === 'MappingNotify' && event.request === MAPPING_KEYBOARD) void this.#reload();
+    });
+    client.on('error', () => undefined);
+  }
+
+  /** Connects to `display` (default `$DISPLAY`) and reads the keymap. */
+  static async open(display?: string): Promise<XKeyboard> {
+    const x11 = createRequire(import.meta.url)('x11') as X11Module;
+    const connected = await new Promise<{ client: XClient; min_keycode: number; max_keycode: number }>(
+      (resolve, reject) =>
+        x11.createClient(display ? { display } : {}, (error, info) =>
+          error ? reject(error) : resolve(info),
+        ),
+    ).catch((error: unknown) => {
+      throw xError('connecting to the display', error);
+    });
+    const { client, min_keycode: min, max_keycode: max } = connected;
+    // The connection must not keep a process alive that is otherwise done.
+    const rows = await readMapping(client, min, max - min + 1);
+    client.stream?.unref?.();
+    return new XKeyboard(client, min, max - min + 1, new Keymap(min, rows));
+  }
+
+  /** The active layout's keymap (re-read whenever the server announces a change). */
+  get keymap(): Keymap {
+    return this.#keymap;
+  }
+
+  async #reload(): Promise<void> {
+    if (this.#closed) return;
+    try {
+      this.#keymap = new Keymap(
+        this.#minKeycode,
+        await this.#awaiting(readMapping(this.#client, this.#minKeycode, this.#count)),
+      );
+    } catch {
+      // Keep the last keymap: a failed read here has no caller to report to.
+    }
+  }
+
+  /**
+   * Plans the keys for `chars`: each character's place in the layout, or a spare keycode bound to it
+   * by {@link bind}. Throws when the text needs more spare keys than the keyboard has free.
+   */
+  plan(chars: readonly string[]): { strokes: KeyStroke[]; bindings: Map<number, number> } {
+    const keymap = this.#keymap;
+    const spare = keymap.spareKeycodes();
+    const bound = new Map<string, number>();
+    const bindings = new Map<number, number>();
+    const strokes = chars.map((char): KeyStroke => {
+      const place = keymap.placeOf(char);
+      if (place) return { char, ...place };
+      let keycode = bound.get(char);
+      if (keycode === undefined) {
+        keycode = spare[bound.size];
+        if (keycode === undefined) {
+          throw new DesktopFailureError(
+            `cannot type ${bound.size + 1} different characters the keyboard layout lacks in one text: only ${spare.length} spare keys`,
+          );
+        }
+        bound.set(char, keycode);
+        bindings.set(keycode, charToKeysym(char));
+      }
+      return { char, keycode, level: 0 };
+    });
+    return { strokes, bindings };
+  }
+
+  /** Binds keysyms to spare keycodes (both levels), or unbinds them with `0`; waits until the server has it. */
+  async bind(bindings: ReadonlyMap<number, number>): Promise<void> {
+    for (const [keycode, keysym] of bindings) {
+      this.#client.ChangeKeyboardMapping(keycode, 2, [keysym, keysym]);
+    }
+    await this.sync();
+  }
+
+  /** Presses or releases a key by keycode through XTest. */
+  async key(keycode: number, down: boolean): Promise<void> {
+    const xtest = await this.#xtestExtension();
+    xtest.FakeInput(down ? xtest.KeyPress : xtest.KeyRelease, keycode, 0, 0, 0, 0);
+  }
+
+  /** A round trip: every request sent before has been handled by the server when this resolves. */
+  sync(): Promise<void> {
+    return this.#awaiting(
+      new Promise((resolve, reject) =>
+        this.#client.GetInputFocus((error) => (error ? reject(xError('sync', error)) : resolve())),
+      ),
+    );
+  }
+
+  async #xtestExtension(): Promise<XTestExtension> {
+    this.#xtest ??= await this.#awaiting(
+      new Promise<XTestExtension>((resolve, reject) =>
+        this.#client.require('xtest', (error, ext) =>
+          error ? reject(xError('XTEST', error)) : resolve(ext),
+        ),
+      ),
+    );
+    return this.#xtest;
+  }
+
+  /**
+   * The socket is unreferenced while idle, so an open keyboard never keeps a process alive; while a
+   * reply is awaited it is referenced, or Node would exit with the reply still on its way.
+   */
+  async #awaiting<T>(reply: Promise<T>): Promise<T> {
+    if (this.#waiting++ === 0) this.#client.stream?.ref?.();
+    try {
+      return await reply;
+    } finally {
+      this.#waiting -= 1;
+      if (this.#waiting === 0) this.#client.stream?.unref?.();
+    }
+  }
+
+  close(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#closed = true;
+    return this.#awaiting(new Promise((resolve) => this.#client.close(() => resolve())));
+  }
+}
+
+function readMapping(client: XClient, first: number, count: number): Promise<number[][]> {
+  return new Promise((resolve, reject) =>
+    client.GetKeyboardMapping(first, count, (error, rows) =>
+      error ? reject(xError('reading the keyboard mapping', error)) : resolve(rows),
+    ),
+  );
+}
