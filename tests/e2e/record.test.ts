@@ -310,6 +310,40 @@ describe('mime record', () => {
     }
   });
 
+  it('stores what a French keyboard typed (dead keys, AltGr) and the text a Ctrl+V pasted', async () => {
+    await execa('setxkbmap', ['fr'], { env: desktop.env });
+    try {
+      const { recorder, sessionId, dir } = await startRecording('français');
+      const echo = centerOf(DEMO_LAYOUT.echo);
+      await desktop.click(echo.x, echo.y);
+      // AZERTY keys by X keycode: Shift+^ (dead diaeresis) then a, o, u; AltGr+S (ß), AltGr+E (€),
+      // AltGr+à (@), é, ^ then e (ê), ç, à, ù.
+      const umlauts = ['50+34', '24', '50+34', '32', '50+34', '30', '65'];
+      const altGr = ['108+39', '65', '108+26', '65', '108+19', '65'];
+      const accents = ['11', '65', '34', '26', '65', '18', '65', '19', '65', '48', '65'];
+      await desktop.xdotool('key', '--delay', '40', ...umlauts, ...altGr, ...accents);
+      await desktop.waitForAppState((state) => state.typed === 'äöü ß € @ é ê ç à ù ');
+      // Text another app put on the clipboard, pasted: what the person typed is that text.
+      const clipboard = 'Straße — 中文 😀';
+      await execa('xsel', ['--clipboard', '--input'], { env: desktop.env, input: clipboard });
+      await desktop.xdotool('key', 'ctrl+v');
+      await desktop.waitForAppState((state) => state.typed === `äöü ß € @ é ê ç à ù ${clipboard}`);
+      await sleep(300);
+      expect((await mime(['record', 'stop', '--session', sessionId])).exitCode).toBe(0);
+      const result = await recorder.done;
+      expect(result.exitCode).toBe(0);
+      const events = await manifestOf(dir);
+      const typed = events.filter((event) => event.action_type === 'type');
+      expect(typed.map((event) => event.action_details)).toEqual([
+        { text: `äöü ß € @ é ê ç à ù ${clipboard}`, secret: false },
+      ]);
+      expect(events.some((event) => event.action_type === 'key')).toBe(false);
+      expect(result.stderr).not.toMatch(/warning/);
+    } finally {
+      await execa('setxkbmap', ['us'], { env: desktop.env });
+    }
+  });
+
   it('keeps the PRE frame of a slow typing burst from before its first key', async () => {
     const { recorder, sessionId, dir } = await startRecording('slow typing');
     const echo = centerOf(DEMO_LAYOUT.echo);

@@ -3,9 +3,16 @@
  * fallback; pbcopy on macOS; a helper exe on Windows). Works under Xvfb: xsel forks a small process
  * that owns the selection until another program takes it or the X server goes away.
  */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { DesktopFailureError } from './errors.ts';
 import type { NutModule } from './native.ts';
 import { pause } from './time.ts';
+
+const run = promisify(execFile);
+
+/** Longest clipboard text {@link readClipboard} gives back, in UTF-16 code units. */
+export const MAX_CLIPBOARD_TEXT = 65_536;
 
 /**
  * Puts `text` on the clipboard and waits until reading it back gives `text`: xsel returns before
@@ -39,4 +46,35 @@ export async function writeClipboard(
   throw new DesktopFailureError(
     `the clipboard did not take the text to paste within ${timeoutMs} ms (read back: ${JSON.stringify(String(last)).slice(0, 80)})`,
   );
+}
+
+/**
+ * The clipboard's text as it is now, or null when it holds no text (empty, only an image), holds
+ * more than `maxLength` characters, or its owner does not answer within `timeoutMs`. On Linux it
+ * asks xsel itself, so a final newline is kept (nut-js' reader strips it); elsewhere nut-js.
+ */
+export async function readClipboard(
+  nut: NutModule,
+  timeoutMs = 1000,
+  maxLength = MAX_CLIPBOARD_TEXT,
+): Promise<string | null> {
+  let text: string;
+  try {
+    if (process.platform === 'linux') {
+      const read = await run('xsel', ['--clipboard', '--output'], {
+        timeout: timeoutMs,
+        maxBuffer: maxLength * 4,
+        encoding: 'utf8',
+      }).catch(async (error: { code?: unknown }) => {
+        if (error.code !== 'ENOENT') throw error;
+        return { stdout: await nut.clipboard.getContent() };
+      });
+      text = read.stdout;
+    } else {
+      text = await nut.clipboard.getContent();
+    }
+  } catch {
+    return null;
+  }
+  return text === '' || text.length > maxLength ? null : text;
 }

@@ -46,8 +46,13 @@ export interface Desktop {
   scroll(direction: ScrollDirection, amount: number, options?: ScrollOptions): Promise<void>;
   /** Presses a key chord: `enter`, `ctrl+a`, `ctrl+shift+t`, `alt+f4`. */
   pressKey(chord: string | KeyChord): Promise<void>;
-  /** Types text exactly, including symbols and non-ASCII (the latter through the clipboard). */
+  /**
+   * Types text exactly, including symbols and non-ASCII (on X11 by keycode, elsewhere pasted
+   * through the clipboard).
+   */
   typeText(text: string, options?: { keyDelayMs?: number }): Promise<void>;
+  /** The clipboard's text now; null when it holds no text, too much, or does not answer. */
+  readClipboard(): Promise<string | null>;
 
   /** Global input events until the subscription stops (or the desktop closes). */
   startHooks(onEvent: (event: HookEvent) => void, options?: StartHooksOptions): Promise<HookSubscription>;

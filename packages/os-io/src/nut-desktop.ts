@@ -3,6 +3,7 @@
  * only after the display probe passed.
  */
 import { captureFrame } from './capture.ts';
+import { readClipboard } from './clipboard.ts';
 import type { Desktop } from './desktop.ts';
 import { assertDisplay } from './display-probe.ts';
 import { FailSafe, type FailSafeOptions } from './fail-safe.ts';
@@ -73,6 +74,7 @@ export async function createDesktop(options: DesktopOptions = {}): Promise<Deskt
     scroll: (direction, amount, scrollOptions) => input.scroll(direction, amount, scrollOptions),
     pressKey: (chord) => input.pressKey(chord),
     typeText: (text, typeOptions) => input.typeText(text, typeOptions),
+    readClipboard: () => readClipboard(nut),
     startHooks: async (onEvent, hookOptions) => {
       const subscription = await startHooks(onEvent, hookOptions);
       const tracked: HookSubscription = {

@@ -171,8 +171,17 @@ export interface RecordingResult {
 /** How long a Ctrl+C chord is held back in case it is the terminal's interrupt that stops recording. */
 const INTERRUPT_HOLD_MS = 400;
 
+/** Chords that paste the clipboard (text fields; terminals; X11's other paste key). */
+const PASTE_CHORDS = new Set(['ctrl+v', 'ctrl+shift+v', 'shift+insert'].map((c) => normalizeKeyChord(c)));
+
 function chordOf(text: string | null | undefined): string | null {
   return text ? normalizeKeyChord(text) : null;
+}
+
+/** A key press as a chord (`ctrl+v`); undefined for any other event. */
+function chordOfEvent(event: HookEvent): string | undefined {
+  if (event.type !== 'keydown' || event.key === null) return undefined;
+  return formatKeyChord({ modifiers: event.modifiers, key: event.key } as KeyChord);
 }
 
 async function firstFrame(desktop: Desktop, ring: ReturnType<Desktop['createFrameRing']>): Promise<RawFrame> {
@@ -394,10 +403,37 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     }
   };
 
+  // A paste is recorded as the text it pasted, typed: the clipboard is read when the chord goes down
+  // (before the app takes it), and the input after it waits, in order, until the read is back. A
+  // clipboard without text (an image, nothing, too much) leaves the chord as a key press.
+  let pasteQueue: HookEvent[] | undefined;
+  let pasteRead: Promise<void> = Promise.resolve();
+  const feed = (event: HookEvent, chord?: string) => {
+    if (pasteQueue) {
+      pasteQueue.push(event);
+      return;
+    }
+    if (event.type !== 'keydown' || chord === undefined || !PASTE_CHORDS.has(chord)) {
+      aggregator.push(event);
+      return;
+    }
+    if (secret) {
+      aggregator.push({ ...event, text: '' });
+      return;
+    }
+    pasteQueue = [];
+    pasteRead = desktop.readClipboard().then((text) => {
+      aggregator.push(text === null ? event : { ...event, text });
+      const queued = pasteQueue ?? [];
+      pasteQueue = undefined;
+      for (const next of queued) feed(next, chordOfEvent(next));
+    });
+  };
+
   const onHook = (event: HookEvent) => {
     if (stopReason) return;
-    if (event.type === 'keydown' && event.key !== null) {
-      const chord = formatKeyChord({ modifiers: event.modifiers, key: event.key } as KeyChord);
+    const chord = chordOfEvent(event);
+    if (chord !== undefined) {
       if (chord === hotkeys.stop) return stop('hotkey');
       if (chord === hotkeys.secret) return setSecret(!secret);
       if (chord === hotkeys.annotate) {
@@ -407,7 +443,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     }
     if (paused) return;
     if (terminal && event.type === 'keydown') keyFocus.set(event.time, desktop.activeWindow());
-    aggregator.push(event);
+    feed(event, chord);
   };
 
   const control = await startControlServer(sessionId, handleControl);
@@ -430,6 +466,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     clearInterval(ticker);
     clearTimeout(limit);
     await hooks?.stop();
+    await pasteRead;
     aggregator.flush();
     if (held && stopReason === 'interrupt') {
       clearTimeout(held.timer);

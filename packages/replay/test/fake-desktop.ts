@@ -65,6 +65,7 @@ export function createFakeDesktop(
     scroll: (d, n) => record(`scroll ${d} ${n}`),
     pressKey: (chord) => record(`key ${String(chord)}`),
     typeText: (text) => record(`type ${text}`),
+    readClipboard: unsupported,
     startHooks: unsupported,
     activeWindow: async () => null,
     close: async () => undefined,
