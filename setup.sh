@@ -11,7 +11,7 @@ cd "$(dirname "$0")"
 # The one list of system packages: an X server, input tools, a browser for the demo app, a window
 # manager, terminals for the recorder tests, clipboard tools, fonts, OCR-free GTK apps for tests.
 SYSTEM_PACKAGES=(
-  xvfb xauth xdotool x11-utils x11-xkb-utils libxtst6 mousepad galculator gnumeric
+  xvfb xauth xdotool x11-utils x11-xkb-utils libxtst6 mousepad galculator gnumeric featherpad
   chromium openbox xterm tmux xclip xsel
   fonts-dejavu-core
 )

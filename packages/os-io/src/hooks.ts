@@ -77,6 +77,12 @@ export interface StartHooksOptions {
    * Default false: throw {@link UnsupportedPlatformError} instead of recording half the events.
    */
   allowXWayland?: boolean;
+  /**
+   * Resolve key presses through the active keyboard layout (X11): the characters they type
+   * (`text`, `unresolved`) and chord keys by the layout's names. Reading the X keymap costs about
+   * 20 ms at the first such subscription. Default false: keys are named as on a US keyboard.
+   */
+  layoutText?: boolean;
 }
 
 /** A running subscription; `stop()` ends it (and the shared hook with the last one). */
@@ -206,6 +212,7 @@ class HookHub {
   #keyNames: ReadonlyMap<number, HookKeyName> = new Map();
   #clock = new HookClock();
   #keyboard: XKeyboard | undefined;
+  #keyboardOpening: Promise<void> | undefined;
   readonly #resolver = new KeyTextResolver(() => this.#keyboard?.keymap);
   #stopping: Promise<void> = Promise.resolve();
 
@@ -215,7 +222,7 @@ class HookHub {
     for (const listener of this.#listeners) listener(event);
   };
 
-  async subscribe(listener: (event: HookEvent) => void): Promise<HookSubscription> {
+  async subscribe(listener: (event: HookEvent) => void, layoutText: boolean): Promise<HookSubscription> {
     const uiohook = await loadUiohook();
     await this.#stopping;
     if (!this.#uiohook) {
@@ -225,9 +232,17 @@ class HookHub {
     }
     const first = this.#listeners.size === 0;
     this.#listeners.add(listener);
+    if (layoutText && process.platform === 'linux') {
+      // The layout is read from X; without it keys are named as on a US keyboard.
+      this.#keyboardOpening ??= XKeyboard.open().then(
+        (keyboard) => {
+          this.#keyboard = keyboard;
+        },
+        () => undefined,
+      );
+      await this.#keyboardOpening;
+    }
     if (first) {
-      // The layout is read from X (where there is X); without it keys are named as on a US keyboard.
-      if (process.platform === 'linux') this.#keyboard = await XKeyboard.open().catch(() => undefined);
       uiohook.uIOhook.on('input', this.#dispatch);
       uiohook.uIOhook.start();
     }
@@ -241,6 +256,7 @@ class HookHub {
         uiohook.uIOhook.off('input', this.#dispatch);
         const keyboard = this.#keyboard;
         this.#keyboard = undefined;
+        this.#keyboardOpening = undefined;
         this.#stopping = Promise.resolve().then(async () => {
           uiohook.uIOhook.stop();
           await keyboard?.close();
@@ -262,7 +278,7 @@ export async function startHooks(
   onEvent: (event: HookEvent) => void,
   options: StartHooksOptions = {},
 ): Promise<HookSubscription> {
-  const { allowXWayland = false } = options;
+  const { allowXWayland = false, layoutText = false } = options;
   const facts = await assertDisplay();
   if (facts.sessionType === 'wayland' && !allowXWayland) {
     throw new UnsupportedPlatformError(
@@ -271,5 +287,5 @@ export async function startHooks(
         'or pass allowXWayland to accept missing events.',
     );
   }
-  return hub.subscribe(onEvent);
+  return hub.subscribe(onEvent, layoutText);
 }

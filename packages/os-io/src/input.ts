@@ -40,7 +40,10 @@ export type ScrollDirection = 'up' | 'down' | 'left' | 'right';
 
 /** Pauses mime leaves between input steps, so apps see input at a human-like pace. */
 export interface InputTiming {
-  /** After moving the pointer and before pressing a button, so the app sees the hover first. Default 25 ms. */
+  /**
+   * Least time the pointer rests where it was moved before a button is pressed there, so the app
+   * sees the hover first (a pointer already resting there long enough is not held back). Default 25 ms.
+   */
   settleMs?: number;
   /** After each click, key chord, scroll or drag, so the app reacts before the next input. Default 40 ms. */
   afterActionMs?: number;
@@ -71,8 +74,9 @@ export interface InputTiming {
    */
   remapSettleMs?: number;
   /**
-   * After typing a text, so the app has handled it before the next input: GTK's file chooser offers a
-   * completion of a typed path a moment later, and an Enter pressed before that is lost. Default 120 ms.
+   * Least time from the end of a typed text to the next key or button press, so the app has handled
+   * the text first: GTK's file chooser offers a completion of a typed path a moment later, and an
+   * Enter pressed before that is lost (measured: lost at 120 ms, taken at 150). Input that comes later anyway is not held back. Default 200 ms.
    */
   afterTypeMs?: number;
 }
@@ -89,7 +93,7 @@ const DEFAULT_TIMING: Required<InputTiming> = {
   dragHoldMs: 80,
   pasteSettleMs: 150,
   remapSettleMs: 60,
-  afterTypeMs: 120,
+  afterTypeMs: 200,
 };
 
 export interface ClickOptions {
@@ -152,6 +156,10 @@ export class InputExecutor {
   readonly #heldKeycodes: number[] = [];
   readonly #heldButtons: MouseButton[] = [];
   #queue: Promise<unknown> = Promise.resolve();
+  /** Where mime last put the pointer, and since when (performance.now()). */
+  #rested: (LogicalPoint & { since: number }) | undefined;
+  /** No key or button is pressed before this time (performance.now()): a text was just typed. */
+  #typedUntil = 0;
 
   /** `keyboard` gives the X keyboard to type through, or undefined where there is none (not X11). */
   constructor(
@@ -174,10 +182,14 @@ export class InputExecutor {
   }
 
   movePointer(point: LogicalPoint): Promise<void> {
-    return this.#run('move the pointer', async () => {
-      await this.#moveTo(point);
-      await this.#pause(this.#timing.settleMs);
-    });
+    return this.#run(
+      'move the pointer',
+      async () => {
+        await this.#moveTo(point);
+        await this.#settle();
+      },
+      { presses: false },
+    );
   }
 
   async click(point: LogicalPoint, options: ClickOptions = {}): Promise<void> {
@@ -187,7 +199,7 @@ export class InputExecutor {
     }
     return this.#run(`${button} click`, async () => {
       await this.#moveTo(point);
-      await this.#pause(this.#timing.settleMs);
+      await this.#settle();
       for (let i = 0; i < clicks; i += 1) {
         if (i > 0) await this.#pause(this.#timing.clickIntervalMs);
         await this.#step();
@@ -203,7 +215,7 @@ export class InputExecutor {
     const target = this.#validPoint(to);
     return this.#run('drag', async () => {
       const start = await this.#moveTo(from);
-      await this.#pause(this.#timing.settleMs);
+      await this.#settle();
       await this.#step();
       await this.#pressButton(button);
       await this.#pause(this.#timing.dragHoldMs);
@@ -230,7 +242,7 @@ export class InputExecutor {
     return this.#run(`scroll ${direction}`, async () => {
       if (options.at) {
         await this.#moveTo(options.at);
-        await this.#pause(this.#timing.settleMs);
+        await this.#settle();
       }
       const mouse = this.#nut.mouse;
       // libnut on X11 turns scrollRight into wheel button 6 (left) and scrollLeft into 7: swap there.
@@ -281,7 +293,7 @@ export class InputExecutor {
       const keyboard = await this.#keyboard?.();
       if (keyboard) await this.#typeByKeycode(keyboard, parts, keyDelay);
       else await this.#typeByNut(parts, keyDelay);
-      await this.#pause(this.#timing.afterTypeMs);
+      this.#typedUntil = performance.now() + this.#timing.afterTypeMs;
     });
   }
 
@@ -353,12 +365,16 @@ export class InputExecutor {
     }
   }
 
-  /** Serializes operations; on failure releases held keys and buttons and reports a typed error. */
-  #run(what: string, operation: () => Promise<void>): Promise<void> {
+  /**
+   * Serializes operations; on failure releases held keys and buttons and reports a typed error. An
+   * operation that `presses` keys or buttons waits out the pause after a typed text first.
+   */
+  #run(what: string, operation: () => Promise<void>, { presses = true } = {}): Promise<void> {
     const result = this.#queue.then(async () => {
       this.#failSafe.throwIfAborted();
       await this.#failSafe.arm();
       try {
+        if (presses) await this.#pause(this.#typedUntil - performance.now());
         await operation();
       } catch (error) {
         await this.#releaseHeld();
@@ -371,10 +387,20 @@ export class InputExecutor {
     return result;
   }
 
-  /** Before each input step: stop if aborted, or if the pointer sits in a corner mime did not put it in. */
-  async #step(): Promise<void> {
+  /**
+   * Before each input step: stop if aborted, or if the pointer sits in a corner mime did not put it
+   * in. Gives the pointer's position.
+   */
+  async #step(): Promise<LogicalPoint> {
     this.#failSafe.throwIfAborted();
-    this.#failSafe.checkPointer(await this.pointerPosition());
+    const at = await this.pointerPosition();
+    this.#failSafe.checkPointer(at);
+    return at;
+  }
+
+  /** Waits until the pointer has rested `settleMs` where mime put it. */
+  #settle(): Promise<void> {
+    return this.#pause((this.#rested?.since ?? 0) + this.#timing.settleMs - performance.now());
   }
 
   #pause(ms: number): Promise<void> {
@@ -393,11 +419,17 @@ export class InputExecutor {
     return { x, y };
   }
 
+  /** Moves the pointer to `point`, unless it already rests there where mime put it. */
   async #moveTo(point: LogicalPoint): Promise<LogicalPoint> {
     const target = this.#validPoint(point);
-    await this.#step();
-    this.#failSafe.noteOwnMove(target, epochNow());
-    await this.#nut.mouse.setPosition(new this.#nut.Point(target.x, target.y));
+    const at = await this.#step();
+    const rested = this.#rested;
+    const resting = at.x === target.x && at.y === target.y && rested?.x === at.x && rested.y === at.y;
+    if (!resting) {
+      this.#failSafe.noteOwnMove(target, epochNow());
+      await this.#nut.mouse.setPosition(new this.#nut.Point(target.x, target.y));
+      this.#rested = { ...target, since: performance.now() };
+    }
     return target;
   }
 

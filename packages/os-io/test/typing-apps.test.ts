@@ -1,9 +1,10 @@
 /**
- * Typing into real GTK apps at the default speed. galculator animates the on-screen button of every
- * key it takes and ignores the same key pressed again within about 100 ms: typed as fast as other
- * keys, `1.0777` arrived as `1.077` (and `xdotool type --delay 100` still loses it). Mousepad takes
- * any speed. Characters the layout lacks are typed through spare keys, not pasted: Gnumeric turned a
- * pasted `É` into `ze`, and GTK lost the first character typed right after a keymap change.
+ * Typing into real GTK apps, and a Qt one, at the default speed. galculator animates the on-screen
+ * button of every key it takes and ignores the same key pressed again within about 100 ms: typed as
+ * fast as other keys, `1.0777` arrived as `1.077` (and `xdotool type --delay 100` still loses it).
+ * Mousepad takes any speed, and so does FeatherPad (Qt 5: exact at 0 ms a key with no pause between
+ * repeats, measured). Characters the layout lacks are typed through spare keys, not pasted: Gnumeric
+ * turned a pasted `É` into `ze`, and GTK lost the first character typed right after a keymap change.
  */
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -114,5 +115,22 @@ describe('typing into GTK apps', () => {
     await desktop.pressKey('up');
     await desktop.pressKey('ctrl+c');
     await expect.poll(clipboard, { timeout: 5000 }).toBe(text);
+  }, 60_000);
+});
+
+describe('typing into a Qt app', () => {
+  it('featherpad (Qt 5) takes doubled letters and non-ASCII at the default speed', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mime-typing-qt-'));
+    const file = join(dir, 'qt.txt');
+    await writeFile(file, '');
+    const window = await start('featherpad', [file], 'qt.txt');
+    await desktop.click({ x: window.x + window.width / 2, y: window.y + window.height / 2 });
+    const text = 'Eeeek! A bookkeeper, 1.0777 mm. Grüße, É ß € — 中文 😀 Zürich: 50% & y=z';
+    await desktop.typeText(text);
+    await desktop.pressKey('ctrl+s');
+    await expect
+      .poll(async () => (await readFile(file, 'utf8')).replace(/\n$/, ''), { timeout: 5000 })
+      .toBe(text);
+    await desktop.pressKey('ctrl+q');
   }, 60_000);
 });

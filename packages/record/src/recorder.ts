@@ -456,7 +456,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
   const onAbort = () => stop(options.signal?.reason === 'interrupt' ? 'interrupt' : 'signal');
   let events = 0;
   try {
-    hooks = await desktop.startHooks(onHook);
+    hooks = await desktop.startHooks(onHook, { layoutText: true });
     if (options.signal?.aborted) onAbort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
     emit({ type: 'started', sessionId, dir, screen, hotkeys });

@@ -24,7 +24,16 @@ function pixelDiffers(a: RgbaImage, b: RgbaImage, offset: number, tolerance: num
   );
 }
 
-/** Per CELL x CELL cell, the bounds [x0, y0, x1, y1] of its changed pixels (-1: none). */
+/** The pixels as 32-bit words (one a pixel), or null when the buffer is not 4-byte aligned. */
+function pixelWords(image: RgbaImage): Uint32Array | null {
+  const { data } = image;
+  return data.byteOffset % 4 === 0 ? new Uint32Array(data.buffer, data.byteOffset, data.length >> 2) : null;
+}
+
+/**
+ * Per CELL x CELL cell, the bounds [x0, y0, x1, y1] of its changed pixels (-1: none). Identical
+ * pixels, most of two screens, are passed over with one 32-bit comparison.
+ */
 function changedCells(
   a: RgbaImage,
   b: RgbaImage,
@@ -33,9 +42,13 @@ function changedCells(
   const cols = Math.ceil(a.width / CELL);
   const rows = Math.ceil(a.height / CELL);
   const cells = new Int32Array(cols * rows * 4).fill(-1);
+  const wa = pixelWords(a);
+  const wb = pixelWords(b);
   for (let y = 0; y < a.height; y += 1) {
     for (let x = 0; x < a.width; x += 1) {
-      if (!pixelDiffers(a, b, (y * a.width + x) * 4, tolerance)) continue;
+      const pixel = y * a.width + x;
+      if (wa && wb && wa[pixel] === wb[pixel]) continue;
+      if (!pixelDiffers(a, b, pixel * 4, tolerance)) continue;
       const at = (Math.floor(y / CELL) * cols + Math.floor(x / CELL)) * 4;
       const fresh = cells[at] === -1;
       cells[at] = fresh ? x : Math.min(cells[at] as number, x);

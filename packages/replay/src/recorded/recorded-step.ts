@@ -47,12 +47,20 @@ export async function loadRecording(workflowDir: string): Promise<Recording> {
   return { events, frames };
 }
 
-/** Decodes a recorded frame once, however often it is asked for; only PNGs inside the workflow folder. */
+/** Decoded frames kept (4 MB each at 1280x800): a step's, the next one's and its subtask's first. */
+const DECODED_FRAMES_KEPT = 8;
+
+/**
+ * Decodes a recorded frame once while it is among the last few asked for; only PNGs inside the
+ * workflow folder.
+ */
 function frameLoader(workflowDir: string): (name: string) => Promise<RgbaImage> {
   const decoded = new Map<string, Promise<RgbaImage>>();
   return (name) => {
     let image = decoded.get(name);
-    if (!image) {
+    if (image) {
+      decoded.delete(name);
+    } else {
       image = readPngInside(workflowDir, name, 'recorded frame').then(async (png) => {
         try {
           return await decodeImage(png);
@@ -62,7 +70,11 @@ function frameLoader(workflowDir: string): (name: string) => Promise<RgbaImage> 
           });
         }
       });
-      decoded.set(name, image);
+    }
+    decoded.set(name, image);
+    for (const oldest of decoded.keys()) {
+      if (decoded.size <= DECODED_FRAMES_KEPT) break;
+      decoded.delete(oldest);
     }
     return image;
   };

@@ -78,7 +78,7 @@ export const AUTO_MATCH = { score: 0.8, margin: 0.05, contrast: 8, offsetToleran
  * after / 0.86-1.0 before.
  */
 export const CHANGE_CHECK = { toAfter: 0.3, stillBefore: 0.6 } as const;
-/** Pause between captures while waiting for the recorded screen, ms. */
+/** Pause between captures while waiting for the recorded screen, ms: about a frame at 60 Hz. */
 const POLL_MS = 16;
 /**
  * The stable window of trace and auto after an action, ms: two frames at 60 Hz. Shorter than the
@@ -248,9 +248,13 @@ class RecordedRun {
     of: (step) => new TraceUnavailableError(`step ${step.i}: the workflow has no recording`),
     frame: () => Promise.reject(new TraceUnavailableError('the workflow has no recording')),
   };
-  /** An action ran since the last capture: the next capture waits for the screen to settle first. */
-  /** An action ran, or the pointer moved, since the last look at the screen. */
-  #acted = true;
+  /**
+   * An action ran since the last look at the screen. Not at the start: a screen still loading fails
+   * the first look, which then polls, and the look after it waits for the screen to settle.
+   */
+  #acted = false;
+  /** Where two recorded frames differ, by frame pair: the same checks run in every poll. */
+  readonly #regions = new WeakMap<RgbaImage, WeakMap<RgbaImage, Box | null>>();
 
   constructor(context: RunContext, mode: Mode) {
     this.#ctx = context;
@@ -303,6 +307,9 @@ class RecordedRun {
       entry.recordStep({ i: step.i, executed_by: 'skipped', reason: recorded.message });
       return this.#needModel(recorded.message, null);
     }
+    // The frame after the action (checked after it, and the next step's PRE frame) decodes while
+    // this step's screen is waited for.
+    recorded.post().catch(() => undefined);
     if (recorded.event.action_type === 'extract') return this.#extract(recorded, entry, turn, state);
     const before = await this.#lookBefore(recorded, turn, state);
     const action = before.ok ? recordedAction(recorded, before.value.map) : recordedAction(recorded);
@@ -348,9 +355,10 @@ class RecordedRun {
   }
 
   /**
-   * Waits for the screen to settle when something happened since the last look (an action, the
-   * pointer moved onto a target), then polls until `look` passes or the step timeout. A screen
-   * already looked at since is not waited for again: the look itself polls until it passes.
+   * Waits for the screen to settle when an action ran since the last look, then polls (about a
+   * frame apart) until `look` passes or the step timeout. A look cannot always tell the app has not
+   * reacted yet (an extract reads whatever is there), so after an action the screen must first stay
+   * the same for two frames. A screen already looked at since is not waited for again.
    */
   async #watch<T>(
     look: (live: RgbaImage) => Promise<Look<T>> | Look<T>,
@@ -366,8 +374,8 @@ class RecordedRun {
           })
         ).frame
       : await desktop.captureFrame();
-    // The screen counts as still for the next look only when this one passed on a settled frame: a
-    // look that had to poll saw the screen changing.
+    // The screen counts as still for the next look only when this one passed at once: a look that
+    // had to poll saw the screen changing.
     this.#acted = false;
     for (;;) {
       const live = await liveImage(frame);
@@ -386,7 +394,6 @@ class RecordedRun {
     const { width, height } = this.#ctx.desktop.screen.logical;
     if (point.x < 0 || point.y < 0 || point.x >= width || point.y >= height) return;
     await this.#ctx.desktop.movePointer(point);
-    this.#acted = true;
   }
 
   /** The check before a step: the recorded screen around its target (or as a whole), waited for. */
@@ -617,7 +624,7 @@ class RecordedRun {
   }): Promise<string | null> {
     const { before, after, layout, turn } = spec;
     if (before.width !== after.width || before.height !== after.height) return null;
-    const region = changedRegion(before, after);
+    const region = this.#recordedChange(before, after);
     if (!region) return null;
     const watched = await this.#watch((live) => {
       const sameSize = live.width === before.width && live.height === before.height;
@@ -655,6 +662,17 @@ class RecordedRun {
       region: mapBox(layout, region),
     });
     return null;
+  }
+
+  /** Where two recorded frames differ (computed once a pair). */
+  #recordedChange(before: RgbaImage, after: RgbaImage): Box | null {
+    let byAfter = this.#regions.get(before);
+    if (!byAfter) {
+      byAfter = new WeakMap();
+      this.#regions.set(before, byAfter);
+    }
+    if (!byAfter.has(after)) byAfter.set(after, changedRegion(before, after));
+    return byAfter.get(after) ?? null;
   }
 
   /** An EXTRACT step: read by OCR next to the recorded example; without one, auto asks the agent, trace skips it. */
