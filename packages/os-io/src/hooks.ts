@@ -80,7 +80,8 @@ export interface StartHooksOptions {
   /**
    * Resolve key presses through the active keyboard layout (X11): the characters they type
    * (`text`, `unresolved`) and chord keys by the layout's names. Reading the X keymap costs about
-   * 20 ms at the first such subscription. Default false: keys are named as on a US keyboard.
+   * 20 ms at the first such subscription. The hook is shared: while one subscription asks for it,
+   * every subscription's key events carry it. Default false: keys are named as on a US keyboard.
    */
   layoutText?: boolean;
 }
@@ -134,6 +135,7 @@ function modifiersOf(event: UiohookEvent): Modifier[] {
 function keyEvent(
   event: UiohookKeyboardEvent,
   time: number,
+  modifiers: Modifier[],
   keyNames: ReadonlyMap<number, HookKeyName>,
   resolver: KeyTextResolver,
 ): HookKeyEvent {
@@ -141,9 +143,9 @@ function keyEvent(
   const key = keyNames.get(keycode) ?? null;
   if (event.type !== KEY_PRESSED) {
     resolver.release(keycode);
-    return { type: 'keyup', key, keycode, time, modifiers: modifiersOf(event) };
+    return { type: 'keyup', key, keycode, time, modifiers };
   }
-  const { key: layoutKey, ...typed } = resolver.press(keycode, modifiersOf(event));
+  const { key: layoutKey, ...typed } = resolver.press(keycode, modifiers);
   return { type: 'keydown', key: (layoutKey as HookKeyName | undefined) ?? key, keycode, time, ...typed };
 }
 
@@ -158,7 +160,7 @@ function normalize(
   switch (type) {
     case KEY_PRESSED:
     case KEY_RELEASED:
-      return keyEvent(event as UiohookKeyboardEvent, time, keyNames, resolver);
+      return keyEvent(event as UiohookKeyboardEvent, time, modifiers, keyNames, resolver);
     case MOUSE_PRESSED:
     case MOUSE_RELEASED: {
       const mouse = event as UiohookMouseEvent;
@@ -234,12 +236,17 @@ class HookHub {
     this.#listeners.add(listener);
     if (layoutText && process.platform === 'linux') {
       // The layout is read from X; without it keys are named as on a US keyboard.
-      this.#keyboardOpening ??= XKeyboard.open().then(
-        (keyboard) => {
-          this.#keyboard = keyboard;
-        },
-        () => undefined,
-      );
+      if (!this.#keyboardOpening) {
+        const opening: Promise<void> = XKeyboard.open().then(
+          async (keyboard) => {
+            // Every subscription may have stopped while the keymap was read.
+            if (this.#keyboardOpening === opening) this.#keyboard = keyboard;
+            else await keyboard.close();
+          },
+          () => undefined,
+        );
+        this.#keyboardOpening = opening;
+      }
       await this.#keyboardOpening;
     }
     if (first) {

@@ -76,7 +76,8 @@ export interface InputTiming {
   /**
    * Least time from the end of a typed text to the next key or button press, so the app has handled
    * the text first: GTK's file chooser offers a completion of a typed path a moment later, and an
-   * Enter pressed before that is lost (measured: lost at 120 ms, taken at 150). Input that comes later anyway is not held back. Default 200 ms.
+   * Enter pressed before that is lost (measured: lost at 120 ms, taken at 150). Input that comes
+   * later anyway is not held back. Default 200 ms.
    */
   afterTypeMs?: number;
 }
@@ -115,31 +116,38 @@ export interface ScrollOptions {
 
 const X11_SWAPS_HORIZONTAL_WHEEL = process.platform === 'linux';
 
-type TextPart = { kind: 'keys'; chars: string[]; strokes: Keystroke[] } | { kind: 'paste'; text: string };
+type TextPart = { kind: 'keys'; strokes: Keystroke[] } | { kind: 'paste'; text: string };
 
-/** Splits text into runs typed key by key and runs pasted; throws on control characters. */
-function planText(text: string): TextPart[] {
-  const parts: TextPart[] = [];
+/** The characters to type, `\r\n` and `\r` as `\n` (Enter); throws on other control characters. */
+function textChars(text: string): string[] {
   const chars = [...text.replace(/\r\n?/g, '\n')];
-  for (const [index, char] of chars.entries()) {
-    const stroke = keystrokeForChar(char);
+  const index = chars.findIndex((char) => {
     const code = char.codePointAt(0) ?? 0;
+    return (code < 0x20 && char !== '\n' && char !== '\t') || (code >= 0x7f && code < 0xa0);
+  });
+  if (index >= 0) {
+    const code = chars[index]?.codePointAt(0) ?? 0;
+    throw new InvalidInputError(
+      `cannot type control character U+${code.toString(16).toUpperCase().padStart(4, '0')} at index ${index}; ` +
+        'use pressKey for keys such as escape or backspace',
+    );
+  }
+  return chars;
+}
+
+/** Without an X keyboard: runs typed key by key on a US layout, and runs pasted. */
+function planText(chars: readonly string[]): TextPart[] {
+  const parts: TextPart[] = [];
+  for (const char of chars) {
+    const stroke = keystrokeForChar(char);
     const last = parts.at(-1);
     if (stroke) {
-      if (last?.kind === 'keys') {
-        last.chars.push(char);
-        last.strokes.push(stroke);
-      } else {
-        parts.push({ kind: 'keys', chars: [char], strokes: [stroke] });
-      }
-    } else if (code >= 0xa0) {
-      if (last?.kind === 'paste') last.text += char;
-      else parts.push({ kind: 'paste', text: char });
+      if (last?.kind === 'keys') last.strokes.push(stroke);
+      else parts.push({ kind: 'keys', strokes: [stroke] });
+    } else if (last?.kind === 'paste') {
+      last.text += char;
     } else {
-      throw new InvalidInputError(
-        `cannot type control character U+${code.toString(16).toUpperCase().padStart(4, '0')} at index ${index}; ` +
-          'use pressKey for keys such as escape or backspace',
-      );
+      parts.push({ kind: 'paste', text: char });
     }
   }
   return parts;
@@ -287,19 +295,18 @@ export class InputExecutor {
    * `keyDelayMs` overrides the timing's pause after each key for this text.
    */
   async typeText(text: string, options: { keyDelayMs?: number } = {}): Promise<void> {
-    const parts = planText(text);
+    const chars = textChars(text);
     const keyDelay = options.keyDelayMs ?? this.#timing.keyDelayMs;
     return this.#run('type text', async () => {
       const keyboard = await this.#keyboard?.();
-      if (keyboard) await this.#typeByKeycode(keyboard, parts, keyDelay);
-      else await this.#typeByNut(parts, keyDelay);
+      if (keyboard) await this.#typeByKeycode(keyboard, chars, keyDelay);
+      else await this.#typeByNut(planText(chars), keyDelay);
       this.#typedUntil = performance.now() + this.#timing.afterTypeMs;
     });
   }
 
   /** X11: every character by the key that gives it in the active layout, or a spare key bound to it. */
-  async #typeByKeycode(keyboard: XKeyboard, parts: TextPart[], keyDelay: number): Promise<void> {
-    const chars = parts.flatMap((part) => (part.kind === 'keys' ? part.chars : [...part.text]));
+  async #typeByKeycode(keyboard: XKeyboard, chars: readonly string[], keyDelay: number): Promise<void> {
     const { strokes, bindings } = keyboard.plan(chars);
     const { shiftKeycode, level3Keycode } = keyboard.keymap;
     if (bindings.size > 0) {
@@ -323,7 +330,8 @@ export class InputExecutor {
       await keyboard.sync();
     } finally {
       if (bindings.size > 0) {
-        // Unbind only once the app has handled the presses with the binding in place.
+        // Unbind only once the app has handled the presses with the binding in place; not cut short
+        // by an abort, which must not leave the spare keys bound.
         await sleep(this.#timing.remapSettleMs);
         await keyboard.bind(new Map([...bindings.keys()].map((keycode) => [keycode, 0])));
       }

@@ -30,12 +30,11 @@ const TYPING_BLOCK = [
 /** uiohook's codes for left and right Alt, and the X keycodes (evdev) of those keys. */
 const UIOHOOK_ALT = 0x0038;
 const UIOHOOK_ALT_RIGHT = 0x0e38;
-const X_KEYCODES: Record<number, number> = { [UIOHOOK_ALT]: 64, [UIOHOOK_ALT_RIGHT]: 108 };
+const ALT_KEYCODES: Record<number, number> = { [UIOHOOK_ALT]: 64, [UIOHOOK_ALT_RIGHT]: 108 };
 
-/** The X keycode (evdev numbering, as Xorg and Xvfb use) of a uiohook keycode mime reads the layout for. */
-function xKeycodeOf(code: number): number | undefined {
-  if (TYPING_BLOCK.some(([low, high]) => code >= low && code <= high)) return code + 8;
-  return X_KEYCODES[code];
+/** The X keycode (evdev numbering, as Xorg and Xvfb use) of a uiohook code in the typing block. */
+function typingKeycodeOf(code: number): number | undefined {
+  return TYPING_BLOCK.some(([low, high]) => code >= low && code <= high) ? code + 8 : undefined;
 }
 
 const isAsciiKey = (char: string | undefined): char is string =>
@@ -63,7 +62,7 @@ export class KeyTextResolver {
     if (!keymap) return { modifiers };
     this.#held.add(code);
     const level3 = [...this.#held].some((held) => {
-      const keycode = X_KEYCODES[held];
+      const keycode = ALT_KEYCODES[held];
       return keycode !== undefined && keymap.isLevel3Key(keycode);
     });
     // uiohook counts AltGr as Alt; with AltGr held, Alt is only real when the left Alt is down too.
@@ -72,8 +71,8 @@ export class KeyTextResolver {
       return actual.some((m) => m !== 'shift')
         ? { modifiers: actual }
         : { unresolved: true, modifiers: actual };
-    const keycode = xKeycodeOf(code);
-    if (keycode === undefined || X_KEYCODES[code] !== undefined) return { modifiers: actual };
+    const keycode = typingKeycodeOf(code);
+    if (keycode === undefined) return { modifiers: actual };
     const base = keysymToChar(keymap.keysym(keycode, 0));
     const key = isAsciiKey(base) ? base.toLowerCase() : undefined;
     if (actual.some((m) => m !== 'shift')) return { modifiers: actual, ...(key ? { key } : {}) };

@@ -89,8 +89,8 @@ export class XKeyboard {
       throw xError('connecting to the display', error);
     });
     const { client, min_keycode: min, max_keycode: max } = connected;
-    // The connection must not keep a process alive that is otherwise done.
     const rows = await readMapping(client, min, max - min + 1);
+    // The connection must not keep a process alive that is otherwise done (see #awaiting).
     client.stream?.unref?.();
     return new XKeyboard(client, min, max - min + 1, new Keymap(min, rows));
   }

@@ -15,6 +15,14 @@ export interface Box {
   height: number;
 }
 
+/**
+ * 4-byte pixels as 32-bit words (one a pixel), for comparing two pixels in one step; null when the
+ * buffer does not start on a 4-byte boundary.
+ */
+export function pixelWords(data: Uint8Array): Uint32Array | null {
+  return data.byteOffset % 4 === 0 ? new Uint32Array(data.buffer, data.byteOffset, data.length >> 2) : null;
+}
+
 /** Decodes a PNG (or any image sharp reads) into RGBA. */
 export async function decodeImage(input: Buffer | string): Promise<RgbaImage> {
   const { data, info } = await sharp(input).ensureAlpha().raw().toBuffer({ resolveWithObject: true });

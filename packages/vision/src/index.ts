@@ -6,6 +6,7 @@ export {
   crop,
   decodeImage,
   encodeImage,
+  pixelWords,
   type RgbaImage,
   rgbaFromPixels,
 } from './image.ts';

@@ -4,7 +4,7 @@
  * the pixels of text differ from the recording; whether a dialog opened, a field filled or a list
  * appeared shows in the layout.
  */
-import { type Box, clampBox, type RgbaImage } from './image.ts';
+import { type Box, clampBox, pixelWords, type RgbaImage } from './image.ts';
 
 /** Size of the square cells a layout is reduced to, pixels. */
 const CELL = 4;
@@ -24,12 +24,6 @@ function pixelDiffers(a: RgbaImage, b: RgbaImage, offset: number, tolerance: num
   );
 }
 
-/** The pixels as 32-bit words (one a pixel), or null when the buffer is not 4-byte aligned. */
-function pixelWords(image: RgbaImage): Uint32Array | null {
-  const { data } = image;
-  return data.byteOffset % 4 === 0 ? new Uint32Array(data.buffer, data.byteOffset, data.length >> 2) : null;
-}
-
 /**
  * Per CELL x CELL cell, the bounds [x0, y0, x1, y1] of its changed pixels (-1: none). Identical
  * pixels, most of two screens, are passed over with one 32-bit comparison.
@@ -42,8 +36,8 @@ function changedCells(
   const cols = Math.ceil(a.width / CELL);
   const rows = Math.ceil(a.height / CELL);
   const cells = new Int32Array(cols * rows * 4).fill(-1);
-  const wa = pixelWords(a);
-  const wb = pixelWords(b);
+  const wa = pixelWords(a.data);
+  const wb = pixelWords(b.data);
   for (let y = 0; y < a.height; y += 1) {
     for (let x = 0; x < a.width; x += 1) {
       const pixel = y * a.width + x;

@@ -3,6 +3,7 @@
  * animate, load and repaint for a while, and a screenshot taken mid-change misleads the model.
  */
 import type { RawFrame } from '@mime-desktop/os-io';
+import { pixelWords } from '@mime-desktop/vision';
 import { withDefaults } from '../run/with-defaults.ts';
 
 export interface FrameDifferenceOptions {
@@ -10,14 +11,6 @@ export interface FrameDifferenceOptions {
   step?: number;
   /** Largest per-channel difference (0-255) that still counts as the same pixel. Default 16. */
   tolerance?: number;
-}
-
-/** A frame's pixels as 32-bit words (one a pixel), or null when the buffer is not 4-byte aligned. */
-function pixelWords(frame: RawFrame): Uint32Array | null {
-  const { data, stride } = frame;
-  return data.byteOffset % 4 === 0 && stride % 4 === 0
-    ? new Uint32Array(data.buffer, data.byteOffset, data.length >> 2)
-    : null;
 }
 
 /** Whether two pixels (4 bytes each, at byte offsets) differ by more than `tolerance` in a colour channel. */
@@ -44,8 +37,9 @@ export function measureFrameDifference(
     return 1;
   const da = a.data;
   const db = b.data;
-  const wa = pixelWords(a);
-  const wb = pixelWords(b);
+  // Word indexes follow byte offsets only when rows are whole words.
+  const wa = a.stride % 4 === 0 ? pixelWords(da) : null;
+  const wb = b.stride % 4 === 0 ? pixelWords(db) : null;
   let sampled = 0;
   let changed = 0;
   for (let y = 0; y < height; y += step) {
