@@ -684,6 +684,24 @@ class RecordedRun {
   ): Promise<string | null> {
     const { journal } = this.#ctx;
     const { step } = recorded;
+    const description = `extract ${step.variable_name ?? ''}`.trim();
+    // OCR reads whatever is on the screen: the change the recording shows since its previous event
+    // (the value appearing after a click) must be there first, or the old value would be read.
+    const previous = this.#recording.frames.get((step.source?.event_index ?? 0) - 1);
+    if (previous !== undefined && !this.#ctx.settings.dryRun) {
+      const failure = await this.#verifyChange({
+        liveBefore: null,
+        check: 'before_step',
+        step_i: step.i,
+        before: await this.#steps.frame(previous),
+        after: await recorded.pre(),
+        layout: state.layout ?? RECORDED,
+        turn,
+        reason: `before ${describeStep(step)}, the screen does not show the change the recording shows since the previous action`,
+        description,
+      });
+      if (failure !== null) return failure;
+    }
     const watched = await this.#watch(() => located(identity, RECORDED, null, ''));
     const screenshot = journal.saveFrame(stepFrameName(turn.subtask_i, step.i), watched.frame);
     const pre = await recorded.pre();
@@ -691,7 +709,6 @@ class RecordedRun {
       pre.width === watched.live.width && pre.height === watched.live.height
         ? await extractByOcr(this.#ctx.ocr, recorded.event, await recorded.prePng(), watched.live)
         : null;
-    const description = `extract ${step.variable_name ?? ''}`.trim();
     const report = (executed_by: 'trace' | 'agent' | 'skipped', reason: string) =>
       journal.emit({
         type: 'step',
