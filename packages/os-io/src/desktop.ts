@@ -8,7 +8,7 @@ import type { RawFrame } from './capture.ts';
 import type { DisplayFacts } from './display-probe.ts';
 import type { FrameRing, FrameRingOptions } from './frame-ring.ts';
 import type { HookEvent, HookSubscription, StartHooksOptions } from './hooks.ts';
-import type { ClickOptions, DragOptions, ScrollDirection, ScrollOptions } from './input.ts';
+import type { ClickOptions, DragOptions, MoveOptions, ScrollDirection, ScrollOptions } from './input.ts';
 import type { LogicalPoint, ScreenGeometry } from './units.ts';
 
 /** A top-level window, as the window system shows it. */
@@ -37,7 +37,7 @@ export interface Desktop {
   pointerPosition(): Promise<LogicalPoint>;
   /** The window that has the keyboard focus now, or null when the platform cannot tell. */
   activeWindow(): Promise<ActiveWindow | null>;
-  movePointer(point: LogicalPoint): Promise<void>;
+  movePointer(point: LogicalPoint, options?: MoveOptions): Promise<void>;
   /** Left, right or middle click; `clicks: 2` for a double click. */
   click(point: LogicalPoint, options?: ClickOptions): Promise<void>;
   /** Press at `from`, move in steps, release at `to`. */

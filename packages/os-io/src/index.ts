@@ -29,13 +29,15 @@ export {
   type StartHooksOptions,
   startHooks,
 } from './hooks.ts';
-export type {
-  ClickOptions,
-  DragOptions,
-  InputTiming,
-  MouseButton,
-  ScrollDirection,
-  ScrollOptions,
+export {
+  type ClickOptions,
+  type DragOptions,
+  type InputTiming,
+  type MouseButton,
+  type MoveOptions,
+  type ScrollDirection,
+  type ScrollOptions,
+  TOOLKIT_TYPING,
 } from './input.ts';
 export { type HookKeyName, typedChar } from './keymap.ts';
 export { createDesktop, type DesktopOptions } from './nut-desktop.ts';
@@ -51,3 +53,4 @@ export {
   type WindowQuery,
   waitForWindow,
 } from './windows.ts';
+export type { Toolkit } from './x-toolkit.ts';

@@ -68,7 +68,7 @@ export async function createDesktop(options: DesktopOptions = {}): Promise<Deskt
         return null;
       }
     },
-    movePointer: (point) => input.movePointer(point),
+    movePointer: (point, moveOptions) => input.movePointer(point, moveOptions),
     click: (point, clickOptions) => input.click(point, clickOptions),
     drag: (from, to, dragOptions) => input.drag(from, to, dragOptions),
     scroll: (direction, amount, scrollOptions) => input.scroll(direction, amount, scrollOptions),

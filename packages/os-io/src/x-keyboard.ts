@@ -12,6 +12,7 @@
 import { createRequire } from 'node:module';
 import { DesktopFailureError } from './errors.ts';
 import { charToKeysym, Keymap, type KeyPlace } from './x-keymap.ts';
+import type { WindowTraits } from './x-toolkit.ts';
 
 interface XClient {
   GetKeyboardMapping(
@@ -20,7 +21,19 @@ interface XClient {
     callback: (error: unknown, rows: number[][]) => void,
   ): void;
   ChangeKeyboardMapping(first: number, perKeycode: number, keysyms: number[]): void;
-  GetInputFocus(callback: (error: unknown) => void): void;
+  GetInputFocus(callback: (error: unknown, reply: { focus: number }) => void): void;
+  QueryPointer(window: number, callback: (error: unknown, reply: { child: number }) => void): void;
+  QueryTree(window: number, callback: (error: unknown, reply: { parent: number }) => void): void;
+  InternAtom(onlyIfExists: boolean, name: string, callback: (error: unknown, atom: number) => void): void;
+  GetProperty(
+    remove: number,
+    window: number,
+    property: number,
+    type: number,
+    longOffset: number,
+    longLength: number,
+    callback: (error: unknown, reply: { type: number; data: Buffer }) => void,
+  ): void;
   require(name: 'xtest', callback: (error: unknown, ext: XTestExtension) => void): void;
   on(event: 'event', listener: (event: { name?: string; request?: number }) => void): void;
   on(event: 'error' | 'end', listener: (error?: unknown) => void): void;
@@ -35,14 +48,22 @@ interface XTestExtension {
 }
 
 interface X11Module {
-  createClient(
-    options: { display?: string },
-    callback: (
-      error: unknown,
-      display: { client: XClient; min_keycode: number; max_keycode: number },
-    ) => void,
-  ): void;
+  createClient(options: { display?: string }, callback: (error: unknown, display: XDisplay) => void): void;
 }
+
+interface XDisplay {
+  client: XClient;
+  min_keycode: number;
+  max_keycode: number;
+  screen: { root: number }[];
+}
+
+/** `GetInputFocus` answers 1 for PointerRoot (keys go to the window under the pointer), 0 for none. */
+const FOCUS_POINTER_ROOT = 1;
+/** Windows walked up from the focus (a toolkit's focus child, a window manager's frame) to the app's top level. */
+const MAX_DEPTH = 8;
+/** Longest property value read, in 4-byte units: the traits are short strings and a number. */
+const PROPERTY_LONGS = 64;
 
 /** `MappingNotify.request` for a keyboard mapping change (0 is modifiers, 2 the pointer). */
 const MAPPING_KEYBOARD = 1;
@@ -59,6 +80,9 @@ export interface KeyStroke extends KeyPlace {
 /** One connection to the X server for the keyboard. Close it when done. */
 export class XKeyboard {
   readonly #client: XClient;
+  readonly #root: number;
+  /** Atoms by name, 0 for one the server does not know (no window can have that property then). */
+  readonly #atoms = new Map<string, Promise<number>>();
   readonly #minKeycode: number;
   readonly #count: number;
   #keymap: Keymap;
@@ -66,8 +90,9 @@ export class XKeyboard {
   #closed = false;
   #waiting = 0;
 
-  private constructor(client: XClient, minKeycode: number, count: number, keymap: Keymap) {
+  private constructor(client: XClient, root: number, minKeycode: number, count: number, keymap: Keymap) {
     this.#client = client;
+    this.#root = root;
     this.#minKeycode = minKeycode;
     this.#count = count;
     this.#keymap = keymap;
@@ -80,19 +105,16 @@ export class XKeyboard {
   /** Connects to `display` (default `$DISPLAY`) and reads the keymap. */
   static async open(display?: string): Promise<XKeyboard> {
     const x11 = createRequire(import.meta.url)('x11') as X11Module;
-    const connected = await new Promise<{ client: XClient; min_keycode: number; max_keycode: number }>(
-      (resolve, reject) =>
-        x11.createClient(display ? { display } : {}, (error, info) =>
-          error ? reject(error) : resolve(info),
-        ),
+    const connected = await new Promise<XDisplay>((resolve, reject) =>
+      x11.createClient(display ? { display } : {}, (error, info) => (error ? reject(error) : resolve(info))),
     ).catch((error: unknown) => {
       throw xError('connecting to the display', error);
     });
-    const { client, min_keycode: min, max_keycode: max } = connected;
+    const { client, min_keycode: min, max_keycode: max, screen } = connected;
     const rows = await readMapping(client, min, max - min + 1);
     // The connection must not keep a process alive that is otherwise done (see #awaiting).
     client.stream?.unref?.();
-    return new XKeyboard(client, min, max - min + 1, new Keymap(min, rows));
+    return new XKeyboard(client, screen[0]?.root ?? 0, min, max - min + 1, new Keymap(min, rows));
   }
 
   /** The active layout's keymap (re-read whenever the server announces a change). */
@@ -152,6 +174,78 @@ export class XKeyboard {
   async key(keycode: number, down: boolean): Promise<void> {
     const xtest = await this.#xtestExtension();
     xtest.FakeInput(down ? xtest.KeyPress : xtest.KeyRelease, keycode, 0, 0, 0, 0);
+  }
+
+  /**
+   * The top-level window typed keys go to: the input focus, or the window under the pointer when the
+   * focus follows it (no window manager), walked up to the window that has a `WM_CLASS`; with what it
+   * tells about its toolkit. Null when there is none or it is gone.
+   */
+  async focusedWindow(): Promise<{ id: number; traits: WindowTraits } | null> {
+    const client = this.#client;
+    const reply = <T>(send: (callback: (error: unknown, value: T) => void) => void) =>
+      this.#awaiting(
+        new Promise<T>((resolve, reject) =>
+          send((error, value) =>
+            error ? reject(xError('reading the focused window', error)) : resolve(value),
+          ),
+        ),
+      );
+    const property = async (window: number, name: string) => {
+      const atom = await this.#atom(name);
+      if (atom === 0) return null;
+      const value = await reply<{ type: number; data: Buffer }>((callback) =>
+        client.GetProperty(0, window, atom, 0, 0, PROPERTY_LONGS, callback),
+      );
+      return value.type === 0 ? null : value.data;
+    };
+    try {
+      const { focus } = await reply<{ focus: number }>((callback) => client.GetInputFocus(callback));
+      let window =
+        focus > FOCUS_POINTER_ROOT
+          ? focus
+          : (await reply<{ child: number }>((callback) => client.QueryPointer(this.#root, callback))).child;
+      for (let depth = 0; window !== 0 && window !== this.#root && depth < MAX_DEPTH; depth += 1) {
+        if ((await property(window, 'WM_CLASS')) !== null) {
+          const [gtk, role, pid, machine] = await Promise.all([
+            property(window, '_GTK_THEME_VARIANT'),
+            property(window, 'WM_WINDOW_ROLE'),
+            property(window, '_NET_WM_PID'),
+            property(window, 'WM_CLIENT_MACHINE'),
+          ]);
+          const text = (data: Buffer | null) =>
+            data === null ? null : data.toString('latin1').replace(/\0.*$/s, '');
+          return {
+            id: window,
+            traits: {
+              gtk: gtk !== null,
+              role: text(role),
+              pid: pid !== null && pid.length >= 4 ? pid.readUInt32LE(0) : null,
+              machine: text(machine),
+            },
+          };
+        }
+        window = (await reply<{ parent: number }>((callback) => client.QueryTree(window, callback))).parent;
+      }
+      return null;
+    } catch {
+      // The window went away between two requests (BadWindow): nothing to tell by.
+      return null;
+    }
+  }
+
+  #atom(name: string): Promise<number> {
+    let atom = this.#atoms.get(name);
+    if (atom === undefined) {
+      atom = this.#awaiting(
+        new Promise<number>((resolve, reject) =>
+          this.#client.InternAtom(true, name, (error, value) => (error ? reject(error) : resolve(value))),
+        ),
+      );
+      this.#atoms.set(name, atom);
+      atom.catch(() => this.#atoms.delete(name));
+    }
+    return atom;
   }
 
   /** A round trip: every request sent before has been handled by the server when this resolves. */

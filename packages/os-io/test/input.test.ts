@@ -8,6 +8,7 @@ import { execa } from 'execa';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDesktop, type Desktop } from '../src/index.ts';
 import { XKeyboard } from '../src/x-keyboard.ts';
+import { toolkitOf } from '../src/x-toolkit.ts';
 
 let harness: DesktopHarness;
 let desktop: Desktop;
@@ -72,6 +73,23 @@ describe('typeText', () => {
     expect(await readClipboard()).toBe('the user’s clipboard');
     // The spare keys bound for the typing are free again.
     expect(await spareKeycodes()).toEqual(spareBefore);
+  });
+
+  it('tells Chromium by its window with no window manager (keys follow the pointer) and types into it without pauses', async () => {
+    const keyboard = await XKeyboard.open(harness.display);
+    try {
+      await desktop.movePointer(centerOf(DEMO_LAYOUT.echo));
+      const window = await keyboard.focusedWindow();
+      expect(window?.traits).toMatchObject({ gtk: false, role: 'browser' });
+      expect(await toolkitOf(window?.traits as NonNullable<typeof window>['traits'])).toBe('chromium');
+    } finally {
+      await keyboard.close();
+    }
+    // Doubled letters and digits at 0 ms a key with no pause between repeats, then an Enter at once.
+    const text = 'Eeeek! A bookkeeper, 1.0777 mm; aa bb 112233 zz';
+    await desktop.click(centerOf(DEMO_LAYOUT.echo));
+    await desktop.typeText(text);
+    expect((await harness.waitForAppState((s) => s.typed.length >= text.length)).typed).toBe(text);
   });
 
   it('refuses control characters before typing anything', async () => {

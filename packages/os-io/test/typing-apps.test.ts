@@ -15,6 +15,7 @@ import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDesktop, type Desktop } from '../src/index.ts';
 import { XKeyboard } from '../src/x-keyboard.ts';
+import { type Toolkit, toolkitOf } from '../src/x-toolkit.ts';
 
 let harness: DesktopHarness;
 let desktop: Desktop;
@@ -42,12 +43,24 @@ const start = async (command: string, args: string[], title: string) => {
   return windowGeometry(harness, id);
 };
 
+/** The toolkit of the window that has the focus now, as typing tells it. */
+const focusedToolkit = async (): Promise<Toolkit | null> => {
+  const keyboard = await XKeyboard.open(harness.display);
+  try {
+    const window = await keyboard.focusedWindow();
+    return window === null ? null : toolkitOf(window.traits);
+  } finally {
+    await keyboard.close();
+  }
+};
+
 const clipboard = async () =>
   (await execa('xclip', ['-o', '-selection', 'clipboard'], { env, reject: false })).stdout.trim();
 
 describe('typing into GTK apps', () => {
   it('galculator takes numbers with repeated digits exactly', async () => {
     const window = await start('galculator', [], 'galculator');
+    expect(await focusedToolkit()).toBe('gtk');
     for (const number of ['1.0777', '5.5', '1122', '0.5050']) {
       await desktop.click({ x: window.x + window.width / 2, y: window.y + 40 });
       await desktop.pressKey('escape');
@@ -124,6 +137,7 @@ describe('typing into a Qt app', () => {
     const file = join(dir, 'qt.txt');
     await writeFile(file, '');
     const window = await start('featherpad', [file], 'qt.txt');
+    expect(await focusedToolkit()).toBe('qt');
     await desktop.click({ x: window.x + window.width / 2, y: window.y + window.height / 2 });
     const text = 'Eeeek! A bookkeeper, 1.0777 mm. Grüße, É ß € — 中文 😀 Zürich: 50% & y=z';
     await desktop.typeText(text);

@@ -7,7 +7,8 @@
  * and the Enter (the last click is followed by an OCR extract, not an input step). The reference is
  * an xdotool script doing the same actions on the same display in the same run, each followed by a
  * two-frame wait (33 ms); the ratio of the medians is what a deterministic step costs beyond raw
- * input. mime waits 120 ms after typing a text (GTK's file chooser loses an Enter pressed sooner).
+ * input. The demo app is Chromium, which mime types into without pauses (see TOOLKIT_TYPING in
+ * os-io: a GTK app gets 10 ms a key and 200 ms after a typed text before the next key).
  * Run from the repository root: `pnpm bench replay` (it builds and packs first, about 30 s).
  */
 import { spawn } from 'node:child_process';

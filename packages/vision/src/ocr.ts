@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import { createWorker, OEM, PSM, type Worker } from 'tesseract.js';
+import type { Worker } from 'tesseract.js';
 import type { Box } from './image.ts';
 
 /** A word read off an image, with its box in the image's pixels. */
@@ -9,12 +9,15 @@ export interface OcrWord {
   box: Box;
 }
 
-const require = createRequire(import.meta.url);
-const ENG = require('@tesseract.js-data/eng') as { langPath: string; gzip: boolean };
+/** How tesseract segments the page: scattered words, or one line. */
+type PageMode = 'SPARSE_TEXT' | 'SINGLE_LINE';
+
+/** tesseract.js (about 25 ms to load) is loaded at the first read, not with mime. */
+const tesseract = () => import('tesseract.js');
 
 /**
  * An OCR engine: one tesseract.js worker (offline, English data from `@tesseract.js-data/eng`),
- * started on the first read (about 1 s) and reused for every read after it (0.5-1 s a 1280x800
+ * loaded and started on the first read (about 1 s) and reused for every read after it (0.5-1 s a 1280x800
  * page); reads are queued. Its owner closes it: the worker thread keeps a process alive.
  */
 export class OcrEngine {
@@ -23,13 +26,13 @@ export class OcrEngine {
 
   /** The words of an image (PNG bytes); words under `minConfidence` (default 50) are dropped. */
   async readWords(png: Buffer, options: { minConfidence?: number } = {}): Promise<OcrWord[]> {
-    const { words } = await this.#recognize(png, PSM.SPARSE_TEXT);
+    const { words } = await this.#recognize(png, 'SPARSE_TEXT');
     return words.filter((w) => w.confidence >= (options.minConfidence ?? 50));
   }
 
   /** An image holding one line of text (a button's label), trimmed. */
   async readLine(png: Buffer): Promise<string> {
-    return (await this.#recognize(png, PSM.SINGLE_LINE)).text.trim();
+    return (await this.#recognize(png, 'SINGLE_LINE')).text.trim();
   }
 
   /** Whether the worker has been started. */
@@ -44,16 +47,22 @@ export class OcrEngine {
     if (current) await (await current).terminate();
   }
 
-  #recognize(png: Buffer, mode: PSM): Promise<{ words: OcrWord[]; text: string }> {
-    this.#worker ??= createWorker('eng', OEM.LSTM_ONLY, {
-      langPath: ENG.langPath,
-      gzip: ENG.gzip,
-      cacheMethod: 'none',
+  #recognize(png: Buffer, mode: PageMode): Promise<{ words: OcrWord[]; text: string }> {
+    this.#worker ??= tesseract().then(({ createWorker, OEM }) => {
+      const eng = createRequire(import.meta.url)('@tesseract.js-data/eng') as {
+        langPath: string;
+        gzip: boolean;
+      };
+      return createWorker('eng', OEM.LSTM_ONLY, {
+        langPath: eng.langPath,
+        gzip: eng.gzip,
+        cacheMethod: 'none',
+      });
     });
     const worker = this.#worker;
     const job = this.#queue.then(async () => {
-      const w = await worker;
-      await w.setParameters({ tessedit_pageseg_mode: mode, user_defined_dpi: '96' });
+      const [w, { PSM }] = await Promise.all([worker, tesseract()]);
+      await w.setParameters({ tessedit_pageseg_mode: PSM[mode], user_defined_dpi: '96' });
       const { data } = await w.recognize(png, {}, { blocks: true, text: true });
       const words: OcrWord[] = [];
       for (const block of data.blocks ?? []) {

@@ -388,12 +388,16 @@ class RecordedRun {
     }
   }
 
-  /** Moves the pointer onto a point first, as the recording had it there: hover states then match. */
+  /**
+   * Moves the pointer onto a point first, as the recording had it there: hover states then match.
+   * It does not wait for the pointer to rest: the look polls until the screen matches, and the click
+   * there waits out the rest (its own settle) before it presses.
+   */
   async #hover(point: { x: number; y: number } | null): Promise<void> {
     if (!point || this.#ctx.settings.dryRun) return;
     const { width, height } = this.#ctx.desktop.screen.logical;
     if (point.x < 0 || point.y < 0 || point.x >= width || point.y >= height) return;
-    await this.#ctx.desktop.movePointer(point);
+    await this.#ctx.desktop.movePointer(point, { rest: false });
   }
 
   /** The check before a step: the recorded screen around its target (or as a whole), waited for. */
