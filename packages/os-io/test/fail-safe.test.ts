@@ -34,11 +34,14 @@ async function newDesktop(options?: DesktopOptions): Promise<Desktop> {
   return desktop;
 }
 
-/** Starts typing a long text into the echo field; resolves once typing has visibly begun. */
+/**
+ * Starts typing a long text into the echo field; resolves once typing has visibly begun. 10 ms a
+ * key (about 5 s in all): Chromium's own pace, no pause, would type it all before an abort arrives.
+ */
 async function startLongTyping(desktop: Desktop) {
   await desktop.click(centerOf(DEMO_LAYOUT.echo));
   let settledAt = 0;
-  const typing = desktop.typeText('z'.repeat(400)).finally(() => {
+  const typing = desktop.typeText('z'.repeat(400), { keyDelayMs: 10 }).finally(() => {
     settledAt = performance.now();
   });
   typing.catch(() => undefined);
