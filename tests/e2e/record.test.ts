@@ -44,6 +44,27 @@ async function mime(args: string[]) {
   return control.done;
 }
 
+/**
+ * Records typing into the echo field on keyboard `layout` (setxkbmap; back to `us` after): `type`
+ * presses the keys once the field has the focus. Resolves the recorder's result and its manifest.
+ */
+async function recordOnLayout(layout: string, name: string, type: () => Promise<void>) {
+  await execa('setxkbmap', [layout], { env: desktop.env });
+  try {
+    const { recorder, sessionId, dir } = await startRecording(name);
+    const echo = centerOf(DEMO_LAYOUT.echo);
+    await desktop.click(echo.x, echo.y);
+    await type();
+    await sleep(300);
+    expect((await mime(['record', 'stop', '--session', sessionId])).exitCode).toBe(0);
+    const result = await recorder.done;
+    expect(result.exitCode).toBe(0);
+    return { result, events: await manifestOf(dir) };
+  } finally {
+    await execa('setxkbmap', ['us'], { env: desktop.env });
+  }
+}
+
 async function manifestOf(dir: string): Promise<Array<Record<string, any>>> {
   const text = await readFile(join(dir, 'manifest.jsonl'), 'utf8');
   return text
@@ -273,11 +294,7 @@ describe('mime record', () => {
   });
 
   it('stores what a German keyboard typed: umlauts, ß, AltGr € and @, a dead-key é', async () => {
-    await execa('setxkbmap', ['de'], { env: desktop.env });
-    try {
-      const { recorder, sessionId, dir } = await startRecording('deutsch');
-      const echo = centerOf(DEMO_LAYOUT.echo);
-      await desktop.click(echo.x, echo.y);
+    const { result, events } = await recordOnLayout('de', 'deutsch', async () => {
       // Physical keys of a German keyboard by X keycode (as a person presses them): ä ö ü, ß,
       // AltGr+E, AltGr+Q, ´ then e, Shift+Z ü r i c h, then the ISO key left of Y (`<`).
       const keys = ['48', '47', '34', '65', '20', '65', '108+26', '65', '108+24', '65', '21', '26', '65'];
@@ -296,26 +313,16 @@ describe('mime record', () => {
         '94',
       );
       await desktop.waitForAppState((state) => state.typed === 'äöü ß € @ é Zürich <');
-      await sleep(300);
-      expect((await mime(['record', 'stop', '--session', sessionId])).exitCode).toBe(0);
-      const result = await recorder.done;
-      expect(result.exitCode).toBe(0);
-      const events = await manifestOf(dir);
-      const typed = events.find((event) => event.action_type === 'type');
-      // The `<` key has no uiohook code: its character is missing, and the event says so.
-      expect(typed?.action_details).toEqual({ text: 'äöü ß € @ é Zürich ', secret: false, unresolved: true });
-      expect(result.stderr).toMatch(/warning: 1 typing event typed characters mime could not read/);
-    } finally {
-      await execa('setxkbmap', ['us'], { env: desktop.env });
-    }
+    });
+    const typed = events.find((event) => event.action_type === 'type');
+    // The `<` key has no uiohook code: its character is missing, and the event says so.
+    expect(typed?.action_details).toEqual({ text: 'äöü ß € @ é Zürich ', secret: false, unresolved: true });
+    expect(result.stderr).toMatch(/warning: 1 typing event typed characters mime could not read/);
   });
 
   it('stores what a French keyboard typed (dead keys, AltGr) and the text a Ctrl+V pasted', async () => {
-    await execa('setxkbmap', ['fr'], { env: desktop.env });
-    try {
-      const { recorder, sessionId, dir } = await startRecording('français');
-      const echo = centerOf(DEMO_LAYOUT.echo);
-      await desktop.click(echo.x, echo.y);
+    const clipboard = 'Straße — 中文 😀';
+    const { result, events } = await recordOnLayout('fr', 'français', async () => {
       // AZERTY keys by X keycode: Shift+^ (dead diaeresis) then a, o, u; AltGr+S (ß), AltGr+E (€),
       // AltGr+à (@), é, ^ then e (ê), ç, à, ù.
       const umlauts = ['50+34', '24', '50+34', '32', '50+34', '30', '65'];
@@ -324,24 +331,16 @@ describe('mime record', () => {
       await desktop.xdotool('key', '--delay', '40', ...umlauts, ...altGr, ...accents);
       await desktop.waitForAppState((state) => state.typed === 'äöü ß € @ é ê ç à ù ');
       // Text another app put on the clipboard, pasted: what the person typed is that text.
-      const clipboard = 'Straße — 中文 😀';
       await execa('xsel', ['--clipboard', '--input'], { env: desktop.env, input: clipboard });
       await desktop.xdotool('key', 'ctrl+v');
       await desktop.waitForAppState((state) => state.typed === `äöü ß € @ é ê ç à ù ${clipboard}`);
-      await sleep(300);
-      expect((await mime(['record', 'stop', '--session', sessionId])).exitCode).toBe(0);
-      const result = await recorder.done;
-      expect(result.exitCode).toBe(0);
-      const events = await manifestOf(dir);
-      const typed = events.filter((event) => event.action_type === 'type');
-      expect(typed.map((event) => event.action_details)).toEqual([
-        { text: `äöü ß € @ é ê ç à ù ${clipboard}`, secret: false },
-      ]);
-      expect(events.some((event) => event.action_type === 'key')).toBe(false);
-      expect(result.stderr).not.toMatch(/warning/);
-    } finally {
-      await execa('setxkbmap', ['us'], { env: desktop.env });
-    }
+    });
+    const typed = events.filter((event) => event.action_type === 'type');
+    expect(typed.map((event) => event.action_details)).toEqual([
+      { text: `äöü ß € @ é ê ç à ù ${clipboard}`, secret: false },
+    ]);
+    expect(events.some((event) => event.action_type === 'key')).toBe(false);
+    expect(result.stderr).not.toMatch(/warning/);
   });
 
   it('keeps the PRE frame of a slow typing burst from before its first key', async () => {

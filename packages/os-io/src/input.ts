@@ -84,6 +84,12 @@ export interface InputTiming {
   afterTypeMs?: number;
 }
 
+/** Pauses within one typed text, ms: after each key, and between two presses of the same key. */
+interface TypingPace {
+  keyDelay: number;
+  repeatDelay: number;
+}
+
 type TypingTiming = Pick<Required<InputTiming>, 'keyDelayMs' | 'repeatKeyDelayMs' | 'afterTypeMs'>;
 
 /**
@@ -94,9 +100,10 @@ type TypingTiming = Pick<Required<InputTiming>, 'keyDelayMs' | 'repeatKeyDelayMs
  * Enter within 120 ms of typing). Qt's file dialog swallowed an Enter pressed right after a typed
  * path into its completion list (3 of 12), so the pause after typing stays. An unknown toolkit gets the slowest pauses.
  */
+const GTK_TYPING: Readonly<TypingTiming> = { keyDelayMs: 10, repeatKeyDelayMs: 150, afterTypeMs: 200 };
 export const TOOLKIT_TYPING: Readonly<Record<Toolkit, Readonly<TypingTiming>>> = {
-  gtk: { keyDelayMs: 10, repeatKeyDelayMs: 150, afterTypeMs: 200 },
-  unknown: { keyDelayMs: 10, repeatKeyDelayMs: 150, afterTypeMs: 200 },
+  gtk: GTK_TYPING,
+  unknown: GTK_TYPING,
   qt: { keyDelayMs: 0, repeatKeyDelayMs: 0, afterTypeMs: 200 },
   chromium: { keyDelayMs: 0, repeatKeyDelayMs: 0, afterTypeMs: 0 },
 };
@@ -338,9 +345,12 @@ export class InputExecutor {
         ...(keyboard ? await this.#typingInto(keyboard) : DEFAULT_TIMING),
         ...this.#typingSet,
       };
-      const keyDelay = options.keyDelayMs ?? timing.keyDelayMs;
-      if (keyboard) await this.#typeByKeycode(keyboard, chars, keyDelay, timing.repeatKeyDelayMs);
-      else await this.#typeByNut(planText(chars), keyDelay);
+      const pace = {
+        keyDelay: options.keyDelayMs ?? timing.keyDelayMs,
+        repeatDelay: timing.repeatKeyDelayMs,
+      };
+      if (keyboard) await this.#typeByKeycode(keyboard, chars, pace);
+      else await this.#typeByNut(planText(chars), pace);
       this.#typedUntil = performance.now() + timing.afterTypeMs;
     });
   }
@@ -361,12 +371,7 @@ export class InputExecutor {
   }
 
   /** X11: every character by the key that gives it in the active layout, or a spare key bound to it. */
-  async #typeByKeycode(
-    keyboard: XKeyboard,
-    chars: readonly string[],
-    keyDelay: number,
-    repeatKeyDelay: number,
-  ): Promise<void> {
+  async #typeByKeycode(keyboard: XKeyboard, chars: readonly string[], pace: TypingPace): Promise<void> {
     const { strokes, bindings } = keyboard.plan(chars);
     const { shiftKeycode, level3Keycode } = keyboard.keymap;
     if (bindings.size > 0) {
@@ -377,7 +382,7 @@ export class InputExecutor {
       const pressedAt = new Map<number, number>();
       for (const stroke of strokes) {
         const last = pressedAt.get(stroke.keycode);
-        if (last !== undefined) await this.#pause(last + repeatKeyDelay - performance.now());
+        if (last !== undefined) await this.#pause(last + pace.repeatDelay - performance.now());
         pressedAt.set(stroke.keycode, performance.now());
         await this.#step();
         const modifiers = [
@@ -385,7 +390,7 @@ export class InputExecutor {
           stroke.level >= 2 ? level3Keycode : undefined,
         ].filter((keycode) => keycode !== undefined);
         await this.#tapKeycode(keyboard, modifiers, stroke.keycode);
-        await this.#pause(keyDelay);
+        await this.#pause(pace.keyDelay);
       }
       await keyboard.sync();
     } finally {
@@ -399,17 +404,17 @@ export class InputExecutor {
   }
 
   /** Elsewhere: ASCII key by key on a US layout, everything else pasted through the clipboard. */
-  async #typeByNut(parts: TextPart[], keyDelay: number): Promise<void> {
+  async #typeByNut(parts: TextPart[], pace: TypingPace): Promise<void> {
     const pressedAt = new Map<unknown, number>();
     for (const part of parts) {
       if (part.kind === 'keys') {
         for (const stroke of part.strokes) {
           const last = pressedAt.get(stroke.key);
-          if (last !== undefined) await this.#pause(last + this.#timing.repeatKeyDelayMs - performance.now());
+          if (last !== undefined) await this.#pause(last + pace.repeatDelay - performance.now());
           pressedAt.set(stroke.key, performance.now());
           await this.#step();
           await this.#pressChord(stroke.shift ? [MODIFIER_NUT_KEYS.shift] : [], stroke.key);
-          await this.#pause(keyDelay);
+          await this.#pause(pace.keyDelay);
         }
       } else {
         await writeClipboard(this.#nut, part.text, this.#failSafe.signal);
