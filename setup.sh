@@ -9,10 +9,12 @@ set -euo pipefail
 cd "$(dirname "$0")"
 
 # The one list of system packages: an X server, input tools, a browser for the demo app, a window
-# manager, terminals for the recorder tests, clipboard tools, fonts, OCR-free GTK apps for tests.
+# manager, terminals for the recorder tests, clipboard tools, the accessibility bus (a session bus,
+# AT-SPI and GTK's bridge to it), fonts, OCR-free GTK apps for tests.
 SYSTEM_PACKAGES=(
   xvfb xauth xdotool x11-utils x11-xkb-utils libxtst6 mousepad galculator gnumeric featherpad
   chromium openbox xterm tmux xclip xsel
+  dbus-daemon at-spi2-core libatk-adaptor zenity
   fonts-dejavu-core
 )
 

@@ -17,6 +17,8 @@ import { execa } from 'execa';
 
 /** Absolute path of the demo app's page. */
 export const DEMO_APP_PATH = fileURLToPath(new URL('../../fixtures/apps/demo/index.html', import.meta.url));
+/** Absolute path of the address form app (Name, City, Send; variants by query: dark, dx/dy, drop=city). */
+export const FORM_APP_PATH = fileURLToPath(new URL('../../fixtures/apps/form/index.html', import.meta.url));
 
 /** A box in logical screen pixels (the demo runs in kiosk mode at 0,0, so CSS px = screen px). */
 export interface Box {
@@ -92,6 +94,8 @@ export interface DesktopHarnessOptions {
   app?: string | false;
   /** Query string for the app URL, without `?` (e.g. `dx=40&dy=20`). Default none. */
   query?: string;
+  /** Chromium's device scale factor (the page zoomed, as on a HiDPI screen). Default 1. */
+  scale?: number;
   /** Time allowed for Xvfb, the window and the page to come up, ms. Default 30000. */
   startTimeoutMs?: number;
   /**
@@ -149,6 +153,8 @@ export const CHROMIUM_FLAGS = [
   '--noerrdialogs',
   '--password-store=basic',
   '--kiosk',
+  // Pages export their accessibility tree (the harness's display has a session bus for it).
+  '--force-renderer-accessibility',
 ];
 
 /** What stop() needs of a started process (an execa result promise). */
@@ -183,11 +189,11 @@ async function end(child: StartedProcess, group: boolean): Promise<void> {
   }
 }
 
-/** Parses `mime-demo <JSON>` out of a window title. */
+/** Parses `mime-<app> <JSON>` out of a window title (the demo's, or another fixture app's). */
 export function parseDemoTitle(title: string): DemoAppState {
   const start = title.indexOf('{');
   const end = title.lastIndexOf('}');
-  if (!title.startsWith('mime-demo ') || start < 0 || end < start) {
+  if (!/^mime-[a-z]+ /.test(title) || start < 0 || end < start) {
     throw new Error(`not a demo app title: ${JSON.stringify(title)}`);
   }
   return JSON.parse(title.slice(start, end + 1)) as DemoAppState;
@@ -250,7 +256,11 @@ export async function startDesktopHarness(options: DesktopHarnessOptions = {}): 
           'TERM',
           '--',
           'chromium',
-          ...CHROMIUM_FLAGS,
+          ...CHROMIUM_FLAGS.map((flag) =>
+            flag.startsWith('--force-device-scale-factor=') && options.scale
+              ? `--force-device-scale-factor=${options.scale}`
+              : flag,
+          ),
           `--user-data-dir=${profile}`,
           '--window-position=0,0',
           `--window-size=${width},${height}`,

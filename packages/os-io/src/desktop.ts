@@ -4,6 +4,7 @@
  * All coordinates are logical pixels, the space of saved screenshots.
  */
 import type { KeyChord } from '@mime-desktop/schema';
+import type { Accessibility } from './accessibility.ts';
 import type { RawFrame } from './capture.ts';
 import type { DisplayFacts } from './display-probe.ts';
 import type { FrameRing, FrameRingOptions } from './frame-ring.ts';
@@ -37,6 +38,11 @@ export interface Desktop {
   pointerPosition(): Promise<LogicalPoint>;
   /** The window that has the keyboard focus now, or null when the platform cannot tell. */
   activeWindow(): Promise<ActiveWindow | null>;
+  /**
+   * The apps' accessibility trees, opened at the first call (and accessibility turned on for apps
+   * started later); null where the platform has none reachable (no accessibility bus).
+   */
+  accessibility(): Promise<Accessibility | null>;
   movePointer(point: LogicalPoint, options?: MoveOptions): Promise<void>;
   /** Left, right or middle click; `clicks: 2` for a double click. */
   click(point: LogicalPoint, options?: ClickOptions): Promise<void>;

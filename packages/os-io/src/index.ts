@@ -1,3 +1,12 @@
+export {
+  ACCESSIBLE_CHROMIUM_FLAG,
+  type Accessibility,
+  accessibleAppEnv,
+  accessibleCommand,
+  type FindOptions,
+  type OpenedAccessibility,
+  openAccessibility,
+} from './accessibility.ts';
 export { captureFrame, type EncodePngOptions, encodePng, frameToRgb, type RawFrame } from './capture.ts';
 export type { ActiveWindow, Desktop } from './desktop.ts';
 export { diagnoseDesktop } from './diagnose.ts';

@@ -2,6 +2,7 @@
  * The {@link Desktop} adapter on nut-js (capture, input, clipboard) and uiohook-napi (hooks), loaded
  * only after the display probe passed.
  */
+import { type Accessibility, openAccessibility } from './accessibility.ts';
 import { captureFrame } from './capture.ts';
 import { readClipboard } from './clipboard.ts';
 import type { Desktop } from './desktop.ts';
@@ -49,6 +50,12 @@ export async function createDesktop(options: DesktopOptions = {}): Promise<Deskt
       process.platform === 'linux' ? XKeyboard.open().catch(() => undefined) : Promise.resolve(undefined);
     return keyboard;
   };
+  // The accessibility bus opens at the first lookup (record and replay ask at once; capture-only users never).
+  let accessibility: Promise<Accessibility | null> | undefined;
+  const accessibilityOnce = () => {
+    accessibility ??= openAccessibility().then((opened) => (opened.ok ? opened.accessibility : null));
+    return accessibility;
+  };
   const input = new InputExecutor(nut, failSafe, screen.logical, options.timing, openKeyboard);
   const subscriptions = new Set<HookSubscription>();
 
@@ -68,6 +75,7 @@ export async function createDesktop(options: DesktopOptions = {}): Promise<Deskt
         return null;
       }
     },
+    accessibility: accessibilityOnce,
     movePointer: (point, moveOptions) => input.movePointer(point, moveOptions),
     click: (point, clickOptions) => input.click(point, clickOptions),
     drag: (from, to, dragOptions) => input.drag(from, to, dragOptions),
@@ -90,6 +98,7 @@ export async function createDesktop(options: DesktopOptions = {}): Promise<Deskt
       await Promise.all([...subscriptions].map((subscription) => subscription.stop()));
       await failSafe.dispose();
       await (await keyboard)?.close();
+      await (await accessibility)?.close();
     },
   };
 }

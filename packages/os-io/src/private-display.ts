@@ -4,6 +4,10 @@
  * could be someone else's. It ends with `stop()`, or with this process (parent-death signal).
  */
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { accessibleAppEnv } from './accessibility.ts';
 import { DesktopFailureError } from './errors.ts';
 
 export interface PrivateDisplayOptions {
@@ -12,12 +16,21 @@ export interface PrivateDisplayOptions {
   height?: number;
   /** Longest wait for Xvfb to report its display, ms. Default 10000. */
   startTimeoutMs?: number;
+  /**
+   * A private D-Bus session beside the display, so apps started there export their accessibility
+   * trees to a bus of their own (the environment turns it on for GTK, Qt and Chromium). Without
+   * dbus-daemon the display works without it. Default true.
+   */
+  accessibility?: boolean;
 }
 
 export interface PrivateDisplay {
   /** The X display, e.g. `:7`. */
   readonly display: string;
-  /** The environment with `DISPLAY` set to it (and no Wayland). */
+  /**
+   * The environment with `DISPLAY` set to it (and no Wayland); with accessibility, its own
+   * `DBUS_SESSION_BUS_ADDRESS` and `XDG_RUNTIME_DIR` and the variables that turn toolkits' trees on.
+   */
   readonly env: NodeJS.ProcessEnv;
   /** Ends the X server and, with it, every app on it. */
   stop(): Promise<void>;
@@ -29,8 +42,71 @@ export interface PrivateDisplay {
   release(): void;
 }
 
-/** Starts Xvfb with `-displayfd` and resolves once it reports its display; needs Xvfb and setpriv. */
-export function startPrivateDisplay(options: PrivateDisplayOptions = {}): Promise<PrivateDisplay> {
+/** A session bus of its own: `dbus-daemon` prints its address on fd 3; ends with this process. */
+function startSessionBus(
+  env: NodeJS.ProcessEnv,
+  timeoutMs: number,
+): Promise<{ env: NodeJS.ProcessEnv; stop: () => Promise<void> } | null> {
+  const runtime = mkdtempSync(join(tmpdir(), 'mime-bus-'));
+  const daemon = spawn(
+    'setpriv',
+    ['--pdeathsig', 'TERM', '--', 'dbus-daemon', '--session', '--nofork', '--nopidfile', '--print-address=3'],
+    { stdio: ['ignore', 'ignore', 'ignore', 'pipe'], env: { ...env, XDG_RUNTIME_DIR: runtime } },
+  );
+  const exited = new Promise<void>((resolve) => daemon.once('exit', () => resolve()));
+  const stop = async () => {
+    if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGTERM');
+    await exited;
+    rmSync(runtime, { recursive: true, force: true });
+  };
+  return new Promise((resolve) => {
+    let text = '';
+    const none = () => {
+      clearTimeout(timer);
+      void stop();
+      resolve(null);
+    };
+    const timer = setTimeout(none, timeoutMs);
+    daemon.once('error', none);
+    daemon.once('exit', none);
+    daemon.stdio[3]?.on('data', (chunk: Buffer) => {
+      text += String(chunk);
+      const line = /^(\S+)\n/.exec(text);
+      if (!line?.[1]) return;
+      clearTimeout(timer);
+      daemon.off('exit', none);
+      daemon.stdio[3]?.destroy();
+      daemon.unref();
+      resolve({
+        env: { ...accessibleAppEnv(env), DBUS_SESSION_BUS_ADDRESS: line[1], XDG_RUNTIME_DIR: runtime },
+        stop,
+      });
+    });
+  });
+}
+
+/**
+ * Starts Xvfb with `-displayfd` and resolves once it reports its display (and, by default, a
+ * session bus for accessibility beside it); needs Xvfb and setpriv.
+ */
+export async function startPrivateDisplay(options: PrivateDisplayOptions = {}): Promise<PrivateDisplay> {
+  const display = await startXvfb(options);
+  const bus =
+    options.accessibility === false
+      ? null
+      : await startSessionBus(display.env, options.startTimeoutMs ?? 10_000);
+  if (!bus) return display;
+  return {
+    ...display,
+    env: bus.env,
+    stop: async () => {
+      await bus.stop();
+      await display.stop();
+    },
+  };
+}
+
+function startXvfb(options: PrivateDisplayOptions): Promise<PrivateDisplay> {
   const { width = 1280, height = 800, startTimeoutMs = 10_000 } = options;
   const args = [
     '--pdeathsig',

@@ -68,6 +68,7 @@ export function createFakeDesktop(
     readClipboard: unsupported,
     startHooks: unsupported,
     activeWindow: async () => null,
+    accessibility: async () => null,
     close: async () => undefined,
   };
 }

@@ -1,5 +1,6 @@
 export * from './batch.ts';
 export * from './doctor-check.ts';
+export * from './element.ts';
 export * from './errors.ts';
 export * from './heal.ts';
 export * from './json-files.ts';

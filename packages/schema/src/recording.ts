@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AccessibleElement } from './element.ts';
 import { type Problem, ValidationError } from './errors.ts';
 import { readJsonFile, readJsonlFile } from './json-files.ts';
 import { KeyChordError, normalizeKeyChord } from './keys.ts';
@@ -53,6 +54,9 @@ const common = {
     .literal('late')
     .optional()
     .describe('No frame from before the action existed: the screenshot is from after its first input.'),
+  element: AccessibleElement.optional().describe(
+    'The element under the pointer (clicks, drags, scrolls) or with the focus after a typing burst.',
+  ),
 };
 const pointer = z.object({ button: MouseButton.default('left'), x: z.number(), y: z.number() });
 const pointerEvent = <T extends 'click' | 'double_click' | 'right_click' | 'middle_click'>(type: T) =>

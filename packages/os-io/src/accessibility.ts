@@ -1,0 +1,80 @@
+/**
+ * The desktop's accessibility trees: what apps say their elements are (role, name, label, text,
+ * states, extents), looked up from a screen point, from the keyboard focus, or by the identity an
+ * element was recorded with. The interface names no platform API: AT-SPI (atspi.ts) is its adapter
+ * on Linux; UI Automation and AX adapters can follow. Lookups start from a point or an app's
+ * windows, never from a walk of the whole desktop.
+ */
+import type { AccessibleElement } from '@mime-desktop/schema';
+import type { LogicalPoint } from './units.ts';
+
+export interface FindOptions {
+  /** Most elements looked at when the recorded path no longer leads to the element. Default 2000. */
+  maxNodes?: number;
+}
+
+export interface Accessibility {
+  /** The deepest element under a screen point, in the topmost app window there; null when none says. */
+  elementAt(point: LogicalPoint): Promise<AccessibleElement | null>;
+  /** The element with the keyboard focus, with its text (never a password field's); null when none. */
+  focused(): Promise<AccessibleElement | null>;
+  /**
+   * The elements of the recorded app's windows that are the recorded element: same role and name (or
+   * label), found along the recorded path, else by a bounded search of the windows. Live extents,
+   * states and text.
+   */
+  find(identity: AccessibleElement, options?: FindOptions): Promise<AccessibleElement[]>;
+  /** The apps that expose a tree now, by name (for `doctor`). */
+  apps(): Promise<string[]>;
+  close(): Promise<void>;
+}
+
+/**
+ * The environment that makes apps mime starts export their accessibility tree: GTK through its
+ * AT-SPI bridge, Qt, and Chromium/Electron (which also need {@link ACCESSIBLE_CHROMIUM_FLAG}).
+ */
+export function accessibleAppEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
+  const modules = (env.GTK_MODULES ?? '').split(':').filter(Boolean);
+  return {
+    ...env,
+    NO_AT_BRIDGE: '0',
+    GTK_MODULES: [...new Set([...modules, 'atk-bridge'])].join(':'),
+    QT_LINUX_ACCESSIBILITY_ALWAYS_ON: '1',
+    QT_ACCESSIBILITY: '1',
+    ACCESSIBILITY_ENABLED: '1',
+  };
+}
+
+/** Chromium and Electron expose an empty frame unless started with this flag. */
+export const ACCESSIBLE_CHROMIUM_FLAG = '--force-renderer-accessibility';
+
+/** The command line of an app, with what makes it accessible added (Chromium's flag). */
+export function accessibleCommand(command: readonly string[]): string[] {
+  const [program, ...args] = command;
+  if (program === undefined) return [];
+  const chromium = /(^|\/)(chromium|chromium-browser|google-chrome[\w-]*|chrome|electron|code)$/u.test(
+    program,
+  );
+  return chromium && !args.includes(ACCESSIBLE_CHROMIUM_FLAG)
+    ? [program, ACCESSIBLE_CHROMIUM_FLAG, ...args]
+    : [program, ...args];
+}
+
+/** The accessibility bus opened, or why it cannot be. */
+export type OpenedAccessibility = { ok: true; accessibility: Accessibility } | { ok: false; reason: string };
+
+/**
+ * Opens the desktop's accessibility trees (AT-SPI on Linux; loaded only when asked) and turns
+ * accessibility on for apps that start later. Not an error when there are none: the reason says
+ * why, for `doctor` and logs.
+ */
+export async function openAccessibility(env: NodeJS.ProcessEnv = process.env): Promise<OpenedAccessibility> {
+  if (process.platform !== 'linux') {
+    return {
+      ok: false,
+      reason: `no accessibility adapter for ${process.platform} yet: targets are found by pixels`,
+    };
+  }
+  const { openAtspi } = await import('./atspi.ts');
+  return openAtspi(env);
+}

@@ -1,0 +1,72 @@
+import { z } from 'zod';
+
+/**
+ * An element of an app's accessibility tree, as recorded and looked up again at replay: what the app
+ * says the element is (role, name, the label it is known by), where it sits in its window, and where
+ * it was on the screen. Names are toolkit-neutral: AT-SPI, UI Automation and AX adapters all map to
+ * them.
+ */
+const text = (max: number) => z.string().max(max);
+
+/** One level of the path from the window to the element. */
+export const ElementPathStep = z.strictObject({
+  role: text(64),
+  name: text(1024),
+  index: z.int().nonnegative().describe('Position among the parent’s children.'),
+});
+export type ElementPathStep = z.infer<typeof ElementPathStep>;
+
+/** A box in logical screen pixels that may be empty (an element the toolkit has not laid out). */
+export const ElementBox = z.strictObject({
+  x: z.number(),
+  y: z.number(),
+  width: z.number().nonnegative(),
+  height: z.number().nonnegative(),
+});
+export type ElementBox = z.infer<typeof ElementBox>;
+
+export const AccessibleElement = z
+  .strictObject({
+    role: text(64).min(1).describe('The element’s role, e.g. "push button", "entry", "text".'),
+    name: text(1024).default('').describe('Its accessible name ("" when it has none).'),
+    label: text(1024)
+      .nullable()
+      .default(null)
+      .describe(
+        'The visible label it is known by when it has no name: its labelled-by, or the label beside it.',
+      ),
+    app: text(256).describe('The application’s accessible name.'),
+    window: z.strictObject({ role: text(64), name: text(1024) }).describe('Its top-level window.'),
+    path: z
+      .array(ElementPathStep)
+      .max(64)
+      .describe('From the window (not included) down to the element (included).'),
+    states: z.array(text(32)).max(64).default([]).describe('E.g. "focused", "editable", "showing".'),
+    extents: ElementBox.nullable().default(null).describe('Where it was on the screen, logical px.'),
+    text: text(65_536)
+      .nullable()
+      .optional()
+      .describe('Its text (after a typing burst); never kept for password fields or secret typing.'),
+  })
+  .describe('An element of the app’s accessibility tree.');
+export type AccessibleElement = z.infer<typeof AccessibleElement>;
+
+/** Roles whose text is a secret whatever was typed. */
+const SECRET_ROLES = new Set(['password text', 'password']);
+
+/** Whether an element holds a secret (its text is never stored). */
+export function isSecretElement(element: Pick<AccessibleElement, 'role' | 'states'>): boolean {
+  return SECRET_ROLES.has(element.role) || element.states.includes('protected');
+}
+
+/** The name an element is known by: its accessible name, else its label. */
+export function elementKey(element: Pick<AccessibleElement, 'name' | 'label'>): string {
+  return element.name || element.label || '';
+}
+
+/** How an element reads in a message: `push button "Send"` or `entry labelled "City"`. */
+export function describeElement(element: Pick<AccessibleElement, 'role' | 'name' | 'label'>): string {
+  if (element.name) return `${element.role} ${JSON.stringify(element.name)}`;
+  if (element.label) return `${element.role} labelled ${JSON.stringify(element.label)}`;
+  return `unnamed ${element.role}`;
+}
