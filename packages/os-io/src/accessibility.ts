@@ -48,16 +48,13 @@ export function accessibleAppEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.P
 /** Chromium and Electron expose an empty frame unless started with this flag. */
 export const ACCESSIBLE_CHROMIUM_FLAG = '--force-renderer-accessibility';
 
-/** The command line of an app, with what makes it accessible added (Chromium's flag). */
-export function accessibleCommand(command: readonly string[]): string[] {
-  const [program, ...args] = command;
-  if (program === undefined) return [];
-  const chromium = /(^|\/)(chromium|chromium-browser|google-chrome[\w-]*|chrome|electron|code)$/u.test(
-    program,
+/** A shell command that starts an app, with what makes it accessible added (Chromium's flag). */
+export function accessibleCommand(command: string): string {
+  const match = /^(\s*(?:\S*\/)?(?:chromium|chromium-browser|google-chrome\S*|chrome|electron))(\s|$)/u.exec(
+    command,
   );
-  return chromium && !args.includes(ACCESSIBLE_CHROMIUM_FLAG)
-    ? [program, ACCESSIBLE_CHROMIUM_FLAG, ...args]
-    : [program, ...args];
+  if (!match?.[1] || command.includes(ACCESSIBLE_CHROMIUM_FLAG)) return command;
+  return `${match[1]} ${ACCESSIBLE_CHROMIUM_FLAG}${command.slice(match[1].length)}`;
 }
 
 /** The accessibility bus opened, or why it cannot be. */

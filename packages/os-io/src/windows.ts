@@ -5,6 +5,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
+import { accessibleAppEnv, accessibleCommand } from './accessibility.ts';
 import { DesktopFailureError, UnsupportedPlatformError } from './errors.ts';
 import { pause } from './time.ts';
 
@@ -123,7 +124,12 @@ export async function waitForWindow(
  */
 export function launchApp(command: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   return new Promise((resolve, reject) => {
-    const child = spawn('/bin/sh', ['-c', command], { detached: true, stdio: 'ignore', env });
+    // The app exports its accessibility tree: GTK, Qt and Chromium are told to.
+    const child = spawn('/bin/sh', ['-c', accessibleCommand(command)], {
+      detached: true,
+      stdio: 'ignore',
+      env: accessibleAppEnv(env),
+    });
     child.once('error', (error) =>
       reject(
         new DesktopFailureError(`could not start the app (${command}): ${error.message}`, { cause: error }),

@@ -1,6 +1,8 @@
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import {
+  type Accessibility,
   createDesktop,
   type Desktop,
   describeWindowQuery,
@@ -13,11 +15,13 @@ import {
   type WindowQuery,
 } from '@mime-desktop/os-io';
 import {
+  type AccessibleElement,
   formatKeyChord,
   type KeyChord,
   MimeError,
   normalizeKeyChord,
   type RecordingMetadata,
+  sameElement,
   type WorkflowSetup,
   writeJsonAtomic,
 } from '@mime-desktop/schema';
@@ -170,6 +174,16 @@ export interface RecordingResult {
 
 /** How long a Ctrl+C chord is held back in case it is the terminal's interrupt that stops recording. */
 const INTERRUPT_HOLD_MS = 400;
+/**
+ * Longest wait for the element an action is about, ms (a busy machine slows the apps' answers). A lookup runs beside the click's own
+ * double-click wait (400 ms), so a click is not written later for it.
+ */
+const ELEMENT_LOOKUP_MS = 1000;
+
+function withoutText(element: AccessibleElement): AccessibleElement {
+  const { text: _text, ...identity } = element;
+  return identity;
+}
 
 /** Chords that paste the clipboard (text fields; terminals; X11's other paste key). */
 const PASTE_CHORDS = new Set(['ctrl+v', 'ctrl+shift+v', 'shift+insert'].map((c) => normalizeKeyChord(c)));
@@ -210,6 +224,15 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
   };
   const ownDesktop = options.desktop === undefined;
   const desktop = options.desktop ?? (await createDesktop({ failSafe: false }));
+  // Accessibility opens beside the rest of the start; an element lookup that is not back in time
+  // leaves its event without one.
+  const a11y = desktop.accessibility().catch(() => null);
+  const lookUp = (ask: (a11y: Accessibility) => Promise<AccessibleElement | null>) =>
+    a11y
+      .then((opened) =>
+        opened ? Promise.race([ask(opened), delay(ELEMENT_LOOKUP_MS, null, { ref: false })]) : null,
+      )
+      .catch(() => null);
   // The terminal is the window focused now, before a launched app takes the focus.
   const terminal = options.ignoreTerminal ? await desktop.activeWindow() : null;
   const setup = options.launch ? await launchForRecording(options.launch) : undefined;
@@ -281,8 +304,14 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     return atKey ?? desktop.activeWindow();
   };
   let admitted: Promise<void> = Promise.resolve();
-  const write = (pending: PendingEvent, focus: Promise<{ title: string } | null> | null = null) => {
+  const write = (
+    pending: PendingEvent,
+    focus: Promise<{ title: string } | null> | null = null,
+    element: Promise<AccessibleElement | null> | null = null,
+  ) => {
     admitted = admitted.then(async () => {
+      const found = await element;
+      if (found) pending.event.element = found;
       if (focus && (await focus)?.title === terminal?.title) {
         emit({
           type: 'ignored',
@@ -316,7 +345,41 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
   // Each action's PRE frame is kept when its first input arrives: the ring holds two seconds, and a
   // slow typing burst is written only when it ends, when its first frames are long gone.
   const preFrames = new Map<number, RawFrame | undefined>();
-  const keepPreFrame = (time: number) => preFrames.set(time, ring.frameBefore(time));
+  // The element an action is about is looked up beside the hooks as the action starts (the element
+  // under a press or a wheel, the focus at a burst's first key), never delaying them.
+  let lastHook: HookEvent | undefined;
+  const elements = new Map<number, Promise<AccessibleElement | null>>();
+  const keepPreFrame = (time: number) => {
+    preFrames.set(time, ring.frameBefore(time));
+    const hook = lastHook;
+    if (hook?.time !== time) return;
+    if (hook.type === 'mousedown' || hook.type === 'wheel') {
+      elements.set(
+        time,
+        lookUp((a11y) => a11y.elementAt({ x: hook.x, y: hook.y })),
+      );
+    } else if (hook.type === 'keydown') {
+      elements.set(
+        time,
+        lookUp((a11y) => a11y.focused()),
+      );
+    }
+  };
+  /** The element of an action: for typing, the focused one with its text after the burst (never a secret's). */
+  const elementOf = (action: RecordedAction): Promise<AccessibleElement | null> | null => {
+    const started = elements.get(action.time) ?? null;
+    for (const time of elements.keys()) if (time <= action.time) elements.delete(time);
+    if (action.action_type === 'extract') return null;
+    // A key goes to the element focused when it went down; its text is the typing's business.
+    if (action.action_type === 'key') return started?.then((e) => e && withoutText(e)) ?? null;
+    if (action.action_type !== 'type') return started;
+    const secret = 'secret' in action.action_details && action.action_details.secret;
+    return Promise.all([started, lookUp((a11y) => a11y.focused())]).then(([atStart, after]) => {
+      const element = after && (!atStart || sameElement(atStart, after)) ? after : atStart;
+      if (!element) return null;
+      return secret || after !== element ? withoutText(element) : element;
+    });
+  };
   const takePreFrame = (time: number) => {
     const frame = preFrames.has(time) ? preFrames.get(time) : ring.frameBefore(time);
     for (const kept of preFrames.keys()) if (kept <= time) preFrames.delete(kept);
@@ -337,6 +400,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
       frame: before ?? ring.latest(),
     };
     const focus = terminal ? focusOf(action) : null;
+    const element = elementOf(action);
     if (
       action.action_type === 'key' &&
       'key' in action.action_details &&
@@ -345,7 +409,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
       held = { pending, focus, timer: setTimeout(release, INTERRUPT_HOLD_MS) };
       return;
     }
-    write(pending, focus);
+    write(pending, focus, element);
   };
   const aggregator = new ActionAggregator(commit, {
     ...options.aggregation,
@@ -443,6 +507,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     }
     if (paused) return;
     if (terminal && event.type === 'keydown') keyFocus.set(event.time, desktop.activeWindow());
+    lastHook = event;
     feed(event, chord);
   };
 

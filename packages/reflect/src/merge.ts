@@ -1,4 +1,5 @@
 import {
+  type AccessibleElement,
   checkWorkflow,
   findTemplateNames,
   type PassBResult,
@@ -8,6 +9,7 @@ import {
   type StepCard,
   type Workflow,
   type WorkflowInput,
+  type WorkflowStep,
 } from '@mime-desktop/schema';
 import type { ReflectStep } from './steps.ts';
 
@@ -138,7 +140,7 @@ export function mergeWorkflow(
       i: step.i,
       expected_current_state: card.expected_current_state,
       intent: card.intent,
-      target: card.target,
+      target: targetOf(card.target, step.event.element),
       action_type: step.actionType,
       action_value: actionValue(step, update.action_value, params, problems, path),
       post_action: card.post_action,
@@ -167,4 +169,14 @@ export function mergeWorkflow(
   };
   const checked = checkWorkflow(document);
   return checked.ok ? { ok: true, workflow: checked.workflow } : { ok: false, problems: checked.problems };
+}
+
+/** The card's target, with the recorded element's identity (its text stays in the recording). */
+function targetOf(
+  target: StepCard['target'],
+  element: AccessibleElement | undefined,
+): WorkflowStep['target'] {
+  if (!element) return target;
+  const { text: _text, ...identity } = element;
+  return { ...target, element: identity };
 }

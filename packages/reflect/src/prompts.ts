@@ -1,6 +1,6 @@
 import type { ChatMessage } from '@mime-desktop/model';
 import { imagePart } from '@mime-desktop/model';
-import type { RecordingMetadata } from '@mime-desktop/schema';
+import { describeElement, type RecordingMetadata } from '@mime-desktop/schema';
 import type { ReflectStep } from './steps.ts';
 
 /** Stands for the text of secret typing in what the model sees; the text itself was never recorded. */
@@ -59,6 +59,9 @@ export function passAMessages(
     `Recorded action: ${describeAction(step)}.`,
     `action_type: ${step.actionType}; action_value: ${value === null ? 'null' : JSON.stringify(value)}`,
     step.details ? `Note from the person for this step: ${step.details}` : null,
+    step.event.element
+      ? `The app's accessibility tree names the element acted on (ground truth: describe the target by it): ${describeElement(step.event.element)} in the ${step.event.element.window.role} ${JSON.stringify(step.event.element.window.name)} of ${step.event.element.app}.`
+      : null,
     'PRE screenshot, then POST screenshot:',
   ].filter((line): line is string => line !== null);
   return [

@@ -86,6 +86,14 @@ export type ActionStatus = z.infer<typeof ActionStatus>;
 
 /** How a step was carried out in a run. */
 export const StepExecution = z.enum(['trace', 'regrounded', 'agent', 'skipped']);
+
+/**
+ * The rungs of the ladder that finds a recorded target on the live screen, first to last: the
+ * element by its accessibility identity, the recorded pixels at their place, the template near its
+ * expected place, anywhere at any scale; the model (auto only) is the hand-over.
+ */
+export const LocatorRung = z.enum(['accessibility', 'recorded-place', 'template-near', 'template-anywhere']);
+export type LocatorRung = z.infer<typeof LocatorRung>;
 export type StepExecution = z.infer<typeof StepExecution>;
 
 /** Where a subtask of a run came from: the workflow's plan, or a replan during the run. */
@@ -211,6 +219,8 @@ export const RUN_EVENT_DATA = {
     score: z.number().nullable(),
     /** Time spent waiting for the recorded screen to appear before the step, ms. */
     waited_ms: z.number().nonnegative().default(0),
+    /** Which rung of the ladder found the target, when the step has one. */
+    rung: LocatorRung.optional(),
   }),
   /** A passed check of the screen against the recording (a failed one is a `divergence`). */
   verify: z.object({

@@ -19,7 +19,10 @@
 import type { RawFrame } from '@mime-desktop/os-io';
 import {
   type ActionManifestEvent,
+  describeElement,
   isMimeError,
+  isSecretElement,
+  type LocatorRung,
   type RunAction,
   type ScreenCheck,
   stepFrameName,
@@ -51,6 +54,7 @@ import { ReplayDivergenceError, TraceUnavailableError } from '../errors.ts';
 import type { At, SubtaskEntry } from '../run/journal.ts';
 import { type PlannedSubtask, planFromWorkflow } from '../run/plan.ts';
 import type { RunContext } from '../run/run-context.ts';
+import { locateElement } from './locate-element.ts';
 import {
   boxAround,
   liveImage,
@@ -98,6 +102,8 @@ interface Located {
   layout: Layout;
   score: number;
   reason: string;
+  /** The rung of the ladder that found the target; none for a step without one. */
+  rung?: LocatorRung;
 }
 
 /** A failed check, with what the report needs to show it. */
@@ -314,7 +320,11 @@ class RecordedRun {
     const before = await this.#lookBefore(recorded, turn, state);
     const action = before.ok ? recordedAction(recorded, before.value.map) : recordedAction(recorded);
     const description = action ? describeAction(action) : step.action_type.toLowerCase();
-    const regrounded = before.ok && before.value.map !== identity && recorded.step.source?.box != null;
+    const regrounded =
+      before.ok &&
+      before.value.rung !== undefined &&
+      before.value.rung !== 'recorded-place' &&
+      (before.value.map !== identity || before.value.rung !== 'accessibility');
     const stopsHere = this.#mode === 'trace' ? 'skipped' : 'agent';
     const executed_by = !before.ok ? stopsHere : regrounded ? 'regrounded' : 'trace';
     const reason = before.ok
@@ -331,6 +341,7 @@ class RecordedRun {
       screenshot: before.screenshot,
       score: before.ok ? before.score : before.failure.similarity,
       waited_ms: Math.round(before.waitedMs),
+      ...(before.ok && before.value.rung ? { rung: before.value.rung } : {}),
     });
     if (!before.ok) return this.#fail({ ...before.failure, description }, turn, before.live);
     if (action && !settings.dryRun) {
@@ -345,8 +356,10 @@ class RecordedRun {
     }
     state.layout = before.value.layout;
     if (action && !settings.dryRun && (action.action === 'type' || action.action === 'key')) {
-      const failure = await this.#checkAfter(recorded, turn, state, before.live, action);
-      if (failure !== null) return failure;
+      const byContent =
+        action.action === 'type' ? await this.#checkTyped(recorded, turn, state, action.text) : null;
+      const failure = byContent ?? (await this.#checkAfter(recorded, turn, state, before.live, action));
+      if (failure !== null && failure !== VERIFIED) return failure;
     }
     entry.recordStep({ i: step.i, executed_by, reason });
     state.done.push({ call: description, observation: '', result: 'executed (replayed from the recording)' });
@@ -412,8 +425,21 @@ class RecordedRun {
     const point = step.source?.point ?? null;
     const expected = state.layout ?? RECORDED;
     if (box && point) await this.#hover(mapPoint(expected, point));
+    const element = step.target.element;
+    const a11y = element ? await this.#ctx.desktop.accessibility() : null;
     const watched = await this.#watch(async (live) => {
+      if (a11y && element) {
+        const byElement = await locateElement(a11y, element, box && point ? point : null);
+        if (byElement) {
+          const layout = byElement.layout ?? state.layout ?? RECORDED;
+          return located(byElement.map, layout, 1, byElement.reason, 'accessibility');
+        }
+      }
       if (pre.width !== live.width || pre.height !== live.height) {
+        // Another screen size is no divergence by itself: a step found the app's layout on it.
+        if (!(box && point) && state.layout !== null) {
+          return located(identity, state.layout, null, 'the layout was found on this screen: checked after');
+        }
         return this.#mode === 'auto' && box && point
           ? this.#reground(recorded, pre, live, state)
           : failed(step.i, 'before_step', 'the screen size differs from the recording', 0, 1, null, pre);
@@ -464,7 +490,7 @@ class RecordedRun {
         const reason = moved
           ? `target where the layout was found, moved by (${expected.dx}, ${expected.dy}) (${ratio(atPlace)} alike)`
           : `target found where it was recorded (${ratio(atPlace)} alike)`;
-        return located(map, expected, atPlace, reason);
+        return located(map, expected, atPlace, reason, 'recorded-place');
       }
     }
     const search = async (
@@ -487,7 +513,7 @@ class RecordedRun {
       found.match.score >= AUTO_MATCH.score &&
       found.match.contrast >= AUTO_MATCH.contrast
     ) {
-      return this.#foundAt(found.match, found.wide, 'near where the layout was expected');
+      return this.#foundAt(found.match, found.wide, 'near where the layout was expected', 'template-near');
     }
     return this.#findAnywhere(recorded, pre, live, state, found, search);
   }
@@ -522,7 +548,7 @@ class RecordedRun {
       return fail('the recorded target and its surroundings have too little detail to find');
     }
     if (m.score >= AUTO_MATCH.score && m.margin >= AUTO_MATCH.margin) {
-      return this.#foundAt(m, anywhere.wide, 'unique on the screen');
+      return this.#foundAt(m, anywhere.wide, 'unique on the screen', 'template-anywhere');
     }
     return fail(
       `the recorded target was not found with confidence (best ${ratio(m.score)}, ${ratio(m.margin)} ahead of the next place)`,
@@ -545,14 +571,68 @@ class RecordedRun {
     );
   }
 
-  #foundAt(match: TemplateMatch, wide: Box, where: string): Look<Located> {
+  #foundAt(match: TemplateMatch, wide: Box, where: string, rung: LocatorRung): Look<Located> {
     const layout = layoutOf(match, wide);
     const moved = isMoved(layout);
     const by = { dx: match.box.x - wide.x, dy: match.box.y - wide.y };
     const reason = moved
       ? `target re-found ${where} (${ratio(match.score)} alike), moved by (${by.dx}, ${by.dy})${match.scale === 1 ? '' : ` at ${match.scale}x size`}`
       : `target found where it was recorded (${ratio(match.score)} alike)`;
-    return located(moved ? (p) => mapPoint(layout, p) : identity, layout, match.score, reason);
+    return located(moved ? (p) => mapPoint(layout, p) : identity, layout, match.score, reason, rung);
+  }
+
+  /**
+   * After typing, by content: the focused field's text (from the accessibility tree) must hold what
+   * was typed. Null when content cannot tell (no tree, a password field, a secret in the text): the
+   * layout check decides then.
+   */
+  async #checkTyped(
+    recorded: RecordedStep,
+    turn: At,
+    state: SubtaskState,
+    typed: string,
+  ): Promise<string | null> {
+    const element = recorded.step.target.element;
+    if (!element || isSecretElement(element) || /\{[A-Za-z_]\w*\}/u.test(typed)) return null;
+    const a11y = await this.#ctx.desktop.accessibility();
+    if (!a11y) return null;
+    let text: string | null | undefined = null;
+    const watched = await this.#watch(async () => {
+      const focused = await a11y.focused().catch(() => null);
+      text = focused?.text;
+      if (typeof text === 'string' && text.includes(typed)) {
+        return located(identity, state.layout ?? RECORDED, 1, '');
+      }
+      return failed(
+        recorded.step.i,
+        'after_step',
+        focused && typeof text === 'string'
+          ? `after ${describeStep(recorded.step)}, the focused ${describeElement(focused)} holds ${JSON.stringify(text)}, not the typed text`
+          : `after ${describeStep(recorded.step)}, no focused field holds the typed text`,
+        0,
+        1,
+        null,
+        await recorded.pre(),
+      );
+    });
+    if (text === undefined && !watched.look.ok) return null;
+    if (!watched.look.ok) {
+      return this.#fail(
+        { ...watched.look.failure, description: `type ${JSON.stringify(typed)}` },
+        turn,
+        watched.live,
+      );
+    }
+    this.#ctx.journal.emit({
+      type: 'verify',
+      ...turn,
+      step_i: recorded.step.i,
+      check: 'after_step',
+      similarity: 1,
+      threshold: 1,
+      region: null,
+    });
+    return VERIFIED;
   }
 
   /** After a typing or key step: the change the recording shows in the next frame must appear. */
@@ -631,7 +711,8 @@ class RecordedRun {
     const region = this.#recordedChange(before, after);
     if (!region) return null;
     const watched = await this.#watch((live) => {
-      const sameSize = live.width === before.width && live.height === before.height;
+      // A layout found by a locator (not the recorded one) maps the compared region to any screen.
+      const sameSize = (live.width === before.width && live.height === before.height) || layout !== RECORDED;
       const change = !sameSize
         ? { ok: false, toAfter: 0 }
         : spec.liveBefore
@@ -826,6 +907,9 @@ class RecordedRun {
   }
 }
 
+/** A check passed (by content): nothing else to check. */
+const VERIFIED = 'verified';
+
 /** The identity mapping of recorded points (the target is where it was recorded). */
 const identity = (p: { x: number; y: number }) => p;
 
@@ -838,8 +922,14 @@ function layoutOf(match: TemplateMatch, wide: Box): Layout {
   };
 }
 
-function located(map: Located['map'], layout: Layout, score: number | null, reason: string): Look<Located> {
-  return { ok: true, value: { map, layout, score: score ?? 1, reason }, score };
+function located(
+  map: Located['map'],
+  layout: Layout,
+  score: number | null,
+  reason: string,
+  rung?: LocatorRung,
+): Look<Located> {
+  return { ok: true, value: { map, layout, score: score ?? 1, reason, ...(rung ? { rung } : {}) }, score };
 }
 
 function failed(
@@ -900,6 +990,7 @@ function checkAtRecordedPlace(step_i: number, pre: RgbaImage, live: RgbaImage, b
     RECORDED,
     target,
     `the screen matches the recording around the target (${ratio(target)} alike)`,
+    'recorded-place',
   );
 }
 

@@ -176,6 +176,7 @@ export function renderWorkflow(workflow: Workflow, values: Readonly<Record<strin
     expected_current_state: render(step.expected_current_state),
     intent: render(step.intent),
     target: {
+      ...step.target,
       primary: render(step.target.primary),
       fallback: step.target.fallback === null ? null : render(step.target.fallback),
     },

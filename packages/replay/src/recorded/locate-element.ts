@@ -1,0 +1,74 @@
+/**
+ * The first rung of the ladder: the recorded element found again by its accessibility identity in
+ * the app's windows, right before acting. Exactly one match with a place on the screen counts; none
+ * or several leave the target to the pixel rungs.
+ */
+import type { Accessibility } from '@mime-desktop/os-io';
+import { type AccessibleElement, describeElement, type ElementBox } from '@mime-desktop/schema';
+import type { LayoutTransform } from '@mime-desktop/vision';
+
+type Point = { x: number; y: number };
+
+export interface ElementLocated {
+  /** Recorded point -> live point. */
+  map: (point: Point) => Point;
+  /** Where the recorded layout stands now, from the element's extents; null when only the focus was checked. */
+  layout: LayoutTransform | null;
+  reason: string;
+}
+
+const placed = (box: ElementBox | null): box is ElementBox => box !== null && box.width > 0 && box.height > 0;
+
+/** Where the recorded layout stands now, from the element's recorded and live extents. */
+export function layoutFromExtents(recorded: ElementBox, live: ElementBox): LayoutTransform {
+  const scale = Math.round((live.width / recorded.width) * 1000) / 1000;
+  return { scale, dx: Math.round(live.x - recorded.x * scale), dy: Math.round(live.y - recorded.y * scale) };
+}
+
+/** The recorded point inside the live element: at the same place relative to its extents, kept inside it. */
+export function pointInElement(point: Point, recorded: ElementBox | null, live: ElementBox): Point {
+  const inside = (v: number, from: number, size: number) =>
+    Math.round(Math.min(from + size - 1, Math.max(from, v)));
+  if (!placed(recorded))
+    return { x: Math.round(live.x + live.width / 2), y: Math.round(live.y + live.height / 2) };
+  return {
+    x: inside(live.x + ((point.x - recorded.x) * live.width) / recorded.width, live.x, live.width),
+    y: inside(live.y + ((point.y - recorded.y) * live.height) / recorded.height, live.y, live.height),
+  };
+}
+
+/**
+ * A pointer step's element (`point` given): found once, on the screen. A typing step's element (no
+ * point): it has the focus.
+ */
+export async function locateElement(
+  a11y: Accessibility,
+  element: AccessibleElement,
+  point: Point | null,
+): Promise<ElementLocated | null> {
+  if (point === null) {
+    const focused = await a11y.focused().catch(() => null);
+    const same =
+      focused !== null &&
+      focused.role === element.role &&
+      focused.name === element.name &&
+      (element.name !== '' || element.label === null || focused.label === element.label);
+    return same
+      ? { map: (p) => p, layout: null, reason: `the recorded ${describeElement(element)} has the focus` }
+      : null;
+  }
+  const found = (await a11y.find(element).catch(() => [])).filter((e) => placed(e.extents));
+  const [live] = found;
+  if (found.length !== 1 || !live?.extents) return null;
+  const liveBox = live.extents;
+  const recorded = placed(element.extents) ? element.extents : null;
+  const layout = recorded ? layoutFromExtents(recorded, liveBox) : null;
+  const moved = layout !== null && (layout.scale !== 1 || layout.dx !== 0 || layout.dy !== 0);
+  return {
+    map: (p) => pointInElement(p, recorded, liveBox),
+    layout,
+    reason: moved
+      ? `found the ${describeElement(element)} by its accessibility identity, moved by (${layout.dx}, ${layout.dy})${layout.scale === 1 ? '' : ` at ${layout.scale}x size`}`
+      : `found the ${describeElement(element)} by its accessibility identity`,
+  };
+}

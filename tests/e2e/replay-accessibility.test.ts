@@ -1,0 +1,168 @@
+/**
+ * Accessibility-first replay, end to end: a form page in Chromium recorded with `mime record` by
+ * input as a person makes it, reflected (the fake reflect model), then replayed in auto mode with
+ * new params on variants of the app: moved, dark, zoomed 1.25x, a bigger screen (each must succeed
+ * with 0 model calls and say which rung found each target), and one that loses the City value on
+ * Send (must diverge in trace and in auto).
+ */
+import { mkdtemp, readFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type DesktopHarness,
+  type DesktopHarnessOptions,
+  FORM_APP_PATH,
+  startDesktopHarness,
+} from '@mime-desktop/test-support/desktop-harness';
+import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
+import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
+import { runMime, startMime } from '@mime-desktop/test-support/run-mime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+let home: string;
+let server: FakeModelServer;
+let workflowDir: string;
+
+/** The form's fields on a 1280x800 screen as recorded (fixtures/apps/form: main at 40,40). */
+const NAME = { x: 280, y: 114 };
+const CITY = { x: 280, y: 165 };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const modelEnv = () => ({ MIME_BASE_URL: server.url, MIME_MODEL: 'vision-1', MIME_MODEL_MAX_RETRIES: '1' });
+
+interface FormState {
+  ready: boolean;
+  sent: { name: string; city: string } | null;
+}
+const formState = async (harness: DesktopHarness) => {
+  const title = await harness.readTitle();
+  return JSON.parse(title.slice(title.indexOf('{'), title.lastIndexOf('}') + 1)) as FormState;
+};
+
+async function withForm<T>(options: DesktopHarnessOptions, use: (harness: DesktopHarness) => Promise<T>) {
+  const harness = await startDesktopHarness({ app: FORM_APP_PATH, keepDisplayUntilExit: false, ...options });
+  try {
+    return await use(harness);
+  } finally {
+    await harness.stop();
+  }
+}
+
+async function events(runDir: string): Promise<Array<Record<string, any>>> {
+  const text = await readFile(join(runDir, 'events.jsonl'), 'utf8');
+  return text
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line));
+}
+
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'mime-a11y-'));
+  server = await startFakeModelServer({ models: ['vision-1'] });
+  server.setHandler(
+    reflectModel({
+      plan: {
+        params: ['name', 'city'],
+        subtasks: ['Fill in the name {name} and the city {city}', 'Send the form'],
+        description: 'Fill in the address form and send it.',
+        success: 'The page says the address was sent to {name} in {city}.',
+      },
+    }),
+  );
+  // Record by input, as a person would: click a field, type, next field, type, Enter.
+  const sessionId = await withForm({}, async (harness) => {
+    const recorder = startMime(['record', '--name', 'send address', '--home', home], { env: harness.env });
+    const session = await recorder.waitForStdoutLine();
+    await recorder.waitForStderr(/● Recording/);
+    await harness.click(NAME.x, NAME.y);
+    await sleep(500);
+    await harness.typeText('Ann Lee');
+    await sleep(300);
+    await harness.click(CITY.x, CITY.y);
+    await sleep(500);
+    await harness.typeText('Paris');
+    await sleep(300);
+    await harness.pressKeys('Return');
+    await sleep(800);
+    expect((await runMime(['record', 'stop', '--session', session], { env: harness.env })).exitCode).toBe(0);
+    expect((await recorder.done).exitCode).toBe(0);
+    expect((await formState(harness)).sent).toEqual({ name: 'Ann Lee', city: 'Paris' });
+    return session;
+  });
+  const reflected = await runMime(['reflect', '--session', sessionId, '--home', home], { env: modelEnv() });
+  expect(reflected.stderr).toContain('✓');
+  expect(reflected.exitCode).toBe(0);
+  workflowDir = join(home, 'workflows', sessionId);
+}, 120_000);
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe('a recording of a form page', () => {
+  it('stores the element of each click and the focused field with its text after typing', async () => {
+    const manifest = (await readFile(join(workflowDir, 'manifest.jsonl'), 'utf8'))
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line));
+    const acted = manifest.filter((e) => e.action_type !== null);
+    expect(acted.map((e) => e.action_type)).toEqual(['click', 'type', 'click', 'type', 'key']);
+    expect(acted[0].element).toMatchObject({ role: 'entry', name: 'Name', app: 'Chromium' });
+    expect(acted[1].element).toMatchObject({ role: 'entry', name: 'Name', text: 'Ann Lee' });
+    expect(acted[2].element).toMatchObject({ role: 'entry', name: 'City' });
+    expect(acted[3].element).toMatchObject({ role: 'entry', name: 'City', text: 'Paris' });
+    expect(acted[4].element).toMatchObject({ role: 'entry', name: 'City' });
+    const schema = JSON.parse(await readFile(join(workflowDir, 'schema.json'), 'utf8'));
+    const steps = schema.plan.subtasks.flatMap((s: { steps: unknown[] }) => s.steps);
+    expect(steps[0].target.element).toMatchObject({ role: 'entry', name: 'Name' });
+    expect(steps[1].target.element).not.toHaveProperty('text');
+  });
+});
+
+const variants: Array<[string, DesktopHarnessOptions]> = [
+  ['moved 150 px', { query: 'dx=150&dy=90' }],
+  ['in a dark theme', { query: 'dark=1' }],
+  ['zoomed 1.25x', { scale: 1.25 }],
+  ['on a 1920x1080 screen', { width: 1920, height: 1080 }],
+];
+
+describe('auto replay with new params, 0 model calls', () => {
+  it.each(variants)(
+    'succeeds %s and says the accessibility rung found each target',
+    async (_, options) => {
+      await withForm(options, async (harness) => {
+        const result = await runMime(
+          [
+            'replay',
+            workflowDir,
+            '--mode',
+            'auto',
+            '--param',
+            'name=Bob Jones',
+            '--param',
+            'city=Rome',
+            '--json',
+          ],
+          { env: { ...harness.env } },
+        );
+        expect(result.stderr).not.toContain('internal error');
+        expect((await formState(harness)).sent, result.stderr).toEqual({ name: 'Bob Jones', city: 'Rome' });
+        const summary = JSON.parse(result.stdout);
+        expect(summary.outcome).toBe('success');
+        expect(summary.usage.calls).toBe(0);
+        expect(result.exitCode).toBe(0);
+        const steps = (await events(join(workflowDir, '.replay', summary.run_id)))
+          .filter((e) => e.type === 'step')
+          .map((e) => [e.data.step_i, e.data.rung]);
+        expect(steps).toEqual([
+          [0, 'accessibility'],
+          [1, 'accessibility'],
+          [2, 'accessibility'],
+          [3, 'accessibility'],
+          [4, 'accessibility'],
+        ]);
+      });
+    },
+    90_000,
+  );
+});
