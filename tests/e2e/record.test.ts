@@ -508,7 +508,7 @@ describe('mime record run from a terminal window', () => {
 });
 
 describe('mime doctor on a display', () => {
-  it('passes display, capture, hooks and model checks (exit 0)', async () => {
+  it('passes display, capture, hooks, accessibility and model checks (exit 0)', async () => {
     const server = await startFakeModelServer({ models: ['vision-1'] });
     try {
       const env = { ...desktop.env, MIME_BASE_URL: server.url, MIME_MODEL: 'vision-1' };
@@ -519,12 +519,20 @@ describe('mime doctor on a display', () => {
         'display:ok',
         'capture:ok',
         'input hooks:ok',
+        'accessibility:ok',
         'model config:ok',
         'model endpoint:ok',
       ]);
       expect(checks[2].detail).toMatch(/^1280x800 logical px, scale 1, [\d.]+ ms a frame$/);
+      expect(checks[4].detail).toMatch(/^bus reachable; apps exposing a tree: .*Chromium/);
       expect(ok).toBe(true);
       expect(result.exitCode).toBe(0);
+
+      // No session bus: a warning that says what still works, not a failure.
+      const noBus = await startMime(['doctor'], { env: { ...env, DBUS_SESSION_BUS_ADDRESS: '' } }).done;
+      expect(noBus.stderr).toMatch(/! accessibility: no D-Bus session bus/);
+      expect(noBus.stderr).toContain('pixels only');
+      expect(noBus.exitCode).toBe(0);
     } finally {
       await server.close();
     }

@@ -108,7 +108,11 @@ describe('a recording of a form page', () => {
     const acted = manifest.filter((e) => e.action_type !== null);
     expect(acted.map((e) => e.action_type)).toEqual(['click', 'type', 'click', 'type', 'key']);
     expect(acted[0].element).toMatchObject({ role: 'entry', name: 'Name', app: 'Chromium' });
-    expect(acted[1].element).toMatchObject({ role: 'entry', name: 'Name', text: 'Ann Lee' });
+    expect(acted[1].element, JSON.stringify(acted.map((e) => e.element))).toMatchObject({
+      role: 'entry',
+      name: 'Name',
+      text: 'Ann Lee',
+    });
     expect(acted[2].element).toMatchObject({ role: 'entry', name: 'City' });
     expect(acted[3].element).toMatchObject({ role: 'entry', name: 'City', text: 'Paris' });
     expect(acted[4].element).toMatchObject({ role: 'entry', name: 'City' });
@@ -151,9 +155,18 @@ describe('auto replay with new params, 0 model calls', () => {
         expect(summary.outcome).toBe('success');
         expect(summary.usage.calls).toBe(0);
         expect(result.exitCode).toBe(0);
-        const steps = (await events(join(workflowDir, '.replay', summary.run_id)))
-          .filter((e) => e.type === 'step')
-          .map((e) => [e.data.step_i, e.data.rung]);
+        const run = await events(join(workflowDir, '.replay', summary.run_id));
+        // Each typing checked by the field's text, the outcome by the values shown ("Sent to Bob Jones in Rome").
+        const verified = run.filter((e) => e.type === 'verify').map((e) => [e.data.check, e.data.step_i]);
+        expect(verified).toEqual([
+          ['after_step', 1],
+          ['after_step', 3],
+          ['after_step', 4],
+          ['subtask_outcome', null],
+        ]);
+        const outcome = run.find((e) => e.type === 'verify' && e.data.check === 'subtask_outcome');
+        expect(outcome?.data.threshold).toBe(1);
+        const steps = run.filter((e) => e.type === 'step').map((e) => [e.data.step_i, e.data.rung]);
         expect(steps).toEqual([
           [0, 'accessibility'],
           [1, 'accessibility'],
@@ -161,6 +174,25 @@ describe('auto replay with new params, 0 model calls', () => {
           [3, 'accessibility'],
           [4, 'accessibility'],
         ]);
+      });
+    },
+    90_000,
+  );
+});
+
+describe('an app that loses the City value on Send', () => {
+  it.each(['trace', 'auto'])(
+    'ends %s in an honest divergence, never in success',
+    async (mode) => {
+      await withForm({ query: 'drop=city' }, async (harness) => {
+        const result = await runMime(
+          ['replay', workflowDir, '--mode', mode, '--param', 'name=Bob Jones', '--param', 'city=Rome'],
+          { env: { ...harness.env } },
+        );
+        expect((await formState(harness)).sent).toEqual({ name: 'Bob Jones', city: '' });
+        expect(result.stderr).toContain('MIME_REPLAY_DIVERGENCE');
+        expect(result.stderr).toMatch(/does not show city = "Rome" where the recording shows "Paris"/);
+        expect(result.exitCode).toBe(1);
       });
     },
     90_000,

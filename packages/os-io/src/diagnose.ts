@@ -1,5 +1,6 @@
 /** The desktop checks of `mime doctor`: a display to reach, frames to capture, hooks to start. */
 import { type DoctorCheck, failedCheck } from '@mime-desktop/schema';
+import { openAccessibility } from './accessibility.ts';
 import { probeDisplay } from './display-probe.ts';
 import { createDesktop } from './nut-desktop.ts';
 
@@ -55,6 +56,40 @@ async function checkDesktop(): Promise<DoctorCheck[]> {
   return checks;
 }
 
+const PIXELS_ONLY =
+  'without it, replay finds targets by their pixels only (moved, themed or zoomed apps need the model)';
+
+/** The accessibility bus, and which running apps expose their tree on it. */
+export async function checkAccessibility(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+  const opened = await openAccessibility(env);
+  if (!opened.ok) {
+    return {
+      name: 'accessibility',
+      status: 'warn',
+      detail: opened.reason,
+      fix: `run mime in your desktop session (or under dbus-run-session) with at-spi2-core installed; ${PIXELS_ONLY}`,
+    };
+  }
+  try {
+    const apps = await opened.accessibility.apps();
+    if (apps.length > 0) {
+      return {
+        name: 'accessibility',
+        status: 'ok',
+        detail: `bus reachable; apps exposing a tree: ${apps.join(', ')}`,
+      };
+    }
+    return {
+      name: 'accessibility',
+      status: 'warn',
+      detail: 'bus reachable, but no running app exposes a tree',
+      fix: 'apps mime starts (setup, record --launch) get it turned on; for your own, start GTK apps with GTK_MODULES=atk-bridge, Qt apps with QT_LINUX_ACCESSIBILITY_ALWAYS_ON=1, Chromium and Electron with --force-renderer-accessibility (accessibility is now switched on for apps started from here on)',
+    };
+  } finally {
+    await opened.accessibility.close();
+  }
+}
+
 /**
  * Checks the display, then (when it is reachable) screen capture and the global input hooks; never
  * throws for a failed check. Without a display the later checks are skipped, not failed.
@@ -64,10 +99,10 @@ export async function diagnoseDesktop(env: NodeJS.ProcessEnv = process.env): Pro
   if (display.status !== 'ok') {
     return [
       display,
-      ...['capture', 'input hooks'].map(
+      ...['capture', 'input hooks', 'accessibility'].map(
         (name): DoctorCheck => ({ name, status: 'skip', detail: 'not checked: no display' }),
       ),
     ];
   }
-  return [display, ...(await checkDesktop())];
+  return [display, ...(await checkDesktop()), await checkAccessibility(env)];
 }

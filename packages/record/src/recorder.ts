@@ -17,11 +17,11 @@ import {
 import {
   type AccessibleElement,
   formatKeyChord,
+  isSecretElement,
   type KeyChord,
   MimeError,
   normalizeKeyChord,
   type RecordingMetadata,
-  sameElement,
   type WorkflowSetup,
   writeJsonAtomic,
 } from '@mime-desktop/schema';
@@ -227,7 +227,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
   // Accessibility opens beside the rest of the start; an element lookup that is not back in time
   // leaves its event without one.
   const a11y = desktop.accessibility().catch(() => null);
-  const lookUp = (ask: (a11y: Accessibility) => Promise<AccessibleElement | null>) =>
+  const lookUp = <T>(ask: (a11y: Accessibility) => Promise<T | null>): Promise<T | null> =>
     a11y
       .then((opened) =>
         opened ? Promise.race([ask(opened), delay(ELEMENT_LOOKUP_MS, null, { ref: false })]) : null,
@@ -311,7 +311,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
   ) => {
     admitted = admitted.then(async () => {
       const found = await element;
-      if (found) pending.event.element = found;
+      if (found && !showsSecret(found)) pending.event.element = found;
       if (focus && (await focus)?.title === terminal?.title) {
         emit({
           type: 'ignored',
@@ -345,6 +345,23 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
   // Each action's PRE frame is kept when its first input arrives: the ring holds two seconds, and a
   // slow typing burst is written only when it ends, when its first frames are long gone.
   const preFrames = new Map<number, RawFrame | undefined>();
+  // Secret typing is never written. The recorder sees its keys (as the person's own keyboard does)
+  // and keeps them in memory only, to leave out any element that shows them (a field's text, a
+  // title); nothing is looked up while it is typed.
+  let secretKeys = 0;
+  let secretTyped = '';
+  const secretTexts: string[] = [];
+  const showsSecret = (element: AccessibleElement) => {
+    const secrets = secretTyped ? [...secretTexts, secretTyped] : secretTexts;
+    const strings = [
+      element.name,
+      element.label ?? '',
+      element.window.name,
+      element.text ?? '',
+      ...element.path.map((step) => step.name),
+    ];
+    return secrets.some((typed) => strings.some((value) => value.includes(typed)));
+  };
   // The element an action is about is looked up beside the hooks as the action starts (the element
   // under a press or a wheel, the focus at a burst's first key), never delaying them.
   let lastHook: HookEvent | undefined;
@@ -352,7 +369,8 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
   const keepPreFrame = (time: number) => {
     preFrames.set(time, ring.frameBefore(time));
     const hook = lastHook;
-    if (hook?.time !== time) return;
+    // Nothing is looked up while a secret is typed: the app may show it (a title, a field).
+    if (hook?.time !== time || secret) return;
     if (hook.type === 'mousedown' || hook.type === 'wheel') {
       elements.set(
         time,
@@ -374,10 +392,18 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     if (action.action_type === 'key') return started?.then((e) => e && withoutText(e)) ?? null;
     if (action.action_type !== 'type') return started;
     const secret = 'secret' in action.action_details && action.action_details.secret;
-    return Promise.all([started, lookUp((a11y) => a11y.focused())]).then(([atStart, after]) => {
-      const element = after && (!atStart || sameElement(atStart, after)) ? after : atStart;
-      if (!element) return null;
-      return secret || after !== element ? withoutText(element) : element;
+    const keysAtCommit = secretKeys;
+    // The burst went to the field focused at its first key; its text is read from that field now
+    // (the action that ended the burst may already have moved the focus on).
+    return (started ?? lookUp((a11y) => a11y.focused())).then(async (field) => {
+      if (!field) return null;
+      if (secret || isSecretElement(field)) return withoutText(field);
+      const now = await lookUp((a11y) => a11y.find(field));
+      const text = now?.length === 1 ? now[0]?.text : undefined;
+      // A secret typed since the burst ended would be in that text.
+      return typeof text === 'string' && secretKeys === keysAtCommit
+        ? { ...field, text }
+        : withoutText(field);
     });
   };
   const takePreFrame = (time: number) => {
@@ -446,6 +472,8 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
   const setSecret = (on: boolean) => {
     if (secret === on) return;
     aggregator.flush();
+    if (!on && secretTyped) secretTexts.push(secretTyped);
+    secretTyped = '';
     secret = on;
     emit({ type: 'secret', on });
   };
@@ -507,6 +535,10 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     }
     if (paused) return;
     if (terminal && event.type === 'keydown') keyFocus.set(event.time, desktop.activeWindow());
+    if (secret && event.type === 'keydown') {
+      secretKeys += 1;
+      secretTyped += event.text ?? '';
+    }
     lastHook = event;
     feed(event, chord);
   };

@@ -4,8 +4,11 @@ import { isMimeError } from './errors.ts';
 export interface DoctorCheck {
   /** Short name, e.g. `node`, `display`, `model endpoint`. */
   name: string;
-  /** `ok`, `fail` (record/reflect/replay cannot work), or `skip` (not checked, see detail). */
-  status: 'ok' | 'fail' | 'skip';
+  /**
+   * `ok`, `fail` (record/reflect/replay cannot work), `warn` (they work, with less: see detail), or
+   * `skip` (not checked, see detail).
+   */
+  status: 'ok' | 'warn' | 'fail' | 'skip';
   /** What was found. */
   detail: string;
   /** How to fix it, when it failed. */

@@ -70,15 +70,3 @@ export function describeElement(element: Pick<AccessibleElement, 'role' | 'name'
   if (element.label) return `${element.role} labelled ${JSON.stringify(element.label)}`;
   return `unnamed ${element.role}`;
 }
-
-/** Whether two lookups name the same element: same role and name or label, along the same path. */
-export function sameElement(a: AccessibleElement, b: AccessibleElement): boolean {
-  return (
-    a.app === b.app &&
-    a.role === b.role &&
-    a.name === b.name &&
-    a.label === b.label &&
-    a.path.length === b.path.length &&
-    a.path.every((step, i) => step.role === b.path[i]?.role && step.index === b.path[i]?.index)
-  );
-}

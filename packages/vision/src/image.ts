@@ -85,3 +85,23 @@ export function encodeImage(image: RgbaImage): Promise<Buffer> {
     .png({ compressionLevel: 1 })
     .toBuffer();
 }
+
+/**
+ * A crop as OCR reads it best: dark text on a light ground (a dark theme is inverted), at its own
+ * size (tesseract misreads screen text enlarged with smoothing).
+ */
+export async function encodeForOcr(image: RgbaImage): Promise<Buffer> {
+  // The ground is the most common grey (a black button beside the text does not make it dark).
+  const histogram = new Uint32Array(16);
+  const { data } = image;
+  for (let i = 0; i < data.length; i += 4) {
+    const grey = (data[i] ?? 0) * 0.3 + (data[i + 1] ?? 0) * 0.59 + (data[i + 2] ?? 0) * 0.11;
+    const bucket = Math.min(15, Math.floor(grey / 16));
+    histogram[bucket] = (histogram[bucket] ?? 0) + 1;
+  }
+  const dark = histogram.indexOf(Math.max(...histogram)) < 8;
+  const grey = sharp(image.data, {
+    raw: { width: image.width, height: image.height, channels: 4 },
+  }).greyscale();
+  return (dark ? grey.negate({ alpha: false }) : grey).png({ compressionLevel: 1 }).toBuffer();
+}

@@ -5,6 +5,7 @@ export {
   clampBox,
   crop,
   decodeImage,
+  encodeForOcr,
   encodeImage,
   pixelWords,
   type RgbaImage,

@@ -5,7 +5,8 @@ import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { mark, printJson, say, style } from '../output.ts';
 
 function line(check: DoctorCheck): string[] {
-  const icon = check.status === 'ok' ? mark.ok() : check.status === 'fail' ? mark.fail() : style.dim('-');
+  const icons = { ok: mark.ok(), fail: mark.fail(), warn: mark.warn(), skip: style.dim('-') };
+  const icon = icons[check.status];
   const out = [`${icon} ${style.bold(check.name)}: ${check.detail}`];
   if (check.fix) out.push(`    ${style.cyan('fix:')} ${check.fix}`);
   return out;
@@ -16,7 +17,7 @@ export function registerDoctor(program: Command, run: (code: Promise<ExitCode>) 
     .command('doctor')
     .summary('check that this machine can record, reflect and replay')
     .description(
-      'Check what mime needs (Node, a display, the model endpoint) and say how to fix each problem.',
+      'Check what mime needs (Node, a display, the accessibility bus, the model endpoint) and say how to fix each problem.',
     )
     .option('--offline', 'do not contact the model endpoint')
     .option(
@@ -27,7 +28,7 @@ export function registerDoctor(program: Command, run: (code: Promise<ExitCode>) 
     .option('--json', 'print the checks as JSON on stdout')
     .addHelpText(
       'after',
-      '\nExamples:\n  mime doctor\n  MIME_COORDINATES=pixels mime doctor --model\n  MIME_BASE_URL=http://127.0.0.1:8000/v1 MIME_MODEL=qwen3-vl mime doctor --json\n\nExit codes: 0 every check passed, 1 a check failed.',
+      '\nExamples:\n  mime doctor\n  MIME_COORDINATES=pixels mime doctor --model\n  MIME_BASE_URL=http://127.0.0.1:8000/v1 MIME_MODEL=qwen3-vl mime doctor --json\n\nExit codes: 0 no check failed (warnings say what works with less), 1 a check failed.',
     )
     .action((options: DoctorOptions & { json?: boolean }) =>
       run(

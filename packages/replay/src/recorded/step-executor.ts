@@ -36,7 +36,6 @@ import {
   encodeImage,
   findPhrase,
   findTemplate,
-  type LayoutTransform,
   layoutProgress,
   type OcrEngine,
   type OcrWord,
@@ -54,6 +53,7 @@ import { ReplayDivergenceError, TraceUnavailableError } from '../errors.ts';
 import type { At, SubtaskEntry } from '../run/journal.ts';
 import { type PlannedSubtask, planFromWorkflow } from '../run/plan.ts';
 import type { RunContext } from '../run/run-context.ts';
+import { isMoved, type Layout, mapBox, mapPoint, RECORDED } from './layout-map.ts';
 import { locateElement } from './locate-element.ts';
 import {
   boxAround,
@@ -65,6 +65,7 @@ import {
   recordedAction,
   recordedSteps,
 } from './recorded-step.ts';
+import { checkShownValues, findExamples, type ShownValue } from './shown-values.ts';
 
 /** The target region must be at least this alike the recording (pixels pixelmatch finds equal). */
 export const TRACE_TARGET_SIMILARITY = 0.9;
@@ -91,9 +92,6 @@ const POLL_MS = 16;
 const RECORDED_STABLE_MS = 33;
 
 type Mode = 'trace' | 'auto';
-
-/** Where the recorded layout stands on the live screen: live = recorded x scale + (dx, dy). */
-type Layout = LayoutTransform;
 
 /** Where the recorded target is on the live screen. */
 interface Located {
@@ -135,21 +133,6 @@ interface SubtaskState {
 }
 
 const ratio = (n: number) => `${Math.round(n * 100)}%`;
-/** The layout where it was recorded. */
-const RECORDED: Layout = { scale: 1, dx: 0, dy: 0 };
-const isMoved = (t: Layout) => t.scale !== 1 || t.dx !== 0 || t.dy !== 0;
-/** A recorded point on the live screen. */
-const mapPoint = (t: Layout, p: { x: number; y: number }) => ({
-  x: Math.round(p.x * t.scale + t.dx),
-  y: Math.round(p.y * t.scale + t.dy),
-});
-/** A recorded box on the live screen. */
-const mapBox = (t: Layout, box: Box): Box => ({
-  ...mapPoint(t, box),
-  width: Math.round(box.width * t.scale),
-  height: Math.round(box.height * t.scale),
-});
-
 /** The label left of the example value in the recorded frame, and the value's box. */
 function locateExample(
   words: readonly OcrWord[],
@@ -676,16 +659,76 @@ class RecordedRun {
     if (!first) return null;
     const endFrame = this.#recording.frames.get(Math.max(...sources.map((s) => s.event_index)) + 1);
     if (!endFrame) return null;
+    const before = await this.#steps.frame(first.screenshot);
+    const after = await this.#steps.frame(endFrame);
+    const turn = { subtask_i: entry.subtask_i, iteration: entry.record.iterations };
+    const byContent = await this.#checkShown(subtask, before, after, state.layout ?? RECORDED, turn);
+    if (byContent !== null) return byContent === VERIFIED ? null : byContent;
     return this.#verifyChange({
       check: 'subtask_outcome',
       step_i: null,
-      before: await this.#steps.frame(first.screenshot),
-      after: await this.#steps.frame(endFrame),
+      before,
+      after,
       layout: state.layout ?? RECORDED,
-      turn: { subtask_i: entry.subtask_i, iteration: entry.record.iterations },
+      turn,
       liveBefore: null,
       reason: `the screen does not show the outcome the recording shows at the end of subtask ${subtask.subtask_i}`,
       description: '',
+    });
+  }
+
+  /**
+   * At the end of a subtask, by content: where the recording shows a param's example as the
+   * subtask's outcome, the screen must show this run's value. Null when content cannot tell (no
+   * example shown): the layout check decides then.
+   */
+  async #checkShown(
+    subtask: PlannedSubtask,
+    before: RgbaImage,
+    after: RgbaImage,
+    layout: Layout,
+    turn: At,
+  ): Promise<string | null> {
+    const region = this.#recordedChange(before, after);
+    const values = this.#shownValues();
+    if (!region || values.length === 0) return null;
+    const spots = await findExamples(this.#ctx.ocr, before, after, region, values);
+    if (spots.length === 0) return null;
+    const watched = await this.#watch(async (live) => {
+      const verdict = await checkShownValues(this.#ctx.ocr, live, region, layout, spots);
+      if (verdict.kind !== 'missing') return located(identity, layout, 1, '');
+      const { value } = verdict;
+      return failed(
+        null,
+        'subtask_outcome',
+        `the screen does not show ${value.name} = ${JSON.stringify(value.value)} where the recording shows ${JSON.stringify(value.example)} at the end of subtask ${subtask.subtask_i} (that line reads ${JSON.stringify(verdict.read)})`,
+        0,
+        1,
+        verdict.box,
+        after,
+      );
+    });
+    if (!watched.look.ok) return this.#fail({ ...watched.look.failure, layout }, turn, watched.live);
+    this.#ctx.journal.emit({
+      type: 'verify',
+      ...turn,
+      step_i: null,
+      check: 'subtask_outcome',
+      similarity: 1,
+      threshold: 1,
+      region: mapBox(layout, region),
+    });
+    return VERIFIED;
+  }
+
+  /** The run's values of the params the workflow has an example of (never a sensitive one's). */
+  #shownValues(): ShownValue[] {
+    const { workflow, params } = this.#ctx;
+    return workflow.task_params.flatMap((p) => {
+      const value = params.find((r) => r.name === p.name);
+      return !p.sensitive && p.example && value && !value.sensitive && value.display.trim()
+        ? [{ name: p.name, example: p.example, value: value.display }]
+        : [];
     });
   }
 

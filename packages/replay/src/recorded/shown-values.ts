@@ -1,0 +1,92 @@
+/**
+ * A check by content: where the recording shows a param's example value as text in a region an
+ * action changed, the live screen must show this run's value on the same line of that region. A
+ * form that drops a value on Send shows the rest of the line ("Sent to Bob Jones in "), which a
+ * layout check takes for the change; this one does not.
+ */
+import {
+  type Box,
+  clampBox,
+  crop,
+  encodeForOcr,
+  findPhrase,
+  type OcrEngine,
+  type OcrWord,
+  type RgbaImage,
+} from '@mime-desktop/vision';
+import { type Layout, mapBox } from './layout-map.ts';
+
+/** A param's recorded example and this run's value. */
+export interface ShownValue {
+  name: string;
+  example: string;
+  value: string;
+}
+
+export type ShownVerdict =
+  | { kind: 'shown'; checked: number }
+  /** The value is not where the recording shows its example (`box`, in recorded pixels). */
+  | { kind: 'missing'; value: ShownValue; box: Box; read: string }
+  /** The recording shows no example in the region: content cannot tell. */
+  | { kind: 'unknown' };
+
+/** Where each example stands in a recorded region, read once per frame and region. */
+export type ExampleSpots = ReadonlyArray<{ value: ShownValue; box: Box }>;
+
+/** Words of a crop, in the frame's pixels. */
+async function readCrop(ocr: OcrEngine, image: RgbaImage, box: Box): Promise<OcrWord[]> {
+  const area = clampBox(box, image);
+  if (area.width < 4 || area.height < 4) return [];
+  const words = await ocr.readWords(await encodeForOcr(crop(image, area)), { minConfidence: 50 });
+  return words.map((w) => ({ ...w, box: { ...w.box, x: area.x + w.box.x, y: area.y + w.box.y } }));
+}
+
+/**
+ * The places in `region` of the recorded frame `after` where an example value is shown and was not
+ * before (`before`: a value already on the screen before the action is not its outcome).
+ */
+export async function findExamples(
+  ocr: OcrEngine,
+  before: RgbaImage,
+  after: RgbaImage,
+  region: Box,
+  values: readonly ShownValue[],
+): Promise<ExampleSpots> {
+  const candidates = values.filter((v) => v.example.trim() !== '');
+  if (candidates.length === 0) return [];
+  const [afterWords, beforeWords] = await Promise.all([
+    readCrop(ocr, after, region),
+    readCrop(ocr, before, region),
+  ]);
+  const spots: { value: ShownValue; box: Box }[] = [];
+  for (const value of candidates) {
+    const already = findPhrase(beforeWords, value.example);
+    for (const box of findPhrase(afterWords, value.example)) {
+      const near = (b: Box) => Math.abs(b.y - box.y) < box.height && Math.abs(b.x - box.x) < box.height;
+      if (!already.some(near)) spots.push({ value, box });
+    }
+  }
+  return spots;
+}
+
+/** Whether the live screen shows each run's value on the line where its example stood (region mapped by `layout`). */
+export async function checkShownValues(
+  ocr: OcrEngine,
+  live: RgbaImage,
+  region: Box,
+  layout: Layout,
+  spots: ExampleSpots,
+): Promise<ShownVerdict> {
+  if (spots.length === 0) return { kind: 'unknown' };
+  const area = mapBox(layout, region);
+  for (const spot of spots) {
+    const line = mapBox(layout, spot.box);
+    const pad = Math.ceil(line.height * 0.6);
+    const band = { x: area.x, y: line.y - pad, width: area.width, height: line.height + 2 * pad };
+    const words = await readCrop(ocr, live, band);
+    if (findPhrase(words, spot.value.value).length === 0) {
+      return { kind: 'missing', value: spot.value, box: spot.box, read: words.map((w) => w.text).join(' ') };
+    }
+  }
+  return { kind: 'shown', checked: spots.length };
+}
