@@ -82,7 +82,15 @@ export async function checkShownValues(
   for (const spot of spots) {
     const line = mapBox(layout, spot.box);
     const pad = Math.ceil(line.height * 0.6);
-    const band = { x: area.x, y: line.y - pad, width: area.width, height: line.height + 2 * pad };
+    // A longer value runs past where the recording changed: the band grows by the extra characters.
+    const charWidth = (spot.box.width / Math.max(1, spot.value.example.length)) * layout.scale;
+    const extra = Math.max(0, spot.value.value.length - spot.value.example.length) * charWidth * 1.5;
+    const band = {
+      x: area.x - charWidth,
+      y: line.y - pad,
+      width: area.width + 2 * charWidth + extra,
+      height: line.height + 2 * pad,
+    };
     const words = await readCrop(ocr, live, band);
     if (findPhrase(words, spot.value.value).length === 0) {
       return { kind: 'missing', value: spot.value, box: spot.box, read: words.map((w) => w.text).join(' ') };
