@@ -118,8 +118,11 @@ export interface DesktopHarness {
   /** Runs `xdotool <args>` on this display and returns its trimmed stdout. */
   xdotool(...args: string[]): Promise<string>;
   moveMouse(x: number, y: number): Promise<void>;
-  /** Moves to (x, y) and clicks X button `button` (1 left, 2 middle, 3 right, 4-7 wheel), `repeat` times. */
-  click(x: number, y: number, options?: { button?: number; repeat?: number }): Promise<void>;
+  /**
+   * Moves to (x, y) and clicks X button `button` (1 left, 2 middle, 3 right, 4-7 wheel), `repeat`
+   * times; with `holdMs`, once, holding the button down that long as a person does.
+   */
+  click(x: number, y: number, options?: { button?: number; repeat?: number; holdMs?: number }): Promise<void>;
   /** Types with `xdotool type` (its own keymap tricks; not a test of mime's typing). */
   typeText(text: string): Promise<void>;
   /** Presses xdotool key chords, e.g. `ctrl+a`, `Return`, `ctrl+alt+shift+Escape`. */
@@ -303,8 +306,22 @@ export async function startDesktopHarness(options: DesktopHarnessOptions = {}): 
       moveMouse: async (x, y) => {
         await xdotool('mousemove', String(x), String(y));
       },
-      click: async (x, y, { button = 1, repeat = 1 } = {}) => {
-        await xdotool('mousemove', String(x), String(y), 'click', '--repeat', String(repeat), String(button));
+      click: async (x, y, { button = 1, repeat = 1, holdMs } = {}) => {
+        if (holdMs === undefined) {
+          await xdotool(
+            'mousemove',
+            String(x),
+            String(y),
+            'click',
+            '--repeat',
+            String(repeat),
+            String(button),
+          );
+          return;
+        }
+        await xdotool('mousemove', String(x), String(y), 'mousedown', String(button));
+        await sleep(holdMs);
+        await xdotool('mouseup', String(button));
       },
       typeText: async (text) => {
         await xdotool('type', '--delay', '20', '--', text);

@@ -1,0 +1,47 @@
+/**
+ * Test helpers on the accessibility tree of a harness display: where an element is now, so a test
+ * can click it as a person would without hard-coding where a toolkit laid it out.
+ */
+import { accessibleAppEnv, openAccessibility } from '@mime-desktop/os-io';
+import type { AccessibleElement } from '@mime-desktop/schema';
+
+export { accessibleAppEnv };
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What identifies an element in a test: the rest of an {@link AccessibleElement} is left open. */
+export type ElementQuery = Pick<AccessibleElement, 'role' | 'app'> & Partial<AccessibleElement>;
+
+/** The centre of the one element matching `query` on the display of `env`, waited for (default 10 s). */
+export async function elementCentre(
+  env: NodeJS.ProcessEnv,
+  query: ElementQuery,
+  timeoutMs = 10_000,
+): Promise<{ x: number; y: number }> {
+  const opened = await openAccessibility(env);
+  if (!opened.ok) throw new Error(opened.reason);
+  const identity: AccessibleElement = {
+    name: '',
+    label: null,
+    window: { role: '', name: '' },
+    path: [],
+    states: [],
+    extents: null,
+    ...query,
+  };
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const found = await opened.accessibility.find(identity);
+      const box = found.length === 1 ? found[0]?.extents : null;
+      if (box && box.width > 0) {
+        return { x: Math.round(box.x + box.width / 2), y: Math.round(box.y + box.height / 2) };
+      }
+      if (Date.now() > deadline)
+        throw new Error(`no element ${JSON.stringify(query)} within ${timeoutMs} ms`);
+      await sleep(100);
+    }
+  } finally {
+    await opened.accessibility.close();
+  }
+}
