@@ -33,7 +33,7 @@ afterAll(async () => {
   await Promise.all([desktop?.stop(), server?.close(), model?.close()]);
 });
 
-const env = () => ({ DISPLAY: desktop.display, MIME_BASE_URL: server.url, MIME_MODEL: 'fake-vision' });
+const env = () => ({ ...desktop.env, MIME_BASE_URL: server.url, MIME_MODEL: 'fake-vision' });
 
 async function autoReplay(workflow: string, song: string, extra: string[] = []) {
   await desktop.resetApp();
@@ -77,6 +77,9 @@ describe('mime heal', () => {
     expect(files.some((f) => /^schema\.\d{8}T\d{6}Z\.json$/.test(f))).toBe(true);
     expect(files.some((f) => /^manifest\.\d{8}T\d{6}Z\.jsonl$/.test(f))).toBe(true);
     expect((await runMime(['validate', workflow])).exitCode).toBe(0);
+    // The step re-found by its pixels keeps the element the accessibility tree named there.
+    const healed = JSON.parse(await readFile(join(workflow, 'schema.json'), 'utf8'));
+    expect(healed.plan.subtasks[0].steps[0].target.element).toMatchObject({ app: 'Chromium', role: 'entry' });
 
     const turns = model.turns.length;
     const second = await autoReplay(workflow, 'Numb');

@@ -17,6 +17,7 @@ import {
 import {
   type AccessibleElement,
   formatKeyChord,
+  identityOf,
   isSecretElement,
   type KeyChord,
   MimeError,
@@ -179,11 +180,6 @@ const INTERRUPT_HOLD_MS = 400;
  * double-click wait (400 ms), so a click is not written later for it.
  */
 const ELEMENT_LOOKUP_MS = 1000;
-
-function withoutText(element: AccessibleElement): AccessibleElement {
-  const { text: _text, ...identity } = element;
-  return identity;
-}
 
 /** Chords that paste the clipboard (text fields; terminals; X11's other paste key). */
 const PASTE_CHORDS = new Set(['ctrl+v', 'ctrl+shift+v', 'shift+insert'].map((c) => normalizeKeyChord(c)));
@@ -389,7 +385,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     for (const time of elements.keys()) if (time <= action.time) elements.delete(time);
     if (action.action_type === 'extract') return null;
     // A key goes to the element focused when it went down; its text is the typing's business.
-    if (action.action_type === 'key') return started?.then((e) => e && withoutText(e)) ?? null;
+    if (action.action_type === 'key') return started?.then((e) => e && identityOf(e)) ?? null;
     if (action.action_type !== 'type') return started;
     const secret = 'secret' in action.action_details && action.action_details.secret;
     const keysAtCommit = secretKeys;
@@ -397,13 +393,11 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     // (the action that ended the burst may already have moved the focus on).
     return (started ?? lookUp((a11y) => a11y.focused())).then(async (field) => {
       if (!field) return null;
-      if (secret || isSecretElement(field)) return withoutText(field);
+      if (secret || isSecretElement(field)) return identityOf(field);
       const now = await lookUp((a11y) => a11y.find(field));
       const text = now?.length === 1 ? now[0]?.text : undefined;
       // A secret typed since the burst ended would be in that text.
-      return typeof text === 'string' && secretKeys === keysAtCommit
-        ? { ...field, text }
-        : withoutText(field);
+      return typeof text === 'string' && secretKeys === keysAtCommit ? { ...field, text } : identityOf(field);
     });
   };
   const takePreFrame = (time: number) => {

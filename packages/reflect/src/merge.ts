@@ -2,6 +2,7 @@ import {
   type AccessibleElement,
   checkWorkflow,
   findTemplateNames,
+  identityOf,
   type PassBResult,
   type Problem,
   type RecordingMetadata,
@@ -176,7 +177,5 @@ function targetOf(
   target: StepCard['target'],
   element: AccessibleElement | undefined,
 ): WorkflowStep['target'] {
-  if (!element) return target;
-  const { text: _text, ...identity } = element;
-  return { ...target, element: identity };
+  return element ? { ...target, element: identityOf(element) } : target;
 }

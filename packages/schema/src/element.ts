@@ -51,6 +51,16 @@ export const AccessibleElement = z
   .describe('An element of the app’s accessibility tree.');
 export type AccessibleElement = z.infer<typeof AccessibleElement>;
 
+/** An element's identity as a workflow keeps it: its text stays in the recording. */
+export const ElementIdentity = AccessibleElement.omit({ text: true });
+export type ElementIdentity = z.infer<typeof ElementIdentity>;
+
+/** The identity of an element, without its text. */
+export function identityOf(element: AccessibleElement): ElementIdentity {
+  const { text: _text, ...identity } = element;
+  return identity;
+}
+
 /** Roles whose text is a secret whatever was typed. */
 const SECRET_ROLES = new Set(['password text', 'password']);
 

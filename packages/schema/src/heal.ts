@@ -5,6 +5,7 @@
  * which workflow it was learned on, so a workflow changed since then is not overwritten.
  */
 import { z } from 'zod';
+import { ElementIdentity } from './element.ts';
 import { RelativePath } from './paths.ts';
 import { RunAction, StepExecution } from './run.ts';
 
@@ -23,6 +24,8 @@ export const HealAction = z.object({
   frame: RelativePath,
   /** What the agent saw (its observation), or the step's description. */
   note: z.string().default(''),
+  /** The element acted on, as the accessibility tree named it on the live screen. */
+  element: ElementIdentity.optional(),
 });
 export type HealAction = z.infer<typeof HealAction>;
 

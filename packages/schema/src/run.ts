@@ -4,6 +4,7 @@
  * and `@mime-desktop/report` reads them through these schemas only.
  */
 import { z } from 'zod';
+import { ElementIdentity } from './element.ts';
 import type { Problem } from './errors.ts';
 import { zodProblems } from './zod-problems.ts';
 
@@ -221,6 +222,8 @@ export const RUN_EVENT_DATA = {
     waited_ms: z.number().nonnegative().default(0),
     /** Which rung of the ladder found the target, when the step has one. */
     rung: LocatorRung.optional(),
+    /** The target's element on the live screen, when the accessibility tree names it (a heal keeps it). */
+    element: ElementIdentity.optional(),
   }),
   /** A passed check of the screen against the recording (a failed one is a `divergence`). */
   verify: z.object({

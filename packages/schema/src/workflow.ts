@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { AccessibleElement } from './element.ts';
+import { ElementIdentity } from './element.ts';
 import { RelativePath } from './paths.ts';
 import { IDENTIFIER } from './templates.ts';
 
@@ -68,11 +68,9 @@ export type StepSource = z.infer<typeof StepSource>;
 export const StepTarget = z.strictObject({
   primary: z.string().describe('Coordinate-free description of the target element.'),
   fallback: z.string().nullable().default(null).describe('Another way to find it.'),
-  element: AccessibleElement.omit({ text: true })
-    .optional()
-    .describe(
-      'The element as the app’s accessibility tree named it when it was recorded: found first at replay.',
-    ),
+  element: ElementIdentity.optional().describe(
+    'The element as the app’s accessibility tree named it when it was recorded: found first at replay.',
+  ),
 });
 export type StepTarget = z.infer<typeof StepTarget>;
 

@@ -23,3 +23,24 @@ export function similarity(a: RgbaImage, b: RgbaImage, box?: Box, options: Compa
   });
   return 1 - different / (region.width * region.height);
 }
+
+/** How much detail a region holds: the standard deviation of its greys (0 for a flat area, ~8+ for text or edges). */
+export function greyContrast(image: RgbaImage, box: Box): number {
+  const area = clampBox(box, image);
+  let sum = 0;
+  let squares = 0;
+  let n = 0;
+  for (let y = area.y; y < area.y + area.height; y += 1) {
+    for (let x = area.x; x < area.x + area.width; x += 1) {
+      const i = (y * image.width + x) * 4;
+      const grey =
+        (image.data[i] ?? 0) * 0.3 + (image.data[i + 1] ?? 0) * 0.59 + (image.data[i + 2] ?? 0) * 0.11;
+      sum += grey;
+      squares += grey * grey;
+      n += 1;
+    }
+  }
+  if (n === 0) return 0;
+  const mean = sum / n;
+  return Math.sqrt(Math.max(0, squares / n - mean * mean));
+}

@@ -1,4 +1,4 @@
-export { type CompareOptions, similarity } from './compare.ts';
+export { type CompareOptions, greyContrast, similarity } from './compare.ts';
 export { type FindOptions, findTemplate, type TemplateMatch } from './find.ts';
 export {
   type Box,
@@ -13,6 +13,7 @@ export {
 } from './image.ts';
 export {
   type ChangedRegionOptions,
+  changedCellsIn,
   changedRegion,
   type LayoutOptions,
   type LayoutProgress,

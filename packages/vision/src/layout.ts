@@ -95,6 +95,31 @@ function groupBounds(
 }
 
 /**
+ * How many cells (CELL px squares) changed between two frames inside `box` (their centre in it),
+ * and in all: what an action changed where it acted, whatever else changed (a focus ring that moved
+ * to the next field, a blinking caret elsewhere).
+ */
+export function changedCellsIn(
+  a: RgbaImage,
+  b: RgbaImage,
+  box: Box,
+  options: ChangedRegionOptions = {},
+): { inside: number; cells: number } {
+  if (a.width !== b.width || a.height !== b.height) return { inside: 0, cells: 0 };
+  const grid = changedCells(a, b, options.tolerance ?? 24);
+  let cells = 0;
+  let inside = 0;
+  for (let i = 0; i < grid.cols * grid.rows; i += 1) {
+    if (grid.cells[i * 4] === -1) continue;
+    cells += 1;
+    const cx = (i % grid.cols) * CELL + CELL / 2;
+    const cy = Math.floor(i / grid.cols) * CELL + CELL / 2;
+    if (cx >= box.x && cy >= box.y && cx < box.x + box.width && cy < box.y + box.height) inside += 1;
+  }
+  return { inside, cells };
+}
+
+/**
  * The box around everything that differs between two frames of the same size, or null when nothing
  * does. Thin changes (a caret, a focus line) are left out, so a region is what an action really changed.
  */

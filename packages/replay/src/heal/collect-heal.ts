@@ -69,8 +69,17 @@ class HealCollector {
       this.#extractStep = { subtask_i, step_i: data.step_i, frame: data.screenshot };
       return;
     }
-    const { step_i, executed_by: by, action, screenshot: frame, description: note } = data;
-    this.actions.push({ subtask_i, step_i, by, action, extract: null, frame, note });
+    const { step_i, executed_by: by, action, screenshot: frame, description: note, element } = data;
+    this.actions.push({
+      subtask_i,
+      step_i,
+      by,
+      action,
+      extract: null,
+      frame,
+      note,
+      ...(element ? { element } : {}),
+    });
   }
 
   #agent(

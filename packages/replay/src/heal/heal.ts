@@ -239,6 +239,7 @@ function movedStep(step: WorkflowStep, action: HealAction, index: number, screen
       : (source?.box ?? null);
   return {
     ...step,
+    target: action.element ? { ...step.target, element: action.element } : step.target,
     source: {
       event_index: index,
       screenshot,
@@ -314,7 +315,12 @@ function pointOf(action: HealAction): { x: number; y: number } | null {
 
 /** The manifest event of an action, as the recorder writes one; secret typing stores no text. */
 function manifestEvent(action: HealAction, screenshot: string, timestamp: number): ManifestEvent {
-  const common = { screenshot, timestamp, details: null };
+  const common = {
+    screenshot,
+    timestamp,
+    details: null,
+    ...(action.element ? { element: action.element } : {}),
+  };
   if (action.extract) {
     return {
       action_type: 'extract',

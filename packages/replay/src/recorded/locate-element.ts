@@ -4,7 +4,13 @@
  * or several leave the target to the pixel rungs.
  */
 import type { Accessibility } from '@mime-desktop/os-io';
-import { type AccessibleElement, describeElement, type ElementBox } from '@mime-desktop/schema';
+import {
+  type AccessibleElement,
+  describeElement,
+  type ElementBox,
+  type ElementIdentity,
+  identityOf,
+} from '@mime-desktop/schema';
 import type { LayoutTransform } from '@mime-desktop/vision';
 
 type Point = { x: number; y: number };
@@ -15,6 +21,8 @@ export interface ElementLocated {
   /** Where the recorded layout stands now, from the element's extents; null when only the focus was checked. */
   layout: LayoutTransform | null;
   reason: string;
+  /** The element as found on the live screen. */
+  element: ElementIdentity;
 }
 
 const placed = (box: ElementBox | null): box is ElementBox => box !== null && box.width > 0 && box.height > 0;
@@ -54,7 +62,12 @@ export async function locateElement(
       focused.name === element.name &&
       (element.name !== '' || element.label === null || focused.label === element.label);
     return same
-      ? { map: (p) => p, layout: null, reason: `the recorded ${describeElement(element)} has the focus` }
+      ? {
+          map: (p) => p,
+          layout: null,
+          reason: `the recorded ${describeElement(element)} has the focus`,
+          element: identityOf(focused),
+        }
       : null;
   }
   const found = (await a11y.find(element).catch(() => [])).filter((e) => placed(e.extents));
@@ -67,6 +80,7 @@ export async function locateElement(
   return {
     map: (p) => pointInElement(p, recorded, liveBox),
     layout,
+    element: identityOf(live),
     reason: moved
       ? `found the ${describeElement(element)} by its accessibility identity, moved by (${layout.dx}, ${layout.dy})${layout.scale === 1 ? '' : ` at ${layout.scale}x size`}`
       : `found the ${describeElement(element)} by its accessibility identity`,

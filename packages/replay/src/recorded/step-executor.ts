@@ -20,6 +20,8 @@ import type { RawFrame } from '@mime-desktop/os-io';
 import {
   type ActionManifestEvent,
   describeElement,
+  type ElementIdentity,
+  identityOf,
   isMimeError,
   isSecretElement,
   type LocatorRung,
@@ -30,12 +32,14 @@ import {
 } from '@mime-desktop/schema';
 import {
   type Box,
+  changedCellsIn,
   changedRegion,
   clampBox,
   crop,
   encodeImage,
   findPhrase,
   findTemplate,
+  greyContrast,
   layoutProgress,
   type OcrEngine,
   type OcrWord,
@@ -102,6 +106,8 @@ interface Located {
   reason: string;
   /** The rung of the ladder that found the target; none for a step without one. */
   rung?: LocatorRung;
+  /** The target's element on the live screen, when the accessibility tree named it. */
+  element?: ElementIdentity;
 }
 
 /** A failed check, with what the report needs to show it. */
@@ -214,19 +220,19 @@ function checkChange(
 }
 
 /**
- * Whether the live screen changed since `liveBefore` mostly inside `expected` (where the recording
- * changed): typing landed in the right field, whatever its length.
+ * Whether the live screen changed since `liveBefore` where the recording's action changed it
+ * (`expected`, mapped): at least 30% as many cells as the recording changed there, whatever
+ * changed elsewhere (a focus ring moving on, a caret). Typing into another field changes nothing there.
  */
-function checkPlace(liveBefore: RgbaImage, live: RgbaImage, expected: Box): { ok: boolean; toAfter: number } {
-  const changed = changedRegion(liveBefore, live);
-  if (!changed) return { ok: false, toAfter: 0 };
-  const x0 = Math.max(changed.x, expected.x);
-  const y0 = Math.max(changed.y, expected.y);
-  const x1 = Math.min(changed.x + changed.width, expected.x + expected.width);
-  const y1 = Math.min(changed.y + changed.height, expected.y + expected.height);
-  const inside = Math.max(0, x1 - x0) * Math.max(0, y1 - y0);
-  const share = inside / (changed.width * changed.height);
-  return { ok: share >= CHANGE_CHECK.toAfter, toAfter: share };
+function checkPlace(
+  liveBefore: RgbaImage,
+  live: RgbaImage,
+  expected: Box,
+  recordedCells: number,
+): { ok: boolean; toAfter: number } {
+  const { inside } = changedCellsIn(liveBefore, live, expected);
+  const needed = Math.max(2, recordedCells * CHANGE_CHECK.toAfter);
+  return { ok: inside >= needed, toAfter: Math.min(1, inside / Math.max(1, recordedCells)) };
 }
 
 class RecordedRun {
@@ -310,6 +316,13 @@ class RecordedRun {
       (before.value.map !== identity || before.value.rung !== 'accessibility');
     const stopsHere = this.#mode === 'trace' ? 'skipped' : 'agent';
     const executed_by = !before.ok ? stopsHere : regrounded ? 'regrounded' : 'trace';
+    // A target re-found by its pixels is named by the tree too where it can be: a heal keeps it.
+    const element =
+      before.ok && regrounded && !before.value.element && action && 'point' in action && action.point
+        ? await this.#elementAt(action.point)
+        : before.ok
+          ? before.value.element
+          : undefined;
     const reason = before.ok
       ? before.value.reason
       : `${this.#mode === 'trace' ? 'stopped here' : 'handed to the agent'}: ${before.failure.reason}`;
@@ -325,6 +338,7 @@ class RecordedRun {
       score: before.ok ? before.score : before.failure.similarity,
       waited_ms: Math.round(before.waitedMs),
       ...(before.ok && before.value.rung ? { rung: before.value.rung } : {}),
+      ...(element ? { element } : {}),
     });
     if (!before.ok) return this.#fail({ ...before.failure, description }, turn, before.live);
     if (action && !settings.dryRun) {
@@ -415,7 +429,8 @@ class RecordedRun {
         const byElement = await locateElement(a11y, element, box && point ? point : null);
         if (byElement) {
           const layout = byElement.layout ?? state.layout ?? RECORDED;
-          return located(byElement.map, layout, 1, byElement.reason, 'accessibility');
+          const found = located(byElement.map, layout, 1, byElement.reason, 'accessibility');
+          return found.ok ? { ...found, value: { ...found.value, element: byElement.element } } : found;
         }
       }
       if (pre.width !== live.width || pre.height !== live.height) {
@@ -467,7 +482,13 @@ class RecordedRun {
     const sameSize = pre.width === live.width && pre.height === live.height;
     if (sameSize) {
       const atPlace = similarityAt(pre, live, box, expected);
-      if (atPlace >= TRACE_TARGET_SIMILARITY) {
+      // A featureless target (an empty field) matches any blank place: its surroundings must match too.
+      const featureless = greyContrast(pre, box) < AUTO_MATCH.contrast;
+      const context = clampBox(boxAround(point, box.width * 4, box.height * 4), pre);
+      if (
+        atPlace >= TRACE_TARGET_SIMILARITY &&
+        (!featureless || similarityAt(pre, live, context, expected) >= TRACE_TARGET_SIMILARITY)
+      ) {
         const moved = isMoved(expected);
         const map = moved ? (p: { x: number; y: number }) => mapPoint(expected, p) : identity;
         const reason = moved
@@ -562,6 +583,13 @@ class RecordedRun {
       ? `target re-found ${where} (${ratio(match.score)} alike), moved by (${by.dx}, ${by.dy})${match.scale === 1 ? '' : ` at ${match.scale}x size`}`
       : `target found where it was recorded (${ratio(match.score)} alike)`;
     return located(moved ? (p) => mapPoint(layout, p) : identity, layout, match.score, reason, rung);
+  }
+
+  /** The element under a live point, when the accessibility tree names it. */
+  async #elementAt(point: { x: number; y: number }): Promise<ElementIdentity | undefined> {
+    const a11y = await this.#ctx.desktop.accessibility();
+    const element = await a11y?.elementAt(point).catch(() => null);
+    return element ? identityOf(element) : undefined;
   }
 
   /**
@@ -753,13 +781,14 @@ class RecordedRun {
     if (before.width !== after.width || before.height !== after.height) return null;
     const region = this.#recordedChange(before, after);
     if (!region) return null;
+    const recordedCells = spec.liveBefore ? changedCellsIn(before, after, region).inside : 0;
     const watched = await this.#watch((live) => {
       // A layout found by a locator (not the recorded one) maps the compared region to any screen.
       const sameSize = (live.width === before.width && live.height === before.height) || layout !== RECORDED;
       const change = !sameSize
         ? { ok: false, toAfter: 0 }
         : spec.liveBefore
-          ? checkPlace(spec.liveBefore, live, mapBox(layout, region))
+          ? checkPlace(spec.liveBefore, live, mapBox(layout, region), recordedCells)
           : checkChange(live, before, after, region, layout);
       return change.ok
         ? located(identity, layout, change.toAfter, '')
