@@ -44,3 +44,42 @@ export function greyContrast(image: RgbaImage, box: Box): number {
   const mean = sum / n;
   return Math.sqrt(Math.max(0, squares / n - mean * mean));
 }
+
+/**
+ * How alike two same-sized regions are where they hold something: the share of pixels that are not
+ * ground (the most common grey) in either image and are alike in both. A thin field outline on a
+ * blank page weighs as much as it tells, where plain pixel similarity would drown it in white.
+ */
+export function detailSimilarity(a: RgbaImage, boxA: Box, b: RgbaImage, boxB: Box, tolerance = 40): number {
+  const ra = clampBox(boxA, a);
+  const rb = clampBox(boxB, b);
+  const width = Math.min(ra.width, rb.width);
+  const height = Math.min(ra.height, rb.height);
+  const grey = (image: RgbaImage, x: number, y: number) => {
+    const i = (y * image.width + x) * 4;
+    return (image.data[i] ?? 0) * 0.3 + (image.data[i + 1] ?? 0) * 0.59 + (image.data[i + 2] ?? 0) * 0.11;
+  };
+  const ground = (image: RgbaImage, r: Box) => {
+    const histogram = new Uint32Array(16);
+    for (let y = r.y; y < r.y + height; y += 1)
+      for (let x = r.x; x < r.x + width; x += 1) {
+        const bucket = Math.min(15, Math.floor(grey(image, x, y) / 16));
+        histogram[bucket] = (histogram[bucket] ?? 0) + 1;
+      }
+    return histogram.indexOf(Math.max(...histogram)) * 16 + 8;
+  };
+  const groundA = ground(a, ra);
+  const groundB = ground(b, rb);
+  let detail = 0;
+  let alike = 0;
+  for (let y = 0; y < height; y += 1) {
+    for (let x = 0; x < width; x += 1) {
+      const ga = grey(a, ra.x + x, ra.y + y);
+      const gb = grey(b, rb.x + x, rb.y + y);
+      if (Math.abs(ga - groundA) <= tolerance && Math.abs(gb - groundB) <= tolerance) continue;
+      detail += 1;
+      if (Math.abs(ga - gb) <= tolerance) alike += 1;
+    }
+  }
+  return detail === 0 ? 1 : alike / detail;
+}

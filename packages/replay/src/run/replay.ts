@@ -325,6 +325,10 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
     journal,
     signal,
     settings,
+    handOver: async (request) => {
+      const { finishWithAgent } = await import('../agent/agent-executor.ts');
+      await finishWithAgent(context, request);
+    },
   };
   const displayParams = Object.fromEntries(materialized.params.map((p) => [p.name, p.display]));
   folder.writeJson(RUN_FILES.renderedSchema, redact.value(materialized.workflow));

@@ -7,6 +7,7 @@ import type { Desktop } from '@mime-desktop/os-io';
 import type { Workflow } from '@mime-desktop/schema';
 import type { OcrEngine } from '@mime-desktop/vision';
 import type { SettleOptions } from '../actions/screen-settle.ts';
+import type { HandOver } from '../agent/agent-executor.ts';
 import type { ModelImageOptions } from '../agent/model-image.ts';
 import type { BudgetTracker } from './budgets.ts';
 import type { RunJournal } from './journal.ts';
@@ -67,6 +68,11 @@ export interface RunContext {
   settings: AgentSettings;
   /** Executors wait here before each action while the person has paused the run. */
   pause: PauseGate;
+  /**
+   * Auto's hand-over: the agent finishes a subtask the recording could not (its loop is loaded at the
+   * first hand-over: a run that needs no model never loads it).
+   */
+  handOver(request: HandOver): Promise<void>;
 }
 
 /** Runs a replay mode; throws what ended the run early (a budget, an abort, a model failure, a divergence). */

@@ -1,0 +1,256 @@
+/**
+ * The checks of trace and auto replay as pure functions of frames (and of what the accessibility
+ * tree says): each returns a verdict, never touches the desktop or the run journal. The step loop
+ * waits for a verdict to pass; a failure carries what the report shows.
+ */
+import {
+  type AccessibleElement,
+  type ElementIdentity,
+  isSecretElement,
+  type LocatorRung,
+  type ScreenCheck,
+} from '@mime-desktop/schema';
+import {
+  type Box,
+  changedCellsIn,
+  clampBox,
+  crop,
+  layoutProgress,
+  type RgbaImage,
+  similarity,
+} from '@mime-desktop/vision';
+import { isMoved, type Layout, mapBox, RECORDED } from './layout-map.ts';
+
+/** The target region must be at least this alike the recording (pixels pixelmatch finds equal). */
+export const TRACE_TARGET_SIMILARITY = 0.9;
+/** The whole screen must be at least this alike before a step (other text may differ with new params). */
+export const TRACE_SCREEN_SIMILARITY = 0.7;
+/**
+ * Auto: a re-found target needs this correlation and contrast; far from where the layout is expected
+ * it also needs this lead over the next best place; near it, the offset may differ by this much.
+ */
+export const AUTO_MATCH = { score: 0.8, margin: 0.05, contrast: 8, offsetTolerance: 32 } as const;
+/**
+ * A change check passes when at least `toAfter` of the cells the recorded action changed look like the
+ * recording after it, and at most `stillBefore` still look like before. Measured on the demo app with
+ * 10 other song titles than the recorded one: done 0.42-1.0 after / 0.0-0.35 before; not done 0.0-0.13
+ * after / 0.86-1.0 before.
+ */
+export const CHANGE_CHECK = { toAfter: 0.3, stillBefore: 0.6 } as const;
+
+type Point = { x: number; y: number };
+
+/** Where the recorded target is on the live screen. */
+export interface Located {
+  /** Recorded point -> live point. */
+  map: (point: Point) => Point;
+  layout: Layout;
+  score: number;
+  reason: string;
+  /** The rung of the ladder that found the target; none for a step without one. */
+  rung?: LocatorRung;
+  /** The target's element on the live screen, when the accessibility tree named it. */
+  element?: ElementIdentity;
+}
+
+/** A failed check, with what the report needs to show it. */
+export interface Failure {
+  check: ScreenCheck;
+  step_i: number | null;
+  reason: string;
+  similarity: number;
+  threshold: number;
+  /** Region of the recorded frame compared; null for the whole screen. */
+  region: Box | null;
+  /** The recorded frame the live screen was compared with. */
+  expected: RgbaImage;
+  /** Where the compared region stands on the live screen. */
+  layout: Layout;
+  /** Whether auto mode could have found the target elsewhere (a step with a target, before it ran). */
+  regroundable: boolean;
+  /** What the step does, e.g. `left_click at (240, 120)`. */
+  description: string;
+}
+
+/** The outcome of one look at the screen. */
+export type Look<T> = { ok: true; value: T; score: number | null } | { ok: false; failure: Failure };
+
+export const ratio = (n: number) => `${Math.round(n * 100)}%`;
+
+/** The identity mapping of recorded points (the target is where it was recorded). */
+export const identity = (p: Point) => p;
+
+export function located(
+  map: Located['map'],
+  layout: Layout,
+  score: number | null,
+  reason: string,
+  rung?: LocatorRung,
+  element?: ElementIdentity,
+): Look<Located> {
+  const value: Located = { map, layout, score: score ?? 1, reason };
+  if (rung) value.rung = rung;
+  if (element) value.element = element;
+  return { ok: true, value, score };
+}
+
+export function failed(
+  step_i: number | null,
+  check: ScreenCheck,
+  reason: string,
+  value: number,
+  threshold: number,
+  region: Box | null,
+  expected: RgbaImage,
+): Look<never> {
+  const regroundable = check === 'before_step' && region !== null;
+  return {
+    ok: false,
+    failure: {
+      check,
+      step_i,
+      reason,
+      similarity: value,
+      threshold,
+      region,
+      expected,
+      layout: RECORDED,
+      regroundable,
+      description: '',
+    },
+  };
+}
+
+/** How alike a region of the recording is to where the layout puts it on the live screen (same size only). */
+export function similarityAt(recorded: RgbaImage, live: RgbaImage, box: Box, layout: Layout): number {
+  if (layout.scale !== 1) return 0;
+  const region = clampBox(box, recorded);
+  const moved = mapBox(layout, region);
+  if (
+    moved.x < 0 ||
+    moved.y < 0 ||
+    moved.x + moved.width > live.width ||
+    moved.y + moved.height > live.height
+  )
+    return 0;
+  return similarity(crop(recorded, region), crop(live, moved));
+}
+
+/** Trace's check of a step with a target: the region and the whole screen alike the recording. */
+export function checkAtRecordedPlace(
+  step_i: number,
+  pre: RgbaImage,
+  live: RgbaImage,
+  box: Box,
+): Look<Located> {
+  const target = similarity(pre, live, box);
+  if (target < TRACE_TARGET_SIMILARITY) {
+    return failed(
+      step_i,
+      'before_step',
+      'the target does not look as recorded',
+      target,
+      TRACE_TARGET_SIMILARITY,
+      box,
+      pre,
+    );
+  }
+  const whole = similarity(pre, live);
+  if (whole < TRACE_SCREEN_SIMILARITY) {
+    return failed(
+      step_i,
+      'before_step',
+      'the screen is not the one recorded',
+      whole,
+      TRACE_SCREEN_SIMILARITY,
+      null,
+      pre,
+    );
+  }
+  return located(
+    identity,
+    RECORDED,
+    target,
+    `the screen matches the recording around the target (${ratio(target)} alike)`,
+    'recorded-place',
+  );
+}
+
+/** A step without a target (typing, a key): the screen as a whole alike the recording. */
+export function checkWholeScreen(step_i: number, pre: RgbaImage, live: RgbaImage): Look<Located> {
+  const whole = similarity(pre, live);
+  return whole >= TRACE_SCREEN_SIMILARITY
+    ? located(identity, RECORDED, whole, `the screen matches the recording (${ratio(whole)} alike)`)
+    : failed(
+        step_i,
+        'before_step',
+        'the screen is not the one recorded before this step',
+        whole,
+        TRACE_SCREEN_SIMILARITY,
+        null,
+        pre,
+      );
+}
+
+/**
+ * Whether the live region went from the recorded before-frame to the recorded after-frame. A layout
+ * found moved or resized is known to a few pixels only: nearby positions are tried too.
+ */
+export function checkChange(
+  live: RgbaImage,
+  before: RgbaImage,
+  after: RgbaImage,
+  region: Box,
+  layout: Layout,
+): { ok: boolean; toAfter: number } {
+  const nudges = isMoved(layout) ? [-6, -3, 0, 3, 6] : [0];
+  let best = { ok: false, toAfter: 0, lead: Number.NEGATIVE_INFINITY };
+  for (const ny of nudges) {
+    for (const nx of nudges) {
+      const transform = { ...layout, dx: layout.dx + nx, dy: layout.dy + ny };
+      const progress = layoutProgress(live, before, after, region, { transform });
+      const lead = progress.toAfter - progress.toBefore;
+      if (lead > best.lead) {
+        const ok = progress.toAfter >= CHANGE_CHECK.toAfter && progress.toBefore <= CHANGE_CHECK.stillBefore;
+        best = { ok, toAfter: progress.toAfter, lead };
+      }
+    }
+  }
+  return { ok: best.ok, toAfter: best.toAfter };
+}
+
+/**
+ * Whether the live screen changed since `liveBefore` where the recording's action changed it
+ * (`expected`, mapped): at least 30% as many cells as the recording changed there, whatever
+ * changed elsewhere (a focus ring moving on, a caret). Typing into another field changes nothing there.
+ */
+export function checkPlace(
+  liveBefore: RgbaImage,
+  live: RgbaImage,
+  expected: Box,
+  recordedCells: number,
+): { ok: boolean; toAfter: number } {
+  const { inside } = changedCellsIn(liveBefore, live, expected);
+  const needed = Math.max(2, recordedCells * CHANGE_CHECK.toAfter);
+  return { ok: inside >= needed, toAfter: Math.min(1, inside / Math.max(1, recordedCells)) };
+}
+
+/** What typing's content check found: the field holds the text, it does not, or content cannot tell. */
+export type TypedVerdict =
+  | { kind: 'holds' }
+  | { kind: 'differs'; element: AccessibleElement }
+  | { kind: 'unknown' };
+
+/** Whether typing can be checked by content: not a password field, no secret still to type (`{name}`). */
+export function typedTextCheckable(recorded: ElementIdentity | undefined, typed: string): boolean {
+  return recorded !== undefined && !isSecretElement(recorded) && !/\{[A-Za-z_]\w*\}/u.test(typed);
+}
+
+/**
+ * After typing, by content: the focused field (as the accessibility tree reads it now) must hold what
+ * was typed; content cannot tell when no focused field has text.
+ */
+export function checkTypedText(focused: AccessibleElement | null, typed: string): TypedVerdict {
+  if (!focused || typeof focused.text !== 'string') return { kind: 'unknown' };
+  return focused.text.includes(typed) ? { kind: 'holds' } : { kind: 'differs', element: focused };
+}

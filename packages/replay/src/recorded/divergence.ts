@@ -1,0 +1,54 @@
+/**
+ * The evidence of a failed check: the recorded and live crops of the region compared, saved in the
+ * run folder, a `divergence` event, and the error that names them.
+ */
+import { clampBox, crop, encodeImage, type RgbaImage } from '@mime-desktop/vision';
+import { ReplayDivergenceError } from '../errors.ts';
+import type { At, RunJournal } from '../run/journal.ts';
+import type { Failure } from './checks.ts';
+import { mapBox } from './layout-map.ts';
+
+/** Saves the crops of a failed check, reports the divergence and returns its error (not thrown). */
+export async function recordDivergence(
+  journal: RunJournal,
+  failure: Failure,
+  turn: At,
+  live: RgbaImage,
+  options: { regroundable: boolean },
+): Promise<ReplayDivergenceError> {
+  const area = failure.region ?? {
+    x: 0,
+    y: 0,
+    width: failure.expected.width,
+    height: failure.expected.height,
+  };
+  const [expectedPng, observedPng] = await Promise.all([
+    encodeImage(crop(failure.expected, clampBox(area, failure.expected))),
+    encodeImage(crop(live, clampBox(mapBox(failure.layout, area), live))),
+  ]);
+  const tag = failure.step_i === null ? `subtask_${turn.subtask_i}` : `step_${failure.step_i}`;
+  const expected = journal.saveImage(`divergence_${tag}_expected.png`, expectedPng);
+  const observed = journal.saveImage(`divergence_${tag}_observed.png`, observedPng);
+  journal.emit({
+    type: 'divergence',
+    ...turn,
+    step_i: failure.step_i,
+    check: failure.check,
+    expected,
+    observed,
+    similarity: failure.similarity,
+    threshold: failure.threshold,
+    region: failure.region,
+  });
+  return new ReplayDivergenceError({
+    step: failure.step_i,
+    description: failure.description,
+    subtask: turn.subtask_i,
+    check: failure.check,
+    reason: failure.reason,
+    similarity: failure.similarity,
+    threshold: failure.threshold,
+    crops: [expected, observed],
+    regroundable: options.regroundable && failure.regroundable,
+  });
+}

@@ -1,0 +1,98 @@
+/**
+ * The live screen as trace and auto look at it: after an action, wait for the screen to settle; then
+ * poll (about a frame apart) until a look passes or the step timeout. It alone knows whether an
+ * action ran since the last look.
+ */
+import type { Desktop, RawFrame } from '@mime-desktop/os-io';
+import type { RgbaImage } from '@mime-desktop/vision';
+import { type SettleOptions, sleep, waitForSettle } from '../actions/screen-settle.ts';
+import type { Look } from './checks.ts';
+import { liveImage } from './recorded-step.ts';
+
+/** Pause between captures while waiting for the recorded screen, ms: about a frame at 60 Hz. */
+const POLL_MS = 16;
+/**
+ * The stable window of trace and auto after an action, ms: two frames at 60 Hz. Shorter than the
+ * agent's, because every look that follows polls until the screen shows what the recording shows.
+ */
+const RECORDED_STABLE_MS = 33;
+
+export interface Watched<T> {
+  look: Look<T>;
+  live: RgbaImage;
+  frame: RawFrame;
+  waitedMs: number;
+}
+
+export class ScreenWatcher {
+  readonly #desktop: Desktop;
+  readonly #settle: Required<SettleOptions>;
+  readonly #timeoutMs: number;
+  readonly #signal: AbortSignal;
+  readonly #dryRun: boolean;
+  /**
+   * An action ran since the last look at the screen. Not at the start: a screen still loading fails
+   * the first look, which then polls, and the look after it waits for the screen to settle.
+   */
+  #acted = false;
+
+  constructor(
+    desktop: Desktop,
+    options: { settle: Required<SettleOptions>; stepTimeoutMs: number; signal: AbortSignal; dryRun: boolean },
+  ) {
+    this.#desktop = desktop;
+    this.#settle = options.settle;
+    this.#timeoutMs = options.stepTimeoutMs;
+    this.#signal = options.signal;
+    this.#dryRun = options.dryRun;
+  }
+
+  /** Tells the watcher an action ran: the next look waits for the screen to settle first. */
+  acted(): void {
+    this.#acted = true;
+  }
+
+  /**
+   * Waits for the screen to settle when an action ran since the last look, then polls until `look`
+   * passes or the step timeout. A look cannot always tell the app has not reacted yet (an extract
+   * reads whatever is there), so after an action the screen must first stay the same for two frames.
+   * A screen already looked at since is not waited for again.
+   */
+  async watch<T>(look: (live: RgbaImage) => Promise<Look<T>> | Look<T>): Promise<Watched<T>> {
+    const started = performance.now();
+    const capture = () => this.#desktop.captureFrame();
+    let frame = this.#acted
+      ? (
+          await waitForSettle(capture, {
+            ...this.#settle,
+            stableMs: Math.min(this.#settle.stableMs, RECORDED_STABLE_MS),
+            signal: this.#signal,
+          })
+        ).frame
+      : await capture();
+    // The screen counts as still for the next look only when this one passed at once: a look that
+    // had to poll saw the screen changing.
+    this.#acted = false;
+    for (;;) {
+      const live = await liveImage(frame);
+      const result = await look(live);
+      const waitedMs = performance.now() - started;
+      if (result.ok || waitedMs >= this.#timeoutMs) return { look: result, live, frame, waitedMs };
+      this.#acted = true;
+      await sleep(POLL_MS, this.#signal);
+      frame = await capture();
+    }
+  }
+
+  /**
+   * Moves the pointer onto a point first, as the recording had it there: hover states then match.
+   * It does not wait for the pointer to rest: the look polls until the screen matches, and the click
+   * there waits out the rest (its own settle) before it presses.
+   */
+  async hover(point: { x: number; y: number } | null): Promise<void> {
+    if (!point || this.#dryRun) return;
+    const { width, height } = this.#desktop.screen.logical;
+    if (point.x < 0 || point.y < 0 || point.x >= width || point.y >= height) return;
+    await this.#desktop.movePointer(point, { rest: false });
+  }
+}

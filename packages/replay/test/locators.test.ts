@@ -1,0 +1,197 @@
+/**
+ * The ladder's locators and the checks, on pairs of frames (the demo app's recorded frame and the
+ * same frame moved, synthetic forms) and on accessibility snapshots: no desktop, no journal.
+ */
+import { join } from 'node:path';
+import type { Accessibility } from '@mime-desktop/os-io';
+import type { AccessibleElement, WorkflowStep } from '@mime-desktop/schema';
+import { decodeImage, type RgbaImage } from '@mime-desktop/vision';
+import sharp from 'sharp';
+import { describe, expect, it } from 'vitest';
+import { checkPlace, checkTypedText, typedTextCheckable } from '../src/recorded/checks.ts';
+import { ladder, locate } from '../src/recorded/locators.ts';
+
+const DEMO = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'workflows', 'play-song-recorded');
+
+const step = (point: { x: number; y: number }, element?: AccessibleElement): WorkflowStep => ({
+  i: 0,
+  expected_current_state: '',
+  intent: 'click',
+  target: { primary: 'the target', fallback: null, ...(element ? { element } : {}) },
+  action_type: 'CLICK',
+  action_value: null,
+  post_action: [],
+  variable_name: null,
+  source: {
+    event_index: 0,
+    screenshot: 'screenshots/0.png',
+    point,
+    end_point: null,
+    box: { x: point.x - 80, y: point.y - 32, width: 160, height: 64 },
+  },
+});
+
+/** The image with its content moved by (dx, dy) on a white ground, same size. */
+async function moved(image: RgbaImage, dx: number, dy: number): Promise<RgbaImage> {
+  const raw = { raw: { width: image.width, height: image.height, channels: 4 as const } };
+  const extended = await sharp(image.data, raw)
+    .extend({ left: dx, top: dy, background: '#ffffff' })
+    .png()
+    .toBuffer();
+  return decodeImage(
+    await sharp(extended)
+      .extract({ left: 0, top: 0, width: image.width, height: image.height })
+      .png()
+      .toBuffer(),
+  );
+}
+
+/** A white frame with black rectangle outlines (fields) and filled blocks (text). */
+function frame(
+  width: number,
+  height: number,
+  shapes: Array<{ x: number; y: number; width: number; height: number; fill?: boolean }>,
+): RgbaImage {
+  const data = new Uint8Array(width * height * 4).fill(255);
+  for (const s of shapes) {
+    for (let y = s.y; y < s.y + s.height; y += 1) {
+      for (let x = s.x; x < s.x + s.width; x += 1) {
+        const edge = y === s.y || y === s.y + s.height - 1 || x === s.x || x === s.x + s.width - 1;
+        if (!s.fill && !edge) continue;
+        // Text-like blocks: stripes, so they have detail.
+        if (s.fill && x % 3 === 0) continue;
+        const i = (y * width + x) * 4;
+        data[i] = 0;
+        data[i + 1] = 0;
+        data[i + 2] = 0;
+      }
+    }
+  }
+  return { width, height, data };
+}
+
+const element = (extents: AccessibleElement['extents'], name = 'Song name'): AccessibleElement => ({
+  role: 'entry',
+  name,
+  label: null,
+  app: 'Chromium',
+  window: { role: 'frame', name: 'mime-demo' },
+  path: [{ role: 'entry', name, index: 1 }],
+  states: ['showing'],
+  extents,
+});
+
+/** An accessibility snapshot: `find` answers with these elements, `focused` with that one. */
+function snapshot(found: AccessibleElement[], focused: AccessibleElement | null = null): Accessibility {
+  return {
+    elementAt: async () => found[0] ?? null,
+    focused: async () => focused,
+    find: async () => found,
+    apps: async () => ['Chromium'],
+    close: async () => undefined,
+  };
+}
+
+describe('the ladder on the demo app’s recorded frame', async () => {
+  const pre = await decodeImage(join(DEMO, 'screenshots', '0.png'));
+  const searchBox = step({ x: 240, y: 120 });
+
+  it('trace finds the target at its place, and misses it when the app moved', async () => {
+    const same = await locate(ladder('trace', null), { step: searchBox, pre, live: pre, layout: null });
+    expect(same.ok && same.value.rung).toBe('recorded-place');
+    const live = await moved(pre, 60, 40);
+    const miss = await locate(ladder('trace', null), { step: searchBox, pre, live, layout: null });
+    expect(miss.ok).toBe(false);
+    expect(!miss.ok && miss.failure.reason).toBe('the target does not look as recorded');
+  });
+
+  it('auto re-finds a moved target anywhere on the screen, then near where the layout now is', async () => {
+    const live = await moved(pre, 60, 40);
+    const first = await locate(ladder('auto', null), { step: searchBox, pre, live, layout: null });
+    if (!first.ok) throw new Error(first.failure.reason);
+    expect(first.value.rung).toBe('template-anywhere');
+    expect(first.value.map({ x: 240, y: 120 })).toEqual({ x: 300, y: 160 });
+    const next = await locate(ladder('auto', null), {
+      step: searchBox,
+      pre,
+      live,
+      layout: first.value.layout,
+    });
+    expect(next.ok && next.value.rung).toBe('recorded-place');
+    expect(next.ok && next.value.map({ x: 240, y: 120 })).toEqual({ x: 300, y: 160 });
+  });
+
+  it('finds the element by its identity first, at its live extents, and leaves an ambiguous one to the pixels', async () => {
+    const recorded = element({ x: 40, y: 96, width: 400, height: 48 });
+    const withElement = step({ x: 240, y: 120 }, recorded);
+    const live = await moved(pre, 60, 40);
+    const a11y = snapshot([element({ x: 100, y: 136, width: 400, height: 48 })]);
+    const found = await locate(ladder('auto', a11y), { step: withElement, pre, live, layout: null });
+    if (!found.ok) throw new Error(found.failure.reason);
+    expect(found.value.rung).toBe('accessibility');
+    expect(found.value.map({ x: 240, y: 120 })).toEqual({ x: 300, y: 160 });
+    expect(found.value.layout).toEqual({ scale: 1, dx: 60, dy: 40 });
+    const twice = snapshot([
+      element({ x: 100, y: 136, width: 400, height: 48 }),
+      element({ x: 0, y: 0, width: 9, height: 9 }),
+    ]);
+    const ambiguous = await locate(ladder('auto', twice), { step: withElement, pre, live, layout: null });
+    expect(ambiguous.ok && ambiguous.value.rung).toBe('template-anywhere');
+  });
+});
+
+describe('a featureless target (the inside of an empty field)', () => {
+  // A field at (100, 100); the target box lies inside it, all white.
+  const field = { x: 100, y: 100, width: 300, height: 100 };
+  const pre = frame(800, 600, [field, { x: 100, y: 60, width: 60, height: 14, fill: true }]);
+  const live = frame(800, 600, [
+    { ...field, x: 400, y: 350 },
+    { x: 400, y: 310, width: 60, height: 14, fill: true },
+  ]);
+  const inside = step({ x: 250, y: 150 });
+
+  it('is not "found where it was recorded" on the blank page the field left', async () => {
+    const found = await locate(ladder('auto', null), { step: inside, pre, live, layout: null });
+    expect(found.ok && found.value.rung).not.toBe('recorded-place');
+    if (found.ok) expect(found.value.map({ x: 250, y: 150 })).toEqual({ x: 550, y: 400 });
+  });
+
+  it('is found at its place when its surroundings are there too', async () => {
+    const found = await locate(ladder('auto', null), { step: inside, pre, live: pre, layout: null });
+    expect(found.ok && found.value.rung).toBe('recorded-place');
+  });
+});
+
+describe('checks', () => {
+  const name = { x: 100, y: 100, width: 300, height: 40 };
+  const city = { x: 100, y: 200, width: 300, height: 40 };
+  const before = frame(600, 400, [name, city]);
+
+  it('typing is checked where it was typed, whatever else changed (a focus ring moving on)', () => {
+    const recordedCells = 60;
+    const typedThere = frame(600, 400, [
+      name,
+      city,
+      { x: 110, y: 110, width: 90, height: 20, fill: true },
+      { ...city, x: 98, y: 198, width: 304, height: 44 },
+    ]);
+    expect(checkPlace(before, typedThere, name, recordedCells).ok).toBe(true);
+    const typedElsewhere = frame(600, 400, [
+      name,
+      city,
+      { x: 110, y: 210, width: 90, height: 20, fill: true },
+    ]);
+    expect(checkPlace(before, typedElsewhere, name, recordedCells).ok).toBe(false);
+  });
+
+  it('typing is checked by the focused field’s text where the tree tells, never for a secret', () => {
+    const field = { ...element({ x: 0, y: 0, width: 1, height: 1 }, 'City') };
+    expect(checkTypedText({ ...field, text: 'Rome' }, 'Rome')).toEqual({ kind: 'holds' });
+    expect(checkTypedText({ ...field, text: '' }, 'Rome').kind).toBe('differs');
+    expect(checkTypedText({ ...field }, 'Rome').kind).toBe('unknown');
+    expect(typedTextCheckable(field, 'Rome')).toBe(true);
+    expect(typedTextCheckable({ ...field, role: 'password text' }, 'hunter2')).toBe(false);
+    expect(typedTextCheckable(field, '{password}')).toBe(false);
+    expect(typedTextCheckable(undefined, 'Rome')).toBe(false);
+  });
+});
