@@ -9,6 +9,7 @@ import {
   epochNow,
   findWindows,
   type HookEvent,
+  type HookKeyEvent,
   type HookSubscription,
   launchApp,
   type RawFrame,
@@ -516,6 +517,13 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     });
   };
 
+  /** A key went down: which window had the focus (the terminal is left out), and a secret's keys. */
+  const noteKey = (event: HookKeyEvent) => {
+    if (terminal) keyFocus.set(event.time, desktop.activeWindow());
+    if (!secret) return;
+    secretKeys += 1;
+    secretTyped += event.text ?? '';
+  };
   const onHook = (event: HookEvent) => {
     if (stopReason) return;
     const chord = chordOfEvent(event);
@@ -528,11 +536,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
       }
     }
     if (paused) return;
-    if (terminal && event.type === 'keydown') keyFocus.set(event.time, desktop.activeWindow());
-    if (secret && event.type === 'keydown') {
-      secretKeys += 1;
-      secretTyped += event.text ?? '';
-    }
+    if (event.type === 'keydown') noteKey(event);
     lastHook = event;
     feed(event, chord);
   };
