@@ -100,6 +100,7 @@ const rows: Array<[string, number]> = [
 // A shown value: the recording shows "Ann Lee" typed in the Name field; the live screen the same.
 await harness.click(point.x, point.y);
 await harness.typeText('Ann Lee');
+await harness.pressKeys('Tab'); // the caret leaves the field
 await new Promise((resolve) => setTimeout(resolve, 300));
 const after = await liveImage(await desktop.captureFrame());
 const ocr = new OcrEngine();

@@ -86,22 +86,70 @@ export function encodeImage(image: RgbaImage): Promise<Buffer> {
     .toBuffer();
 }
 
-/**
- * A crop as OCR reads it best: dark text on a light ground (a dark theme is inverted), at its own
- * size (tesseract misreads screen text enlarged with smoothing).
- */
-export async function encodeForOcr(image: RgbaImage): Promise<Buffer> {
-  // The ground is the most common grey (a black button beside the text does not make it dark).
+/** The most common grey of an image (its ground), 0..255, in buckets of 16. */
+function groundGrey(image: RgbaImage, greys: Float32Array): number {
   const histogram = new Uint32Array(16);
-  const { data } = image;
-  for (let i = 0; i < data.length; i += 4) {
-    const grey = (data[i] ?? 0) * 0.3 + (data[i + 1] ?? 0) * 0.59 + (data[i + 2] ?? 0) * 0.11;
+  for (const grey of greys) {
     const bucket = Math.min(15, Math.floor(grey / 16));
     histogram[bucket] = (histogram[bucket] ?? 0) + 1;
   }
-  const dark = histogram.indexOf(Math.max(...histogram)) < 8;
-  const grey = sharp(image.data, {
-    raw: { width: image.width, height: image.height, channels: 4 },
-  }).greyscale();
-  return (dark ? grey.negate({ alpha: false }) : grey).png({ compressionLevel: 1 }).toBuffer();
+  return histogram.indexOf(Math.max(...histogram)) * 16 + 8;
+}
+
+/**
+ * Paints over the long straight lines of a crop (a field's frame, a table rule) with its ground:
+ * tesseract reads no text inside a frame. Runs of ink longer than 40 px across, or taller than most
+ * of the crop, are lines; the strokes of screen text are not.
+ */
+function eraseLines(greys: Float32Array, width: number, height: number, ground: number): void {
+  const ink = (i: number) => Math.abs((greys[i] ?? ground) - ground) > 50;
+  const longAcross = 40;
+  const longDown = Math.max(24, Math.round(height * 0.6));
+  const erase: number[] = [];
+  for (let y = 0; y < height; y += 1) {
+    let start = -1;
+    for (let x = 0; x <= width; x += 1) {
+      const on = x < width && ink(y * width + x);
+      if (on && start < 0) start = x;
+      if (!on && start >= 0) {
+        if (x - start >= longAcross) for (let k = start; k < x; k += 1) erase.push(y * width + k);
+        start = -1;
+      }
+    }
+  }
+  for (let x = 0; x < width; x += 1) {
+    let start = -1;
+    for (let y = 0; y <= height; y += 1) {
+      const on = y < height && ink(y * width + x);
+      if (on && start < 0) start = y;
+      if (!on && start >= 0) {
+        if (y - start >= longDown) for (let k = start; k < y; k += 1) erase.push(k * width + x);
+        start = -1;
+      }
+    }
+  }
+  for (const i of erase) greys[i] = ground;
+}
+
+/**
+ * A crop as OCR reads it best: grey, dark text on a light ground (a dark theme is inverted), the
+ * frames around fields erased, at its own size (tesseract misreads screen text enlarged with smoothing).
+ */
+export async function encodeForOcr(image: RgbaImage): Promise<Buffer> {
+  const { width, height, data } = image;
+  const greys = new Float32Array(width * height);
+  for (let i = 0; i < greys.length; i += 1) {
+    greys[i] = (data[i * 4] ?? 0) * 0.3 + (data[i * 4 + 1] ?? 0) * 0.59 + (data[i * 4 + 2] ?? 0) * 0.11;
+  }
+  const ground = groundGrey(image, greys);
+  eraseLines(greys, width, height, ground);
+  const dark = ground < 128;
+  const out = Buffer.alloc(width * height);
+  for (let i = 0; i < greys.length; i += 1) {
+    const grey = Math.round(greys[i] ?? 0);
+    out[i] = dark ? 255 - grey : grey;
+  }
+  return sharp(out, { raw: { width, height, channels: 1 } })
+    .png({ compressionLevel: 1 })
+    .toBuffer();
 }

@@ -33,9 +33,20 @@ export type ShownVerdict =
 /** Where each example stands in a recorded region, read once per frame and region. */
 export type ExampleSpots = ReadonlyArray<{ value: ShownValue; box: Box }>;
 
-/** Words of a crop, in the frame's pixels. */
+/** Room around a crop read by OCR, px: tesseract misreads text that touches the crop's edge. */
+const OCR_MARGIN = 8;
+
+/** Words of a crop (with a margin), in the frame's pixels. */
 async function readCrop(ocr: OcrEngine, image: RgbaImage, box: Box): Promise<OcrWord[]> {
-  const area = clampBox(box, image);
+  const area = clampBox(
+    {
+      x: box.x - OCR_MARGIN,
+      y: box.y - OCR_MARGIN,
+      width: box.width + 2 * OCR_MARGIN,
+      height: box.height + 2 * OCR_MARGIN,
+    },
+    image,
+  );
   if (area.width < 4 || area.height < 4) return [];
   const words = await ocr.readWords(await encodeForOcr(crop(image, area)), { minConfidence: 50 });
   return words.map((w) => ({ ...w, box: { ...w.box, x: area.x + w.box.x, y: area.y + w.box.y } }));
