@@ -260,10 +260,17 @@ describe('mime reflect with bad input', () => {
     expect(unknown.stderr).toMatch(/recordings\/nope\/metadata\.json: no such file/);
   });
 
-  it('says what to configure, and fails clearly on an unreachable or refusing endpoint', async () => {
+  it('without a model makes the workflow from the recording alone, and fails clearly on an unreachable or refusing endpoint', async () => {
     const none = await runMime(['reflect', '--session', SESSION, '--home', home]);
-    expect(none.exitCode).toBe(2);
-    expect(none.stderr).toContain('[MIME_MODEL_NOT_CONFIGURED]');
+    expect(none.stderr).toMatch(
+      /! no model is configured \(.*MIME_BASE_URL.*\): making the workflow from the recording alone/,
+    );
+    expect(none.stderr).toContain('0 model calls');
+    expect(none.exitCode).toBe(0);
+    const alone = JSON.parse(await readFile(join(workflowDir(), 'schema.json'), 'utf8'));
+    expect(alone.task_params).toMatchObject([{ name: 'text_1', example: 'Numb', sensitive: false }]);
+    expect((await runMime(['validate', workflowDir()])).exitCode).toBe(0);
+    // A model configured later improves it in place (here: one that cannot be reached).
     const down = await runMime(['reflect', '--session', SESSION, '--home', home], {
       env: { MIME_BASE_URL: 'http://127.0.0.1:9/v1', MIME_MODEL: 'm', MIME_MODEL_MAX_RETRIES: '0' },
     });

@@ -5,7 +5,7 @@
  * with 0 model calls and say which rung found each target), and one that loses the City value on
  * Send (must diverge in trace and in auto).
  */
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -178,6 +178,32 @@ describe('auto replay with new params, 0 model calls', () => {
     },
     90_000,
   );
+});
+
+describe('a workflow made without a model', () => {
+  it('names its params after the fields typed into, and replays with new values', async () => {
+    const other = await mkdtemp(join(tmpdir(), 'mime-a11y-nomodel-'));
+    const sessionId = workflowDir.split('/').at(-1) ?? '';
+    await cp(join(home, 'recordings', sessionId), join(other, 'recordings', sessionId), { recursive: true });
+    const reflected = await runMime(['reflect', '--session', sessionId, '--home', other, '--no-model']);
+    expect(reflected.exitCode, reflected.stderr).toBe(0);
+    expect(reflected.stderr).toContain('made without a model');
+    const dir = join(other, 'workflows', sessionId);
+    const schema = JSON.parse(await readFile(join(dir, 'schema.json'), 'utf8'));
+    expect(schema.task_params).toMatchObject([
+      { name: 'name', example: 'Ann Lee', sensitive: false },
+      { name: 'city', example: 'Paris', sensitive: false },
+    ]);
+    expect(schema.plan.subtasks[0].steps[0].intent).toBe('Click the entry "Name" in Chromium.');
+    await withForm({ query: 'dx=80&dy=30' }, async (harness) => {
+      const result = await runMime(
+        ['replay', dir, '--mode', 'auto', '--param', 'name=Cy Young', '--param', 'city=Oslo', '--json'],
+        { env: { ...harness.env } },
+      );
+      expect((await formState(harness)).sent, result.stderr).toEqual({ name: 'Cy Young', city: 'Oslo' });
+      expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
+    });
+  }, 90_000);
 });
 
 describe('an app that loses the City value on Send', () => {

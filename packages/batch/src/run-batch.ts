@@ -262,7 +262,8 @@ async function runInWorker(
     try {
       const result = await runRowJob(
         { workflow: folder, params: plain, runsDir: rowDir, options: replayOptions },
-        { ...process.env, ...replayEnv, ...secrets, DISPLAY: display.display },
+        // The worker's display with its own session bus: the app it starts exports its tree there.
+        { ...display.env, ...replayEnv, ...secrets, ...displayOwn(display.env) },
         options.signal,
       );
       if (result?.ok)
@@ -297,4 +298,10 @@ async function runInWorker(
     },
     2,
   );
+}
+
+/** What belongs to a private display alone, and wins over any caller's environment. */
+function displayOwn(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  const own = ['DISPLAY', 'DBUS_SESSION_BUS_ADDRESS', 'XDG_RUNTIME_DIR'];
+  return Object.fromEntries(own.flatMap((name) => (env[name] === undefined ? [] : [[name, env[name]]])));
 }

@@ -12,6 +12,7 @@ import {
   PassBResult,
   readJsonFile,
   type StepCard,
+  ValidationError,
   WORKFLOW_FILE,
   type Workflow,
   writeJsonAtomic,
@@ -20,6 +21,7 @@ import {
 import { readRecording, refreshAssets } from './assets.ts';
 import { ReflectAbortedError } from './errors.ts';
 import { mergeWorkflow } from './merge.ts';
+import { modelFreeCard, modelFreePlan } from './model-free.ts';
 import { runPassA } from './pass-a.ts';
 import { runPassB } from './pass-b.ts';
 import { StepCardStore } from './step-cards.ts';
@@ -43,6 +45,8 @@ export type ReflectEvent =
   | { type: 'retry'; reason: string }
   | { type: 'repair'; problems: number }
   | { type: 'plan-start' }
+  /** No model: the workflow is made from the recording alone (see model-free.ts). */
+  | { type: 'model-free' }
   | { type: 'plan-done'; subtasks: number; params: string[] }
   | { type: 'usage'; usage: UsageSnapshot }
   | { type: 'done'; file: string };
@@ -50,8 +54,12 @@ export type ReflectEvent =
 export interface ReflectOptions {
   /** Where workflows go: `<workflowsDir>/<session_id>/`. Default `<home>/workflows` beside the recording's `recordings/` folder. */
   workflowsDir?: string;
-  /** The model: its config, or a function that resolves it, called only if a model call is needed. */
-  model: ModelConfig | (() => Promise<ModelConfig>);
+  /**
+   * The model: its config, or a function that resolves it, called only if a model call is needed;
+   * null makes the workflow from the recording alone (no step cards or draft kept: a later reflect
+   * with a model makes them and improves the workflow).
+   */
+  model: ModelConfig | (() => Promise<ModelConfig>) | null;
   /** Pass A calls at once. Default 5. */
   concurrency?: number;
   /** Redo everything, ignoring all checkpoints. Default false. */
@@ -146,10 +154,24 @@ export async function reflect(sessionDir: string, options: ReflectOptions): Prom
     schemaDone: finished !== undefined,
   });
   if (finished && known.size === steps.length) return finish(finished);
+  if (options.model === null) {
+    emit({ type: 'model-free' });
+    const cards = new Map(steps.map((step) => [step.i, modelFreeCard(step)]));
+    const merged = mergeWorkflow(recording.metadata, steps, cards, modelFreePlan(recording.metadata, steps));
+    if (!merged.ok) throw new ValidationError(schemaFile, 'model-free workflow', merged.problems);
+    emit({
+      type: 'plan-done',
+      subtasks: merged.workflow.plan.subtasks.length,
+      params: merged.workflow.task_params.map((p) => p.name),
+    });
+    await writeWorkflow(schemaFile, merged.workflow);
+    return finish(merged.workflow);
+  }
+  const configured = options.model;
 
   let client: ModelClient | undefined;
   const model = async () => {
-    client ??= new ModelClient(typeof options.model === 'function' ? await options.model() : options.model, {
+    client ??= new ModelClient(typeof configured === 'function' ? await configured() : configured, {
       meter,
       onEvent: (event: ModelEvent) => {
         if (event.type === 'retry') emit({ type: 'retry', reason: String(event.reason) });

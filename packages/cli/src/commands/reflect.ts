@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
-import { type ModelConfigFlags, resolveModelConfig } from '@mime-desktop/model';
+import { type ModelConfig, type ModelConfigFlags, resolveModelConfig } from '@mime-desktop/model';
 import { type ReflectEvent, reflect } from '@mime-desktop/reflect';
+import { isMimeError } from '@mime-desktop/schema';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
@@ -8,7 +9,9 @@ import { printJson, say, style } from '../output.ts';
 import { createRunLog } from '../run-log.ts';
 import { addModelOptions, type ModelFlags, modelFlags } from './model-options.ts';
 
-interface ReflectFlags extends HomeOptions, ModelFlags {
+interface ReflectFlags extends HomeOptions, Omit<ModelFlags, 'model'> {
+  /** The model id; false with `--no-model` (commander's default for it is true: no id given). */
+  model?: string | boolean;
   session: string;
   concurrency?: string;
   force?: boolean;
@@ -70,6 +73,27 @@ function progressReporter(interactive: boolean) {
   };
 }
 
+/**
+ * The model to reflect with, resolved when it is needed; null with `--no-model`, or (said so) when
+ * none is configured: the workflow is then made from the recording alone.
+ */
+async function modelOrNone(flags: ReflectFlags): Promise<(() => Promise<ModelConfig>) | null> {
+  if (flags.model === false) return null;
+  const id = typeof flags.model === 'string' ? flags.model : undefined;
+  const flagsForModel: ModelConfigFlags = modelFlags({ ...flags, model: id });
+  const resolveModel = () => resolveModelConfig({ flags: flagsForModel, configFile: flags.config });
+  try {
+    await resolveModel();
+  } catch (error) {
+    if (!isMimeError(error) || error.code !== 'MIME_MODEL_NOT_CONFIGURED') throw error;
+    say(
+      `${style.yellow('!')} no model is configured (${error.message.split('\n')[0]}): making the workflow from the recording alone; set one and reflect again to improve it`,
+    );
+    return null;
+  }
+  return resolveModel;
+}
+
 export function registerReflect(program: Command, run: (code: Promise<ExitCode>) => void): void {
   const command = program
     .command('reflect')
@@ -82,7 +106,11 @@ export function registerReflect(program: Command, run: (code: Promise<ExitCode>)
     .option('--concurrency <n>', 'Pass A calls at once (default 5)')
     .option('--force', 'redo everything, ignoring checkpoints')
     .option('--from <pass>', 'redo from pass-a or pass-b')
-    .option('--json', 'print the result as JSON on stdout');
+    .option('--json', 'print the result as JSON on stdout')
+    .option(
+      '--no-model',
+      'make the workflow from the recording alone: plain intents, subtasks by app and window, a param for each typed text named after its field (also what happens when no model is configured)',
+    );
   addModelOptions(command)
     .addHelpText(
       'after',
@@ -113,10 +141,10 @@ export function registerReflect(program: Command, run: (code: Promise<ExitCode>)
           process.once('SIGINT', stop);
           process.once('SIGTERM', stop);
           try {
-            const flagsForModel: ModelConfigFlags = modelFlags(flags);
+            const model = await modelOrNone(flags);
             const result = await reflect(sessionDir, {
               workflowsDir: join(home, 'workflows'),
-              model: () => resolveModelConfig({ flags: flagsForModel, configFile: flags.config }),
+              model,
               concurrency,
               force: flags.force,
               from: flags.from as 'pass-a' | 'pass-b' | undefined,
@@ -128,6 +156,9 @@ export function registerReflect(program: Command, run: (code: Promise<ExitCode>)
               },
             });
             if (flags.json) printJson(result);
+            if (model === null) {
+              say('  made without a model: a reflect with a model later improves it in place');
+            }
             const { calls, inputTokens, outputTokens } = result.usage;
             say(
               `${style.green('✓')} ${result.file}\n  ${result.steps} steps, ${result.workflow.plan.subtasks.length} subtasks; ${calls} model calls, ${inputTokens + outputTokens} tokens (${inputTokens} in, ${outputTokens} out), ${(result.durationMs / 1000).toFixed(1)} s\n  next: mime edit ${result.workflowDir}  or  mime replay ${result.workflowDir}`,

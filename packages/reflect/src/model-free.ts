@@ -1,0 +1,140 @@
+/**
+ * A workflow from the recording alone, without a model: step cards with plain intents named after
+ * the elements acted on (from the accessibility tree where the recording has them), subtasks split
+ * where the app or window changes, each typed text a param named after its field's label (`name`,
+ * `city`, else `text_1`) with the typed text as its example, secret typing a sensitive param, and the
+ * annotations' extracts. Trace and auto replay it; a later reflect with a model improves it.
+ */
+import { describeElement, IDENTIFIER, type PassBResult, type StepCard } from '@mime-desktop/schema';
+import { describeAction } from './prompts.ts';
+import type { ReflectStep } from './steps.ts';
+
+type Param = PassBResult['task_params'][number];
+
+/** What a step acts on, in words: its element, or the place. */
+function targetOf(step: ReflectStep): string {
+  const element = step.event.element;
+  if (element) return `the ${describeElement(element)} in ${element.app}`;
+  const d = step.event.action_details as { x?: number; y?: number };
+  return d.x === undefined
+    ? 'the focused element'
+    : `the place at (${Math.round(d.x)}, ${Math.round(Number(d.y))})`;
+}
+
+const VERBS: Record<string, string> = {
+  CLICK: 'Click',
+  DOUBLE_CLICK: 'Double-click',
+  RIGHT_CLICK: 'Right-click',
+  MIDDLE_CLICK: 'Middle-click',
+  DRAG: 'Drag',
+  SCROLL: 'Scroll',
+  KEYPRESS: 'Press',
+  TYPE: 'Type into',
+  EXTRACT: 'Read',
+};
+
+/** A step card from the recorded action and its element. */
+export function modelFreeCard(step: ReflectStep): StepCard {
+  const target = targetOf(step);
+  const element = step.event.element;
+  const intent =
+    step.actionType === 'KEYPRESS'
+      ? `Press ${step.recordedValue ?? 'a key'} in ${target}.`
+      : step.actionType === 'EXTRACT'
+        ? `Read ${step.recordedValue ?? 'a value'} from the screen.`
+        : `${VERBS[step.actionType] ?? 'Act on'} ${target}.`;
+  return {
+    i: step.i,
+    expected_current_state: element
+      ? `The ${element.window.role} ${JSON.stringify(element.window.name)} of ${element.app} is shown.`
+      : 'The screen as recorded before this step.',
+    intent,
+    action_type: step.actionType,
+    action_value: step.secret ? null : step.recordedValue,
+    target: { primary: target, fallback: `as recorded: ${describeAction(step)}` },
+    post_action: ['The screen as recorded after this step.'],
+  };
+}
+
+/** An identifier from a field's label: `City` -> `city`, `E-mail address` -> `e_mail_address`. */
+function nameFrom(label: string): string | null {
+  const name = label
+    .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '')
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .slice(0, 40);
+  if (!name) return null;
+  return IDENTIFIER.test(name) ? name : `field_${name}`;
+}
+
+/** Where a step happens: its app and window kind; null when the recording does not say. */
+const placeOf = (step: ReflectStep) => {
+  const element = step.event.element;
+  return element ? `${element.app}/${element.window.role}` : null;
+};
+
+/** The plan Pass B would give, made from the steps alone. */
+export function modelFreePlan(
+  metadata: { name: string; description: string },
+  steps: readonly ReflectStep[],
+): PassBResult {
+  const params: Param[] = [];
+  const valueOf = new Map<number, string | null>();
+  const unique = (base: string) => {
+    let name = base;
+    for (let n = 2; params.some((p) => p.name === name); n += 1) name = `${base}_${n}`;
+    return name;
+  };
+  for (const step of steps) {
+    if (step.actionType !== 'TYPE') continue;
+    const element = step.event.element;
+    const field = element ? element.name || element.label : null;
+    const name = unique((field && nameFrom(field)) || (step.secret ? 'secret' : `text_${params.length + 1}`));
+    params.push({
+      name,
+      type: 'string',
+      description: field
+        ? `What is typed into the ${JSON.stringify(field)} field${step.secret ? ' (a secret: never stored)' : ''}.`
+        : `The text typed at step ${step.i}${step.secret ? ' (a secret: never stored)' : ''}.`,
+      example: step.secret ? null : step.recordedValue,
+      sensitive: step.secret,
+      optional: false,
+    });
+    valueOf.set(step.i, `{${name}}`);
+  }
+
+  // Subtasks: a new one where the app or its window kind changes.
+  const groups: ReflectStep[][] = [];
+  let place: string | null = null;
+  for (const step of steps) {
+    const here = placeOf(step);
+    if (groups.length === 0 || (here !== null && place !== null && here !== place)) groups.push([]);
+    groups.at(-1)?.push(step);
+    place = here ?? place;
+  }
+  const texts = groups.map((group, k) => {
+    const first = group[0];
+    const app = first?.event.element?.app;
+    const typed = group.flatMap((s) => {
+      const value = valueOf.get(s.i);
+      return value ? [value] : [];
+    });
+    const what = typed.length > 0 ? `enter ${typed.join(' and ')}` : `steps ${first?.i}-${group.at(-1)?.i}`;
+    return `Part ${k + 1}${app ? ` in ${app}` : ''}: ${what}, as recorded. Expected outcome: the screen as recorded after step ${group.at(-1)?.i}.`;
+  });
+  return {
+    detailed_task_description: metadata.description || metadata.name,
+    subtasks: texts,
+    task_params: params,
+    success_criteria: 'The screen shows what the recording showed at its end.',
+    plan_step_updates: groups.flatMap((group, k) =>
+      group.map((step) => ({
+        i: step.i,
+        action_value: valueOf.get(step.i) ?? step.recordedValue,
+        subtask: texts[k] ?? '',
+      })),
+    ),
+  };
+}
