@@ -1,0 +1,64 @@
+import type { AccessibleElement, ManifestLine } from '@mime-desktop/schema';
+import { describe, expect, it } from 'vitest';
+import { mergeWorkflow } from '../src/merge.ts';
+import { modelFreeCard, modelFreePlan } from '../src/model-free.ts';
+import { buildSteps } from '../src/steps.ts';
+
+const field = (app: string, window: string, props: Partial<AccessibleElement>): AccessibleElement => ({
+  role: 'entry',
+  name: '',
+  label: null,
+  app,
+  window: { role: window, name: 'Shop' },
+  path: [],
+  states: [],
+  extents: null,
+  ...props,
+});
+const line = (n: number, event: Record<string, unknown>): ManifestLine =>
+  ({
+    line: n + 1,
+    event: { screenshot: `screenshots/${n}.png`, timestamp: n, details: null, ...event },
+  }) as ManifestLine;
+
+const lines: ManifestLine[] = [
+  line(0, { action_type: 'click', action_details: { button: 'left', x: 10, y: 10 }, element: field('Chromium', 'frame', { name: 'E-mail address' }) }),
+  line(1, { action_type: 'type', action_details: { text: 'ann@example.org', secret: false }, element: field('Chromium', 'frame', { name: 'E-mail address' }) }),
+  line(2, { action_type: 'type', action_details: { text: '', secret: true }, element: field('Chromium', 'frame', { role: 'password text', name: 'Password' }) }),
+  line(3, { action_type: 'type', action_details: { text: 'Oslo', secret: false }, element: field('zenity', 'dialog', { role: 'text', label: 'City' }) }),
+  line(4, { action_type: 'type', action_details: { text: '42', secret: false } }),
+  line(5, { action_type: 'key', action_details: { key: 'enter' }, element: field('zenity', 'dialog', { role: 'text', label: 'City' }) }),
+  line(6, { action_type: null, action_details: {} }),
+]; // biome-ignore format: a table
+const steps = buildSteps(lines, { width: 100, height: 100 });
+
+describe('a workflow without a model', () => {
+  it('names params after the fields, keeps a secret sensitive, and splits subtasks where the app changes', () => {
+    const plan = modelFreePlan({ name: 'sign in', description: '' }, steps);
+    expect(plan.task_params.map((p) => [p.name, p.example, p.sensitive])).toEqual([
+      ['e_mail_address', 'ann@example.org', false],
+      ['password', null, true],
+      ['city', 'Oslo', false],
+      ['text_4', '42', false],
+    ]);
+    expect(plan.subtasks).toHaveLength(2);
+    expect(plan.subtasks[0]).toMatch(
+      /^Part 1 in Chromium: enter \{e_mail_address\} and \{password\}.*Expected outcome:/,
+    );
+    expect(plan.subtasks[1]).toMatch(/^Part 2 in zenity: enter \{city\} and \{text_4\}/);
+    const cards = new Map(steps.map((step) => [step.i, modelFreeCard(step)]));
+    expect(cards.get(0)?.intent).toBe('Click the entry "E-mail address" in Chromium.');
+    expect(cards.get(3)?.target.primary).toBe('the text labelled "City" in zenity');
+    const merged = mergeWorkflow({ name: 'sign in', description: '' }, steps, cards, plan);
+    if (!merged.ok) throw new Error(JSON.stringify(merged.problems));
+    const typed = merged.workflow.plan.subtasks
+      .flatMap((s) => s.steps)
+      .filter((s) => s.action_type === 'TYPE');
+    expect(typed.map((s) => s.action_value)).toEqual([
+      '{e_mail_address}',
+      '{password}',
+      '{city}',
+      '{text_4}',
+    ]);
+  });
+});
