@@ -72,6 +72,13 @@ export async function openAccessibility(env: NodeJS.ProcessEnv = process.env): P
       reason: `no accessibility adapter for ${process.platform} yet: targets are found by pixels`,
     };
   }
+  if (!env.DBUS_SESSION_BUS_ADDRESS) {
+    return {
+      ok: false,
+      reason:
+        'no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set): run mime inside the desktop session, or under dbus-run-session',
+    };
+  }
   const { openAtspi } = await import('./atspi.ts');
   return openAtspi(env);
 }

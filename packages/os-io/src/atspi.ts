@@ -397,11 +397,7 @@ class Atspi implements Accessibility {
  */
 export async function openAtspi(env: NodeJS.ProcessEnv = process.env): Promise<OpenedAccessibility> {
   const address = env.DBUS_SESSION_BUS_ADDRESS;
-  if (!address) {
-    return unavailable(
-      'no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set): run mime inside the desktop session, or under dbus-run-session',
-    );
-  }
+  if (!address) return unavailable('no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)');
   let session: Bus | undefined;
   let bus: Bus | undefined;
   try {

@@ -74,7 +74,7 @@ import {
   recordedSteps,
 } from './recorded-step.ts';
 import { ScreenWatcher } from './screen-watcher.ts';
-import { checkShownValues, findExamples, type ShownValue } from './shown-values.ts';
+import { checkShownValues, type ExampleSpots, findExamples, type ShownValue } from './shown-values.ts';
 
 /** A subtask's content or typing check passed: nothing else to check. */
 const VERIFIED = 'verified';
@@ -135,6 +135,10 @@ async function extractByOcr(
 class RecordedRun {
   readonly #ctx: RunContext;
   readonly #policy: ModePolicy;
+  readonly #examplesBySubtask = new Map<
+    PlannedSubtask,
+    Promise<{ region: Box; spots: ExampleSpots } | null>
+  >();
   readonly #screen: ScreenWatcher;
   readonly #locators: Promise<Locator[]>;
   #recording: Recording = { events: new Map(), frames: new Map() };
@@ -387,15 +391,11 @@ class RecordedRun {
     state: SubtaskState,
   ): Promise<string | null> {
     if (this.#ctx.settings.dryRun) return null;
-    const sources = subtask.steps.flatMap((s) => (s.source ? [s.source] : []));
-    const first = sources[0];
-    if (!first) return null;
-    const endFrame = this.#recording.frames.get(Math.max(...sources.map((s) => s.event_index)) + 1);
-    if (!endFrame) return null;
-    const before = await this.#steps.frame(first.screenshot);
-    const after = await this.#steps.frame(endFrame);
+    const frames = await this.#outcomeFrames(subtask);
+    if (!frames) return null;
+    const { before, after } = frames;
     const turn = { subtask_i: entry.subtask_i, iteration: entry.record.iterations };
-    const byContent = await this.#checkShown(subtask, before, after, state.layout ?? RECORDED, turn);
+    const byContent = await this.#checkShown(subtask, after, state.layout ?? RECORDED, turn);
     if (byContent !== null) return byContent === VERIFIED ? null : byContent;
     return this.#verifyChange({
       check: 'subtask_outcome',
@@ -417,16 +417,13 @@ class RecordedRun {
    */
   async #checkShown(
     subtask: PlannedSubtask,
-    before: RgbaImage,
     after: RgbaImage,
     layout: Layout,
     turn: At,
   ): Promise<string | null> {
-    const region = this.#recordedChange(before, after);
-    const values = this.#shownValues();
-    if (!region || values.length === 0) return null;
-    const spots = await findExamples(this.#ctx.ocr, before, after, region, values);
-    if (spots.length === 0) return null;
+    const examples = await this.#examples(subtask);
+    if (!examples) return null;
+    const { region, spots } = examples;
     const watched = await this.#screen.watch(async (live) => {
       const verdict = await checkShownValues(this.#ctx.ocr, live, region, layout, spots);
       if (verdict.kind !== 'missing') return located(identity, layout, 1, '');
@@ -452,6 +449,37 @@ class RecordedRun {
       region: mapBox(layout, region),
     });
     return VERIFIED;
+  }
+
+  /** The recorded frames before a subtask and after it, or null when the recording has no end frame for it. */
+  async #outcomeFrames(subtask: PlannedSubtask): Promise<{ before: RgbaImage; after: RgbaImage } | null> {
+    const sources = subtask.steps.flatMap((s) => (s.source ? [s.source] : []));
+    const first = sources[0];
+    if (!first) return null;
+    const endFrame = this.#recording.frames.get(Math.max(...sources.map((s) => s.event_index)) + 1);
+    if (!endFrame) return null;
+    return { before: await this.#steps.frame(first.screenshot), after: await this.#steps.frame(endFrame) };
+  }
+
+  /**
+   * Where the recording shows params' examples as a subtask's outcome, read by OCR once a subtask
+   * (the OCR worker starts at the first read: about 1 s of CPU, which on two cores slows the steps
+   * beside it when started earlier). Null when none is shown.
+   */
+  #examples(subtask: PlannedSubtask): Promise<{ region: Box; spots: ExampleSpots } | null> {
+    let examples = this.#examplesBySubtask.get(subtask);
+    if (!examples) {
+      examples = (async () => {
+        const values = this.#shownValues();
+        const frames = values.length > 0 ? await this.#outcomeFrames(subtask) : null;
+        const region = frames && this.#recordedChange(frames.before, frames.after);
+        if (!frames || !region) return null;
+        const spots = await findExamples(this.#ctx.ocr, frames.before, frames.after, region, values);
+        return spots.length > 0 ? { region, spots } : null;
+      })();
+      this.#examplesBySubtask.set(subtask, examples);
+    }
+    return examples;
   }
 
   /** The run's values of the params the workflow has an example of (never a sensitive one's). */
