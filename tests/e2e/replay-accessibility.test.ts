@@ -16,7 +16,8 @@ import {
 } from '@mime-desktop/test-support/desktop-harness';
 import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
-import { runMime, startMime } from '@mime-desktop/test-support/run-mime';
+import { addressPlan, fillAddress, recordByInput } from '@mime-desktop/test-support/record-by-input';
+import { runMime } from '@mime-desktop/test-support/run-mime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let home: string;
@@ -61,31 +62,20 @@ beforeAll(async () => {
   server = await startFakeModelServer({ models: ['vision-1'] });
   server.setHandler(
     reflectModel({
-      plan: {
-        params: ['name', 'city'],
-        subtasks: ['Fill in the name {name} and the city {city}', 'Send the form'],
-        description: 'Fill in the address form and send it.',
-        success: 'The page says the address was sent to {name} in {city}.',
-      },
+      plan: addressPlan(
+        ['Fill in the name {name} and the city {city}', 'Send the form'],
+        'Fill in the address form and send it.',
+        'The page says the address was sent to {name} in {city}.',
+      ),
     }),
   );
   // Record by input, as a person would: click a field, type, next field, type, Enter.
   const sessionId = await withForm({}, async (harness) => {
-    const recorder = startMime(['record', '--name', 'send address', '--home', home], { env: harness.env });
-    const session = await recorder.waitForStdoutLine();
-    await recorder.waitForStderr(/● Recording/);
-    await harness.click(NAME.x, NAME.y);
-    await sleep(500);
-    await harness.typeText('Ann Lee');
-    await sleep(300);
-    await harness.click(CITY.x, CITY.y);
-    await sleep(500);
-    await harness.typeText('Paris');
-    await sleep(300);
-    await harness.pressKeys('Return');
-    await sleep(800);
-    expect((await runMime(['record', 'stop', '--session', session], { env: harness.env })).exitCode).toBe(0);
-    expect((await recorder.done).exitCode).toBe(0);
+    const session = await recordByInput(harness, home, 'send address', async () => {
+      await fillAddress(harness, { name: NAME, city: CITY });
+      await harness.pressKeys('Return');
+      await sleep(800);
+    });
     expect((await formState(harness)).sent).toEqual({ name: 'Ann Lee', city: 'Paris' });
     return session;
   });

@@ -11,7 +11,8 @@ import { accessibleAppEnv, elementCentre } from '@mime-desktop/test-support/acce
 import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
 import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
-import { runMime, startMime } from '@mime-desktop/test-support/run-mime';
+import { addressPlan, fillAddress, recordByInput } from '@mime-desktop/test-support/record-by-input';
+import { runMime } from '@mime-desktop/test-support/run-mime';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -65,35 +66,23 @@ beforeAll(async () => {
   server = await startFakeModelServer({ models: ['vision-1'] });
   server.setHandler(
     reflectModel({
-      plan: {
-        params: ['name', 'city'],
-        subtasks: ['Fill in the name {name} and the city {city}, then confirm', 'Nothing else'],
-        description: 'Fill in the address dialog and confirm it.',
-        success: 'The dialog closed with {name} and {city}.',
-      },
+      plan: addressPlan(
+        ['Fill in the name {name} and the city {city}, then confirm', 'Nothing else'],
+        'Fill in the address dialog and confirm it.',
+        'The dialog closed with {name} and {city}.',
+      ),
     }),
   );
   const sessionId = await withDesktop({}, async (harness) => {
     const dialog = await openDialog(harness);
-    const name = await fieldCentre(harness, 'Name');
-    const city = await fieldCentre(harness, 'City');
-    const recorder = startMime(['record', '--name', 'address dialog', '--home', home], { env: harness.env });
-    const session = await recorder.waitForStdoutLine();
-    await recorder.waitForStderr(/● Recording/);
-    await harness.click(name.x, name.y);
-    await sleep(500);
-    await harness.typeText('Ann Lee');
-    await sleep(300);
-    await harness.click(city.x, city.y);
-    await sleep(500);
-    await harness.typeText('Paris');
-    await sleep(300);
-    const ok = await elementCentre(harness.env, { role: 'push button', name: 'OK', app: 'zenity' });
-    // A person holds the button about 100 ms; the dialog closes as it is released.
-    await harness.click(ok.x, ok.y, { holdMs: 120 });
-    await sleep(800);
-    expect((await runMime(['record', 'stop', '--session', session], { env: harness.env })).exitCode).toBe(0);
-    expect((await recorder.done).exitCode).toBe(0);
+    const fields = { name: await fieldCentre(harness, 'Name'), city: await fieldCentre(harness, 'City') };
+    const session = await recordByInput(harness, home, 'address dialog', async () => {
+      await fillAddress(harness, fields);
+      const ok = await elementCentre(harness.env, { role: 'push button', name: 'OK', app: 'zenity' });
+      // A person holds the button about 100 ms; the dialog closes as it is released.
+      await harness.click(ok.x, ok.y, { holdMs: 120 });
+      await sleep(800);
+    });
     expect((await dialog.process).stdout).toBe('Ann Lee|Paris');
     return session;
   });

@@ -75,13 +75,10 @@ const placeOf = (step: ReflectStep) => {
   return element ? `${element.app}/${element.window.role}` : null;
 };
 
-/** The plan Pass B would give, made from the steps alone. */
-export function modelFreePlan(
-  metadata: { name: string; description: string },
-  steps: readonly ReflectStep[],
-): PassBResult {
+/** A param for each typed text, named after its field; each typing step's `{param}`. */
+function paramsOf(steps: readonly ReflectStep[]): { params: Param[]; templates: Map<number, string> } {
   const params: Param[] = [];
-  const valueOf = new Map<number, string | null>();
+  const templates = new Map<number, string>();
   const unique = (base: string) => {
     let name = base;
     for (let n = 2; params.some((p) => p.name === name); n += 1) name = `${base}_${n}`;
@@ -92,20 +89,24 @@ export function modelFreePlan(
     const element = step.event.element;
     const field = element ? element.name || element.label : null;
     const name = unique((field && nameFrom(field)) || (step.secret ? 'secret' : `text_${params.length + 1}`));
+    const secret = step.secret ? ' (a secret: never stored)' : '';
     params.push({
       name,
       type: 'string',
       description: field
-        ? `What is typed into the ${JSON.stringify(field)} field${step.secret ? ' (a secret: never stored)' : ''}.`
-        : `The text typed at step ${step.i}${step.secret ? ' (a secret: never stored)' : ''}.`,
+        ? `What is typed into the ${JSON.stringify(field)} field${secret}.`
+        : `The text typed at step ${step.i}${secret}.`,
       example: step.secret ? null : step.recordedValue,
       sensitive: step.secret,
       optional: false,
     });
-    valueOf.set(step.i, `{${name}}`);
+    templates.set(step.i, `{${name}}`);
   }
+  return { params, templates };
+}
 
-  // Subtasks: a new one where the app or its window kind changes.
+/** The steps in subtasks: a new one where the app or its window kind changes. */
+function groupsOf(steps: readonly ReflectStep[]): ReflectStep[][] {
   const groups: ReflectStep[][] = [];
   let place: string | null = null;
   for (const step of steps) {
@@ -114,13 +115,20 @@ export function modelFreePlan(
     groups.at(-1)?.push(step);
     place = here ?? place;
   }
+  return groups;
+}
+
+/** The plan Pass B would give, made from the steps alone. */
+export function modelFreePlan(
+  metadata: { name: string; description: string },
+  steps: readonly ReflectStep[],
+): PassBResult {
+  const { params, templates } = paramsOf(steps);
+  const groups = groupsOf(steps);
   const texts = groups.map((group, k) => {
     const first = group[0];
     const app = first?.event.element?.app;
-    const typed = group.flatMap((s) => {
-      const value = valueOf.get(s.i);
-      return value ? [value] : [];
-    });
+    const typed = group.flatMap((s) => templates.get(s.i) ?? []);
     const what = typed.length > 0 ? `enter ${typed.join(' and ')}` : `steps ${first?.i}-${group.at(-1)?.i}`;
     return `Part ${k + 1}${app ? ` in ${app}` : ''}: ${what}, as recorded. Expected outcome: the screen as recorded after step ${group.at(-1)?.i}.`;
   });
@@ -132,7 +140,7 @@ export function modelFreePlan(
     plan_step_updates: groups.flatMap((group, k) =>
       group.map((step) => ({
         i: step.i,
-        action_value: valueOf.get(step.i) ?? step.recordedValue,
+        action_value: templates.get(step.i) ?? step.recordedValue,
         subtask: texts[k] ?? '',
       })),
     ),

@@ -87,7 +87,7 @@ export function encodeImage(image: RgbaImage): Promise<Buffer> {
 }
 
 /** The most common grey of an image (its ground), 0..255, in buckets of 16. */
-function groundGrey(image: RgbaImage, greys: Float32Array): number {
+function groundGrey(greys: Float32Array): number {
   const histogram = new Uint32Array(16);
   for (const grey of greys) {
     const bucket = Math.min(15, Math.floor(grey / 16));
@@ -103,32 +103,33 @@ function groundGrey(image: RgbaImage, greys: Float32Array): number {
  */
 function eraseLines(greys: Float32Array, width: number, height: number, ground: number): void {
   const ink = (i: number) => Math.abs((greys[i] ?? ground) - ground) > 50;
-  const longAcross = 40;
-  const longDown = Math.max(24, Math.round(height * 0.6));
-  const erase: number[] = [];
-  for (let y = 0; y < height; y += 1) {
-    let start = -1;
-    for (let x = 0; x <= width; x += 1) {
-      const on = x < width && ink(y * width + x);
-      if (on && start < 0) start = x;
-      if (!on && start >= 0) {
-        if (x - start >= longAcross) for (let k = start; k < x; k += 1) erase.push(y * width + k);
-        start = -1;
-      }
-    }
-  }
-  for (let x = 0; x < width; x += 1) {
-    let start = -1;
-    for (let y = 0; y <= height; y += 1) {
-      const on = y < height && ink(y * width + x);
-      if (on && start < 0) start = y;
-      if (!on && start >= 0) {
-        if (y - start >= longDown) for (let k = start; k < y; k += 1) erase.push(k * width + x);
-        start = -1;
-      }
-    }
-  }
+  const erase = [
+    ...longRuns(height, width, 40, (line, k) => ink(line * width + k), (line, k) => line * width + k),
+    ...longRuns(width, height, Math.max(24, Math.round(height * 0.6)), (line, k) => ink(k * width + line), (line, k) => k * width + line),
+  ]; // biome-ignore format: rows, then columns
   for (const i of erase) greys[i] = ground;
+}
+
+/** The pixels of runs of ink at least `long` along each of `lines` lines of `length` pixels. */
+function longRuns(
+  lines: number,
+  length: number,
+  long: number,
+  ink: (line: number, k: number) => boolean,
+  index: (line: number, k: number) => number,
+): number[] {
+  const found: number[] = [];
+  for (let line = 0; line < lines; line += 1) {
+    let start = -1;
+    for (let k = 0; k <= length; k += 1) {
+      const on = k < length && ink(line, k);
+      if (on && start < 0) start = k;
+      if (on || start < 0) continue;
+      if (k - start >= long) for (let j = start; j < k; j += 1) found.push(index(line, j));
+      start = -1;
+    }
+  }
+  return found;
 }
 
 /**
@@ -141,7 +142,7 @@ export async function encodeForOcr(image: RgbaImage): Promise<Buffer> {
   for (let i = 0; i < greys.length; i += 1) {
     greys[i] = (data[i * 4] ?? 0) * 0.3 + (data[i * 4 + 1] ?? 0) * 0.59 + (data[i * 4 + 2] ?? 0) * 0.11;
   }
-  const ground = groundGrey(image, greys);
+  const ground = groundGrey(greys);
   eraseLines(greys, width, height, ground);
   const dark = ground < 128;
   const out = Buffer.alloc(width * height);
