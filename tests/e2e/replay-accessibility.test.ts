@@ -196,6 +196,21 @@ describe('a workflow made without a model', () => {
   }, 90_000);
 });
 
+describe('a Name field that takes no text', () => {
+  it('ends auto in a divergence after the typing, by the field’s content', async () => {
+    await withForm({ query: 'reject=name' }, async (harness) => {
+      const result = await runMime(
+        ['replay', workflowDir, '--mode', 'auto', '--param', 'name=Bob Jones', '--param', 'city=Rome'],
+        { env: { ...harness.env } },
+      );
+      expect(result.stderr).toMatch(/step 1 .*the focused entry "Name" holds "", not the typed text/);
+      expect(result.stderr).toContain('MIME_REPLAY_DIVERGENCE');
+      expect(result.exitCode).toBe(1);
+      expect((await formState(harness)).sent).toBeNull();
+    });
+  }, 60_000);
+});
+
 describe('an app that loses the City value on Send', () => {
   it.each(['trace', 'auto'])(
     'ends %s in an honest divergence, never in success',
