@@ -95,28 +95,31 @@ function groupBounds(
 }
 
 /**
- * How many cells (CELL px squares) changed between two frames inside `box` (their centre in it),
- * and in all: what an action changed where it acted, whatever else changed (a focus ring that moved
- * to the next field, a blinking caret elsewhere).
+ * How many cells (CELL px squares of the frame's grid) changed between two frames inside `box`:
+ * what an action changed where it acted, whatever changed elsewhere (a focus ring that moved to the
+ * next field, a caret). Only the box is read.
  */
 export function changedCellsIn(
   a: RgbaImage,
   b: RgbaImage,
   box: Box,
   options: ChangedRegionOptions = {},
-): { inside: number; cells: number } {
-  if (a.width !== b.width || a.height !== b.height) return { inside: 0, cells: 0 };
-  const grid = changedCells(a, b, options.tolerance ?? 24);
-  let cells = 0;
-  let inside = 0;
-  for (let i = 0; i < grid.cols * grid.rows; i += 1) {
-    if (grid.cells[i * 4] === -1) continue;
-    cells += 1;
-    const cx = (i % grid.cols) * CELL + CELL / 2;
-    const cy = Math.floor(i / grid.cols) * CELL + CELL / 2;
-    if (cx >= box.x && cy >= box.y && cx < box.x + box.width && cy < box.y + box.height) inside += 1;
+): number {
+  if (a.width !== b.width || a.height !== b.height) return 0;
+  const tolerance = options.tolerance ?? 24;
+  const area = clampBox(box, a);
+  const wa = pixelWords(a.data);
+  const wb = pixelWords(b.data);
+  const changed = new Set<number>();
+  for (let y = area.y; y < area.y + area.height; y += 1) {
+    for (let x = area.x; x < area.x + area.width; x += 1) {
+      const pixel = y * a.width + x;
+      if (wa && wb && wa[pixel] === wb[pixel]) continue;
+      if (pixelDiffers(a, b, pixel * 4, tolerance))
+        changed.add(Math.floor(y / CELL) * a.width + Math.floor(x / CELL));
+    }
   }
-  return { inside, cells };
+  return changed.size;
 }
 
 /**

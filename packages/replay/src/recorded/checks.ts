@@ -230,7 +230,7 @@ export function checkPlace(
   expected: Box,
   recordedCells: number,
 ): { ok: boolean; toAfter: number } {
-  const { inside } = changedCellsIn(liveBefore, live, expected);
+  const inside = changedCellsIn(liveBefore, live, expected);
   const needed = Math.max(2, recordedCells * CHANGE_CHECK.toAfter);
   return { ok: inside >= needed, toAfter: Math.min(1, inside / Math.max(1, recordedCells)) };
 }

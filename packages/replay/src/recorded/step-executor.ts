@@ -514,7 +514,7 @@ class RecordedRun {
     if (before.width !== after.width || before.height !== after.height) return null;
     const region = this.#recordedChange(before, after);
     if (!region) return null;
-    const recordedCells = spec.liveBefore ? changedCellsIn(before, after, region).inside : 0;
+    const recordedCells = spec.liveBefore ? changedCellsIn(before, after, region) : 0;
     const watched = await this.#screen.watch((live) => {
       // A layout found by a locator (not the recorded one) maps the compared region to any screen.
       const sameSize = (live.width === before.width && live.height === before.height) || layout !== RECORDED;
