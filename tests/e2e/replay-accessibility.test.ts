@@ -156,6 +156,10 @@ describe('auto replay with new params, 0 model calls', () => {
         ]);
         const outcome = run.find((e) => e.type === 'verify' && e.data.check === 'subtask_outcome');
         expect(outcome?.data.threshold).toBe(1);
+        // The console line and the report say which rung found each target.
+        expect(result.stderr).toMatch(/step 0 re-grounded \[accessibility\] left_click/);
+        const report = await readFile(join(workflowDir, '.replay', summary.run_id, 'report.html'), 'utf8');
+        expect(report.match(/found by accessibility/g)?.length).toBe(5);
         const steps = run.filter((e) => e.type === 'step').map((e) => [e.data.step_i, e.data.rung]);
         expect(steps).toEqual([
           [0, 'accessibility'],

@@ -93,7 +93,10 @@ function renderTurnShot(turn: Turn, id: string, context: TimelineContext): Html 
 }
 
 function renderStep(step: RunEventData<'step'>): Html {
-  return html`<p class="step-line"><span class="exec exec-${step.executed_by}">${step.executed_by}</span>${step.score !== null && html` <span class="muted">score ${step.score.toFixed(2)}</span>`}${step.reason && html` ${step.reason}`}</p>`;
+  const rung =
+    step.rung &&
+    html` <span class="rung" title="the rung of the ladder that found the target">found by ${step.rung}</span>`;
+  return html`<p class="step-line"><span class="exec exec-${step.executed_by}">${step.executed_by}</span>${rung}${step.score !== null && html` <span class="muted">score ${step.score.toFixed(2)}</span>`}${step.reason && html` ${step.reason}`}</p>`;
 }
 
 /** One turn: its screenshot with the action drawn, and what the model saw, chose and remembered. */

@@ -91,6 +91,7 @@ table.kv { width: auto; }
 .exec-regrounded { background: var(--warn-bg); color: var(--warn); }
 .exec-agent { background: var(--info-bg); color: var(--info); }
 .exec-skipped { background: var(--idle-bg); color: var(--idle); }
+.rung { font-size: 11px; font-family: var(--mono); color: var(--muted); }
 
 .contents { padding: 12px 14px; margin-bottom: 18px; }
 .contents h2 { font-size: 12px; text-transform: uppercase; letter-spacing: 0.06em; color: var(--muted); margin-bottom: 6px; }

@@ -199,7 +199,8 @@ function describeEvent(event: ReplayEvent): string | null {
         agent: style.yellow('to agent'),
         skipped: style.yellow('skipped'),
       };
-      return `    ${style.dim(`step ${event.step_i}`)} ${how[event.executed_by]} ${event.description}${style.dim(` (${event.reason})`)}`;
+      const rung = event.rung ? style.dim(` [${event.rung}]`) : '';
+      return `    ${style.dim(`step ${event.step_i}`)} ${how[event.executed_by]}${rung} ${event.description}${style.dim(` (${event.reason})`)}`;
     }
     case 'paused':
       return style.yellow(`  ⏸ paused before the next action; press ${event.hotkey} again to resume`);
