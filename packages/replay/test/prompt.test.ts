@@ -45,7 +45,11 @@ describe('buildActPrompt', () => {
       image: { width: 1280, height: 800 },
       points: 'on the grid',
       dryRun: false,
+      focused: 'the entry "Song name" in the frame "mime-demo" of Chromium',
     });
+    expect(text).toContain(
+      '## Keyboard focus (from the app’s accessibility tree)\nthe entry "Song name" in the frame "mime-demo" of Chromium\n',
+    );
     expect(text).toMatchInlineSnapshot(`
       "## Task
       play a song: Search and play a song.
@@ -78,6 +82,9 @@ describe('buildActPrompt', () => {
       ## Reference steps (from the recording; the screen may differ)
       - CLICK: Start playback of the matching song. Target: The Play button on the Faint row of the results (or: The Faint result row). Then: The now-playing bar shows the song title.
       - EXTRACT now_playing: Read the title of the song that is playing. Target: The now-playing bar at the bottom of the app. Then: Nothing changes on screen.
+
+      ## Keyboard focus (from the app’s accessibility tree)
+      the entry "Song name" in the frame "mime-demo" of Chromium
 
       ## Screenshot
       1280x800 px, the whole screen as it is now. Points: on the grid."

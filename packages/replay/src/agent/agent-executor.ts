@@ -7,7 +7,13 @@
  */
 import { type ChatMessage, imagePart, ModelOutputError, type ToolCallResult } from '@mime-desktop/model';
 import type { RawFrame } from '@mime-desktop/os-io';
-import { isMimeError, iterationFrameName, type MimeError, type Problem } from '@mime-desktop/schema';
+import {
+  describeElement,
+  isMimeError,
+  iterationFrameName,
+  type MimeError,
+  type Problem,
+} from '@mime-desktop/schema';
 import {
   actionSignature,
   describeAction,
@@ -306,6 +312,7 @@ class AgentRun {
       image: image.size,
       points: describePointSpace(space),
       dryRun: settings.dryRun,
+      focused: await this.#focused(),
     });
     // A UI-TARS model gets its own action space as the system text (the client adds it), not the tools.
     const uiTars = client.config.toolMode === 'ui-tars';
@@ -476,6 +483,19 @@ class AgentRun {
       completed,
       subtasks: revised.map((s) => s.text),
     });
+  }
+
+  /** The element with the keyboard focus, named (never its text); null without a tree or within 300 ms. */
+  async #focused(): Promise<string | null> {
+    const a11y = await this.#ctx.desktop.accessibility().catch(() => null);
+    if (!a11y) return null;
+    const focused = await Promise.race([
+      a11y.focused().catch(() => null),
+      new Promise<null>((resolve) => setTimeout(resolve, 300, null).unref()),
+    ]);
+    return focused
+      ? `the ${describeElement(focused)} in the ${focused.window.role} ${JSON.stringify(focused.window.name)} of ${focused.app}`
+      : null;
   }
 }
 

@@ -53,6 +53,11 @@ export interface ActPromptInput {
   points: string;
   /** Actions are not executed: the model is told to go on as if they were. */
   dryRun: boolean;
+  /**
+   * The element with the keyboard focus as the app's accessibility tree names it (never its text),
+   * when there is one: cheap ground truth that helps a weak model. Default none.
+   */
+  focused?: string | null;
 }
 
 export const ACT_SYSTEM_PROMPT = [
@@ -130,6 +135,7 @@ export function buildActPrompt(input: ActPromptInput): string {
     ),
     ...section('This subtask so far', history),
     ...section('Reference steps (from the recording; the screen may differ)', subtask.steps.map(formatStep)),
+    ...section('Keyboard focus (from the app’s accessibility tree)', input.focused ? [input.focused] : []),
     ...section('Screenshot', [
       `${input.image.width}x${input.image.height} px, the whole screen as it is now. Points: ${input.points}.`,
       ...(input.dryRun
