@@ -69,11 +69,6 @@ export function isSecretElement(element: Pick<AccessibleElement, 'role' | 'state
   return SECRET_ROLES.has(element.role) || element.states.includes('protected');
 }
 
-/** The name an element is known by: its accessible name, else its label. */
-export function elementKey(element: Pick<AccessibleElement, 'name' | 'label'>): string {
-  return element.name || element.label || '';
-}
-
 /** How an element reads in a message: `push button "Send"` or `entry labelled "City"`. */
 export function describeElement(element: Pick<AccessibleElement, 'role' | 'name' | 'label'>): string {
   if (element.name) return `${element.role} ${JSON.stringify(element.name)}`;

@@ -28,13 +28,13 @@ export interface ElementLocated {
 const placed = (box: ElementBox | null): box is ElementBox => box !== null && box.width > 0 && box.height > 0;
 
 /** Where the recorded layout stands now, from the element's recorded and live extents. */
-export function layoutFromExtents(recorded: ElementBox, live: ElementBox): LayoutTransform {
+function layoutFromExtents(recorded: ElementBox, live: ElementBox): LayoutTransform {
   const scale = Math.round((live.width / recorded.width) * 1000) / 1000;
   return { scale, dx: Math.round(live.x - recorded.x * scale), dy: Math.round(live.y - recorded.y * scale) };
 }
 
 /** The recorded point inside the live element: at the same place relative to its extents, kept inside it. */
-export function pointInElement(point: Point, recorded: ElementBox | null, live: ElementBox): Point {
+function pointInElement(point: Point, recorded: ElementBox | null, live: ElementBox): Point {
   const inside = (v: number, from: number, size: number) =>
     Math.round(Math.min(from + size - 1, Math.max(from, v)));
   if (!placed(recorded))
