@@ -1,17 +1,13 @@
 /**
- * The trace and auto modes: replay the recorded steps one by one, without a model, and verify each on
- * the screen.
- *
- * - Before a step, wait (up to the step timeout) for the recorded screen: the target region as the
- *   PRE frame shows it, with the pointer moved onto it as the recording had it (hover states match).
- * - After a typing or key step, wait for the change the recording shows (the next PRE frame) in the
- *   region the action changed; at the end of a subtask, for its recorded outcome. Both compare layout,
- *   not pixels, so new param values still pass and a dialog that never opened does not.
- * - trace (seed 002) stops at the first check that fails, with both crops saved.
- * - auto accepts a click at its recorded place (trace's own comparison), else re-finds the target:
- *   near where the previous step of the subtask found the layout, or anywhere when the match is unique.
- *   When a check fails it hands the rest of the subtask to the agent explicitly, then resumes with the
- *   next subtask; without a model it stops like trace. It never reports an unverified step as done.
+ * The trace and auto modes: the step loop that replays the recorded steps one by one, without a
+ * model, and verifies each on the screen. Its parts: the ladder that finds a step's target
+ * (locators.ts: the element by its accessibility identity, the recorded pixels at their place, near
+ * the expected layout, anywhere), the checks (checks.ts, shown-values.ts: typing by the focused
+ * field's text, a subtask's outcome by the values it shows, else by layout), the screen watcher
+ * (settling and polling) and the divergence evidence. A mode policy says what the recording alone
+ * cannot carry: trace stops there (seed 002), auto hands the subtask to the agent through the run's
+ * hand-over, then resumes with the next subtask; without a model it stops like trace. No step is
+ * reported done unverified.
  *
  * An EXTRACT step is read by OCR: where the recorded example value stood (after its label, e.g.
  * "Now playing:"), the live screen is read; without an example, auto asks the agent, trace skips it.
