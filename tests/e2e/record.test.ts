@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, readFile, stat } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -519,14 +519,34 @@ describe('mime doctor on a display', () => {
         'display:ok',
         'capture:ok',
         'input hooks:ok',
+        'xdotool:ok',
         'accessibility:ok',
         'model config:ok',
         'model endpoint:ok',
       ]);
       expect(checks[2].detail).toMatch(/^1280x800 logical px, scale 1, [\d.]+ ms a frame$/);
-      expect(checks[4].detail).toMatch(/^bus reachable; apps exposing a tree: .*Chromium/);
+      expect(checks[4].detail).toMatch(/^xdotool version \d/);
+      expect(checks[5].detail).toMatch(/^bus reachable; apps exposing a tree: .*Chromium/);
       expect(ok).toBe(true);
       expect(result.exitCode).toBe(0);
+
+      // No model: a warning that says what still works, not a failure.
+      const noModel = await startMime(['doctor', '--offline'], { env: { ...desktop.env } }).done;
+      expect(noModel.stderr).toMatch(/! model config: /);
+      expect(noModel.exitCode).toBe(0);
+
+      // An xdotool that does not run: a failure that says how to fix it (exit 1).
+      const bin = await mkdtemp(join(tmpdir(), 'mime-bin-'));
+      try {
+        await writeFile(join(bin, 'xdotool'), '#!/bin/sh\nexit 127\n', { mode: 0o755 });
+        const path = `${bin}:${desktop.env.PATH ?? process.env.PATH}`;
+        const noXdotool = await startMime(['doctor', '--offline'], { env: { ...env, PATH: path } }).done;
+        expect(noXdotool.stderr).toMatch(/✗ xdotool: xdotool does not run/);
+        expect(noXdotool.stderr).toContain('apt install xdotool');
+        expect(noXdotool.exitCode).toBe(1);
+      } finally {
+        await rm(bin, { recursive: true, force: true });
+      }
 
       // No session bus: a warning that says what still works, not a failure.
       const noBus = await startMime(['doctor'], { env: { ...env, DBUS_SESSION_BUS_ADDRESS: '' } }).done;

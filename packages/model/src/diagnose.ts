@@ -1,5 +1,5 @@
 /** The model checks of `mime doctor`: configured (and from where), then reachable. */
-import { type DoctorCheck, failedCheck } from '@mime-desktop/schema';
+import { type DoctorCheck, failedCheck, isMimeError } from '@mime-desktop/schema';
 import { ModelClient } from './client.ts';
 import { type ResolveModelConfigOptions, resolveModelConfig } from './config.ts';
 import { redactURLCredentials } from './secret.ts';
@@ -15,8 +15,17 @@ export async function diagnoseModel(options: DiagnoseModelOptions = {}): Promise
   try {
     config = await resolveModelConfig(options);
   } catch (error) {
+    // No model at all is not a failure: record, trace and auto replay and a reflect without a model work.
+    const none = isMimeError(error) && error.code === 'MIME_MODEL_NOT_CONFIGURED';
+    const check = failedCheck('model config', error);
     return [
-      failedCheck('model config', error),
+      none
+        ? {
+            ...check,
+            status: 'warn',
+            fix: 'without one, mime record, trace and auto replay and mime reflect (from the recording alone) work; the agent mode, auto hand-overs and a reflect by the model need one',
+          }
+        : check,
       { name: 'model endpoint', status: 'skip', detail: 'not checked: no model configured' },
     ];
   }

@@ -1,4 +1,6 @@
 /** The desktop checks of `mime doctor`: a display to reach, frames to capture, hooks to start. */
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { type DoctorCheck, failedCheck } from '@mime-desktop/schema';
 import { openAccessibility } from './accessibility.ts';
 import { probeDisplay } from './display-probe.ts';
@@ -56,6 +58,22 @@ async function checkDesktop(): Promise<DoctorCheck[]> {
   return checks;
 }
 
+/** xdotool finds and focuses app windows (setup, `--launch`, the agent's scope) on X11. */
+export async function checkXdotool(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+  try {
+    const { stdout } = await promisify(execFile)('xdotool', ['version'], { env, timeout: 5000 });
+    return { name: 'xdotool', status: 'ok', detail: stdout.trim() };
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    return {
+      name: 'xdotool',
+      status: 'fail',
+      detail: missing ? 'xdotool is not installed' : `xdotool does not run: ${(error as Error).message}`,
+      fix: 'install xdotool (./setup.sh does; apt install xdotool): mime finds app windows with it',
+    };
+  }
+}
+
 const PIXELS_ONLY =
   'without it, replay finds targets by their pixels only (moved, themed or zoomed apps need the model)';
 
@@ -99,10 +117,10 @@ export async function diagnoseDesktop(env: NodeJS.ProcessEnv = process.env): Pro
   if (display.status !== 'ok') {
     return [
       display,
-      ...['capture', 'input hooks', 'accessibility'].map(
+      ...['capture', 'input hooks', 'xdotool', 'accessibility'].map(
         (name): DoctorCheck => ({ name, status: 'skip', detail: 'not checked: no display' }),
       ),
     ];
   }
-  return [display, ...(await checkDesktop()), await checkAccessibility(env)];
+  return [display, ...(await checkDesktop()), await checkXdotool(env), await checkAccessibility(env)];
 }
