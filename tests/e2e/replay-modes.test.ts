@@ -60,6 +60,23 @@ describe('trace and auto on the unchanged app', () => {
       const entries = log.map((line) => JSON.parse(line));
       expect(entries[0]).toMatchObject({ level: 30, command: 'replay', msg: 'run_start' });
       expect(entries.at(-1)).toMatchObject({ msg: 'run_end', event: { outcome: 'success' } });
+
+      // The report tells what happened: a turn per step (as many as summary.json counts), each
+      // replayed frame beside its recorded one, the outcome checks with the frames they checked,
+      // the final screen, and no turn that did not happen.
+      const page = await readFile(join(dir, '.replay', summary.run_id, 'report.html'), 'utf8');
+      expect(page).not.toMatch(/no usable call|not in the run folder/i);
+      const sections = page.split('<section class="subtask').slice(1);
+      expect(sections.map((s) => s.split('<li class="turn"').length - 1)).toEqual(
+        summary.subtasks.map((s: { iterations: number }) => s.iterations),
+      );
+      expect(sections.map((s) => s.match(/\d+ turns?/)?.[0])).toEqual(['3 turns', '2 turns']);
+      expect(page.match(/<figcaption>recorded<\/figcaption><div class="shot" /g)).toHaveLength(5 + 2);
+      expect(
+        page.match(/<div class="outcome-check"[^>]*><p class="verified">✓ Verified subtask outcome/g),
+      ).toHaveLength(2);
+      expect(page).toMatch(/<section class="final" id="final-screen">.*?<img src="data:image\/webp;base64,/s);
+      expect(page).toContain('<a href="mime.log">mime.log</a>');
     });
 
     it('pauses before the next action on the hotkey and resumes on it', async () => {
@@ -126,6 +143,13 @@ describe('a moved and resized layout', () => {
       });
       expect(await readFile(join(run, 'replay_summary.txt'), 'utf8')).toContain('MIME_REPLAY_DIVERGENCE');
       expect((await desktop().readAppState()).action).toBe('none');
+
+      // The report shows the whole recorded frame beside the live one, and the reason once.
+      const page = await readFile(join(run, 'report.html'), 'utf8');
+      expect(page).toMatch(/<figcaption>recorded frame<\/figcaption><div class="shot" /);
+      expect(page).toMatch(/<figcaption>live frame<\/figcaption><div class="shot" /);
+      expect(page.split(summary.reason.slice(0, 50)).length - 1).toBe(1);
+      expect(page).toContain('The run stopped here');
     });
 
     it('re-finds the targets in auto mode without the model', async () => {

@@ -45,6 +45,11 @@ export type Notice = { at: number } & (
 
 export type SubtaskOutcome = RunSummary['subtasks'][number]['outcome'] | 'unfinished';
 
+/** The check of a subtask's outcome against the recording (trace, auto): passed, or a divergence. */
+export type OutcomeCheck =
+  | { kind: 'verify'; at: number; data: RunEventData<'verify'> }
+  | { kind: 'divergence'; at: number; data: RunEventData<'divergence'> };
+
 export interface SubtaskTimeline {
   subtask_i: number;
   text: string;
@@ -59,6 +64,8 @@ export interface SubtaskTimeline {
   durationMs: number | null;
   turns: Turn[];
   notices: Notice[];
+  /** The checks of its outcome, after its last turn (not a turn of its own). */
+  outcomeChecks: OutcomeCheck[];
   /** How each reference step was carried out, from summary.json (empty without it). */
   steps: RunSummary['subtasks'][number]['steps'];
 }
@@ -154,7 +161,23 @@ class TimelineBuilder {
     }
   }
 
+  /** A subtask outcome's check goes to its subtask, not to a turn of its own. */
+  #addOutcomeCheck(event: TypedRunEvent, at: number): boolean {
+    const subtask = this.#subtasks.get(event.subtask_i ?? -1);
+    if (!subtask) return false;
+    if (event.type === 'verify' && event.data.check === 'subtask_outcome') {
+      subtask.outcomeChecks.push({ kind: 'verify', at, data: event.data });
+      return true;
+    }
+    if (event.type === 'divergence' && event.data.check === 'subtask_outcome') {
+      subtask.outcomeChecks.push({ kind: 'divergence', at, data: event.data });
+      return true;
+    }
+    return false;
+  }
+
   #addToTurn(event: TypedRunEvent, at: number): void {
+    if (this.#addOutcomeCheck(event, at)) return;
     const turn = this.#turnOf(event, at);
     switch (event.type) {
       case 'error':
@@ -210,6 +233,7 @@ class TimelineBuilder {
       durationMs: null,
       turns: [],
       notices: [],
+      outcomeChecks: [],
       steps: [],
     };
     this.#subtasks.set(subtask_i, subtask);
@@ -290,6 +314,7 @@ class TimelineBuilder {
         durationMs: null,
         turns: [],
         notices: [],
+        outcomeChecks: [],
         steps: entry.steps,
       };
       this.#subtasks.set(entry.subtask_i, subtask);

@@ -2,7 +2,7 @@
  * Screenshots and crops of a run as data URLs: scaled down to a maximum width and re-encoded as
  * lossless WebP (a fraction of the run's fast-compressed PNGs, every pixel kept).
  */
-import { resolveInside, type Size } from '@mime-desktop/schema';
+import { readPngInside, type Size } from '@mime-desktop/schema';
 import sharp from 'sharp';
 
 /** An image ready to inline. */
@@ -20,8 +20,8 @@ const CONCURRENCY = 2;
 
 async function embedImage(dir: string, name: string, maxWidth: number): Promise<EmbeddedImage | null> {
   try {
-    // A link that leaves the run folder is refused like a missing file.
-    const image = sharp(await resolveInside(dir, name, 'run image'));
+    // A path or link that leaves the folder, or a file that is not a bounded PNG, is refused like a missing file.
+    const image = sharp(await readPngInside(dir, name, 'report image'));
     const { width, height } = await image.metadata();
     const { data, info } = await image
       .resize({ width: maxWidth, withoutEnlargement: true })
@@ -39,16 +39,15 @@ async function embedImage(dir: string, name: string, maxWidth: number): Promise<
 }
 
 /**
- * Embeds the named images of `dir` (names only, never paths: anything else is not looked up).
- * Missing and unreadable images are left out of the map.
+ * Embeds the named images of `dir` (paths inside it, e.g. `screenshots/0.png`). Missing and
+ * unreadable images, and paths that leave the folder, are left out of the map.
  */
 export async function embedImages(
   dir: string,
   names: Iterable<string>,
-  files: ReadonlySet<string>,
   maxWidth: number,
 ): Promise<Map<string, EmbeddedImage>> {
-  const wanted = [...new Set(names)].filter((name) => files.has(name) && !/[\\/]/.test(name));
+  const wanted = [...new Set(names)];
   const images = new Map<string, EmbeddedImage>();
   let next = 0;
   const worker = async () => {

@@ -1,6 +1,6 @@
 /** The whole report page: one file, no network (a Content-Security-Policy forbids it), no required script. */
 import { createHash } from 'node:crypto';
-import type { HealFile } from '@mime-desktop/schema';
+import { type HealFile, RUN_FILES } from '@mime-desktop/schema';
 import type { TimelineBlock } from './build-timeline.ts';
 import type { EmbeddedImage } from './embed-images.ts';
 import { formatClock } from './format.ts';
@@ -9,6 +9,7 @@ import type { RunArtifacts } from './read-run.ts';
 import { renderCallout } from './render-callout.ts';
 import { renderHead } from './render-head.ts';
 import { renderContents, renderHeader } from './render-header.ts';
+import { renderShot } from './render-shot.ts';
 import { renderTimeline } from './render-timeline.ts';
 import { REPORT_SCRIPT } from './report-style.ts';
 import type { RunOverview } from './summarize-run.ts';
@@ -18,6 +19,26 @@ export interface ReportDocument {
   overview: RunOverview;
   blocks: readonly TimelineBlock[];
   images: ReadonlyMap<string, EmbeddedImage>;
+  /** The recording's frames, by path in the workflow folder. */
+  recorded: ReadonlyMap<string, EmbeddedImage>;
+  /** The recorded frame of each reference step, by step index. */
+  recordedFrames: ReadonlyMap<number, string>;
+}
+
+/** The run's own files, linked (relative: they sit beside report.html). */
+const LINKED_FILES = [RUN_FILES.summary, RUN_FILES.events, RUN_FILES.log, RUN_FILES.textSummary] as const;
+
+function renderFiles(files: ReadonlySet<string>) {
+  const present = LINKED_FILES.filter((name) => files.has(name));
+  if (present.length === 0) return null;
+  return html`<p class="run-files"><span class="label">Files</span> ${present.map((name) => html`<a href="${name}">${name}</a>`)}</p>`;
+}
+
+/** The screen as the run left it, after its last action. */
+function renderFinalScreen(images: ReadonlyMap<string, EmbeddedImage>) {
+  const image = images.get(RUN_FILES.finalFrame);
+  if (!image) return null;
+  return html`<section class="final" id="final-screen"><h3>The screen at the end</h3><div class="final-screen">${renderShot({ id: 'final', name: RUN_FILES.finalFrame, image, alt: 'The screen when the run ended' })}</div></section>`;
 }
 
 /** Only inline styles, data: images and the report's own script (by hash): nothing else may load or run. */
@@ -52,10 +73,18 @@ ${renderHeader(overview, run.workflow)}
 ${run.heal && renderHeal(run.heal, run.dir)}
 ${renderContents(doc.blocks)}
 <main class="timeline">
-${renderTimeline(doc.blocks, { images: doc.images, screen: overview.screen, workflow: run.workflow })}
+${renderTimeline(doc.blocks, {
+  images: doc.images,
+  recorded: doc.recorded,
+  recordedFrames: doc.recordedFrames,
+  screen: overview.screen,
+  workflow: run.workflow,
+  stopped: overview.code === null ? null : { code: overview.code, reason: overview.reason },
+})}
 </main>
+${renderFinalScreen(doc.images)}
 ${memory?.task_memory && html`<section class="final"><h3>Task memory at the end</h3><p>${memory.task_memory}</p></section>`}
-<footer>Run folder <code>${run.dir}</code> · started ${formatClock(overview.startedAt)} · report by <code>mime report</code>; sensitive values appear only as {name}.</footer>
+<footer>${renderFiles(run.files)}Run folder <code>${run.dir}</code> · started ${formatClock(overview.startedAt)} · report by <code>mime report</code>; sensitive values appear only as {name}.</footer>
 <script>${trustedHtml(REPORT_SCRIPT)}</script>
 </body>
 </html>

@@ -42,3 +42,8 @@ ${captionHtml}
 </label>
 </div>`;
 }
+
+/** Shots side by side, each under its caption: the recorded frame beside the replayed one, a crop beside a crop. */
+export function renderPair(shots: readonly { label: string; shot: ShotOptions }[]): Html {
+  return html`<div class="pair">${shots.map(({ label, shot }) => html`<figure><figcaption>${label}</figcaption>${renderShot(shot)}</figure>`)}</div>`;
+}

@@ -1,13 +1,13 @@
 /** The timeline of the report: subtasks and their turns, replans, divergences, what stopped the run. */
 import type { WorkflowStep } from '@mime-desktop/schema';
 import { listSteps } from '@mime-desktop/schema';
-import type { Notice, Replan, SubtaskTimeline, TimelineBlock } from './build-timeline.ts';
+import type { Notice, OutcomeCheck, Replan, SubtaskTimeline, TimelineBlock } from './build-timeline.ts';
 import { formatCount, formatDuration, formatOffset, plural } from './format.ts';
 import { type Html, html } from './html.ts';
 import { renderCallout, renderUnreadable } from './render-callout.ts';
 import { renderDivergence } from './render-divergence.ts';
 import { renderOutcomePill } from './render-outcome.ts';
-import { renderShot } from './render-shot.ts';
+import { renderPair, renderShot } from './render-shot.ts';
 import { MemoryTracker, renderTurn, type TimelineContext } from './render-turn.ts';
 import { renderModelUsage } from './render-usage.ts';
 import { renderVerified } from './render-verified.ts';
@@ -27,8 +27,18 @@ function renderNotice(notice: Notice, id: string, context: TimelineContext): Htm
         html`Budget exhausted: ${notice.data.budget.replace('_', ' ')} <code>${notice.data.code}</code>`,
         `used ${formatCount(notice.data.used)} of ${formatCount(notice.data.limit)}`,
       );
-    case 'error':
-      return renderCallout('bad', html`Error <code>${notice.data.code}</code>`, notice.data.message);
+    case 'error': {
+      const { code, message } = notice.data;
+      // What stopped the run is told at the top; here the timeline only marks where.
+      if (context.stopped?.code === code && (context.stopped.reason ?? '') === message) {
+        return renderCallout(
+          'bad',
+          html`The run stopped here <code>${code}</code>`,
+          'why: see the top of the report',
+        );
+      }
+      return renderCallout('bad', html`Error <code>${code}</code>`, message);
+    }
     case 'divergence':
       return renderDivergence(notice.data, id, context.images);
     case 'handover':
@@ -102,7 +112,39 @@ ${renderOutcomePill(subtask.outcome)}
 ${renderSteps(subtask, byIndex)}
 ${subtask.notices.map((n, i) => renderNotice(n, `s${subtask.subtask_i}-n${i}`, context))}
 ${subtask.turns.length > 0 && html`<ol class="turns">${subtask.turns.map((t) => renderTurn(t, context, memory))}</ol>`}
+${subtask.outcomeChecks.map((c, i) => renderOutcomeCheck(c, `s${subtask.subtask_i}-o${i}`, context))}
 </section>`;
+}
+
+/** The check of a subtask's outcome: the replayed screen beside the recorded one, or the divergence. */
+function renderOutcomeCheck(check: OutcomeCheck, id: string, context: TimelineContext): Html {
+  if (check.kind === 'divergence') {
+    return html`<div class="outcome-check" id="${id}">${renderDivergence(check.data, id, context.images)}</div>`;
+  }
+  const { screenshot, recorded_frame } = check.data;
+  const frames =
+    screenshot &&
+    renderPair([
+      {
+        label: 'recorded',
+        shot: {
+          id: `${id}-recorded`,
+          name: recorded_frame ?? 'the recorded frame',
+          image: recorded_frame ? context.recorded.get(recorded_frame) : undefined,
+          alt: 'The recorded screen at the end of the subtask',
+        },
+      },
+      {
+        label: 'replayed',
+        shot: {
+          id,
+          name: screenshot,
+          image: context.images.get(screenshot),
+          alt: 'The screen the outcome was checked on',
+        },
+      },
+    ]);
+  return html`<div class="outcome-check" id="${id}">${renderVerified(check.data)}${frames}</div>`;
 }
 
 function renderReplan(replan: Replan, context: TimelineContext): Html {

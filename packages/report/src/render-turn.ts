@@ -7,13 +7,19 @@ import { type Html, html } from './html.ts';
 import { captionAction, describeActionHtml, drawAction } from './render-action.ts';
 import { renderCallout, renderUnreadable } from './render-callout.ts';
 import { renderDivergence } from './render-divergence.ts';
-import { renderShot } from './render-shot.ts';
+import { renderPair, renderShot, type ShotOptions } from './render-shot.ts';
 import { renderModelUsage } from './render-usage.ts';
 import { renderVerified } from './render-verified.ts';
 
 /** What rendering the timeline needs besides its blocks. */
 export interface TimelineContext {
   images: ReadonlyMap<string, EmbeddedImage>;
+  /** The recording's frames, by their path in the workflow folder (empty when the run is not in one). */
+  recorded: ReadonlyMap<string, EmbeddedImage>;
+  /** The recorded frame each reference step was made from, by step index. */
+  recordedFrames: ReadonlyMap<number, string>;
+  /** What stopped the run, as the header shows it: the timeline only points at it. */
+  stopped: { code: string; reason: string | null } | null;
   /** The logical screen, when the run wrote it; else each screenshot's own size. */
   screen: Size | null;
   workflow: Workflow | null;
@@ -81,7 +87,7 @@ function renderTurnShot(turn: Turn, id: string, context: TimelineContext): Html 
     caption = html`<span class="cap-text">extract <code>${turn.extract.variable}</code></span>`;
   else if (turn.done) caption = html`<span class="cap-text">✓ done</span>`;
   const marks = screen ? [...drawRegions(turn.divergences), action && drawAction(action, screen)] : [];
-  return renderShot({
+  const replayed: ShotOptions = {
     id,
     name,
     image,
@@ -89,7 +95,22 @@ function renderTurnShot(turn: Turn, id: string, context: TimelineContext): Html 
     screen,
     marks: marks.some(Boolean) ? html`${marks}` : null,
     caption,
-  });
+  };
+  const stepI = turn.step?.step_i;
+  const recorded = stepI === undefined ? undefined : context.recordedFrames.get(stepI);
+  if (!recorded) return renderShot(replayed);
+  return renderPair([
+    {
+      label: 'recorded',
+      shot: {
+        id: `${id}-recorded`,
+        name: recorded,
+        image: context.recorded.get(recorded),
+        alt: `Recorded screen of step #${stepI}`,
+      },
+    },
+    { label: 'replayed', shot: replayed },
+  ]);
 }
 
 function renderStep(step: RunEventData<'step'>): Html {

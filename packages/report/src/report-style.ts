@@ -160,9 +160,12 @@ table.kv { width: auto; }
 .divergence { border: 1px solid var(--line); border-radius: 8px; padding: 8px 10px; display: grid; gap: 6px; }
 .divergence-title { font-weight: 600; color: var(--warn); margin-right: 8px; }
 .divergence meter { width: 100%; height: 8px; }
-.divergence-pair { display: grid; grid-template-columns: 1fr 1fr; gap: 10px; }
-.divergence figure { margin: 0; }
-.divergence figcaption { font-size: 11px; font-weight: 600; text-transform: uppercase; letter-spacing: 0.06em; color: var(--muted); margin-bottom: 3px; }
+.pair { display: grid; grid-template-columns: 1fr 1fr; gap: 10px; }
+.pair figure { margin: 0; min-width: 0; }
+.pair figcaption { font-size: 11px; font-weight: 600; text-transform: uppercase; letter-spacing: 0.06em; color: var(--muted); margin-bottom: 3px; }
+.outcome-check { margin-top: 12px; padding-top: 12px; border-top: 1px solid var(--line); display: grid; gap: 6px; }
+.final-screen { max-width: 760px; }
+.run-files a { margin-right: 10px; }
 
 .shot { position: relative; aspect-ratio: var(--ar); border-radius: 8px; }
 .shot-missing { display: grid; place-items: center; min-height: 120px; aspect-ratio: 16 / 10; background: var(--sunk); color: var(--muted); text-align: center; font-size: 12px; border: 1px dashed var(--line); }

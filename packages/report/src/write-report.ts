@@ -1,5 +1,5 @@
-import { join, resolve } from 'node:path';
-import { RUN_FILES, typedRunEvent, writeFileAtomically } from '@mime-desktop/schema';
+import { basename, dirname, join, resolve } from 'node:path';
+import { listSteps, RUN_FILES, RUNS_FOLDER, typedRunEvent, writeFileAtomically } from '@mime-desktop/schema';
 import { buildTimeline } from './build-timeline.ts';
 import { embedImages } from './embed-images.ts';
 import { ReportOptionError } from './errors.ts';
@@ -19,16 +19,47 @@ export interface ReportOptions {
 
 export const DEFAULT_MAX_IMAGE_WIDTH = 1280;
 
-/** Every image the report shows: turn and step screenshots, divergence crops, replan screens (`replan_<n>.png`). */
-function imageNames(run: RunArtifacts): string[] {
-  const names = [...run.files].filter((name) => /^replan_\d+\.png$/.test(name));
+/**
+ * Every image of the run folder the report shows: turn, step and outcome screenshots, divergence
+ * crops and frames, replan screens (`replan_<n>.png`) and the final screen. Names only, never paths.
+ */
+function runImageNames(run: RunArtifacts): string[] {
+  const names = [...run.files].filter(
+    (name) => /^replan_\d+\.png$/.test(name) || name === RUN_FILES.finalFrame,
+  );
   for (const raw of run.events) {
     const event = typedRunEvent(raw);
     if (event?.type === 'capture') names.push(event.data.screenshot);
     if (event?.type === 'step' && event.data.screenshot) names.push(event.data.screenshot);
-    if (event?.type === 'divergence') names.push(event.data.expected, event.data.observed);
+    if (event?.type === 'verify' && event.data.screenshot) names.push(event.data.screenshot);
+    if (event?.type === 'divergence') {
+      const { expected, observed, recorded_frame, live_frame } = event.data;
+      names.push(expected, observed, ...[recorded_frame, live_frame].filter((n) => n !== undefined));
+    }
+  }
+  return names.filter((name) => run.files.has(name) && !/[\\/]/.test(name));
+}
+
+/** The recorded frame of each reference step, by step index, from the rendered workflow. */
+function recordedFrames(run: RunArtifacts): Map<number, string> {
+  const steps = run.workflow ? listSteps(run.workflow) : [];
+  return new Map(steps.flatMap(({ step }) => (step.source ? [[step.i, step.source.screenshot]] : [])));
+}
+
+/** The frames of the recording the report shows beside the replayed ones (paths in the workflow folder). */
+function recordedImageNames(run: RunArtifacts, byStep: ReadonlyMap<number, string>): string[] {
+  const names = [...byStep.values()];
+  for (const raw of run.events) {
+    const event = typedRunEvent(raw);
+    if (event?.type === 'verify' && event.data.recorded_frame) names.push(event.data.recorded_frame);
   }
   return names;
+}
+
+/** The workflow folder a run folder (`<workflow>/.replay/<run_id>`) belongs to, or null. */
+function workflowOf(runDir: string): string | null {
+  const runs = dirname(runDir);
+  return basename(runs) === RUNS_FOLDER ? dirname(runs) : null;
 }
 
 /**
@@ -41,12 +72,19 @@ export async function renderReport(runDir: string, options: ReportOptions = {}):
     throw new ReportOptionError(`maxImageWidth must be a whole number of pixels >= 64, got ${maxWidth}`);
   }
   const run = await readRun(resolve(runDir), { strict: options.strict ?? false });
-  const images = await embedImages(run.dir, imageNames(run), run.files, maxWidth);
+  const byStep = recordedFrames(run);
+  const workflowDir = workflowOf(run.dir);
+  const [images, recorded] = await Promise.all([
+    embedImages(run.dir, runImageNames(run), maxWidth),
+    workflowDir ? embedImages(workflowDir, recordedImageNames(run, byStep), maxWidth) : new Map(),
+  ]);
   return renderDocument({
     run,
     overview: summarizeRun(run),
     blocks: buildTimeline(run.events, run.summary),
     images,
+    recorded,
+    recordedFrames: byStep,
   });
 }
 

@@ -25,6 +25,8 @@ export const RUN_FILES = {
   heal: 'heal.json',
   /** The screen when a run ended. */
   finalFrame: 'final.png',
+  /** The CLI's JSON log of the run (pino). */
+  log: 'mime.log',
 } as const;
 
 /** The folder that holds a workflow's runs. */
@@ -38,6 +40,11 @@ export function iterationFrameName(subtask: number, iteration: number): string {
 /** The live frame a recorded step was checked against (trace, auto): `subtask_<s>_step_<i>.png`. */
 export function stepFrameName(subtask: number, step: number): string {
   return `subtask_${subtask}_step_${step}.png`;
+}
+
+/** The live frame a subtask's outcome was checked against (trace, auto): `subtask_<s>_outcome.png`. */
+export function outcomeFrameName(subtask: number): string {
+  return `subtask_${subtask}_outcome.png`;
 }
 
 /** `task_memory.json`: the model's memory after its last turn (sensitive values as `{name}`). */
@@ -232,6 +239,10 @@ export const RUN_EVENT_DATA = {
     similarity: z.number(),
     threshold: z.number(),
     region: Box.nullable(),
+    /** A subtask's outcome: the live frame checked, in the run folder. */
+    screenshot: z.string().optional(),
+    /** A subtask's outcome: the recorded frame it was checked against, relative to the workflow folder. */
+    recorded_frame: z.string().optional(),
   }),
   divergence: z.object({
     /** The reference step that diverged; null for a subtask's outcome. */
@@ -246,6 +257,9 @@ export const RUN_EVENT_DATA = {
     threshold: z.number(),
     /** The region compared, logical px; null for the whole screen. */
     region: Box.nullable(),
+    /** The whole recorded and live frames the crops come from, in the run folder. */
+    recorded_frame: z.string().optional(),
+    live_frame: z.string().optional(),
   }),
   paused: z.object({ hotkey: z.string() }),
   resumed: z.object({ hotkey: z.string() }),

@@ -336,7 +336,7 @@ async function runReplayCommand(target: string, flags: ReplayFlags): Promise<Exi
   if (flags.rows) return runBatchCommand(workflowPath, { ...flags, rows: flags.rows });
   const stray = strayRowsFlags(flags);
   if (stray.length > 0) throw new UsageError(`${stray.join(', ')} go with --rows <file.csv|file.jsonl>`);
-  const log = createRunLog('replay', 'mime.log');
+  const log = createRunLog('replay', RUN_FILES.log);
   const options: ReplayOptions = {
     params: await readParams(flags, workflowPath),
     promptSecret: process.stdin.isTTY ? promptSecret : undefined,

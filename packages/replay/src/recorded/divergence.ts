@@ -1,6 +1,6 @@
 /**
- * The evidence of a failed check: the recorded and live crops of the region compared, saved in the
- * run folder, a `divergence` event, and the error that names them.
+ * The evidence of a failed check: the recorded and live crops of the region compared and the whole
+ * frames they come from, saved in the run folder, a `divergence` event, and the error that names them.
  */
 import { clampBox, crop, encodeImage, type RgbaImage } from '@mime-desktop/vision';
 import { ReplayDivergenceError } from '../errors.ts';
@@ -22,13 +22,17 @@ export async function recordDivergence(
     width: failure.expected.width,
     height: failure.expected.height,
   };
-  const [expectedPng, observedPng] = await Promise.all([
+  const [expectedPng, observedPng, recordedPng, livePng] = await Promise.all([
     encodeImage(crop(failure.expected, clampBox(area, failure.expected))),
     encodeImage(crop(live, clampBox(mapBox(failure.layout, area), live))),
+    encodeImage(failure.expected),
+    encodeImage(live),
   ]);
   const tag = failure.step_i === null ? `subtask_${turn.subtask_i}` : `step_${failure.step_i}`;
   const expected = journal.saveImage(`divergence_${tag}_expected.png`, expectedPng);
   const observed = journal.saveImage(`divergence_${tag}_observed.png`, observedPng);
+  const recordedFrame = journal.saveImage(`divergence_${tag}_recorded.png`, recordedPng);
+  const liveFrame = journal.saveImage(`divergence_${tag}_live.png`, livePng);
   journal.emit({
     type: 'divergence',
     ...turn,
@@ -39,6 +43,8 @@ export async function recordDivergence(
     similarity: failure.similarity,
     threshold: failure.threshold,
     region: failure.region,
+    recorded_frame: recordedFrame,
+    live_frame: liveFrame,
   });
   return new ReplayDivergenceError({
     step: failure.step_i,

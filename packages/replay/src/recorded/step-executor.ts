@@ -12,12 +12,14 @@
  * An EXTRACT step is read by OCR: where the recorded example value stood (after its label, e.g.
  * "Now playing:"), the live screen is read; without an example, auto asks the agent, trace skips it.
  */
+import type { RawFrame } from '@mime-desktop/os-io';
 import {
   type ActionManifestEvent,
   describeElement,
   type ElementIdentity,
   identityOf,
   isMimeError,
+  outcomeFrameName,
   type RunAction,
   type ScreenCheck,
   type StepExecution,
@@ -82,6 +84,13 @@ const VERIFIED = 'verified';
 interface ModePolicy {
   mode: 'trace' | 'auto';
   handsOver: boolean;
+}
+
+/** The recorded frames around a subtask, and the end frame's file (relative to the workflow folder). */
+interface OutcomeFrames {
+  before: RgbaImage;
+  after: RgbaImage;
+  afterFrame: string;
 }
 
 /** What a subtask learned so far: where the layout is, and what was done (the agent's history on a hand-over). */
@@ -389,11 +398,12 @@ class RecordedRun {
     if (this.#ctx.settings.dryRun) return null;
     const frames = await this.#outcomeFrames(subtask);
     if (!frames) return null;
-    const { before, after } = frames;
+    const { before, after, afterFrame } = frames;
     const turn = { subtask_i: entry.subtask_i, iteration: entry.record.iterations };
-    const byContent = await this.#checkShown(subtask, after, state.layout ?? RECORDED, turn);
+    const byContent = await this.#checkShown(subtask, frames, state.layout ?? RECORDED, turn);
     if (byContent !== null) return byContent === VERIFIED ? null : byContent;
     return this.#verifyChange({
+      recordedFrame: afterFrame,
       check: 'subtask_outcome',
       step_i: null,
       before,
@@ -413,7 +423,7 @@ class RecordedRun {
    */
   async #checkShown(
     subtask: PlannedSubtask,
-    after: RgbaImage,
+    { after, afterFrame }: OutcomeFrames,
     layout: Layout,
     turn: At,
   ): Promise<string | null> {
@@ -443,18 +453,29 @@ class RecordedRun {
       similarity: 1,
       threshold: 1,
       region: mapBox(layout, region),
+      ...this.#outcomeShots(turn, watched.frame, afterFrame),
     });
     return VERIFIED;
   }
 
   /** The recorded frames before a subtask and after it, or null when the recording has no end frame for it. */
-  async #outcomeFrames(subtask: PlannedSubtask): Promise<{ before: RgbaImage; after: RgbaImage } | null> {
+  async #outcomeFrames(subtask: PlannedSubtask): Promise<OutcomeFrames | null> {
     const sources = subtask.steps.flatMap((s) => (s.source ? [s.source] : []));
     const first = sources[0];
     if (!first) return null;
-    const endFrame = this.#recording.frames.get(Math.max(...sources.map((s) => s.event_index)) + 1);
-    if (!endFrame) return null;
-    return { before: await this.#steps.frame(first.screenshot), after: await this.#steps.frame(endFrame) };
+    const afterFrame = this.#recording.frames.get(Math.max(...sources.map((s) => s.event_index)) + 1);
+    if (!afterFrame) return null;
+    const [before, after] = await Promise.all([
+      this.#steps.frame(first.screenshot),
+      this.#steps.frame(afterFrame),
+    ]);
+    return { before, after, afterFrame };
+  }
+
+  /** A subtask outcome's evidence for the report: the live frame checked, beside the recorded one. */
+  #outcomeShots(turn: At, frame: RawFrame, recordedFrame: string) {
+    const screenshot = this.#ctx.journal.saveFrame(outcomeFrameName(turn.subtask_i), frame);
+    return { screenshot, recorded_frame: recordedFrame };
   }
 
   /**
@@ -497,6 +518,8 @@ class RecordedRun {
   async #verifyChange(spec: {
     /** Given: only where the screen changed since this frame is checked (it must be where the recording changed). */
     liveBefore: RgbaImage | null;
+    /** A subtask's outcome: the recorded frame `after` is, relative to the workflow folder. */
+    recordedFrame?: string;
     check: ScreenCheck;
     step_i: number | null;
     before: RgbaImage;
@@ -546,6 +569,7 @@ class RecordedRun {
       similarity: watched.look.score ?? 1,
       threshold: CHANGE_CHECK.toAfter,
       region: mapBox(layout, region),
+      ...(spec.recordedFrame && this.#outcomeShots(turn, watched.frame, spec.recordedFrame)),
     });
     return null;
   }

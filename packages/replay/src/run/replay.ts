@@ -352,7 +352,7 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
     warnings: setup.warnings,
   });
   let failure: { error: unknown } | null = null;
-  let heal: HealFile | null = null;
+  let learned: HealFile | null = null;
   try {
     if (materialized.workflow.setup) {
       await prepareApp(materialized.workflow.setup, journal, {
@@ -362,19 +362,10 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
       });
     }
     await setup.executor(context);
-    // What the run learned about an out-of-date workflow, with the screen as the run left it: the
-    // last frame of the recording a heal makes from this run.
+    // What the run learned about an out-of-date workflow.
     if (setup.mode === 'auto' && !settings.dryRun) {
       const events = journal.log.map(typedRunEvent).filter((e): e is TypedRunEvent => e !== null);
-      const learned = collectHeal(events, {
-        runId: folder.runId,
-        ...setup.fingerprint,
-        params: displayParams,
-      });
-      if (learned) {
-        const finalFrame = journal.saveFrame(RUN_FILES.finalFrame, await desktop.captureFrame());
-        heal = { ...learned, final_frame: finalFrame };
-      }
+      learned = collectHeal(events, { runId: folder.runId, ...setup.fingerprint, params: displayParams });
     }
   } catch (error) {
     failure = { error };
@@ -384,6 +375,15 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
     // The run's own OCR worker thread would keep the process alive.
     if (!options.ocr) await ocr.close();
   }
+  // The screen as the run left it, success or not: the report's last frame, and the last frame of
+  // the recording a heal makes from this run.
+  const finalFrame = settings.dryRun
+    ? null
+    : await desktop.captureFrame().then(
+        (frame) => journal.saveFrame(RUN_FILES.finalFrame, frame),
+        () => null,
+      );
+  const heal: HealFile | null = learned && finalFrame ? { ...learned, final_frame: finalFrame } : null;
   journal.endOpenSubtasks();
   const { budget, ...end } = classifyEnd(failure, signal);
   const lastSubtask = journal.lastSubtask;
