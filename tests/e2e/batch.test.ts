@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { BatchFile, RowRecord } from '@mime-desktop/schema';
 import { demoAppSetup } from '@mime-desktop/test-support/desktop-harness';
+import { junitSchemaErrors } from '@mime-desktop/test-support/junit-schema';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { Job } from 'kubernetes-models/batch/v1';
 import { PersistentVolumeClaim } from 'kubernetes-models/v1';
@@ -60,10 +61,36 @@ describe('mime replay --rows --workers 2', () => {
     const rows = await rowsFile('rows.csv', songs);
     const out = join(root, 'batch-20');
     const result = await runMime(
-      ['replay', workflow, '--rows', rows, '--workers', '2', '--out', out, '--step-timeout', '3', '--json'],
-      { env: NO_DISPLAY },
+      [
+        'replay',
+        workflow,
+        '--rows',
+        rows,
+        '--workers',
+        '2',
+        '--out',
+        out,
+        '--step-timeout',
+        '3',
+        '--json',
+        '--reporter',
+        'junit',
+        join(root, 'batch-20.xml'),
+      ],
+      { env: { ...NO_DISPLAY, GITHUB_ACTIONS: 'true' } },
     );
     expect(result.exitCode, result.stderr).toBe(1);
+    // For CI: a JUnit test case per row (valid against the Jenkins schema), an annotation for the failed row.
+    const xml = await readFile(join(root, 'batch-20.xml'), 'utf8');
+    expect(await junitSchemaErrors(xml)).toEqual([]);
+    expect(xml).toMatch(/<testsuite name="play song"[^>]* tests="20" failures="1" errors="0"/);
+    expect(xml).toMatch(
+      /<testcase classname="play song" name="row 7: song_name=No Such Song" time="[\d.]+">\s*<failure message="[^"]+" type="MIME_REPLAY_DIVERGENCE"\/>/,
+    );
+    expect(result.stderr).toMatch(
+      /^::error title=mime replay%3A play song row 7 failed::\[MIME_REPLAY_DIVERGENCE\] /m,
+    );
+    expect(result.stderr.match(/^::error /gm)).toHaveLength(1);
     const lines = result.stdout
       .trim()
       .split('\n')

@@ -32,12 +32,63 @@ describe('mime', () => {
     expect(result.stdout).toContain('Exit codes: 0 ok, 1 the run failed, 2 bad input or usage, 130 aborted.');
   });
 
-  it('gives each command help with examples', async () => {
-    for (const command of ['doctor', 'record', 'reflect', 'edit', 'replay', 'report', 'validate', 'list']) {
+  it('gives each command help with examples and exit codes', async () => {
+    const commands = [
+      'doctor',
+      'record',
+      'reflect',
+      'edit',
+      'replay',
+      'report',
+      'heal',
+      'validate',
+      'list',
+      'batch',
+    ];
+    for (const command of commands) {
       const result = await runMime([command, '--help']);
       expect(result.exitCode).toBe(0);
       expect(result.stdout).toContain(`Examples:\n  mime ${command}`);
+      expect(result.stdout).toMatch(/\nExit codes: 0 /);
     }
+    // The typing pause's default is the toolkit's, as the input layer sets it.
+    const replay = await runMime(['replay', '--help']);
+    expect(replay.stdout.replace(/\s+/g, ' ')).toContain(
+      "default by the app's toolkit: 10 ms for GTK and unknown apps, 0 for Qt and Chromium",
+    );
+  });
+
+  it('takes --no-color on every command, as NO_COLOR', async () => {
+    const colored = await runMime(['replay', 'no-such-workflow'], { env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
+    expect(colored.stderr).toContain('\u001b[');
+    const plain = await runMime(['replay', 'no-such-workflow', '--no-color'], { env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
+    expect(plain.exitCode).toBe(2);
+    expect(plain.stderr).toContain('error [MIME_FILE_UNREADABLE] no-such-workflow: no such workflow folder');
+    expect(plain.stderr).not.toContain('\u001b[');
+  });
+
+  it('with --json, reports an error as JSON on stdout: code, message, hint', async () => {
+    const missing = await runMime(['replay', 'no-such-workflow', '--json']);
+    expect(missing.exitCode).toBe(2);
+    expect(JSON.parse(missing.stdout)).toEqual({
+      ok: false,
+      error: {
+        code: 'MIME_FILE_UNREADABLE',
+        message: 'no-such-workflow: no such workflow folder or file; check the path',
+        hint: null,
+      },
+    });
+    const usage = await runMime(['list', '--json', '--frob']);
+    expect(usage.exitCode).toBe(2);
+    expect(JSON.parse(usage.stdout)).toMatchObject({
+      ok: false,
+      error: { code: 'MIME_USAGE', message: "unknown option '--frob'" },
+    });
+    const reporter = await runMime(['replay', 'x', '--json', '--reporter', 'tap', 'out.tap']);
+    expect(reporter.exitCode).toBe(2);
+    expect(JSON.parse(reporter.stdout).error.message).toMatch(
+      /^--reporter takes a reporter and its file, e\.g\. --reporter junit results\.xml/,
+    );
   });
 
   it('rejects an unknown command or option with exit 2 and a suggestion', async () => {

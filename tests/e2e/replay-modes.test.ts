@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
 import { startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { createFakeVisionModel } from '@mime-desktop/test-support/fake-vision-model';
+import { junitSchemaErrors } from '@mime-desktop/test-support/junit-schema';
 import { REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -16,11 +17,17 @@ async function workflow(): Promise<string> {
   return dir;
 }
 
-async function replay(desktop: DesktopHarness, mode: string, env: Record<string, string> = {}) {
+async function replay(
+  desktop: DesktopHarness,
+  mode: string,
+  env: Record<string, string> = {},
+  args: string[] = [],
+) {
   const dir = await workflow();
-  const result = await runMime(['replay', dir, '--mode', mode, '--param', 'song_name=Faint', '--json'], {
-    env: { DISPLAY: desktop.display, ...env },
-  });
+  const result = await runMime(
+    ['replay', dir, '--mode', mode, '--param', 'song_name=Faint', '--json', ...args],
+    { env: { DISPLAY: desktop.display, ...env } },
+  );
   const summary = result.stdout.trim() ? JSON.parse(result.stdout) : undefined;
   return { result, summary, dir };
 }
@@ -122,9 +129,25 @@ describe('a moved and resized layout', () => {
   withDesktop('dx=40&dy=24&scale=1.1', (desktop) => {
     it('stops trace at the first divergence with a report and both crops', async () => {
       await desktop().resetApp();
-      const { result, summary, dir } = await replay(desktop(), 'trace');
+      const junit = join(await mkdtemp(join(tmpdir(), 'mime-junit-')), 'run.xml');
+      const { result, summary, dir } = await replay(desktop(), 'trace', { GITHUB_ACTIONS: 'true' }, [
+        '--reporter',
+        'junit',
+        junit,
+      ]);
       expect(result.exitCode).toBe(1);
       expect(summary).toMatchObject({ outcome: 'failed', code: 'MIME_REPLAY_DIVERGENCE' });
+      expect(summary.report).toMatch(/report\.html$/);
+      // For CI: the failing subtask in JUnit XML (valid against the Jenkins schema), one annotation.
+      const xml = await readFile(junit, 'utf8');
+      expect(await junitSchemaErrors(xml)).toEqual([]);
+      expect(xml).toMatch(/<testsuite name="play song"[^>]* tests="2" failures="1" errors="0" skipped="1"/);
+      expect(xml).toContain(`type="MIME_REPLAY_DIVERGENCE"`);
+      expect(
+        result.stderr.match(
+          /^::error title=mime replay%3A play song failed::\[MIME_REPLAY_DIVERGENCE\] step 0 /gm,
+        ),
+      ).toHaveLength(1);
       expect(summary.reason).toMatch(
         /^step 0 \(left_click at \(240, 120\)\): the target does not look as recorded \(\d+% where 90% is needed; .*the auto mode re-finds the target\.$/,
       );

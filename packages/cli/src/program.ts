@@ -3,7 +3,7 @@ import { isMimeError } from '@mime-desktop/schema/errors';
 import { Command, CommanderError } from 'commander';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.ts';
 import { hintFor } from './hints.ts';
-import { say, style } from './output.ts';
+import { printJson, say, style } from './output.ts';
 
 /** Registers one command on the program; its action hands its exit code to `run`. */
 type Register = (program: Command, run: (code: Promise<ExitCode>) => void) => void;
@@ -37,7 +37,16 @@ function commandsFor(argv: readonly string[]): string[] {
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string };
 export const MIME_VERSION = version;
 
-function reportError(error: unknown): void {
+/** An error as JSON on stdout, for `--json` callers that parse stdout only. */
+function printJsonError(code: string, message: string, hint: string | null): void {
+  printJson({ ok: false, error: { code, message, hint } });
+}
+
+function reportError(error: unknown, json: boolean): void {
+  if (json) {
+    if (isMimeError(error)) printJsonError(error.code, error.message, hintFor(error.code));
+    else printJsonError('MIME_INTERNAL', error instanceof Error ? error.message : String(error), null);
+  }
   if (isMimeError(error)) {
     say(`${style.red('error')} ${style.dim(`[${error.code}]`)} ${error.message}`);
     const hint = hintFor(error.code);
@@ -62,6 +71,8 @@ export async function runCli(argv: readonly string[]): Promise<ExitCode> {
     .description('Teach a computer a desktop task by watching it once: record, reflect, edit, replay.')
     .version(MIME_VERSION, '-V, --version', 'print the version')
     .helpOption('-h, --help', 'show help')
+    // picocolors reads the flag itself (and NO_COLOR, FORCE_COLOR); declared so every command takes it.
+    .option('--no-color', 'no colours in the output (as NO_COLOR=1)')
     .showSuggestionAfterError()
     .configureOutput({
       writeOut: (text) => process.stdout.write(text),
@@ -82,14 +93,17 @@ export async function runCli(argv: readonly string[]): Promise<ExitCode> {
   };
   override(program);
 
+  const json = argv.includes('--json');
   try {
     await program.parseAsync(argv, { from: 'user' });
     return pending ? await pending : EXIT.ok;
   } catch (error) {
     if (error instanceof CommanderError) {
-      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+      if (error.exitCode === 0) return EXIT.ok;
+      if (json) printJsonError('MIME_USAGE', error.message.replace(/^error: /, ''), null);
+      return EXIT.usage;
     }
-    reportError(error);
+    reportError(error, json);
     return exitCodeFor(error);
   }
 }

@@ -1,5 +1,6 @@
 export { renderBatchPage, writeBatchFiles } from './batch-page.ts';
 export { NotARunError, ReportOptionError } from './errors.ts';
+export { batchJunit, runJunit, writeJunit } from './junit.ts';
 export {
   DEFAULT_MAX_IMAGE_WIDTH,
   type ReportOptions,

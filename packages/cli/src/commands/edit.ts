@@ -8,7 +8,7 @@ export function registerEdit(program: Command, run: (code: Promise<ExitCode>) =>
     .command('edit')
     .summary('edit a workflow in your editor, validated on save')
     .description(
-      "Open a workflow's schema.json in $VISUAL or $EDITOR (default vi). On save it is validated; while it\n" +
+      "Open a workflow's schema.json in $VISUAL or $EDITOR (default vi). On save it is validated; while it " +
         'is invalid the editor reopens with the problems listed at the top. Only a valid workflow is written, atomically. Save the file empty, or unchanged after an error, to cancel.',
     )
     .argument('<workflow>', 'workflow folder or its schema.json')

@@ -55,7 +55,7 @@ export function registerList(program: Command, run: (code: Promise<ExitCode>) =>
     .option('--json', 'print everything as JSON on stdout, runs included')
     .addHelpText(
       'after',
-      "\nExamples:\n  mime list\n  mime list --home ~/mime --json | jq '.workflows[].name'",
+      "\nExamples:\n  mime list\n  mime list --home ~/mime --json | jq '.workflows[].name'\n\nExit codes: 0 listed (a damaged workflow is listed with its problem), 2 the data root cannot be read.",
     )
     .action((options: HomeOptions & { json?: boolean }) =>
       run(

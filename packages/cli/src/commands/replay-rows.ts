@@ -1,6 +1,7 @@
 /** `mime replay <workflow> --rows <file>`: one run per row, as a batch (see @mime-desktop/batch). */
 import type { BatchEvent, BatchOptions } from '@mime-desktop/batch';
 import type { RowRecord } from '@mime-desktop/schema';
+import { junitFileOf, reportBatchToCi } from '../ci-output.ts';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { wholeNumber } from '../numbers.ts';
 import { printData, say, style } from '../output.ts';
@@ -14,6 +15,7 @@ export interface RowsFlags {
   allowSecretsInRows?: boolean;
   workers?: string;
   out?: string;
+  reporter?: string[];
   param?: string[];
   paramsFile?: string;
   json?: boolean;
@@ -86,6 +88,7 @@ export async function runRowsCommand(
   if (flags.rowIndex !== undefined && (flags.fromRow !== undefined || flags.onlyFailed !== undefined)) {
     throw new UsageError('--row-index runs one row: it does not go with --from-row or --only-failed');
   }
+  const junitFile = junitFileOf(flags.reporter);
   const { runBatch } = await import('@mime-desktop/batch');
   const result = await runBatch(workflowPath, {
     rows: flags.rows,
@@ -99,6 +102,7 @@ export async function runRowsCommand(
     signal,
     onEvent: progress(flags.json === true),
   });
+  await reportBatchToCi(result.batch, junitFile);
   const { counts } = result.batch;
   const ran = result.batch.rows.length;
   const mark = counts.failed === 0 && counts.not_run === 0 ? style.green('✓') : style.red('✗');

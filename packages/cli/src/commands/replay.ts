@@ -19,6 +19,7 @@ import {
 } from '@mime-desktop/replay';
 import { loadWorkflow, MimeError, RUN_FILES, readJsonFile, type TaskParam } from '@mime-desktop/schema';
 import { type Command, Option } from 'commander';
+import { junitFileOf, reportRunToCi } from '../ci-output.ts';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { hintFor } from '../hints.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
@@ -298,7 +299,7 @@ async function offerHeal(result: ReplayResult, flags: ReplayFlags): Promise<void
 
 function reportResult(result: ReplayResult, flags: ReplayFlags): ExitCode {
   const { summary } = result;
-  if (flags.json) printJson({ ...summary, dir: result.dir });
+  if (flags.json) printJson({ ...summary, dir: result.dir, report: result.report });
   const seconds = (summary.duration_ms / 1000).toFixed(1);
   const usage = `${summary.usage.calls} model calls, ${summary.usage.input_tokens + summary.usage.output_tokens} tokens`;
   if (summary.outcome === 'success') {
@@ -332,6 +333,7 @@ function rowOptions(flags: ReplayFlags) {
 
 async function runReplayCommand(target: string, flags: ReplayFlags): Promise<ExitCode> {
   checkInteraction(flags);
+  const junitFile = junitFileOf(flags.reporter);
   const workflowPath = resolveWorkflowTarget(target, flags);
   if (flags.rows) return runBatchCommand(workflowPath, { ...flags, rows: flags.rows });
   const stray = strayRowsFlags(flags);
@@ -360,6 +362,7 @@ async function runReplayCommand(target: string, flags: ReplayFlags): Promise<Exi
   process.once('SIGTERM', terminate);
   try {
     const result = await replay(workflowPath, { ...options, signal: controller.signal });
+    await reportRunToCi(result.summary, result.report, junitFile);
     const code = reportResult(result, flags);
     await offerHeal(result, flags);
     return code;
@@ -428,7 +431,7 @@ export function registerReplay(program: Command, run: (code: Promise<ExitCode>) 
     )
     .option(
       '--type-delay <ms>',
-      "pause after each typed key, for an app that drops keys typed fast (default 10; a step's type_delay_ms wins)",
+      "pause after each typed key, for an app that drops keys typed fast (default by the app's toolkit: 10 ms for GTK and unknown apps, 0 for Qt and Chromium; a step's type_delay_ms wins)",
     )
     .option(
       '--run-setup',
@@ -451,11 +454,15 @@ export function registerReplay(program: Command, run: (code: Promise<ExitCode>) 
     .option('--dry-run', 'let the model decide but execute nothing')
     .option('--confirm', 'ask on the terminal before each action')
     .option('--home <dir>', 'data root for session ids (default: $MIME_HOME, else the current directory)')
-    .option('--json', 'print the run summary as JSON on stdout');
+    .option('--json', 'print the run summary as JSON on stdout (an error as {ok: false, error})')
+    .option(
+      '--reporter <kind file...>',
+      'for CI: --reporter junit <file> also writes JUnit XML (a test case per subtask, or per row with --rows); under GitHub Actions failures are also annotations',
+    );
   addModelOptions(command)
     .addHelpText(
       'after',
-      '\nExamples:\n  mime replay workflows/20261122T101500Z-play-song --param song_name=Numb\n  MIME_PARAM_PASSWORD=... mime replay workflows/login --params-file params.json --max-duration 300\n  mime replay workflows/20261122T101500Z-play-song --dry-run --json\n\nExit codes: 0 success, 1 the run failed (a budget ran out, the model failed), 2 bad input or usage, 130 aborted (Ctrl+C, the fail-safe).',
+      '\nExamples:\n  mime replay workflows/20261122T101500Z-play-song --param song_name=Numb\n  MIME_PARAM_PASSWORD=... mime replay workflows/login --params-file params.json --max-duration 300\n  mime replay workflows/20261122T101500Z-play-song --dry-run --json\n  mime replay workflows/play-song --rows songs.csv --reporter junit results.xml\n\nExit codes: 0 success, 1 the run failed (a budget ran out, the model failed), 2 bad input or usage, 130 aborted (Ctrl+C, the fail-safe).',
     )
     .action((target: string, flags: ReplayFlags) => run(runReplayCommand(target, flags)));
 }

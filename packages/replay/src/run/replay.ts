@@ -105,8 +105,9 @@ export interface ReplayOptions {
    */
   stepTimeoutMs?: number;
   /**
-   * Pause after each typed key, ms. Default: the desktop's (10 ms, and 150 ms between two presses of
-   * the same key). A step's `type_delay_ms` overrides it.
+   * Pause after each typed key, ms. Default: the desktop's, by the toolkit of the window typed into
+   * (GTK and unknown apps 10 ms, and 150 ms between two presses of the same key; Qt and Chromium 0).
+   * A step's `type_delay_ms` overrides it.
    */
   typeDelayMs?: number;
   /**
