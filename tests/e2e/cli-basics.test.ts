@@ -59,9 +59,13 @@ describe('mime', () => {
   });
 
   it('takes --no-color on every command, as NO_COLOR', async () => {
-    const colored = await runMime(['replay', 'no-such-workflow'], { env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
+    const colored = await runMime(['replay', 'no-such-workflow'], {
+      env: { NO_COLOR: undefined, FORCE_COLOR: '1' },
+    });
     expect(colored.stderr).toContain('\u001b[');
-    const plain = await runMime(['replay', 'no-such-workflow', '--no-color'], { env: { NO_COLOR: undefined, FORCE_COLOR: '1' } });
+    const plain = await runMime(['replay', 'no-such-workflow', '--no-color'], {
+      env: { NO_COLOR: undefined, FORCE_COLOR: '1' },
+    });
     expect(plain.exitCode).toBe(2);
     expect(plain.stderr).toContain('error [MIME_FILE_UNREADABLE] no-such-workflow: no such workflow folder');
     expect(plain.stderr).not.toContain('\u001b[');
