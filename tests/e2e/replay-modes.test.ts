@@ -190,6 +190,17 @@ describe('a moved and resized layout', () => {
 
 describe('a target that is gone in its recorded form', () => {
   withDesktop('play=Listen', (desktop) => {
+    it('auto without a model stops there, says so once, and never claims a hand-over', async () => {
+      await desktop().resetApp();
+      const { result, summary } = await replay(desktop(), 'auto');
+      expect(result.exitCode).toBe(1);
+      expect(summary).toMatchObject({ outcome: 'failed', code: 'MIME_REPLAY_DIVERGENCE' });
+      expect(result.stderr).not.toMatch(/to agent|handed to the agent|--mode auto/);
+      expect(result.stderr).toMatch(/step 3 skipped .*\(stopped here: the recorded target was not found/);
+      expect(result.stderr.match(/no model is configured/g)).toHaveLength(1);
+      expect(result.stderr).toContain('--base-url and --model give auto a model for such steps');
+    });
+
     it('hands that subtask to the agent, then finishes', async () => {
       await desktop().resetApp();
       const server = await startFakeModelServer();

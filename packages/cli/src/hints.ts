@@ -19,7 +19,18 @@ const HINTS: Record<string, string> = {
   MIME_TRACE_UNAVAILABLE: 'Replay it with --mode auto or --mode agent.',
 };
 
-/** The command-line hint for an error code, or null. */
-export function hintFor(code: string | null): string | null {
-  return code === null ? null : (HINTS[code] ?? null);
+/** Where a hint differs by the run's mode: what the user can do next depends on it. */
+const MODE_HINTS: Record<string, Record<string, string>> = {
+  MIME_REPLAY_DIVERGENCE: {
+    auto: 'On the command line: --base-url and --model give auto a model for such steps; --mode agent lets the model drive.',
+    agent: '',
+  },
+};
+
+/** The command-line hint for an error code (of a run in `mode`), or null. */
+export function hintFor(code: string | null, mode?: string): string | null {
+  if (code === null) return null;
+  const byMode = mode === undefined ? undefined : MODE_HINTS[code]?.[mode];
+  if (byMode !== undefined) return byMode || null;
+  return HINTS[code] ?? null;
 }

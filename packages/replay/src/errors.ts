@@ -124,7 +124,9 @@ export class ReplayDivergenceError extends MimeError {
   withoutModel(missing: MimeError): ReplayDivergenceError {
     return new ReplayDivergenceError(
       { ...this.details, regroundable: false },
-      `Auto mode stops here: no model is configured to take over (${missing.code}: ${missing.message}).`,
+      missing.code === 'MIME_MODEL_NOT_CONFIGURED'
+        ? 'Auto mode stops here: no model is configured to take over (set MIME_BASE_URL and MIME_MODEL, or a config file, and auto hands such a step to a vision model).'
+        : `Auto mode stops here: the model cannot take over (${missing.code}: ${missing.message}).`,
     );
   }
 }

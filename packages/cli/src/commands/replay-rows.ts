@@ -73,6 +73,25 @@ function progress(json: boolean): (event: BatchEvent) => void {
   };
 }
 
+/**
+ * The advice rows' reasons end with alike (`Auto mode stops here: no model is configured...`), said
+ * once after them instead of once a row.
+ */
+export function splitSharedAdvice(reasons: readonly string[]): { reasons: string[]; advice: string | null } {
+  const split = reasons.map((reason) => {
+    // The last sentence: after the last ". " that a capital letter follows.
+    const at = [...reason.matchAll(/\. (?=[A-Z])/g)].at(-1)?.index;
+    return at === undefined
+      ? { head: reason, tail: null }
+      : { head: reason.slice(0, at + 1), tail: reason.slice(at + 2) };
+  });
+  const tail = split[0]?.tail ?? null;
+  if (reasons.length < 2 || tail === null || split.some((s) => s.tail !== tail)) {
+    return { reasons: [...reasons], advice: null };
+  }
+  return { reasons: split.map((s) => s.head), advice: tail };
+}
+
 /** Runs the batch; exit 0 only when every row it ran succeeded. */
 export async function runRowsCommand(
   workflowPath: string,
@@ -109,13 +128,16 @@ export async function runRowsCommand(
   say(
     `${mark} ${counts.success} of ${ran} row(s) succeeded, ${counts.failed} failed, ${counts.not_run} not run`,
   );
-  for (const row of result.batch.rows.filter((r) => r.outcome !== 'success')) {
+  const failedRows = result.batch.rows.filter((r) => r.outcome !== 'success');
+  const { reasons, advice } = splitSharedAdvice(failedRows.map((r) => r.reason ?? ''));
+  failedRows.forEach((row, i) => {
     say(
       style.dim(
-        `  row ${row.row}: ${row.outcome}${row.code ? ` [${row.code}]` : ''} ${row.reason ?? ''}`.trimEnd(),
+        `  row ${row.row}: ${row.outcome}${row.code ? ` [${row.code}]` : ''} ${reasons[i]}`.trimEnd(),
       ),
     );
-  }
+  });
+  if (advice) say(style.dim(`  ${advice}`));
   say(`  batch: ${result.html}`);
   if (counts.failed > 0)
     say(

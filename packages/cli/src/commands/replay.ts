@@ -308,7 +308,7 @@ function reportResult(result: ReplayResult, flags: ReplayFlags): ExitCode {
   } else {
     const mark = summary.outcome === 'aborted' ? style.yellow('■ aborted') : style.red('✗ failed');
     say(`${mark} ${style.dim(`[${summary.code}]`)} after ${seconds} s (${usage}): ${summary.reason}`);
-    const hint = hintFor(summary.code);
+    const hint = hintFor(summary.code, summary.mode);
     if (hint) say(style.dim(`  ${hint}`));
   }
   say(style.dim(`  summary: ${join(result.dir, RUN_FILES.textSummary)}`));

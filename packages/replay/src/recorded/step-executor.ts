@@ -151,6 +151,8 @@ class RecordedRun {
     of: (step) => new TraceUnavailableError(`step ${step.i}: the workflow has no recording`),
     frame: () => Promise.reject(new TraceUnavailableError('the workflow has no recording')),
   };
+  /** Auto with a model configured: a step the recording cannot carry goes to the agent. */
+  #withModel = false;
   /** Where two recorded frames differ, by frame pair: the same checks run in every poll. */
   readonly #regions = new WeakMap<RgbaImage, WeakMap<RgbaImage, Box | null>>();
 
@@ -170,6 +172,13 @@ class RecordedRun {
   }
 
   async run(): Promise<void> {
+    // Without a model, auto stops where it would hand over, as trace does, and says so.
+    this.#withModel =
+      this.#policy.handsOver &&
+      (await this.#ctx.model.client().then(
+        () => true,
+        () => false,
+      ));
     // Auto mode replays what it can: a workflow with no recording (hand-written) goes to the agent.
     try {
       this.#recording = await loadRecording(this.#ctx.workflowDir);
@@ -282,8 +291,8 @@ class RecordedRun {
   #verdictOf(before: Look<Located>): { executed_by: StepExecution; reason: string } {
     if (!before.ok) {
       return {
-        executed_by: this.#policy.handsOver ? 'agent' : 'skipped',
-        reason: `${this.#policy.handsOver ? 'handed to the agent' : 'stopped here'}: ${before.failure.reason}`,
+        executed_by: this.#withModel ? 'agent' : 'skipped',
+        reason: `${this.#withModel ? 'handed to the agent' : 'stopped here'}: ${before.failure.reason}`,
       };
     }
     const { rung, map, reason } = before.value;
@@ -646,7 +655,8 @@ class RecordedRun {
     }
     if (this.#policy.handsOver) {
       const reason = 'the value could not be read without the model';
-      report('agent', `handed to the agent: ${reason}`);
+      if (this.#withModel) report('agent', `handed to the agent: ${reason}`);
+      else report('skipped', `stopped here: ${reason}`);
       return this.#needModel(reason, null);
     }
     const reason = 'trace mode reads values only by OCR next to a recorded example; none matched';
