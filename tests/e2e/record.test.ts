@@ -382,7 +382,7 @@ describe('mime record', () => {
 });
 
 describe('mime record in a terminal', () => {
-  it('pauses on Ctrl+I and takes an extract or details answered at the prompt', async () => {
+  it('pauses on Ctrl+I (on the display or in its own terminal) and takes one-key answers at the prompt', async () => {
     const socket = `mime-test-${process.pid}`;
     const tmux = (...args: string[]) => execa('tmux', ['-L', socket, ...args]);
     const pane = async () => (await tmux('capture-pane', '-p', '-t', 'rec')).stdout;
@@ -415,21 +415,22 @@ describe('mime record in a terminal', () => {
       await desktop.pressKeys('ctrl+i');
       await waitForPane(/Annotate: \(e\)xtract/);
       await desktop.click(pad.x, pad.y); // ignored: capture is paused
-      await tmux('send-keys', '-t', 'rec', 'e', 'Enter');
+      await tmux('send-keys', '-t', 'rec', 'e'); // one key, no Enter
       await waitForPane(/What to extract from this screen:$/m);
       await tmux('send-keys', '-t', 'rec', 'the last action', 'Enter');
       await waitForPane(/Example values/);
       await tmux('send-keys', '-t', 'rec', 'pad:left, none', 'Enter');
       await waitForPane(/Recording resumed\./);
-      await desktop.pressKeys('ctrl+i');
+      // Ctrl+I in the recorder's own terminal, which is not on the recorded display.
+      await tmux('send-keys', '-t', 'rec', 'C-i');
       await waitForPane(/Annotate:[^\n]*\n(?:.*\n)*.*Annotate: /);
-      await tmux('send-keys', '-t', 'rec', 'd', 'Enter');
+      await tmux('send-keys', '-t', 'rec', 'd');
       await waitForPane(/Note for the next step:$/m);
       await tmux('send-keys', '-t', 'rec', 'click the right half', 'Enter');
       await sleep(300);
       await desktop.click(pad.x + 100, pad.y);
       await sleep(600);
-      await desktop.pressKeys('ctrl+alt+shift+s');
+      await tmux('send-keys', '-t', 'rec', 'C-c'); // Ctrl+C in its terminal stops it (raw mode)
       await waitForPane(/events in [\d.]+ s saved[\s\S]*exit=0/);
       const events = await manifestOf(dir);
       expect(events.map((e) => [e.action_type, e.action_details, e.details])).toEqual([

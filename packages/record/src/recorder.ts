@@ -101,6 +101,12 @@ export interface RecordOptions {
    * resolves null when they cancel. Without it the hotkey only emits `annotation-requested`.
    */
   promptAnnotation?: () => Promise<Annotation | null>;
+  /**
+   * Another way to ask for an annotation besides the hotkey (the CLI: Ctrl+I or Tab in its own
+   * terminal, which may not be on the recorded display). Called once recording has started with a
+   * function that asks, as the hotkey does; returns a function that stops listening.
+   */
+  annotateFrom?: (ask: () => void) => () => void;
   /** Progress events. Default none. */
   onEvent?: (event: RecorderEvent) => void;
   /** Grouping of raw input into actions; see {@link AggregatorOptions} for each default. */
@@ -550,13 +556,18 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
       : setTimeout(() => stop('max-duration'), options.maxDurationMs);
   const onAbort = () => stop(options.signal?.reason === 'interrupt' ? 'interrupt' : 'signal');
   let events = 0;
+  let unlisten: (() => void) | undefined;
   try {
     hooks = await desktop.startHooks(onHook, { layoutText: true });
     if (options.signal?.aborted) onAbort();
     options.signal?.addEventListener('abort', onAbort, { once: true });
     emit({ type: 'started', sessionId, dir, screen, hotkeys });
+    unlisten = options.annotateFrom?.(() => {
+      if (!paused && !stopReason) void askAnnotation();
+    });
     await stopped;
   } finally {
+    unlisten?.();
     options.signal?.removeEventListener('abort', onAbort);
     clearInterval(ticker);
     clearTimeout(limit);

@@ -13,6 +13,7 @@ import { type HomeOptions, resolveHome } from '../home.ts';
 import { positiveNumber } from '../numbers.ts';
 import { printData, printJson, say, style } from '../output.ts';
 import { createRunLog } from '../run-log.ts';
+import { TerminalKeys } from '../terminal-keys.ts';
 
 interface RecordFlags extends HomeOptions {
   name?: string;
@@ -111,38 +112,48 @@ function reportProgress(event: RecorderEvent, name: string, json: boolean): void
   }
 }
 
-/** The Ctrl+I prompt, answered in this terminal. */
-async function promptInTerminal(onInterrupt: () => void): Promise<Annotation | null> {
-  const rl = createInterface({ input: process.stdin, output: process.stderr });
-  rl.on('SIGINT', () => {
-    rl.close();
-    onInterrupt();
-  });
-  try {
+/**
+ * The annotation prompt, answered in this terminal: one key picks what to add (no Enter), then the
+ * text is a line.
+ */
+async function promptInTerminal(keys: TerminalKeys, onInterrupt: () => void): Promise<Annotation | null> {
+  return keys.hold(async () => {
     say(style.cyan('Recording paused.'));
-    const kind = (
-      await rl.question('Annotate: (e)xtract a value, add (d)etails to the next step, or Enter to cancel: ')
-    )
-      .trim()
-      .toLowerCase();
-    if (kind.startsWith('e')) {
-      const query = (await rl.question('What to extract from this screen: ')).trim();
-      if (!query) return null;
-      const values = (await rl.question('Example values, comma-separated (optional): '))
-        .split(',')
-        .map((v) => v.trim())
-        .filter(Boolean);
-      return { type: 'extract', query, values };
+    try {
+      process.stderr.write(
+        'Annotate: (e)xtract a value, add (d)etails to the next step, any other key cancels: ',
+      );
+      const key = await keys.readKey();
+      process.stderr.write(`${key.name ?? ''}\n`);
+      if (key.ctrl && key.name === 'c') {
+        onInterrupt();
+        return null;
+      }
+      if (key.name !== 'e' && key.name !== 'd') return null;
+      const rl = createInterface({ input: process.stdin, output: process.stderr });
+      rl.on('SIGINT', () => {
+        rl.close();
+        onInterrupt();
+      });
+      try {
+        if (key.name === 'd') {
+          const text = (await rl.question('Note for the next step: ')).trim();
+          return text ? { type: 'details', text } : null;
+        }
+        const query = (await rl.question('What to extract from this screen: ')).trim();
+        if (!query) return null;
+        const values = (await rl.question('Example values, comma-separated (optional): '))
+          .split(',')
+          .map((v) => v.trim())
+          .filter(Boolean);
+        return { type: 'extract', query, values };
+      } finally {
+        rl.close();
+      }
+    } finally {
+      say(style.cyan('Recording resumed.'));
     }
-    if (kind.startsWith('d')) {
-      const text = (await rl.question('Note for the next step: ')).trim();
-      return text ? { type: 'details', text } : null;
-    }
-    return null;
-  } finally {
-    rl.close();
-    say(style.cyan('Recording resumed.'));
-  }
+  });
 }
 
 function registerControl(record: Command, run: (code: Promise<ExitCode>) => void): void {
@@ -207,7 +218,7 @@ export function registerRecord(program: Command, run: (code: Promise<ExitCode>) 
     .command('record')
     .summary('record a task by doing it once')
     .description(
-      'Record a task: every click, drag, scroll, key chord and typing burst, each with the screen as it was just before. Stop with Ctrl+C here, the stop hotkey, or `mime record stop`. Press Ctrl+I to annotate: extract a value from the screen, or add details to the next step. Toggle secret typing for passwords: their text is never stored, and reflect turns them into sensitive params.',
+      'Record a task: every click, drag, scroll, key chord and typing burst, each with the screen as it was just before. Stop with Ctrl+C here, the stop hotkey, or `mime record stop`. Press Ctrl+I (on the display or in this terminal) to annotate: extract a value from the screen, or add details to the next step. Toggle secret typing for passwords: their text is never stored, and reflect turns them into sensitive params.',
     )
     .option('--name <name>', 'name of the task (required)')
     .option('--description <text>', 'what the task is for')
@@ -240,6 +251,7 @@ export function registerRecord(program: Command, run: (code: Promise<ExitCode>) 
           const controller = new AbortController();
           const log = createRunLog('record', 'record.log');
           const interrupt = () => controller.abort('interrupt');
+          const keys = process.stdin.isTTY ? new TerminalKeys() : undefined;
           const terminate = () => controller.abort('signal');
           process.once('SIGINT', interrupt);
           process.once('SIGTERM', terminate);
@@ -253,7 +265,11 @@ export function registerRecord(program: Command, run: (code: Promise<ExitCode>) 
               maxDurationMs: seconds === undefined ? undefined : seconds * 1000,
               signal: controller.signal,
               hotkeys: { annotate: flags.annotateKey, stop: flags.stopKey, secret: flags.secretKey },
-              promptAnnotation: process.stdin.isTTY ? () => promptInTerminal(interrupt) : undefined,
+              promptAnnotation: keys ? () => promptInTerminal(keys, interrupt) : undefined,
+              // Ctrl+I in this terminal too: it need not be on the recorded display (ssh, tmux).
+              annotateFrom: keys
+                ? (ask) => keys.listen({ onAnnotate: ask, onInterrupt: interrupt })
+                : undefined,
               // X terminal emulators (xterm, konsole, alacritty, kitty...) set WINDOWID: then the window
               // focused now is the terminal running mime, and what is typed or clicked there is left out.
               ignoreTerminal: process.stdin.isTTY === true && Boolean(process.env.WINDOWID),
