@@ -42,8 +42,8 @@ export interface BatchOptions {
   dir?: string;
   /** Take sensitive params from the rows file too. Default false: only from the environment. */
   allowSecretsInRows?: boolean;
-  /** Replay options for every row (params come from the rows). */
-  replay?: WorkerReplayOptions & Pick<ReplayOptions, 'env' | 'runSetup'>;
+  /** Replay options for every row (params come from the rows); `fresh` resets the app before each row on this display. */
+  replay?: WorkerReplayOptions & Pick<ReplayOptions, 'env' | 'runSetup' | 'fresh'>;
   /** Stops the batch: no new row starts, running ones are aborted. */
   signal?: AbortSignal;
   /** Progress: each row as it starts and ends. */
@@ -256,7 +256,8 @@ async function runInWorker(
       .map(([k, v]) => [secretEnvName(k), v]),
   );
   const plain = Object.fromEntries(Object.entries(values).filter(([k]) => !sensitive.has(k)));
-  const { env: replayEnv, runSetup: _runSetup, ...replayOptions } = options.replay ?? {};
+  // A worker's display is new, its app started from the setup: runSetup and fresh are its own.
+  const { env: replayEnv, runSetup: _runSetup, fresh: _fresh, ...replayOptions } = options.replay ?? {};
   for (let attempt = 1; attempt <= 2; attempt += 1) {
     const display = await startPrivateDisplay();
     try {

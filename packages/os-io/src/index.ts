@@ -54,6 +54,8 @@ export { type PrivateDisplay, type PrivateDisplayOptions, startPrivateDisplay } 
 export { epochNow } from './time.ts';
 export type { LogicalPoint, LogicalSize, PhysicalSize, ScreenGeometry } from './units.ts';
 export {
+  type CloseAppOptions,
+  closeApp,
   describeWindowQuery,
   type FoundWindow,
   findWindows,

@@ -141,3 +141,73 @@ export function launchApp(command: string, env: NodeJS.ProcessEnv = process.env)
     });
   });
 }
+
+/** The processes that own `windows` (X11 `_NET_WM_PID`); windows that do not tell are left out. */
+async function ownersOf(windows: readonly FoundWindow[], env: NodeJS.ProcessEnv): Promise<number[]> {
+  const pids = await Promise.all(
+    windows.map((w) =>
+      run('xdotool', ['getwindowpid', w.id], { env }).then(
+        (r) => Number.parseInt(r.stdout.trim(), 10),
+        () => Number.NaN,
+      ),
+    ),
+  );
+  return [...new Set(pids.filter((pid) => Number.isInteger(pid) && pid > 1 && pid !== process.pid))];
+}
+
+export interface CloseAppOptions {
+  /** How long the app gets to close after SIGTERM before SIGKILL, ms. Default 5000. */
+  graceMs?: number;
+  signal?: AbortSignal;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * Ends the app whose windows match `query` (X11): SIGTERM to the processes that own them, SIGKILL to
+ * those still there after `graceMs`, until none of the windows is left. Resolves the number of
+ * processes ended; throws {@link DesktopFailureError} when a window stays.
+ */
+export async function closeApp(query: WindowQuery, options: CloseAppOptions = {}): Promise<number> {
+  const { graceMs = 5000, signal, env = process.env } = options;
+  const windows = await findWindows(query, env);
+  const pids = await ownersOf(windows, env);
+  if (windows.length > 0 && pids.length === 0) {
+    throw new DesktopFailureError(
+      `the app window (${describeWindowQuery(query)}) does not tell which process owns it (no _NET_WM_PID): close it yourself, or give the workflow a setup.reset command`,
+    );
+  }
+  const send = (sig: NodeJS.Signals) => {
+    for (const pid of pids) {
+      try {
+        process.kill(pid, sig);
+      } catch {
+        // Already gone.
+      }
+    }
+  };
+  send('SIGTERM');
+  const gone = async (ms: number) => (await waitForNoWindow(query, { timeoutMs: ms, signal, env })) === true;
+  if (!(await gone(graceMs))) {
+    send('SIGKILL');
+    if (!(await gone(2000))) {
+      throw new DesktopFailureError(
+        `the app window (${describeWindowQuery(query)}) is still open after SIGKILL`,
+      );
+    }
+  }
+  return pids.length;
+}
+
+/** Waits until no window matches; true when none is left within the timeout. */
+async function waitForNoWindow(query: WindowQuery, options: WaitForWindowOptions): Promise<boolean> {
+  const { timeoutMs, intervalMs = 100, signal, env } = options;
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    if ((await findWindows(query, env)).length === 0) return true;
+    if (performance.now() >= deadline) return false;
+    await pause(
+      Math.min(intervalMs, Math.max(0, deadline - performance.now())),
+      signal ?? new AbortController().signal,
+    );
+  }
+}

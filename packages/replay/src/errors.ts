@@ -97,7 +97,13 @@ export interface DivergenceDetails {
   crops: readonly [string, string];
   /** The target of a step before it ran, which the auto mode may re-find elsewhere. */
   regroundable: boolean;
+  /** The run's first step, on a screen that is not the recording's first frame. */
+  notAtStart?: boolean;
 }
+
+/** What to do when the screen did not start as the recording does. */
+const NOT_AT_START =
+  "The screen already differed from the recording's first frame before the first action: if the app is not in its recorded starting state (a value left by an earlier run, another page or dialog), reset it, or replay with --fresh (option fresh), which restarts the app from the workflow's setup or runs its setup.reset command.";
 
 const pct = (n: number) => `${Math.round(n * 100)}%`;
 
@@ -115,7 +121,7 @@ export class ReplayDivergenceError extends MimeError {
       : 'The app is not in the state the recording shows (a dialog that did not open, another window in front): check it, or let the model work from the screen in the agent mode.';
     super(
       'MIME_REPLAY_DIVERGENCE',
-      `${where}: ${details.reason} (${pct(details.similarity)} where ${pct(details.threshold)} is needed; expected and observed crops: ${details.crops.join(', ')}). ${note ?? advice}`,
+      `${where}: ${details.reason} (${pct(details.similarity)} where ${pct(details.threshold)} is needed; expected and observed crops: ${details.crops.join(', ')}). ${note ?? advice}${details.notAtStart ? ` ${NOT_AT_START}` : ''}`,
     );
     this.details = details;
   }

@@ -54,7 +54,10 @@ function renderNotice(notice: Notice, id: string, context: TimelineContext): Htm
     case 'setup':
       return renderCallout(
         'info',
-        notice.data.launched ? 'App launched' : 'App window found',
+        `${notice.data.fresh ? 'App reset to its recorded start; ' : ''}${notice.data.launched ? 'app launched' : 'app window found'}`.replace(
+          /^a/,
+          'A',
+        ),
         html`${notice.data.command ? html`<code>${notice.data.command}</code> ` : ''}${notice.data.window ? html`window ${notice.data.window}` : ''} after ${(notice.data.waited_ms / 1000).toFixed(1)} s`,
       );
     case 'unreadable':

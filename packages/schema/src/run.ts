@@ -154,6 +154,8 @@ export const RUN_EVENT_DATA = {
     window: z.string().nullable(),
     launched: z.boolean(),
     waited_ms: z.number().nonnegative(),
+    /** The app was first put in its recorded starting state (`fresh`). */
+    fresh: z.boolean().default(false),
   }),
   subtask_start: z.object({
     text: z.string(),

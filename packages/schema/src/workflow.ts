@@ -167,6 +167,29 @@ export const WorkflowSetup = z
       .max(600_000)
       .default(30_000)
       .describe('How long to wait for the window, ms.'),
+    reset: z
+      .union([
+        z.literal('restart'),
+        z.strictObject({
+          command: z
+            .string()
+            .min(1, 'command must not be empty')
+            .max(4096)
+            .describe(
+              'Shell command that puts the app back in its recorded starting state; replay waits for it to exit.',
+            ),
+          timeout_ms: z
+            .int()
+            .positive()
+            .max(600_000)
+            .default(30_000)
+            .describe('How long the command may take, ms.'),
+        }),
+      ])
+      .optional()
+      .describe(
+        'How `--fresh` puts the app in the state the recording starts from before a run: "restart" (the default) ends the app that owns the window and runs the setup command again; {command} runs a reset command instead.',
+      ),
   })
   .describe('Launch of the app before the first subtask.');
 export type WorkflowSetup = z.infer<typeof WorkflowSetup>;

@@ -45,6 +45,7 @@ interface ReplayFlags extends HomeOptions, ModelFlags, RowsFlags {
   typeDelay?: string;
   heal?: boolean;
   runSetup?: boolean;
+  fresh?: boolean;
 }
 
 /** Ctrl+C at one of this command's prompts. */
@@ -220,9 +221,11 @@ function describeEvent(event: ReplayEvent): string | null {
       return style.yellow(`    → the model takes over the rest of this subtask: ${event.reason}`);
     case 'setup':
       return style.dim(
-        event.launched
-          ? `  launched ${event.command}; its window (${event.window}) appeared after ${(event.waited_ms / 1000).toFixed(1)} s`
-          : `  the app's window (${event.window}) is open`,
+        `${event.fresh ? '  reset the app to its recorded starting state;' : ''}${
+          event.launched
+            ? `  launched ${event.command}; its window (${event.window}) appeared after ${(event.waited_ms / 1000).toFixed(1)} s`
+            : `  the app's window (${event.window}) is open`
+        }`,
       );
     case 'extract':
       return `    ${style.dim(`#${(event.iteration ?? 0) + 1}`)} extract ${event.variable} = ${JSON.stringify(event.value)}`;
@@ -328,6 +331,7 @@ function rowOptions(flags: ReplayFlags) {
     stepTimeoutMs: msOf(positiveNumber(flags.stepTimeout, '--step-timeout', 3600)),
     typeDelayMs: wholeNumber(flags.typeDelay, '--type-delay', 0),
     runSetup: flags.runSetup === true,
+    fresh: flags.fresh === true,
   } satisfies ReplayOptions;
 }
 
@@ -436,6 +440,10 @@ export function registerReplay(program: Command, run: (code: Promise<ExitCode>) 
     .option(
       '--run-setup',
       "run the workflow's setup command when its app window is not open (without it, replay waits for the window)",
+    )
+    .option(
+      '--fresh',
+      "put the app in its recorded starting state first (and before each --rows row on this display): the workflow's setup.reset command, else end the app and run its setup command again",
     )
     .option('--rows <file>', 'one run per row of a .csv (a header of param names) or .jsonl file, as a batch')
     .option(

@@ -14,7 +14,7 @@ export async function recordDivergence(
   failure: Failure,
   turn: At,
   live: RgbaImage,
-  options: { regroundable: boolean },
+  options: { regroundable: boolean; notAtStart: boolean },
 ): Promise<ReplayDivergenceError> {
   const area = failure.region ?? {
     x: 0,
@@ -56,5 +56,6 @@ export async function recordDivergence(
     threshold: failure.threshold,
     crops: [expected, observed],
     regroundable: options.regroundable && failure.regroundable,
+    notAtStart: options.notAtStart,
   });
 }

@@ -64,6 +64,7 @@ import { recordDivergence } from './divergence.ts';
 import { type Layout, mapBox, mapPoint, RECORDED } from './layout-map.ts';
 import { type Locator, ladder, locate } from './locators.ts';
 import {
+  liveImage,
   loadRecording,
   type RecordedStep,
   type RecordedSteps,
@@ -153,6 +154,9 @@ class RecordedRun {
   };
   /** Auto with a model configured: a step the recording cannot carry goes to the agent. */
   #withModel = false;
+  /** The screen before the first action was not the recording's first frame (see #startDiffers). */
+  #notAtStart = false;
+  #firstSubtask: number | null = null;
   /** Where two recorded frames differ, by frame pair: the same checks run in every poll. */
   readonly #regions = new WeakMap<RgbaImage, WeakMap<RgbaImage, Box | null>>();
 
@@ -187,6 +191,8 @@ class RecordedRun {
       if (!this.#policy.handsOver) throw error;
     }
     const plan = planFromWorkflow(this.#ctx.workflow);
+    this.#firstSubtask = plan[0]?.subtask_i ?? null;
+    this.#notAtStart = await this.#startDiffers();
     for (const [index, subtask] of plan.entries()) await this.#runSubtask(subtask, index, plan);
   }
 
@@ -672,9 +678,27 @@ class RecordedRun {
   async #fail(failure: Failure, turn: At, live: RgbaImage): Promise<string> {
     const divergence = await recordDivergence(this.#ctx.journal, failure, turn, live, {
       regroundable: !this.#policy.handsOver,
+      // In the first subtask, a screen that did not start as recorded is the likely cause.
+      notAtStart: turn.subtask_i === this.#firstSubtask && this.#notAtStart,
     });
     if (!this.#policy.handsOver) throw divergence;
     return this.#needModel(failure.reason, divergence);
+  }
+
+  /**
+   * Whether the screen, before the run's first action, differs from the recording's first frame (more
+   * than a caret or a focus line): the app was not reset, a value left by an earlier run shows.
+   */
+  async #startDiffers(): Promise<boolean> {
+    const first = this.#recording.frames.get(Math.min(...this.#recording.frames.keys()));
+    if (!first || this.#ctx.settings.dryRun) return false;
+    const [recorded, live] = await Promise.all([
+      this.#steps.frame(first).catch(() => null),
+      this.#ctx.desktop.captureFrame().then(liveImage),
+    ]);
+    // Another screen size tells nothing about the app's state.
+    if (!recorded || recorded.width !== live.width || recorded.height !== live.height) return false;
+    return changedRegion(recorded, live) !== null;
   }
 
   /** Auto: the reason to hand over when a model is configured; else the divergence (or the reason) is thrown. */

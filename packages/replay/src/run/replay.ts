@@ -115,6 +115,12 @@ export interface ReplayOptions {
    * workflow's command runs only when you allow it; replay then waits for the window instead.
    */
   runSetup?: boolean;
+  /**
+   * Put the app in the state the recording starts from before the run: the workflow's `setup.reset`
+   * command, or (the default) end the app that owns the setup window and run the setup command
+   * again. Needs a workflow `setup`; runs its commands (as `runSetup` allows). Default false.
+   */
+  fresh?: boolean;
 }
 
 /** Default of {@link ReplayOptions.stepTimeoutMs}. */
@@ -227,6 +233,11 @@ export async function replay(workflowDir: string, options: ReplayOptions = {}): 
     workflowSha256: sha256(await readFile(loaded.file)),
     manifestSha256: sha256(await readFile(join(folderOfWorkflow, 'manifest.jsonl')).catch(() => '')),
   };
+  if (options.fresh && !loaded.workflow.setup) {
+    throw new ReplayOptionError(
+      `fresh needs the workflow's setup (the command that starts the app and its window), and ${loaded.file} has none: add one with mime edit, or reset the app yourself`,
+    );
+  }
   const overrides = options.params ?? {};
   checkParams(loaded.workflow, overrides);
   const settings = resolveSettings(options);
@@ -358,6 +369,7 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
     if (materialized.workflow.setup) {
       await prepareApp(materialized.workflow.setup, journal, {
         launch: options.runSetup ?? false,
+        fresh: options.fresh ?? false,
         signal,
         env: { ...process.env, ...options.env },
       });

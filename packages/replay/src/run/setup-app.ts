@@ -3,19 +3,51 @@
  * setup command only when the caller allows it (a shared workflow's command is code from someone
  * else); otherwise it waits for the window the person or a script opens.
  */
-import { describeWindowQuery, findWindows, launchApp, waitForWindow } from '@mime-desktop/os-io';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { closeApp, describeWindowQuery, findWindows, launchApp, waitForWindow } from '@mime-desktop/os-io';
 import type { WorkflowSetup } from '@mime-desktop/schema';
 import { SetupError } from '../errors.ts';
 import type { RunJournal } from './journal.ts';
 
+const run = promisify(execFile);
+
 export interface PrepareAppOptions {
   /** Run the setup command when the window is not open. */
   launch: boolean;
+  /** First put the app in its recorded starting state (`setup.reset`, default a restart); implies `launch`. */
+  fresh: boolean;
   signal: AbortSignal;
   env: NodeJS.ProcessEnv;
 }
 
-/** Makes sure the setup window is open: found, or launched and waited for; throws {@link SetupError} when it never appears. */
+/** Runs the workflow's reset command and waits for it; throws {@link SetupError} when it fails. */
+async function runReset(command: string, timeoutMs: number, options: PrepareAppOptions): Promise<void> {
+  try {
+    await run('/bin/sh', ['-c', command], { env: options.env, timeout: timeoutMs, signal: options.signal });
+  } catch (error) {
+    const { code, stderr } = error as { code?: unknown; stderr?: string };
+    throw new SetupError(
+      `the workflow's setup.reset command \`${command}\` failed (${code === 'ETIMEDOUT' || code === undefined ? `not done within ${timeoutMs / 1000} s` : `exit ${code}`})${stderr?.trim() ? `: ${stderr.trim().slice(0, 300)}` : ''}; fix it with mime edit`,
+    );
+  }
+}
+
+/** Puts the app in its recorded starting state: the reset command, or the app ended (relaunched after). */
+async function resetApp(setup: WorkflowSetup, options: PrepareAppOptions): Promise<void> {
+  const reset = setup.reset ?? 'restart';
+  if (reset !== 'restart') return runReset(reset.command, reset.timeout_ms, options);
+  try {
+    await closeApp(setup.window, { signal: options.signal, env: options.env });
+  } catch (error) {
+    throw new SetupError(`--fresh could not restart the app: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Makes sure the setup window is open: found, or launched and waited for (after a reset with
+ * `fresh`); throws {@link SetupError} when it never appears.
+ */
 export async function prepareApp(
   setup: WorkflowSetup,
   journal: RunJournal,
@@ -23,12 +55,21 @@ export async function prepareApp(
 ): Promise<void> {
   const started = performance.now();
   const window = describeWindowQuery(setup.window);
+  if (options.fresh) await resetApp(setup, options);
   const [open] = await findWindows(setup.window, options.env);
   if (open) {
-    journal.emit({ type: 'setup', command: null, window, launched: false, waited_ms: 0 });
+    journal.emit({
+      type: 'setup',
+      command: null,
+      window,
+      launched: false,
+      waited_ms: 0,
+      fresh: options.fresh,
+    });
     return;
   }
-  if (options.launch) await launchApp(setup.command, options.env);
+  const launch = options.launch || options.fresh;
+  if (launch) await launchApp(setup.command, options.env);
   const found = await waitForWindow(setup.window, {
     timeoutMs: setup.timeout_ms,
     signal: options.signal,
@@ -37,16 +78,17 @@ export async function prepareApp(
   const waited = performance.now() - started;
   if (!found) {
     throw new SetupError(
-      options.launch
+      launch
         ? `the app window (${window}) did not appear within ${setup.timeout_ms / 1000} s of running the setup command \`${setup.command}\`: check that the command starts the app here, or raise setup.timeout_ms`
         : `the app window (${window}) did not appear within ${setup.timeout_ms / 1000} s: start the app yourself, or allow replay to run the workflow's setup command \`${setup.command}\` (option runSetup)`,
     );
   }
   journal.emit({
     type: 'setup',
-    command: options.launch ? setup.command : null,
+    command: launch ? setup.command : null,
     window,
-    launched: options.launch,
+    launched: launch,
     waited_ms: Math.round(waited),
+    fresh: options.fresh,
   });
 }
