@@ -517,6 +517,7 @@ describe('mime doctor on a display', () => {
       const { ok, checks } = JSON.parse(result.stdout);
       expect(checks.map((c: { name: string; status: string }) => `${c.name}:${c.status}`)).toEqual([
         'node:ok',
+        'native modules:ok',
         'display:ok',
         'capture:ok',
         'input hooks:ok',
@@ -525,9 +526,9 @@ describe('mime doctor on a display', () => {
         'model config:ok',
         'model endpoint:ok',
       ]);
-      expect(checks[2].detail).toMatch(/^1280x800 logical px, scale 1, [\d.]+ ms a frame$/);
-      expect(checks[4].detail).toMatch(/^xdotool version \d/);
-      expect(checks[5].detail).toMatch(/^bus reachable; apps exposing a tree: .*Chromium/);
+      expect(checks[3].detail).toMatch(/^1280x800 logical px, scale 1, [\d.]+ ms a frame$/);
+      expect(checks[5].detail).toMatch(/^xdotool version \d/);
+      expect(checks[6].detail).toMatch(/^bus reachable; apps exposing a tree: .*Chromium/);
       expect(ok).toBe(true);
       expect(result.exitCode).toBe(0);
 

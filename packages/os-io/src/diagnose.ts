@@ -4,6 +4,7 @@ import { promisify } from 'node:util';
 import { type DoctorCheck, failedCheck } from '@mime-desktop/schema';
 import { openAccessibility } from './accessibility.ts';
 import { probeDisplay } from './display-probe.ts';
+import { checkNativeModules } from './native-modules.ts';
 import { createDesktop } from './nut-desktop.ts';
 
 async function checkDisplay(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
@@ -113,14 +114,18 @@ export async function checkAccessibility(env: NodeJS.ProcessEnv): Promise<Doctor
  * throws for a failed check. Without a display the later checks are skipped, not failed.
  */
 export async function diagnoseDesktop(env: NodeJS.ProcessEnv = process.env): Promise<DoctorCheck[]> {
+  const native = await checkNativeModules();
+  // Binaries built for another machine cannot load: capture, input and hooks are not tried.
+  if (native.status === 'fail') return [native];
   const display = await checkDisplay(env);
   if (display.status !== 'ok') {
     return [
+      native,
       display,
       ...['capture', 'input hooks', 'xdotool', 'accessibility'].map(
         (name): DoctorCheck => ({ name, status: 'skip', detail: 'not checked: no display' }),
       ),
     ];
   }
-  return [display, ...(await checkDesktop()), await checkXdotool(env), await checkAccessibility(env)];
+  return [native, display, ...(await checkDesktop()), await checkXdotool(env), await checkAccessibility(env)];
 }

@@ -49,6 +49,7 @@ export {
   TOOLKIT_TYPING,
 } from './input.ts';
 export { type HookKeyName, typedChar } from './keymap.ts';
+export { checkNativeModules, elfArch, linuxNativeBinaries, type NativeBinary } from './native-modules.ts';
 export { createDesktop, type DesktopOptions } from './nut-desktop.ts';
 export { type PrivateDisplay, type PrivateDisplayOptions, startPrivateDisplay } from './private-display.ts';
 export { epochNow } from './time.ts';
