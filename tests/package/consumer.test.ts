@@ -21,12 +21,34 @@ const { version } = JSON.parse(await readFile(join(REPO_ROOT, 'packages', 'cli',
 const DEMO_WORKFLOW = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
 const TSC = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
+const PACKAGES = [
+  'batch',
+  'cli',
+  'model',
+  'os-io',
+  'record',
+  'reflect',
+  'replay',
+  'report',
+  'schema',
+  'vision',
+];
+
+const tsBlocks = (markdown: string) => [...markdown.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+
 /** The ```ts code blocks of the README's "Use as a library" section, in order. */
 async function readmeExamples(): Promise<string[]> {
   const readme = await readFile(join(REPO_ROOT, 'README.md'), 'utf8');
   const section = readme.slice(readme.indexOf('## Use as a library'));
-  const body = section.slice(0, section.indexOf('\n## ', 4));
-  return [...body.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
+  return tsBlocks(section.slice(0, section.indexOf('\n## ', 4)));
+}
+
+/** The ```ts code blocks of every package's own README. */
+async function packageReadmeExamples(): Promise<string[]> {
+  const readmes = await Promise.all(
+    PACKAGES.map((name) => readFile(join(REPO_ROOT, 'packages', name, 'README.md'), 'utf8')),
+  );
+  return readmes.flatMap(tsBlocks);
 }
 
 let root: string;
@@ -45,9 +67,7 @@ beforeAll(async () => {
 describe('the packed packages', () => {
   it('are publishable: versions resolved, built entry points with types, licence, engines', async () => {
     expect(tarballs.map((t) => t.split('/').at(-1)).sort()).toEqual(
-      ['batch', 'cli', 'model', 'os-io', 'record', 'reflect', 'replay', 'report', 'schema', 'vision'].map(
-        (name) => `mime-desktop-${name}-${version}.tgz`,
-      ),
+      PACKAGES.map((name) => `mime-desktop-${name}-${version}.tgz`),
     );
     for (const name of ['cli', 'schema', 'replay']) {
       const dir = join(project, 'node_modules', '@mime-desktop', name);
@@ -60,6 +80,32 @@ describe('the packed packages', () => {
         exports: { '.': { types: './dist/index.d.ts', default: './dist/index.js' } },
       });
       expect(await readFile(join(dir, 'LICENSE'), 'utf8')).toContain('MIT License');
+      expect(await readFile(join(dir, 'README.md'), 'utf8')).toMatch(
+        new RegExp(`^# @mime-desktop/${name}\n`),
+      );
+      // Source and declaration maps point at the sources published beside them.
+      for (const map of ['index.js.map', 'index.d.ts.map']) {
+        const { sources } = JSON.parse(await readFile(join(dir, 'dist', map), 'utf8'));
+        expect(sources).toEqual(['../src/index.ts']);
+        expect(await readFile(join(dir, 'src', 'index.ts'), 'utf8')).toContain('export');
+      }
+    }
+  });
+
+  it('pass publint (strict) and are the types wrong? (esm-only profile), each tarball', async () => {
+    const bin = (name: string) => join(REPO_ROOT, 'node_modules', '.bin', name);
+    for (const tarball of tarballs) {
+      const lint = await execa(bin('publint'), ['run', tarball, '--strict'], {
+        reject: false,
+        env: CLEAN_ENV,
+      });
+      expect(lint.exitCode, `${tarball}: ${lint.stdout}`).toBe(0);
+      expect(lint.stdout).toContain('All good!');
+      const types = await execa(bin('attw'), [tarball, '--profile', 'esm-only', '--format', 'json'], {
+        reject: false,
+        env: CLEAN_ENV,
+      });
+      expect(types.exitCode, `${tarball}: ${types.stdout.slice(0, 2000)}`).toBe(0);
     }
   });
 
@@ -114,12 +160,15 @@ describe('the packed packages', () => {
     expect(bad.problems[0].column).toBeGreaterThan(1);
   });
 
-  it('type-check a consumer under module nodenext (the README examples, replay() and loadWorkflow())', async () => {
+  it("type-check a consumer under module nodenext (the README examples, each package README's)", async () => {
     const examples = await readmeExamples();
     expect(examples.length).toBe(2);
+    const own = await packageReadmeExamples();
+    expect(own.length).toBe(PACKAGES.length - 1); // the CLI's README shows commands
     await mkdir(join(project, 'src'), { recursive: true });
     for (const [i, code] of examples.entries())
       await writeFile(join(project, 'src', `example-${i}.ts`), code);
+    for (const [i, code] of own.entries()) await writeFile(join(project, 'src', `package-${i}.ts`), code);
     await writeFile(
       join(project, 'tsconfig.json'),
       JSON.stringify({
@@ -160,12 +209,18 @@ describe('the installed mime on the demo app', () => {
     const dir = await demoWorkflow();
     const mime = globalMime;
     expect((await execa(mime, ['validate', dir], { env: CLEAN_ENV, reject: false })).exitCode).toBe(0);
-    const run = await execa(mime, ['replay', dir, '--param', 'song_name=Faint', '--json'], {
-      env: { ...CLEAN_ENV, DISPLAY: desktop.display, MIME_BASE_URL: undefined, MIME_MODEL: undefined },
-      reject: false,
-    });
+    const junit = join(root, 'global-run.xml');
+    const run = await execa(
+      mime,
+      ['replay', dir, '--param', 'song_name=Faint', '--json', '--reporter', 'junit', junit],
+      {
+        env: { ...CLEAN_ENV, DISPLAY: desktop.display, MIME_BASE_URL: undefined, MIME_MODEL: undefined },
+        reject: false,
+      },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
+    expect(await readFile(junit, 'utf8')).toMatch(/<testsuite name="play song"[^>]* tests="2" failures="0"/);
     expect((await desktop.readAppState()).playing).toBe('Faint');
   });
 
