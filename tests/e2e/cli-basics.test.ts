@@ -3,6 +3,20 @@ import { join } from 'node:path';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { describe, expect, it } from 'vitest';
 
+/** Every command, in the order `mime --help` lists them. */
+const COMMANDS = [
+  'doctor',
+  'record',
+  'reflect',
+  'edit',
+  'replay',
+  'report',
+  'heal',
+  'validate',
+  'list',
+  'batch',
+];
+
 describe('mime', () => {
   it('prints its version', async () => {
     const { version } = JSON.parse(
@@ -16,36 +30,12 @@ describe('mime', () => {
     const result = await runMime(['--help']);
     expect(result.exitCode).toBe(0);
     const commands = [...result.stdout.matchAll(/^ {2}(\w+) /gm)].map((m) => m[1]);
-    expect(commands).toEqual([
-      'doctor',
-      'record',
-      'reflect',
-      'edit',
-      'replay',
-      'report',
-      'heal',
-      'validate',
-      'list',
-      'batch',
-      'help',
-    ]);
+    expect(commands).toEqual([...COMMANDS, 'help']);
     expect(result.stdout).toContain('Exit codes: 0 ok, 1 the run failed, 2 bad input or usage, 130 aborted.');
   });
 
   it('gives each command help with examples and exit codes', async () => {
-    const commands = [
-      'doctor',
-      'record',
-      'reflect',
-      'edit',
-      'replay',
-      'report',
-      'heal',
-      'validate',
-      'list',
-      'batch',
-    ];
-    for (const command of commands) {
+    for (const command of COMMANDS) {
       const result = await runMime([command, '--help']);
       expect(result.exitCode).toBe(0);
       expect(result.stdout).toContain(`Examples:\n  mime ${command}`);

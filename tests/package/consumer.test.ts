@@ -11,6 +11,7 @@ import {
   CLEAN_ENV,
   installGlobally,
   installInProject,
+  PUBLISHED_PACKAGES,
   packMime,
 } from '@mime-desktop/test-support/packed-mime';
 import { REPO_ROOT } from '@mime-desktop/test-support/run-mime';
@@ -21,18 +22,7 @@ const { version } = JSON.parse(await readFile(join(REPO_ROOT, 'packages', 'cli',
 const DEMO_WORKFLOW = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
 const TSC = join(REPO_ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
 
-const PACKAGES = [
-  'batch',
-  'cli',
-  'model',
-  'os-io',
-  'record',
-  'reflect',
-  'replay',
-  'report',
-  'schema',
-  'vision',
-];
+const PACKAGES = PUBLISHED_PACKAGES;
 
 const tsBlocks = (markdown: string) => [...markdown.matchAll(/```ts\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
 

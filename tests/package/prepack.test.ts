@@ -5,6 +5,7 @@
 import { cp, mkdir, mkdtemp, readdir, readFile, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { PUBLISHED_PACKAGES } from '@mime-desktop/test-support/packed-mime';
 import { REPO_ROOT } from '@mime-desktop/test-support/run-mime';
 import { execa } from 'execa';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -71,18 +72,7 @@ describe('releases', () => {
     const { releases } = JSON.parse(await readFile(out, 'utf8')) as {
       releases: Array<{ name: string; type: string }>;
     };
-    const names = [
-      'batch',
-      'cli',
-      'model',
-      'os-io',
-      'record',
-      'reflect',
-      'replay',
-      'report',
-      'schema',
-      'vision',
-    ];
+    const names = PUBLISHED_PACKAGES;
     // One fixed group of every published package: a change bumps them all alike; the private test
     // support is never released.
     const config = JSON.parse(await readFile(join(REPO_ROOT, '.changeset', 'config.json'), 'utf8'));

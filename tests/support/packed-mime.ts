@@ -7,6 +7,20 @@ import { join } from 'node:path';
 import { execa } from 'execa';
 import { REPO_ROOT } from './run-mime.ts';
 
+/** The folders under packages/ of every published package (`@mime-desktop/<name>`). */
+export const PUBLISHED_PACKAGES = [
+  'batch',
+  'cli',
+  'model',
+  'os-io',
+  'record',
+  'reflect',
+  'replay',
+  'report',
+  'schema',
+  'vision',
+] as const;
+
 /** An environment for npm and the installed CLI: no workspace prefix, no colours, no display. */
 export const CLEAN_ENV = { NO_COLOR: '1', DISPLAY: undefined, npm_config_prefix: undefined };
 
