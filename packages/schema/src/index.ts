@@ -3,6 +3,7 @@ export * from './doctor-check.ts';
 export * from './element.ts';
 export * from './errors.ts';
 export * from './heal.ts';
+export * from './inventory.ts';
 export * from './json-files.ts';
 export * from './json-schema.ts';
 export * from './keys.ts';

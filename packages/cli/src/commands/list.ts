@@ -1,7 +1,7 @@
+import { type Inventory, listHome } from '@mime-desktop/schema';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
-import { type Inventory, listHome } from '../inventory.ts';
 import { formatTable, printData, printJson, say, style } from '../output.ts';
 
 const day = (iso: string | null) => (iso ? iso.slice(0, 16).replace('T', ' ') : '-');

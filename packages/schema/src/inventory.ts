@@ -1,15 +1,14 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  checkWorkflow,
-  FileReadError,
-  isMimeError,
-  RunSummary,
-  readJsonFile,
-  readJsonlFile,
-  readRecordingMetadata,
-  WORKFLOW_FILE,
-} from '@mime-desktop/schema';
+/**
+ * What a data root holds (`<home>/recordings/<id>/`, `<home>/workflows/<id>/` and their runs), as
+ * `mime list`, the MCP server and the studio show it.
+ */
+import { FileReadError, isMimeError } from './errors.ts';
+import { readJsonFile, readJsonlFile } from './json-files.ts';
+import { readRecordingMetadata } from './recording.ts';
+import { RunSummary } from './run.ts';
+import { checkWorkflow, WORKFLOW_FILE } from './workflow-file.ts';
 
 export interface RecordingEntry {
   session_id: string;
