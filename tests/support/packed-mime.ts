@@ -11,6 +11,7 @@ import { REPO_ROOT } from './run-mime.ts';
 export const PUBLISHED_PACKAGES = [
   'batch',
   'cli',
+  'mcp',
   'model',
   'os-io',
   'record',

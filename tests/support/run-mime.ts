@@ -33,7 +33,8 @@ export interface RunningMime {
   /** Resolves with the first complete line on stdout. */
   waitForStdoutLine(timeoutMs?: number): Promise<string>;
   /** Resolves when stderr so far matches `pattern`. */
-  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<void>;
+  /** Resolves the stderr so far once it matches `pattern`. */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<string>;
   kill(signal: NodeJS.Signals): void;
   /** Resolves when the process has exited. */
   done: Promise<MimeResult>;
@@ -101,9 +102,8 @@ export function startMime(
         'a stdout line',
         timeoutMs,
       ),
-    waitForStderr: async (pattern, timeoutMs = 20_000) => {
-      await waitFor(() => (pattern.test(stderr) ? '' : undefined), `stderr matched ${pattern}`, timeoutMs);
-    },
+    waitForStderr: (pattern, timeoutMs = 20_000) =>
+      waitFor(() => (pattern.test(stderr) ? stderr : undefined), `stderr matched ${pattern}`, timeoutMs),
     kill: (signal) => {
       child.kill(signal);
     },

@@ -24,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   validate: async () => (await import('./commands/validate.ts')).registerValidate,
   list: async () => (await import('./commands/list.ts')).registerList,
   batch: async () => (await import('./commands/batch.ts')).registerBatch,
+  mcp: async () => (await import('./commands/mcp.ts')).registerMcp,
 };
 
 /** The commands a command line needs: the one it names, none for a bare `--version`, else all. */

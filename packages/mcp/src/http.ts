@@ -1,0 +1,155 @@
+/**
+ * `mime mcp --http`: the server over Streamable HTTP on 127.0.0.1 only, at `/mcp`. Every request needs
+ * the bearer token; its Host must be this server's and an Origin, when sent, this server's too (a web
+ * page cannot reach it through DNS rebinding). Each client session gets a server of its own; the
+ * catalog and the desktop lock are shared.
+ */
+import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { McpOptionError } from './errors.ts';
+import type { MimeMcpServer } from './server.ts';
+
+/** The largest request body read, bytes. */
+const MAX_BODY = 4 * 1024 * 1024;
+
+export interface HttpOptions {
+  /** Port on 127.0.0.1; 0 picks a free one. */
+  port: number;
+  /** The bearer token every request must carry. */
+  token: string;
+  /** A server for a new session. */
+  createServer: () => MimeMcpServer;
+}
+
+export interface HttpServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** A token for a server that was not given one: 32 random bytes, base64url. */
+export function newToken(): string {
+  return randomBytes(32).toString('base64url');
+}
+
+function sameToken(given: string, token: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function reply(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+}
+
+async function readBody(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) throw new McpOptionError(`the request body is larger than ${MAX_BODY} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+/** Starts the HTTP server; resolves once it listens. */
+export async function serveHttp(options: HttpOptions): Promise<HttpServer> {
+  if (!Number.isInteger(options.port) || options.port < 0 || options.port > 65535) {
+    throw new McpOptionError(`--http takes a port from 0 to 65535, got ${options.port}`);
+  }
+  if (options.token.length < 16) throw new McpOptionError('the token must have at least 16 characters');
+  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; mime: MimeMcpServer }>();
+  let hosts: string[] = [];
+  let origins: string[] = [];
+
+  /** Host, Origin and token: true when the request may go on, else it was answered. */
+  const admitted = (req: IncomingMessage, res: ServerResponse): boolean => {
+    // DNS rebinding: only this server's own names, whatever the path or token.
+    if (!hosts.includes(req.headers.host ?? '')) {
+      reply(res, 403, `Invalid Host header: ${req.headers.host}`);
+      return false;
+    }
+    const origin = req.headers.origin;
+    if (origin !== undefined && !origins.includes(origin)) {
+      reply(res, 403, `Invalid Origin header: ${origin}`);
+      return false;
+    }
+    const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
+    if (auth === undefined || !sameToken(auth, options.token)) {
+      reply(res, 401, 'a bearer token is needed: the one `mime mcp --http` printed, or MIME_MCP_TOKEN', {
+        'www-authenticate': 'Bearer',
+      });
+      return false;
+    }
+    return true;
+  };
+
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!admitted(req, res)) return;
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp')
+      return reply(res, 404, 'the endpoint is /mcp');
+    const sessionId = req.headers['mcp-session-id'];
+    const known = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    if (req.method !== 'POST') {
+      if (!known) return reply(res, 400, 'no such session: initialize first');
+      return known.transport.handleRequest(req, res);
+    }
+    const body = await readBody(req).catch(() => undefined);
+    if (body === undefined) return reply(res, 400, 'the request body is not JSON');
+    if (known) return known.transport.handleRequest(req, res, body);
+    if (sessionId !== undefined || !isInitializeRequest(body)) {
+      return reply(res, 400, 'no such session: initialize first');
+    }
+    const mime = options.createServer();
+    const transport = new StreamableHTTPServerTransport({
+      sessionIdGenerator: () => randomUUID(),
+      enableDnsRebindingProtection: true,
+      allowedHosts: hosts,
+      allowedOrigins: origins,
+      onsessioninitialized: (id) => {
+        sessions.set(id, { transport, mime });
+      },
+    });
+    transport.onclose = () => {
+      if (transport.sessionId) sessions.delete(transport.sessionId);
+      void mime.close();
+    };
+    await mime.server.connect(transport);
+    await transport.handleRequest(req, res, body);
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) reply(res, 500, error instanceof Error ? error.message : String(error));
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new McpOptionError(`port ${options.port} on 127.0.0.1 is in use: give another with --http <port>`)
+          : error,
+      ),
+    );
+    server.listen(options.port, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  hosts = [`127.0.0.1:${port}`, `localhost:${port}`];
+  origins = hosts.map((host) => `http://${host}`);
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: async () => {
+      await Promise.all([...sessions.values()].map(({ transport }) => transport.close()));
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

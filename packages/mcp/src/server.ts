@@ -1,0 +1,363 @@
+/**
+ * The MCP server of a data root: one tool per ready workflow (its params as arguments, sensitive ones
+ * never), the generic tools `list_workflows`, `replay`, `get_run` and `validate`, and resources for
+ * each workflow's `schema.json` and each run's summary and report. The tool list follows the disk.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  listHome,
+  RUN_FILES,
+  RUNS_FOLDER,
+  readJsonlFile,
+  resolveInside,
+  type TaskParam,
+  validateWorkflowTarget,
+  WORKFLOW_FILE,
+  type Workflow,
+} from '@mime-desktop/schema';
+import { McpServer, type RegisteredTool, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import type { CatalogEntry, WorkflowCatalog } from './catalog.ts';
+import { NotFoundError, SecretArgumentError } from './errors.ts';
+import {
+  paramsFrom,
+  type ReplayContext,
+  ReplayOutput,
+  replayForTool,
+  type ToolExtra,
+  toolError,
+} from './replay-tool.ts';
+
+export interface MimeMcpOptions {
+  catalog: WorkflowCatalog;
+  replay: ReplayContext;
+  version: string;
+}
+
+const MODE = z
+  .enum(['auto', 'trace', 'agent'])
+  .optional()
+  .describe(
+    'auto (default): the recording, the model only where the screen diverged; trace: the recording only; agent: the model every turn',
+  );
+const FRESH = z
+  .boolean()
+  .optional()
+  .describe("put the app in its recorded starting state first (the workflow's setup.reset, or a restart)");
+
+/** A param as a tool argument: its type, description and example. */
+function argumentOf(param: TaskParam) {
+  const base =
+    param.type === 'boolean'
+      ? z.boolean()
+      : param.type === 'integer'
+        ? z.number().int()
+        : param.type === 'number'
+          ? z.number()
+          : z.string();
+  const example = param.example === null ? '' : ` (recorded: ${JSON.stringify(param.example)})`;
+  const described = base.describe(`${param.description || param.name}${example}`);
+  return param.example !== null || param.optional ? described.optional() : described;
+}
+
+const secretEnv = (param: TaskParam) => `MIME_PARAM_${param.name.toUpperCase()}`;
+
+/** What an agent reads to pick the tool: the task, when it succeeds, what it returns, where secrets come from. */
+function describeWorkflow(workflow: Workflow): string {
+  const extracts = workflow.plan.subtasks
+    .flatMap((s) => s.steps)
+    .flatMap((s) => (s.variable_name ? [s.variable_name] : []));
+  const secrets = workflow.task_params.filter((p) => p.sensitive);
+  return [
+    workflow.task_description_user || workflow.detailed_task_description || workflow.task_name,
+    workflow.success_criteria && `Succeeds when: ${workflow.success_criteria}`,
+    `Replays the recorded desktop workflow "${workflow.task_name}" on this machine's screen (one replay at a time) and returns its outcome${extracts.length > 0 ? ` and the values it reads: ${extracts.join(', ')}` : ''}.`,
+    secrets.length > 0 &&
+      `Sensitive params are never arguments: ${secrets.map((p) => `${p.name} comes from ${secretEnv(p)}`).join(', ')} in the server's environment.`,
+  ]
+    .filter(Boolean)
+    .join('\n');
+}
+
+const text = (value: unknown): CallToolResult => ({
+  content: [{ type: 'text', text: JSON.stringify(value, null, 2) }],
+  structuredContent: value as Record<string, unknown>,
+});
+
+/** A run folder by its id (`<run_id>` or `<workflow>/<run_id>`), inside the data root. */
+async function findRun(
+  catalog: WorkflowCatalog,
+  name: string,
+): Promise<{ entry: CatalogEntry; dir: string }> {
+  const [first, second] = name.split('/');
+  const candidates = second === undefined ? catalog.entries : catalog.entries.filter((e) => e.id === first);
+  const runId = second ?? first ?? '';
+  for (const entry of candidates) {
+    const dir = await resolveInside(join(entry.dir, RUNS_FOLDER), runId, 'run').catch(() => null);
+    if (dir && (await readFile(join(dir, RUN_FILES.events)).catch(() => null))) return { entry, dir };
+  }
+  throw new NotFoundError('run', name, []);
+}
+
+export class MimeMcpServer {
+  readonly server: McpServer;
+  readonly #options: MimeMcpOptions;
+  readonly #workflowTools = new Map<string, RegisteredTool>();
+  #unsubscribe: (() => void) | undefined;
+
+  constructor(options: MimeMcpOptions) {
+    this.#options = options;
+    this.server = new McpServer(
+      { name: 'mime', version: options.version },
+      {
+        capabilities: { tools: { listChanged: true }, resources: { listChanged: true } },
+        instructions:
+          'Each tool replays a desktop task recorded once with mime on this machine. The desktop is one: one replay at a time.',
+      },
+    );
+    this.#registerGeneric();
+    this.#registerResources();
+    this.#syncWorkflowTools();
+    this.#unsubscribe = options.catalog.onChange(() => {
+      this.#syncWorkflowTools();
+      this.server.sendResourceListChanged();
+    });
+  }
+
+  close(): Promise<void> {
+    this.#unsubscribe?.();
+    return this.server.close();
+  }
+
+  /** One tool per workflow of the catalog: added, removed or replaced as the disk changes. */
+  #syncWorkflowTools(): void {
+    const { catalog } = this.#options;
+    for (const tool of this.#workflowTools.values()) tool.remove();
+    this.#workflowTools.clear();
+    for (const entry of catalog.entries) {
+      const params = entry.workflow.task_params.filter((p) => !p.sensitive);
+      const shape = Object.fromEntries([
+        ...params.map((p) => [p.name, argumentOf(p)] as const),
+        ['mode', MODE],
+        ['fresh', FRESH],
+      ]);
+      const tool = this.server.registerTool(
+        entry.tool,
+        {
+          title: entry.workflow.task_name,
+          description: describeWorkflow(entry.workflow),
+          inputSchema: shape,
+          outputSchema: ReplayOutput,
+          annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+        },
+        (args: Record<string, unknown>, extra: ToolExtra) =>
+          replayForTool(
+            entry,
+            {
+              params: paramsFrom(args, entry.workflow.task_params),
+              mode: args.mode as 'auto' | 'trace' | 'agent' | undefined,
+              fresh: args.fresh as boolean | undefined,
+            },
+            extra,
+            this.#options.replay,
+          ),
+      );
+      this.#workflowTools.set(entry.tool, tool);
+    }
+  }
+
+  #registerGeneric(): void {
+    const { catalog } = this.#options;
+    this.server.registerTool(
+      'list_workflows',
+      {
+        description: 'The workflows recorded under the data root: tool name, params, state and last run.',
+        inputSchema: {},
+        annotations: { readOnlyHint: true },
+      },
+      async () => {
+        const { workflows } = await listHome(catalog.home);
+        return text({
+          workflows: workflows.map((w) => ({
+            id: w.session_id,
+            name: w.name,
+            tool: catalog.find(w.session_id)?.tool ?? null,
+            state: w.state,
+            params: w.params,
+            problem: w.problem,
+            last_run: w.last_run && {
+              run_id: w.last_run.run_id,
+              outcome: w.last_run.outcome,
+              started_at: w.last_run.started_at,
+            },
+          })),
+        });
+      },
+    );
+    this.server.registerTool(
+      'replay',
+      {
+        description:
+          "Replays a workflow by its id or tool name with params (sensitive ones come from MIME_PARAM_<NAME> in the server's environment).",
+        inputSchema: {
+          workflow: z.string().describe('The workflow id (its folder under workflows/) or its tool name'),
+          params: z.record(z.string(), z.string()).optional().describe('Param values by name'),
+          mode: MODE,
+          fresh: FRESH,
+          budgets: z
+            .object({
+              iterations: z.number().int().positive().optional(),
+              modelCalls: z.number().int().positive().optional(),
+              replans: z.number().int().nonnegative().optional(),
+              wallTimeMs: z.number().int().positive().optional(),
+            })
+            .optional(),
+        },
+        outputSchema: ReplayOutput,
+        annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+      },
+      async (args, extra) => {
+        const entry = catalog.find(args.workflow);
+        if (!entry)
+          return toolError(
+            new NotFoundError(
+              'workflow',
+              args.workflow,
+              catalog.entries.map((e) => e.id),
+            ),
+          );
+        const secret = entry.workflow.task_params.find(
+          (p) => p.sensitive && args.params?.[p.name] !== undefined,
+        );
+        if (secret) {
+          return toolError(new SecretArgumentError(secret.name, secretEnv(secret)));
+        }
+        return replayForTool(
+          entry,
+          { params: args.params ?? {}, mode: args.mode, fresh: args.fresh, budgets: args.budgets },
+          extra,
+          this.#options.replay,
+        );
+      },
+    );
+    this.server.registerTool(
+      'get_run',
+      {
+        description:
+          'A run by its id (or <workflow>/<run_id>): summary, outcome, extracts, the checks it verified on the screen, and its report.',
+        inputSchema: { run: z.string() },
+        annotations: { readOnlyHint: true },
+      },
+      async ({ run }) => {
+        try {
+          const { dir } = await findRun(catalog, run);
+          const summary = JSON.parse(
+            await readFile(join(dir, RUN_FILES.summary), 'utf8').catch(() => 'null'),
+          );
+          const events = await readJsonlFile(join(dir, RUN_FILES.events));
+          const verified = events.flatMap(({ value }) => {
+            const e = value as { type?: string; subtask_i?: number; data?: Record<string, unknown> };
+            return e.type === 'verify' ? [{ subtask_i: e.subtask_i, ...e.data }] : [];
+          });
+          const report = join(dir, RUN_FILES.report);
+          return text({
+            run_dir: dir,
+            outcome: summary?.outcome ?? 'unfinished',
+            extracts: summary?.extracts ?? {},
+            summary,
+            verified,
+            report: (await readFile(report).then(
+              () => true,
+              () => false,
+            ))
+              ? report
+              : null,
+          });
+        } catch (error) {
+          return toolError(error);
+        }
+      },
+    );
+    this.server.registerTool(
+      'validate',
+      {
+        description:
+          "Checks a workflow's schema.json: its problems with line and column, or that it is valid.",
+        inputSchema: { workflow: z.string().describe('The workflow id or tool name') },
+        annotations: { readOnlyHint: true },
+      },
+      async ({ workflow }) => {
+        try {
+          const dir =
+            catalog.find(workflow)?.dir ??
+            (await resolveInside(join(catalog.home, 'workflows'), workflow, 'workflow'));
+          return text(await validateWorkflowTarget(dir));
+        } catch (error) {
+          return toolError(error);
+        }
+      },
+    );
+  }
+
+  #registerResources(): void {
+    const { catalog } = this.#options;
+    this.server.registerResource(
+      'workflow',
+      new ResourceTemplate('mime://workflows/{workflow}/schema.json', {
+        list: async () => ({
+          resources: catalog.entries.map((e) => ({
+            uri: `mime://workflows/${e.id}/schema.json`,
+            name: `${e.workflow.task_name} (schema.json)`,
+            mimeType: 'application/json',
+          })),
+        }),
+      }),
+      { description: "A workflow's schema.json", mimeType: 'application/json' },
+      async (uri, { workflow }) => {
+        const entry = catalog.find(String(workflow));
+        if (!entry)
+          throw new NotFoundError(
+            'workflow',
+            String(workflow),
+            catalog.entries.map((e) => e.id),
+          );
+        return {
+          contents: [
+            {
+              uri: uri.href,
+              mimeType: 'application/json',
+              text: await readFile(join(entry.dir, WORKFLOW_FILE), 'utf8'),
+            },
+          ],
+        };
+      },
+    );
+    const runFile = (file: string, mimeType: string) =>
+      this.server.registerResource(
+        `run ${file}`,
+        new ResourceTemplate(`mime://workflows/{workflow}/runs/{run}/${file}`, {
+          list: async () => {
+            const { workflows } = await listHome(catalog.home);
+            return {
+              resources: workflows.flatMap((w) =>
+                w.runs.slice(-20).map((r) => ({
+                  uri: `mime://workflows/${w.session_id}/runs/${r.run_id}/${file}`,
+                  name: `${w.name ?? w.session_id}: run ${r.run_id} (${file})`,
+                  mimeType,
+                })),
+              ),
+            };
+          },
+        }),
+        { description: `A run's ${file}`, mimeType },
+        async (uri, { workflow, run }) => {
+          const { dir } = await findRun(catalog, `${workflow}/${run}`);
+          return { contents: [{ uri: uri.href, mimeType, text: await readFile(join(dir, file), 'utf8') }] };
+        },
+      );
+    runFile(RUN_FILES.summary, 'application/json');
+    runFile(RUN_FILES.report, 'text/html');
+  }
+}

@@ -1,0 +1,260 @@
+/**
+ * `mime mcp` driven by the official MCP SDK's own client, over stdio and over Streamable HTTP: the
+ * demo workflow is a tool, a call replays it under Xvfb with a new song and returns the extract,
+ * progress arrives per step, a second concurrent replay is refused as busy, a cancelled call leaves
+ * an aborted run, the tool list follows the disk, and HTTP refuses a missing token or a foreign Origin.
+ */
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { MIME_BIN, REPO_ROOT, startMime } from '@mime-desktop/test-support/run-mime';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  type CallToolResult,
+  CallToolResultSchema,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
+
+let desktop: DesktopHarness;
+let home: string;
+
+const env = () => ({
+  ...(process.env as Record<string, string>),
+  DISPLAY: desktop.display,
+  NO_COLOR: '1',
+  MIME_BASE_URL: '',
+  MIME_MODEL: '',
+  XDG_CONFIG_HOME: join(home, 'no-config'),
+});
+
+beforeAll(async () => {
+  desktop = await startDesktopHarness({ keepDisplayUntilExit: false });
+  home = await mkdtemp(join(tmpdir(), 'mime-mcp-'));
+  await cp(FIXTURE, join(home, 'workflows', 'play-song'), { recursive: true });
+}, 60_000);
+
+afterAll(async () => {
+  await desktop?.stop();
+});
+
+const text = (result: CallToolResult) =>
+  result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
+
+async function runsOf(): Promise<string[]> {
+  return (await readdir(join(home, 'workflows', 'play-song', '.replay')).catch(() => [] as string[])).sort();
+}
+
+describe('mime mcp over stdio', () => {
+  let client: Client;
+  beforeAll(async () => {
+    client = new Client({ name: 'mime-test', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MIME_BIN, 'mcp', '--home', home],
+        env: env(),
+        stderr: 'pipe',
+      }),
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await client?.close();
+  });
+
+  it('lists the demo workflow as a tool with its param, beside the generic tools', async () => {
+    const { tools } = await client.listTools();
+    expect(tools.map((t) => t.name).sort()).toEqual([
+      'get_run',
+      'list_workflows',
+      'play_song',
+      'replay',
+      'validate',
+    ]);
+    const play = tools.find((t) => t.name === 'play_song');
+    expect(play?.description).toMatch(/^Search the demo player for a song and play it\.\nSucceeds when: /);
+    expect(play?.inputSchema.properties).toMatchObject({
+      song_name: { type: 'string', description: expect.stringContaining('(recorded: "Numb")') },
+      mode: { enum: ['auto', 'trace', 'agent'] },
+    });
+    expect(play?.outputSchema?.properties).toHaveProperty('extracts');
+  });
+
+  it('replays it with a new song: progress per step, the outcome, the extract and the final screen', async () => {
+    await desktop.resetApp();
+    const progress: string[] = [];
+    const result = (await client.callTool(
+      { name: 'play_song', arguments: { song_name: 'Faint' } },
+      CallToolResultSchema,
+      {
+        onprogress: (p) => progress.push(`${p.progress}/${p.total} ${p.message}`),
+        timeout: 120_000,
+      },
+    )) as CallToolResult;
+    expect(result.isError, text(result)).toBe(false);
+    expect(result.structuredContent).toMatchObject({
+      outcome: 'success',
+      code: null,
+      extracts: { song_now_playing: 'Faint' },
+      model_calls: 0,
+    });
+    expect(result.content.find((c) => c.type === 'image')).toMatchObject({ mimeType: 'image/png' });
+    expect(progress).toContain('1/5 step 0 trace: left_click at (240, 120)');
+    expect(progress.filter((p) => / step \d /.test(p))).toHaveLength(5);
+    expect((await desktop.readAppState()).playing).toBe('Faint');
+
+    const runId = String(result.structuredContent?.run_id);
+    const run = (await client.callTool({ name: 'get_run', arguments: { run: runId } })) as CallToolResult;
+    expect(run.structuredContent).toMatchObject({
+      outcome: 'success',
+      extracts: { song_now_playing: 'Faint' },
+    });
+    expect((run.structuredContent?.verified as unknown[] | undefined)?.length).toBeGreaterThan(0);
+    const resource = await client.readResource({
+      uri: `mime://workflows/play-song/runs/${runId}/summary.json`,
+    });
+    const [content] = resource.contents;
+    expect(JSON.parse(content && 'text' in content ? content.text : '')).toMatchObject({
+      run_id: runId,
+      outcome: 'success',
+    });
+  });
+
+  it('says a failure as a tool error naming the code, not a transport error', async () => {
+    const unknown = (await client.callTool({
+      name: 'replay',
+      arguments: { workflow: 'nope' },
+    })) as CallToolResult;
+    expect(unknown.isError).toBe(true);
+    expect(text(unknown)).toMatch(
+      /^\[MIME_NOT_FOUND\] no workflow "nope" under the data root; known: play-song/,
+    );
+    const valid = (await client.callTool({
+      name: 'validate',
+      arguments: { workflow: 'play_song' },
+    })) as CallToolResult;
+    expect(valid.structuredContent).toMatchObject({ valid: true, problems: [] });
+  });
+
+  it('updates the tool list when a workflow is added or removed on disk', async () => {
+    let changes = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changes += 1;
+    });
+    const copy = join(home, 'workflows', 'play-song-copy');
+    await cp(FIXTURE, copy, { recursive: true });
+    const schema = JSON.parse(await readFile(join(copy, 'schema.json'), 'utf8'));
+    schema.task_name = 'log in';
+    schema.task_params.push({
+      name: 'password',
+      type: 'string',
+      description: 'the password',
+      example: null,
+      sensitive: true,
+    });
+    await writeFile(join(copy, 'schema.json'), JSON.stringify(schema));
+    for (let i = 0; i < 60 && changes === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+    expect(changes).toBeGreaterThan(0);
+    const login = (await client.listTools()).tools.find((t) => t.name === 'log_in');
+    // A sensitive param is never an argument: it comes from the server's environment.
+    expect(Object.keys(login?.inputSchema.properties ?? {})).not.toContain('password');
+    expect(login?.description).toContain('password comes from MIME_PARAM_PASSWORD');
+    await rm(copy, { recursive: true });
+    for (let i = 0; i < 60 && (await client.listTools()).tools.some((t) => t.name === 'log_in'); i += 1) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('log_in');
+  });
+});
+
+describe('mime mcp --http', () => {
+  let server: ReturnType<typeof startMime>;
+  let url: URL;
+  let token: string;
+  const connect = async (headers: Record<string, string>) => {
+    const client = new Client({ name: 'mime-test', version: '1.0.0' });
+    await client.connect(new StreamableHTTPClientTransport(url, { requestInit: { headers } }));
+    return client;
+  };
+
+  beforeAll(async () => {
+    server = startMime(['mcp', '--http', '--home', home], { env: env() });
+    const line = await server.waitForStderr(/token: (\S+)/);
+    url = new URL(/on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(line)?.[1] ?? '');
+    token = /token: (\S+)/.exec(line)?.[1] ?? '';
+  }, 60_000);
+  afterAll(async () => {
+    server?.kill('SIGTERM');
+    await server?.done;
+  });
+
+  it('refuses a client without the token, or from a foreign Origin', async () => {
+    await expect(connect({})).rejects.toThrow(/401|bearer token/i);
+    await expect(
+      connect({ Authorization: `Bearer ${token}`, Origin: 'http://evil.example' }),
+    ).rejects.toThrow(/403|Invalid Origin/);
+  });
+
+  it('replays over HTTP; a second replay meanwhile is busy; a cancelled one ends aborted', async () => {
+    await desktop.resetApp();
+    const first = await connect({ Authorization: `Bearer ${token}` });
+    const second = await connect({ Authorization: `Bearer ${token}` });
+    try {
+      const before = await runsOf();
+      let started!: () => void;
+      const running = new Promise<void>((resolve) => {
+        started = resolve;
+      });
+      const abort = new AbortController();
+      const cancelled = first
+        .callTool({ name: 'play_song', arguments: { song_name: 'Yellow' } }, CallToolResultSchema, {
+          onprogress: () => started(),
+          signal: abort.signal,
+          timeout: 120_000,
+        })
+        .catch((error: unknown) => error);
+      await running;
+      const busy = (await second.callTool({ name: 'play_song', arguments: {} })) as CallToolResult;
+      expect(busy.isError).toBe(true);
+      expect(text(busy)).toMatch(
+        /^\[MIME_DESKTOP_BUSY\] the desktop is busy: workflow "play song" is replaying/,
+      );
+      abort.abort('the test cancels it');
+      expect(await cancelled).toBeInstanceOf(Error);
+      // The run ends as Ctrl+C ends it: its summary says aborted.
+      let summary: { outcome?: string } = {};
+      for (let i = 0; i < 100 && summary.outcome === undefined; i += 1) {
+        const [run] = (await runsOf()).filter((r) => !before.includes(r));
+        summary = JSON.parse(
+          await readFile(
+            join(home, 'workflows', 'play-song', '.replay', String(run), 'summary.json'),
+            'utf8',
+          ).catch(() => '{}'),
+        );
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      expect(summary.outcome).toBe('aborted');
+
+      await desktop.resetApp();
+      const result = (await second.callTool(
+        { name: 'play_song', arguments: { song_name: 'Numb' } },
+        CallToolResultSchema,
+        {
+          timeout: 120_000,
+        },
+      )) as CallToolResult;
+      expect(result.structuredContent).toMatchObject({
+        outcome: 'success',
+        extracts: { song_now_playing: 'Numb' },
+      });
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+});
