@@ -8,7 +8,7 @@ import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
-import { MIME_BIN, REPO_ROOT, startMime } from '@mime-desktop/test-support/run-mime';
+import { MIME_BIN, REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -17,6 +17,7 @@ import {
   CallToolResultSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
@@ -256,5 +257,45 @@ describe('mime mcp --http', () => {
       await first.close();
       await second.close();
     }
+  });
+});
+
+describe('mime export skill', () => {
+  it('writes a skill folder that passes the Agent Skills validator, whose run script replays the demo', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'mime-skill-'));
+    const exported = await runMime(['export', 'skill', join(home, 'workflows', 'play-song'), '--out', out]);
+    expect(exported.exitCode, exported.stderr).toBe(0);
+    const dir = join(out, 'play-song');
+    expect(exported.stdout.trim()).toBe(dir);
+    const validator = join(REPO_ROOT, 'node_modules', '.bin', 'skills-ref');
+    const valid = await execa(validator, ['validate', dir], { reject: false });
+    expect(valid.stdout, valid.stderr).toContain('Valid skill');
+    const skill = await readFile(join(dir, 'SKILL.md'), 'utf8');
+    expect(skill).toMatch(/^---\nname: play-song\ndescription: /);
+    expect(skill).toContain('| `song_name` | string | The text typed into the search field. | `Numb` |');
+    expect(skill).toContain('## Success criteria\n\nThe requested song is playing.');
+    // The validator refuses what breaks the format: a name that is not the folder's.
+    await writeFile(join(out, 'broken.md'), skill.replace('name: play-song', 'name: Play_Song'));
+    await cp(dir, join(out, 'broken'), { recursive: true });
+    await cp(join(out, 'broken.md'), join(out, 'broken', 'SKILL.md'));
+    const refused = await execa(validator, ['validate', join(out, 'broken')], { reject: false });
+    expect(refused.exitCode).not.toBe(0);
+    expect(refused.stdout + refused.stderr).toMatch(/must be lowercase/);
+
+    // Its run script replays the demo with a new song (mime from MIME_BIN) and prints the summary.
+    await writeFile(join(out, 'mime'), `#!/bin/sh\nexec "${process.execPath}" "${MIME_BIN}" "$@"\n`, {
+      mode: 0o755,
+    });
+    await desktop.resetApp();
+    const run = await execa(process.execPath, [join(dir, 'scripts', 'run.mjs'), 'song_name=Yellow'], {
+      env: { ...env(), MIME_BIN: join(out, 'mime') },
+      reject: false,
+    });
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      outcome: 'success',
+      extracts: { song_now_playing: 'Yellow' },
+    });
+    expect((await desktop.readAppState()).playing).toBe('Yellow');
   });
 });

@@ -25,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   list: async () => (await import('./commands/list.ts')).registerList,
   batch: async () => (await import('./commands/batch.ts')).registerBatch,
   mcp: async () => (await import('./commands/mcp.ts')).registerMcp,
+  export: async () => (await import('./commands/export.ts')).registerExport,
 };
 
 /** The commands a command line needs: the one it names, none for a bare `--version`, else all. */

@@ -1,6 +1,13 @@
 export { type CatalogEntry, GENERIC_TOOLS, WorkflowCatalog } from './catalog.ts';
 export { DesktopLock } from './desktop-lock.ts';
 export { DesktopBusyError, McpOptionError, NotFoundError } from './errors.ts';
+export {
+  type ExportedSkill,
+  type ExportSkillOptions,
+  exportSkill,
+  skillMarkdown,
+  skillNameOf,
+} from './export-skill.ts';
 export { type HttpOptions, type HttpServer, newToken, serveHttp } from './http.ts';
 export { type ReplayContext, replayForTool } from './replay-tool.ts';
 export { type MimeMcpOptions, MimeMcpServer } from './server.ts';

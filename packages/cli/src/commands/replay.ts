@@ -22,7 +22,7 @@ import { type Command, Option } from 'commander';
 import { junitFileOf, reportRunToCi } from '../ci-output.ts';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { hintFor } from '../hints.ts';
-import { type HomeOptions, resolveHome } from '../home.ts';
+import { type HomeOptions, resolveWorkflowTarget } from '../home.ts';
 import { positiveNumber, wholeNumber } from '../numbers.ts';
 import { printData, printJson, say, style } from '../output.ts';
 import { createRunLog } from '../run-log.ts';
@@ -100,12 +100,6 @@ async function readParamsFile(file: string): Promise<Record<string, string>> {
 }
 
 /** A workflow folder or schema.json, else a session id under `<home>/workflows/`. */
-function resolveWorkflowTarget(target: string, flags: HomeOptions): string {
-  if (existsSync(target)) return target;
-  const underHome = join(resolveHome(flags), 'workflows', target);
-  return existsSync(underHome) ? underHome : target;
-}
-
 /** Reads a line on the TTY without echoing it. */
 function askHidden(question: string): Promise<string> {
   const stdin = process.stdin;
