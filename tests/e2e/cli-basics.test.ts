@@ -15,6 +15,8 @@ const COMMANDS = [
   'validate',
   'list',
   'batch',
+  'mcp',
+  'export',
 ];
 
 describe('mime', () => {
