@@ -9,6 +9,15 @@ export {
   skillNameOf,
 } from './export-skill.ts';
 export { type HttpOptions, type HttpServer, newToken, serveHttp } from './http.ts';
+export {
+  CLIENTS,
+  configFile,
+  type InstallPlan,
+  jsonEntry,
+  type McpClient,
+  planInstall,
+  type ServerCommand,
+} from './install.ts';
 export { type ReplayContext, replayForTool } from './replay-tool.ts';
 export { type MimeMcpOptions, MimeMcpServer } from './server.ts';
 export { serveStdio } from './stdio.ts';

@@ -1,8 +1,11 @@
 /** `mime mcp`: the workflows under the data root as tools of an MCP server, over stdio or Streamable HTTP. */
+import { realpathSync } from 'node:fs';
+import { copyFile, stat } from 'node:fs/promises';
+import { writeFileAtomically } from '@mime-desktop/schema';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
-import { say, style } from '../output.ts';
+import { printData, say, style } from '../output.ts';
 import { MIME_VERSION } from '../program.ts';
 
 interface McpFlags extends HomeOptions {
@@ -69,8 +72,60 @@ async function runMcpCommand(flags: McpFlags): Promise<ExitCode> {
   }
 }
 
+interface InstallFlags extends HomeOptions {
+  client?: string;
+  yes?: boolean;
+  print?: boolean;
+}
+
+/** `mime mcp --home <home>` by absolute paths: node and this CLI's entry (a GUI client may lack PATH). */
+function serverCommand(flags: HomeOptions) {
+  return {
+    command: process.execPath,
+    args: [realpathSync(process.argv[1] ?? ''), 'mcp', '--home', resolveHome(flags)],
+  };
+}
+
+async function runInstallCommand(flags: InstallFlags): Promise<ExitCode> {
+  const { CLIENTS, jsonEntry, planInstall } = await import('@mime-desktop/mcp');
+  const server = serverCommand(flags);
+  if (flags.print) {
+    printData(JSON.stringify({ mcpServers: { mime: jsonEntry(null, server) } }, null, 2));
+    return EXIT.ok;
+  }
+  const client = CLIENTS.find((c) => c === flags.client);
+  if (!client) {
+    throw new UsageError(
+      `--client takes one of ${CLIENTS.join(', ')}${flags.client ? `, not "${flags.client}"` : ''}; --print shows the entry for any other client`,
+    );
+  }
+  const plan = await planInstall(client, server);
+  if (plan.before === plan.after) {
+    say(`${style.green('✓')} ${plan.file} already starts mime mcp`);
+    return EXIT.ok;
+  }
+  say(`${plan.before === null ? 'create' : 'change'} ${plan.file}: add the server "mime"`);
+  printData(plan.entry);
+  if (!flags.yes) {
+    say(style.dim('  nothing written: run again with --yes to write it (the file is backed up first)'));
+    return EXIT.ok;
+  }
+  let mode = 0o600;
+  if (plan.before !== null) {
+    mode = (await stat(plan.file)).mode & 0o777;
+    const backup = `${plan.file}.mime-backup-${new Date().toISOString().replace(/[:.]/g, '-')}`;
+    await copyFile(plan.file, backup);
+    say(style.dim(`  backup: ${backup}`));
+  }
+  await writeFileAtomically(plan.file, plan.after, { mode });
+  say(
+    `${style.green('✓')} written; restart ${client} to see the tools (sensitive params: set MIME_PARAM_<NAME> in its env for mime)`,
+  );
+  return EXIT.ok;
+}
+
 export function registerMcp(program: Command, run: (code: Promise<ExitCode>) => void): void {
-  program
+  const command = program
     .command('mcp')
     .summary('serve the workflows as tools of an MCP server (stdio, or HTTP on 127.0.0.1)')
     .description(
@@ -88,4 +143,25 @@ export function registerMcp(program: Command, run: (code: Promise<ExitCode>) => 
       '\nExamples:\n  mime mcp --home ~/mime\n  MIME_MCP_TOKEN=$(openssl rand -hex 32) mime mcp --http 8765 --queue\n\nExit codes: 0 stopped (stdin closed, Ctrl+C, SIGTERM), 2 bad usage (a port in use).',
     )
     .action((flags: McpFlags) => run(runMcpCommand(flags)));
+  command
+    .command('install')
+    .summary("add mime mcp to an agent's configuration")
+    .description(
+      "Add `mime mcp` (over stdio, for this data root) to a client's user configuration: claude-code (~/.claude.json), claude-desktop (its claude_desktop_config.json), codex (~/.codex/config.toml), cursor (~/.cursor/mcp.json) or gemini (~/.gemini/settings.json). Shows the change; writes it only with --yes, after a backup of the file. --print shows the mcpServers entry for any other client.",
+    )
+    .option('--client <name>', 'claude-code, claude-desktop, codex, cursor or gemini')
+    .option('--yes', 'write the change (a backup of the file is kept beside it)')
+    .option('--print', 'print the mcpServers JSON entry for any client, and change nothing')
+    .option(
+      '--home <dir>',
+      'data root whose workflows the server serves (default: $MIME_HOME, else the current directory)',
+    )
+    .addHelpText(
+      'after',
+      '\nExamples:\n  mime mcp install --client claude-desktop --home ~/mime\n  mime mcp install --client codex --home ~/mime --yes\n  mime mcp install --print\n\nExit codes: 0 shown or written, 2 an unknown client or a configuration file that does not parse.',
+    )
+    // --home is also an option of `mcp`, which takes it when given after `install`.
+    .action((_flags: InstallFlags, cmd: Command) =>
+      run(runInstallCommand(cmd.optsWithGlobals<InstallFlags>())),
+    );
 }

@@ -1,0 +1,109 @@
+/**
+ * `mime mcp install`: shows the change to a client's configuration, writes it only with --yes after a
+ * backup, keeps what the file held, refuses a file that does not parse, and the entry it writes starts
+ * a working server (the SDK's client lists the workflow's tool through it).
+ */
+import { cp, mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+
+let user: string;
+let home: string;
+const install = (...args: string[]) =>
+  runMime(['mcp', 'install', '--home', home, ...args], { env: { HOME: user } });
+
+beforeEach(async () => {
+  user = await mkdtemp(join(tmpdir(), 'mime-user-'));
+  home = await mkdtemp(join(tmpdir(), 'mime-home-'));
+  await cp(
+    join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded'),
+    join(home, 'workflows', 'play-song'),
+    {
+      recursive: true,
+    },
+  );
+});
+
+describe('mime mcp install', () => {
+  it('shows the change, writes it with --yes after a backup, keeps the other servers, and the entry works', async () => {
+    const file = join(user, '.cursor', 'mcp.json');
+    await mkdir(join(user, '.cursor'));
+    const original = `${JSON.stringify({ mcpServers: { other: { command: 'other-server' } } }, null, 2)}\n`;
+    await writeFile(file, original);
+
+    const shown = await install('--client', 'cursor');
+    expect(shown.exitCode).toBe(0);
+    expect(shown.stderr).toContain(`change ${file}: add the server "mime"`);
+    expect(shown.stderr).toContain('nothing written: run again with --yes');
+    expect(await readFile(file, 'utf8')).toBe(original);
+
+    const written = await install('--client', 'cursor', '--yes');
+    expect(written.exitCode, written.stderr).toBe(0);
+    const config = JSON.parse(await readFile(file, 'utf8'));
+    expect(config.mcpServers.other).toEqual({ command: 'other-server' });
+    expect(config.mcpServers.mime).toEqual({
+      command: process.execPath,
+      args: [join(REPO_ROOT, 'packages', 'cli', 'bin', 'mime.js'), 'mcp', '--home', home],
+      env: {},
+    });
+    const [backup] = (await readdir(join(user, '.cursor'))).filter((f) =>
+      f.startsWith('mcp.json.mime-backup-'),
+    );
+    expect(await readFile(join(user, '.cursor', String(backup)), 'utf8')).toBe(original);
+    expect((await install('--client', 'cursor')).stderr).toContain('already starts mime mcp');
+
+    // The entry as the client would start it: a server whose tools the SDK's client lists.
+    const client = new Client({ name: 'cursor-like', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: config.mcpServers.mime.command,
+        args: config.mcpServers.mime.args,
+        env: { ...(process.env as Record<string, string>), NO_COLOR: '1' },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('play_song');
+    } finally {
+      await client.close();
+    }
+  });
+
+  it("appends a table to Codex's TOML, keeping its comments; Claude Code's entry names its transport", async () => {
+    const codex = join(user, '.codex', 'config.toml');
+    await mkdir(join(user, '.codex'));
+    await writeFile(codex, '# my settings\nmodel = "o3"\n');
+    expect((await install('--client', 'codex', '--yes')).exitCode).toBe(0);
+    expect(await readFile(codex, 'utf8')).toMatch(
+      /^# my settings\nmodel = "o3"\n\n\[mcp_servers\.mime\]\ncommand = ".*node"\nargs = \[ ".*mime\.js", "mcp", "--home", ".*" \]\n$/,
+    );
+    expect((await install('--client', 'claude-code', '--yes')).exitCode).toBe(0);
+    const claude = JSON.parse(await readFile(join(user, '.claude.json'), 'utf8'));
+    expect(claude.mcpServers.mime).toMatchObject({ type: 'stdio', command: process.execPath });
+  });
+
+  it('refuses an unknown client and a file that does not parse, changing nothing (exit 2)', async () => {
+    const unknown = await install('--client', 'notepad');
+    expect(unknown.exitCode).toBe(2);
+    expect(unknown.stderr).toContain(
+      '--client takes one of claude-code, claude-desktop, codex, cursor, gemini, not "notepad"',
+    );
+    const file = join(user, '.gemini', 'settings.json');
+    await mkdir(join(user, '.gemini'));
+    await writeFile(file, '{ "theme": "dark", }');
+    const broken = await install('--client', 'gemini', '--yes');
+    expect(broken.exitCode).toBe(2);
+    expect(broken.stderr).toMatch(
+      /settings\.json is not valid JSON .*: fix it first, mime leaves it as it is/,
+    );
+    expect(await readFile(file, 'utf8')).toBe('{ "theme": "dark", }');
+    const printed = await install('--print');
+    expect(JSON.parse(printed.stdout)).toMatchObject({
+      mcpServers: { mime: { args: [expect.any(String), 'mcp', '--home', home] } },
+    });
+  });
+});
