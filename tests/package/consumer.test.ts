@@ -15,6 +15,8 @@ import {
   packMime,
 } from '@mime-desktop/test-support/packed-mime';
 import { REPO_ROOT } from '@mime-desktop/test-support/run-mime';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -212,6 +214,43 @@ describe('the installed mime on the demo app', () => {
     expect(JSON.parse(run.stdout)).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
     expect(await readFile(junit, 'utf8')).toMatch(/<testsuite name="play song"[^>]* tests="2" failures="0"/);
     expect((await desktop.readAppState()).playing).toBe('Faint');
+  });
+
+  it('serves the workflows to an MCP client with the installed `mime mcp` (stdio), which replays one', async () => {
+    await desktop.resetApp();
+    const home = await mkdtemp(join(tmpdir(), 'mime-consumer-home-'));
+    await execa('mkdir', ['-p', join(home, 'workflows')]);
+    await execa('cp', ['-r', DEMO_WORKFLOW, join(home, 'workflows', 'play-song')]);
+    const client = new Client({ name: 'consumer', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: globalMime,
+        args: ['mcp', '--home', home],
+        // The client's own environment, as CLEAN_ENV cleans it (no workspace prefix, no colours).
+        env: Object.fromEntries(
+          Object.entries({ ...process.env, ...CLEAN_ENV, DISPLAY: desktop.display }).filter(
+            (entry): entry is [string, string] => entry[1] !== undefined,
+          ),
+        ),
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('play_song');
+      const result = await client.callTool(
+        { name: 'play_song', arguments: { song_name: 'Yellow' } },
+        undefined,
+        {
+          timeout: 120_000,
+        },
+      );
+      expect(result.structuredContent).toMatchObject({
+        outcome: 'success',
+        extracts: { song_now_playing: 'Yellow' },
+      });
+    } finally {
+      await client.close();
+    }
   });
 
   it('runs the README library example as written, compiled to JavaScript', async () => {
