@@ -10,13 +10,13 @@ import { dirname, join, resolve } from 'node:path';
 import {
   loadWorkflow,
   RUNS_FOLDER,
+  slugOf,
   type TaskParam,
   type Workflow,
   writeFileAtomically,
 } from '@mime-desktop/schema';
 import { stringify } from 'yaml';
 import { McpOptionError } from './errors.ts';
-import { toolNameOf } from './tool-names.ts';
 
 export interface ExportSkillOptions {
   /** The folder the skill folder is written into. Default: the current directory. */
@@ -32,7 +32,7 @@ export interface ExportedSkill {
 
 /** The skill's name: lowercase letters, digits and single hyphens, at most 64 characters. */
 export function skillNameOf(taskName: string): string {
-  return toolNameOf(taskName).replace(/_+/g, '-');
+  return slugOf(taskName, '-', 64) || 'workflow';
 }
 
 const env = (param: TaskParam) => `MIME_PARAM_${param.name.toUpperCase()}`;

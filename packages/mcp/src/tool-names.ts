@@ -4,19 +4,13 @@
  * with `_2`, `_3`...
  */
 
+import { slugOf } from '@mime-desktop/schema';
+
 const MAX = 64;
 
 /** `Play song (demo)!` → `play_song_demo`; a name with no letter or digit becomes `workflow`. */
 export function toolNameOf(taskName: string): string {
-  const slug = taskName
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '')
-    .slice(0, MAX)
-    .replace(/_+$/, '');
-  return slug || 'workflow';
+  return slugOf(taskName, '_', MAX) || 'workflow';
 }
 
 /** Unique tool names for `taskNames`, in order, none in `reserved`. */

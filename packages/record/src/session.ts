@@ -1,17 +1,10 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { slugOf } from '@mime-desktop/schema';
 
 /** `play a Song!` -> `play-a-song`; at most 40 characters; `recording` when nothing is left. */
 export function slugify(name: string): string {
-  const slug = name
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/, '');
-  return slug || 'recording';
+  return slugOf(name, '-', 40) || 'recording';
 }
 
 /** UTC `YYYYMMDDTHHMMSSZ`. */

@@ -5,7 +5,7 @@
  * `city`, else `text_1`) with the typed text as its example, secret typing a sensitive param, and the
  * annotations' extracts. Trace and auto replay it; a later reflect with a model improves it.
  */
-import { describeElement, IDENTIFIER, type PassBResult, type StepCard } from '@mime-desktop/schema';
+import { describeElement, IDENTIFIER, type PassBResult, type StepCard, slugOf } from '@mime-desktop/schema';
 import { describeAction } from './prompts.ts';
 import type { ReflectStep } from './steps.ts';
 
@@ -58,13 +58,7 @@ export function modelFreeCard(step: ReflectStep): StepCard {
 
 /** An identifier from a field's label: `City` -> `city`, `E-mail address` -> `e_mail_address`. */
 function nameFrom(label: string): string | null {
-  const name = label
-    .normalize('NFKD')
-    .replace(/[\u0300-\u036f]/g, '')
-    .toLowerCase()
-    .replace(/[^a-z0-9]+/g, '_')
-    .replace(/^_+|_+$/g, '')
-    .slice(0, 40);
+  const name = slugOf(label, '_', 40);
   if (!name) return null;
   return IDENTIFIER.test(name) ? name : `field_${name}`;
 }

@@ -11,6 +11,7 @@ export * from './model-outputs.ts';
 export * from './paths.ts';
 export * from './recording.ts';
 export * from './run.ts';
+export * from './slug.ts';
 export * from './templates.ts';
 export * from './validate-target.ts';
 export * from './workflow.ts';
