@@ -1,12 +1,19 @@
 /**
  * The desktop is one resource: one replay at a time, whichever client or session asks. A second call
- * is refused ({@link DesktopBusyError}) or, when queueing, waits its turn.
+ * is refused ({@link DesktopBusyError}) or, when queueing, waits its turn; a call while the running
+ * replay is being cancelled waits for it to end (the desktop is about to be free).
  */
 import { DesktopBusyError } from './errors.ts';
 
+interface Holder {
+  what: string;
+  signal: AbortSignal | undefined;
+}
+
 export class DesktopLock {
   readonly #queue: boolean;
-  #running: string | null = null;
+  /** The replay on the desktop first, then those waiting, in order. */
+  readonly #holders: Holder[] = [];
   #tail: Promise<void> = Promise.resolve();
 
   constructor(options: { queue: boolean }) {
@@ -15,7 +22,10 @@ export class DesktopLock {
 
   /** Runs `work` when the desktop is free; `what` names it in a busy error. */
   async run<T>(what: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
-    if (this.#running !== null && !this.#queue) throw new DesktopBusyError(this.#running);
+    const running = this.#holders[0];
+    if (running && !this.#queue && running.signal?.aborted !== true) throw new DesktopBusyError(running.what);
+    const me: Holder = { what, signal };
+    this.#holders.push(me);
     const before = this.#tail;
     let release = () => {};
     this.#tail = new Promise((resolve) => {
@@ -24,10 +34,9 @@ export class DesktopLock {
     try {
       await before;
       signal?.throwIfAborted();
-      this.#running = what;
       return await work();
     } finally {
-      this.#running = null;
+      this.#holders.splice(this.#holders.indexOf(me), 1);
       release();
     }
   }

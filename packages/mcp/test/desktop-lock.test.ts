@@ -1,0 +1,64 @@
+import { describe, expect, it } from 'vitest';
+import { DesktopLock } from '../src/desktop-lock.ts';
+import { uniqueToolNames } from '../src/tool-names.ts';
+
+const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('the desktop lock', () => {
+  it('refuses a second replay while one runs, and runs it once the first ended', async () => {
+    const lock = new DesktopLock({ queue: false });
+    const order: string[] = [];
+    const first = lock.run('workflow "a"', async () => {
+      await later(50);
+      order.push('a');
+    });
+    await expect(lock.run('workflow "b"', async () => order.push('b'))).rejects.toMatchObject({
+      code: 'MIME_DESKTOP_BUSY',
+      message: expect.stringContaining('workflow "a" is replaying'),
+    });
+    await first;
+    await lock.run('workflow "b"', async () => order.push('b'));
+    expect(order).toEqual(['a', 'b']);
+  });
+
+  it('queues with --queue, in the order asked', async () => {
+    const lock = new DesktopLock({ queue: true });
+    const order: string[] = [];
+    await Promise.all(
+      ['a', 'b', 'c'].map((name, i) =>
+        lock.run(name, async () => {
+          await later(30 - i * 10);
+          order.push(name);
+        }),
+      ),
+    );
+    expect(order).toEqual(['a', 'b', 'c']);
+  });
+
+  it('lets a call wait for a replay that is being cancelled', async () => {
+    const lock = new DesktopLock({ queue: false });
+    const cancel = new AbortController();
+    const order: string[] = [];
+    const first = lock.run(
+      'a',
+      async () => {
+        await later(50);
+        order.push('a ended');
+      },
+      cancel.signal,
+    );
+    await later(10);
+    cancel.abort();
+    await lock.run('b', async () => order.push('b'));
+    await first;
+    expect(order).toEqual(['a ended', 'b']);
+  });
+});
+
+describe('tool names', () => {
+  it('are made from task names, unique, never a generic tool', () => {
+    expect(
+      uniqueToolNames(['Play song!', 'play-song', 'replay', 'Grüße senden', '???'], new Set(['replay'])),
+    ).toEqual(['play_song', 'play_song_2', 'replay_2', 'gru_e_senden', 'workflow']);
+  });
+});
