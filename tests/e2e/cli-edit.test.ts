@@ -8,7 +8,7 @@ const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song');
 const EDITOR = `${process.execPath} ${join(REPO_ROOT, 'tests', 'support', 'fake-editor.mjs')}`;
 
 type EditorStep =
-  | { set: { path: Array<string | number>; value: unknown } }
+  | { set: { path: Array<string | number>; value: unknown }; meanwhile?: string }
   | { write: string }
   | { keep: true }
   | { empty: true }
@@ -24,7 +24,14 @@ async function edit(steps: EditorStep[], options: { source?: string; env?: Recor
   await writeFile(plan, JSON.stringify(steps));
   const before = await readFile(join(workflow, 'schema.json'), 'utf8');
   const result = await runMime(['edit', workflow], {
-    env: { EDITOR, VISUAL: '', FAKE_EDITOR_PLAN: plan, FAKE_EDITOR_LOG: log, ...options.env },
+    env: {
+      EDITOR,
+      VISUAL: '',
+      FAKE_EDITOR_PLAN: plan,
+      FAKE_EDITOR_LOG: log,
+      FAKE_EDITOR_ORIGINAL: join(workflow, 'schema.json'),
+      ...options.env,
+    },
   });
   const after = await readFile(join(workflow, 'schema.json'), 'utf8');
   const shown = await readFile(log, 'utf8').catch(() => '');
@@ -63,6 +70,19 @@ describe('mime edit', () => {
     expect(JSON.parse(after).plan.subtasks[0].text).toBe(
       'Search for {song_name}. Expected outcome: results.',
     );
+  });
+
+  it('never overwrites a workflow changed on disk meanwhile: the edit is kept, exit 1', async () => {
+    const { result, before, after } = await edit([
+      { set: { path: ['task_name'], value: 'my change' }, meanwhile: '\n' },
+    ]);
+    expect(result.exitCode).toBe(1);
+    expect(result.stderr).toMatch(
+      /MIME_EDIT_CONFLICT.*changed on disk while you edited it .*your edit is kept in (\S+schema\.json)/s,
+    );
+    expect(after).toBe(`${before}\n`);
+    const kept = /your edit is kept in (\S+schema\.json)/.exec(result.stderr)?.[1] ?? '';
+    expect(JSON.parse(await readFile(kept, 'utf8')).task_name).toBe('my change');
   });
 
   it('leaves the file untouched when saved unchanged', async () => {

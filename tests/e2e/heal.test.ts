@@ -74,8 +74,8 @@ describe('mime heal', () => {
     const applied = await runMime(['heal', run, '--apply']);
     expect(applied.exitCode, applied.stderr).toBe(0);
     const files = await readdir(workflow);
-    expect(files.some((f) => /^schema\.\d{8}T\d{6}Z\.json$/.test(f))).toBe(true);
-    expect(files.some((f) => /^manifest\.\d{8}T\d{6}Z\.jsonl$/.test(f))).toBe(true);
+    expect(files.some((f) => /^schema\.\d{8}T\d{9}Z\.json$/.test(f))).toBe(true);
+    expect(files.some((f) => /^manifest\.\d{8}T\d{9}Z\.jsonl$/.test(f))).toBe(true);
     expect((await runMime(['validate', workflow])).exitCode).toBe(0);
     // The step re-found by its pixels keeps the element the accessibility tree named there.
     const healed = JSON.parse(await readFile(join(workflow, 'schema.json'), 'utf8'));
@@ -93,5 +93,33 @@ describe('mime heal', () => {
     expect(again.exitCode).toBe(2);
     expect(again.stderr).toMatch(/changed since run .* not overwriting it/);
     expect(again.stderr).toContain('MIME_HEAL_CONFLICT');
+  }, 240_000);
+
+  it('never loses one of two heals applied at once: one is written, the other refused, the backup is the original', async () => {
+    const base = join(await mkdtemp(join(tmpdir(), 'mime-heal-race-')), 'play-song');
+    await cp(FIXTURE, base, { recursive: true });
+    const runs: string[] = [];
+    for (const song of ['Faint', 'Yellow']) {
+      const { result, summary } = await autoReplay(base, song);
+      expect(result.exitCode, result.stderr).toBe(0);
+      runs.push(summary.run_id);
+    }
+    const original = await readFile(join(base, 'schema.json'), 'utf8');
+    for (let round = 0; round < 5; round += 1) {
+      const workflow = join(await mkdtemp(join(tmpdir(), 'mime-heal-round-')), 'play-song');
+      await cp(base, workflow, { recursive: true });
+      const results = await Promise.all(
+        runs.map((run) => runMime(['heal', join(workflow, '.replay', run), '--apply'])),
+      );
+      const codes = results.map((r) => r.exitCode).sort();
+      expect(codes, results.map((r) => r.stderr).join('\n')).toEqual([0, 2]);
+      const refused = results.find((r) => r.exitCode === 2);
+      expect(refused?.stderr).toMatch(/MIME_HEAL_CONFLICT|MIME_WORKFLOW_LOCKED/);
+      const backups = (await readdir(workflow)).filter((f) => /^schema\.\d{8}T\d{9}Z(-\d+)?\.json$/.test(f));
+      expect(backups).toHaveLength(1);
+      expect(await readFile(join(workflow, String(backups[0])), 'utf8')).toBe(original);
+      expect((await runMime(['validate', workflow])).exitCode).toBe(0);
+      expect(await readFile(join(workflow, 'schema.json'), 'utf8')).not.toBe(original);
+    }
   }, 240_000);
 });

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // A scripted stand-in for $EDITOR in `mime edit` tests: each run applies the next step of the plan in
-// $FAKE_EDITOR_PLAN to the file it is given, and appends what it was shown to $FAKE_EDITOR_LOG.
+// $FAKE_EDITOR_PLAN to the file it is given, and appends what it was shown to $FAKE_EDITOR_LOG. A step's
+// `meanwhile` text is appended to $FAKE_EDITOR_ORIGINAL (the workflow's own file) as another writer would.
 import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 
 const file = process.argv[2];
@@ -17,6 +18,8 @@ const body = shown
   .filter((line) => !line.startsWith('//'))
   .join('\n');
 if (step.exit !== undefined) process.exit(step.exit);
+// Another writer changes the workflow meanwhile (a heal, a second edit).
+if (step.meanwhile) appendFileSync(process.env.FAKE_EDITOR_ORIGINAL, step.meanwhile);
 if (step.empty) writeFileSync(file, '');
 if (step.write !== undefined) writeFileSync(file, step.write);
 if (step.set) {

@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import {
   checkWorkflow,
   JsonSyntaxError,
@@ -11,6 +11,7 @@ import {
   readTextFile,
   resolveWorkflowFile,
   serializeWorkflow,
+  withFolderLock,
   writeWorkflow,
 } from '@mime-desktop/schema';
 
@@ -30,6 +31,19 @@ export class EditAbortedError extends MimeError {
 
   constructor(message: string, keptCopy: string | null) {
     super('MIME_ABORTED', message);
+    this.keptCopy = keptCopy;
+  }
+}
+
+/** The workflow changed on disk while it was being edited: the edit is kept, the file is not overwritten. */
+export class EditConflictError extends MimeError {
+  readonly keptCopy: string;
+
+  constructor(file: string, keptCopy: string) {
+    super(
+      'MIME_EDIT_CONFLICT',
+      `${file} changed on disk while you edited it (another edit, a heal or a reflect): it was not overwritten; your edit is kept in ${keptCopy}: edit again and bring your change over`,
+    );
     this.keptCopy = keptCopy;
   }
 }
@@ -161,8 +175,17 @@ export async function editWorkflow(target: string, options: EditOptions = {}): P
         );
       }
       const checked = problemsOf(body, file);
-      if (checked.workflow?.ok) {
-        await writeWorkflow(file, checked.workflow.workflow);
+      const valid = checked.workflow?.ok ? checked.workflow.workflow : null;
+      if (valid) {
+        // Under the folder's lock, and only over the file as it was when the edit began.
+        await withFolderLock(dirname(file), { holder: 'mime edit' }, async () => {
+          if ((await readTextFile(file)) !== original) {
+            await writeFile(copy, body, { mode: 0o600 });
+            keep = true;
+            throw new EditConflictError(file, copy);
+          }
+          await writeWorkflow(file, valid);
+        });
         return { outcome: 'saved', file };
       }
       problems = checked.problems;

@@ -140,7 +140,15 @@ process.exit(run.status ?? 1);
 `;
 
 /** What of a workflow folder the skill carries: not its runs, batches or reflect drafts. */
-const LEFT_OUT = new Set([RUNS_FOLDER, '.batch', 'schema.draft.json', 'step_cards.json', 'heal.json']);
+const LEFT_OUT = new Set([
+  RUNS_FOLDER,
+  '.batch',
+  '.mime.lock',
+  '.mime.lock.holder',
+  'schema.draft.json',
+  'step_cards.json',
+  'heal.json',
+]);
 
 /** Writes the skill folder of a workflow; returns its name and folder. */
 export async function exportSkill(

@@ -1,4 +1,4 @@
-import { rm } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
   ModelClient,
@@ -15,6 +15,7 @@ import {
   ValidationError,
   WORKFLOW_FILE,
   type Workflow,
+  withFolderLock,
   writeJsonAtomic,
   writeWorkflow,
 } from '@mime-desktop/schema';
@@ -108,11 +109,26 @@ async function readFinished(file: string): Promise<Workflow | undefined> {
  * written. A rerun of a finished reflect makes no model call.
  */
 export async function reflect(sessionDir: string, options: ReflectOptions): Promise<ReflectResult> {
+  const session = resolve(sessionDir);
+  const workflowDir = join(
+    options.workflowsDir ?? join(dirname(dirname(session)), 'workflows'),
+    basename(session),
+  );
+  await mkdir(workflowDir, { recursive: true, mode: 0o700 });
+  // One writer at a time: a heal or an edit of this workflow waits, or is told reflect writes it.
+  return withFolderLock(workflowDir, { holder: 'mime reflect' }, () =>
+    reflectInto(session, workflowDir, options),
+  );
+}
+
+async function reflectInto(
+  session: string,
+  workflowDir: string,
+  options: ReflectOptions,
+): Promise<ReflectResult> {
   const started = performance.now();
   const emit = options.onEvent ?? (() => undefined);
-  const session = resolve(sessionDir);
   const sessionId = basename(session);
-  const workflowDir = join(options.workflowsDir ?? join(dirname(dirname(session)), 'workflows'), sessionId);
   const schemaFile = join(workflowDir, WORKFLOW_FILE);
   const draftFile = join(workflowDir, DRAFT_FILE);
   const cardsFile = join(workflowDir, STEP_CARDS_FILE);

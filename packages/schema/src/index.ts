@@ -2,6 +2,7 @@ export * from './batch.ts';
 export * from './doctor-check.ts';
 export * from './element.ts';
 export * from './errors.ts';
+export * from './folder-lock.ts';
 export * from './heal.ts';
 export * from './inventory.ts';
 export * from './json-files.ts';

@@ -7,6 +7,7 @@
  * applied atomically, after validation, keeping the previous files beside it.
  */
 import { createHash } from 'node:crypto';
+import { constants } from 'node:fs';
 import { copyFile, readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
@@ -24,6 +25,7 @@ import {
   targetBoxAround,
   type Workflow,
   type WorkflowStep,
+  withFolderLock,
   writeFileAtomically,
 } from '@mime-desktop/schema';
 import { createTwoFilesPatch } from 'diff';
@@ -131,24 +133,42 @@ export async function planHeal(runDir: string): Promise<HealPlan> {
  */
 export async function applyHeal(plan: HealPlan): Promise<{ backup: string }> {
   const { workflowDir } = plan;
-  const now = await readFile(join(workflowDir, WORKFLOW_FILE), 'utf8');
-  if (now !== plan.before) {
-    throw new HealError(
-      'MIME_HEAL_CONFLICT',
-      `${join(workflowDir, WORKFLOW_FILE)} changed while the heal was prepared; nothing was changed`,
+  // Checked and written under the folder's lock: two heals at once never both pass the check.
+  return withFolderLock(workflowDir, { holder: 'mime heal --apply' }, async () => {
+    const now = await readFile(join(workflowDir, WORKFLOW_FILE), 'utf8');
+    if (now !== plan.before) {
+      throw new HealError(
+        'MIME_HEAL_CONFLICT',
+        `${join(workflowDir, WORKFLOW_FILE)} changed while the heal was prepared (another heal or an edit); nothing was changed: prepare the heal again`,
+      );
+    }
+    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('.', '');
+    const backup = await copyUnique(
+      join(workflowDir, WORKFLOW_FILE),
+      join(workflowDir, `schema.${stamp}.json`),
     );
+    await copyUnique(join(workflowDir, MANIFEST_FILE), join(workflowDir, `manifest.${stamp}.jsonl`));
+    for (const frame of plan.frames) {
+      const png = await readPngInside(plan.runDir, frame.from, 'run frame');
+      await writeFileAtomically(join(workflowDir, frame.to), png);
+    }
+    await writeFileAtomically(join(workflowDir, MANIFEST_FILE), plan.manifest);
+    await writeFileAtomically(join(workflowDir, WORKFLOW_FILE), plan.after);
+    return { backup };
+  });
+}
+
+/** Copies `from` to `to`, or to `to` with `-2`, `-3`... before its extension: a backup never replaces one. */
+async function copyUnique(from: string, to: string): Promise<string> {
+  for (let n = 1; ; n += 1) {
+    const target = n === 1 ? to : to.replace(/(\.\w+)$/, `-${n}$1`);
+    try {
+      await copyFile(from, target, constants.COPYFILE_EXCL);
+      return target;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
-  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\..*$/, 'Z');
-  const backup = join(workflowDir, `schema.${stamp}.json`);
-  await copyFile(join(workflowDir, WORKFLOW_FILE), backup);
-  await copyFile(join(workflowDir, MANIFEST_FILE), join(workflowDir, `manifest.${stamp}.jsonl`));
-  for (const frame of plan.frames) {
-    const png = await readPngInside(plan.runDir, frame.from, 'run frame');
-    await writeFileAtomically(join(workflowDir, frame.to), png);
-  }
-  await writeFileAtomically(join(workflowDir, MANIFEST_FILE), plan.manifest);
-  await writeFileAtomically(join(workflowDir, WORKFLOW_FILE), plan.after);
-  return { backup };
 }
 
 interface Rebuilt {
