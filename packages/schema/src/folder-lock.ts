@@ -5,6 +5,7 @@
  * writer waits a short time, then fails with `MIME_WORKFLOW_LOCKED` naming who holds the lock.
  */
 import { readFile, rm, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { MimeError } from './errors.ts';
@@ -18,7 +19,7 @@ export class WorkflowLockedError extends MimeError {
   constructor(folder: string, holder: string) {
     super(
       'MIME_WORKFLOW_LOCKED',
-      `${folder} is being written by ${holder}; wait for it to finish, then run this again (a lock left by a killed process frees itself within 10 s)`,
+      `${folder} is being written by ${holder}; wait for it to finish, then run this again (a lock left by a killed process is taken over)`,
     );
   }
 }
@@ -30,6 +31,43 @@ export interface FolderLockOptions {
   waitMs?: number;
 }
 
+/** The holder's note: who, which process on which host, since when. */
+interface Holder {
+  holder: string;
+  pid: number;
+  host: string;
+  since: string;
+}
+
+async function readHolder(folder: string): Promise<Holder | null> {
+  try {
+    return JSON.parse(await readFile(join(folder, HOLDER), 'utf8')) as Holder;
+  } catch {
+    return null;
+  }
+}
+
+/** A holder on this host whose process is gone (killed): its lock is taken over at once. */
+function isDead(holder: Holder | null): boolean {
+  if (!holder || holder.host !== hostname() || !Number.isInteger(holder.pid)) return false;
+  try {
+    process.kill(holder.pid, 0);
+    return false;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'ESRCH';
+  }
+}
+
+function take(folder: string, waitMs: number): Promise<() => Promise<void>> {
+  return lockfile.lock(folder, {
+    lockfilePath: join(folder, LOCK),
+    realpath: false,
+    stale: 10_000,
+    update: 2_000,
+    retries: { retries: Math.max(1, Math.ceil(waitMs / 100)), minTimeout: 100, maxTimeout: 100, factor: 1 },
+  });
+}
+
 /** Runs `write` holding the folder's lock; throws {@link WorkflowLockedError} when it stays taken. */
 export async function withFolderLock<T>(
   folder: string,
@@ -39,23 +77,31 @@ export async function withFolderLock<T>(
   const waitMs = options.waitMs ?? 3000;
   let release: () => Promise<void>;
   try {
-    release = await lockfile.lock(folder, {
-      lockfilePath: join(folder, LOCK),
-      realpath: false,
-      stale: 10_000,
-      update: 2_000,
-      retries: { retries: Math.max(1, Math.ceil(waitMs / 100)), minTimeout: 100, maxTimeout: 100, factor: 1 },
+    release = await take(folder, isDead(await readHolder(folder)) ? 0 : waitMs).catch(async (error) => {
+      const holder = await readHolder(folder);
+      if ((error as NodeJS.ErrnoException).code !== 'ELOCKED' || !isDead(holder)) throw error;
+      // Left by a killed process on this host: taken over.
+      await rm(join(folder, LOCK), { recursive: true, force: true });
+      return take(folder, waitMs);
     });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
-    const holder = await readFile(join(folder, HOLDER), 'utf8').catch(() => 'another mime process');
-    throw new WorkflowLockedError(folder, holder.trim() || 'another mime process');
+    const holder = await readHolder(folder);
+    throw new WorkflowLockedError(
+      folder,
+      holder
+        ? `${holder.holder} (pid ${holder.pid} on ${holder.host}, since ${holder.since})`
+        : 'another mime process',
+    );
   }
   try {
-    await writeFile(
-      join(folder, HOLDER),
-      `${options.holder} (pid ${process.pid}, since ${new Date().toISOString()})\n`,
-    );
+    const note: Holder = {
+      holder: options.holder,
+      pid: process.pid,
+      host: hostname(),
+      since: new Date().toISOString(),
+    };
+    await writeFile(join(folder, HOLDER), `${JSON.stringify(note)}\n`);
     return await write();
   } finally {
     await rm(join(folder, HOLDER), { force: true });
