@@ -91,14 +91,14 @@ describe('a crafted recording', () => {
     await execa('rm', [join(session(), 'screenshots', '2.png')]);
     await execa('mkdir', [join(session(), 'screenshots', '2.png')]);
     await editManifest(3, (e) => {
-      (e.action_details as Record<string, number>).x = 90_000;
+      (e.action_details as Record<string, number>).x = 9_000;
     });
     const result = await reflectCli();
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(/MIME_BAD_RECORDING/);
     expect(result.stderr).toMatch(/1\.png: manifest\.jsonl line 2: not a PNG image/);
-    expect(result.stderr).toMatch(/2\.png: manifest\.jsonl line 3: not a file \(a directory\?\)/);
-    expect(result.stderr).toMatch(/line 4: click at \(90000, 194\) is off the recorded 1280x800 screen/);
+    expect(result.stderr).toMatch(/2\.png: manifest\.jsonl line 3: is a directory, not a file/);
+    expect(result.stderr).toMatch(/line 4: click at \(9000, 194\) is off the recorded 1280x800 screen/);
     expect(result.stderr).not.toMatch(/internal error/);
   });
 

@@ -114,16 +114,19 @@ export async function reflect(sessionDir: string, options: ReflectOptions): Prom
     options.workflowsDir ?? join(dirname(dirname(session)), 'workflows'),
     basename(session),
   );
+  // A recording that cannot be read creates nothing.
+  const recording = await readRecording(session);
   await mkdir(workflowDir, { recursive: true, mode: 0o700 });
   // One writer at a time: a heal or an edit of this workflow waits, or is told reflect writes it.
   return withFolderLock(workflowDir, { holder: 'mime reflect' }, () =>
-    reflectInto(session, workflowDir, options),
+    reflectInto(session, workflowDir, recording, options),
   );
 }
 
 async function reflectInto(
   session: string,
   workflowDir: string,
+  recording: Awaited<ReturnType<typeof readRecording>>,
   options: ReflectOptions,
 ): Promise<ReflectResult> {
   const started = performance.now();
@@ -133,7 +136,6 @@ async function reflectInto(
   const draftFile = join(workflowDir, DRAFT_FILE);
   const cardsFile = join(workflowDir, STEP_CARDS_FILE);
 
-  const recording = await readRecording(session);
   const steps = buildSteps(recording.lines, recording.metadata.screen);
   await refreshAssets(session, workflowDir, recording, steps);
   const from = options.force ? 'pass-a' : options.from;

@@ -111,6 +111,7 @@ describe('replay (agent mode, fake desktop)', () => {
       [
         'events.jsonl',
         'extracts.json',
+        'final.png',
         'replay_summary.txt',
         'report.html',
         'schema.rendered.json',

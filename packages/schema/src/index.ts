@@ -1,4 +1,5 @@
 export * from './batch.ts';
+export * from './bounded-read.ts';
 export * from './doctor-check.ts';
 export * from './element.ts';
 export * from './errors.ts';

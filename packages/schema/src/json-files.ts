@@ -1,4 +1,4 @@
-import { appendFile, mkdir, open, readFile, stat } from 'node:fs/promises';
+import { appendFile, mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import indexToPosition from 'index-to-position';
 import {
@@ -10,6 +10,7 @@ import {
   stripComments,
 } from 'jsonc-parser';
 import writeFileAtomic from 'write-file-atomic';
+import { readRegularFile } from './bounded-read.ts';
 import { FileReadError, JsonSyntaxError } from './errors.ts';
 
 const PARSE_REASONS: Record<string, string> = {
@@ -99,21 +100,6 @@ export function parseJsonText(input: string, file: string, options: ParseJsonOpt
   return JSON.parse(options.allowComments ? stripComments(text) : text);
 }
 
-function describeReadFailure(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  switch (code) {
-    case 'ENOENT':
-      return 'no such file; check the path';
-    case 'EISDIR':
-      return 'is a directory, not a file';
-    case 'EACCES':
-    case 'EPERM':
-      return 'permission denied; check the file mode and owner';
-    default:
-      return `cannot be read (${code ?? (error as Error).message})`;
-  }
-}
-
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
@@ -121,17 +107,7 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  * large, not UTF-8) become a {@link FileReadError} that says why. A byte order mark is dropped.
  */
 export async function readTextFile(file: string): Promise<string> {
-  let bytes: Buffer;
-  try {
-    const info = await stat(file);
-    if (info.isFile() && info.size > MAX_JSON_BYTES) {
-      throw new FileReadError(file, `${info.size} bytes is too large (mime reads at most ${MAX_JSON_BYTES})`);
-    }
-    bytes = await readFile(file);
-  } catch (error) {
-    if (error instanceof FileReadError) throw error;
-    throw new FileReadError(file, describeReadFailure(error), { cause: error });
-  }
+  const bytes = await readRegularFile(file, MAX_JSON_BYTES);
   try {
     return UTF8.decode(bytes);
   } catch (error) {

@@ -3,9 +3,10 @@
  * them is untrusted: it must name a file inside the folder it belongs to, and stay inside it once
  * symbolic links are followed. Anything else is refused before a byte is read or written.
  */
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, sep, win32 } from 'node:path';
 import { z } from 'zod';
+import { readRegularFile } from './bounded-read.ts';
 import { FileReadError, MimeError } from './errors.ts';
 
 /** The longest relative path accepted in a recording or workflow. */
@@ -77,6 +78,8 @@ export async function resolveInside(folder: string, path: string, what: string):
 
 /** The largest image mime reads from a recording or workflow (a 4K frame is about 10 MiB as PNG). */
 export const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
+/** The widest and tallest screenshot mime reads (an 8K screen is 7680x4320). */
+export const MAX_IMAGE_SIDE = 8192;
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /**
@@ -86,23 +89,23 @@ const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0
  */
 export async function readPngInside(folder: string, path: string, what: string): Promise<Buffer> {
   const file = await resolveInside(folder, path, what);
-  let info: Awaited<ReturnType<typeof stat>>;
-  try {
-    info = await stat(file);
-  } catch (error) {
-    throw new FileReadError(file, `${what}: the screenshot is missing`, { cause: error });
-  }
-  if (!info.isFile())
-    throw new FileReadError(file, `${what}: not a file (a directory?); expected a PNG screenshot`);
-  if (info.size > MAX_IMAGE_BYTES) {
-    throw new FileReadError(
-      file,
-      `${what}: ${info.size} bytes is too large for a screenshot (at most ${MAX_IMAGE_BYTES})`,
-    );
-  }
-  const bytes = await readFile(file);
+  const bytes = await readRegularFile(file, MAX_IMAGE_BYTES, what).catch((error: FileReadError) => {
+    const missing = (error.cause as NodeJS.ErrnoException | undefined)?.code === 'ENOENT';
+    throw missing
+      ? new FileReadError(file, `${what}: the screenshot is missing`, { cause: error.cause })
+      : error;
+  });
   if (!bytes.subarray(0, 8).equals(PNG_SIGNATURE)) {
     throw new FileReadError(file, `${what}: not a PNG image; screenshots are PNG files`);
+  }
+  // The size from the header (IHDR), before anything decodes the pixels: a small file can hold a huge image.
+  const width = bytes.length >= 24 ? bytes.readUInt32BE(16) : 0;
+  const height = bytes.length >= 24 ? bytes.readUInt32BE(20) : 0;
+  if (width === 0 || height === 0 || width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE) {
+    throw new FileReadError(
+      file,
+      `${what}: a ${width}x${height} image; mime reads screenshots of 1 to ${MAX_IMAGE_SIDE} pixels a side`,
+    );
   }
   return bytes;
 }

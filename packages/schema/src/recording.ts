@@ -58,7 +58,12 @@ const common = {
     'The element under the pointer (clicks, drags, scrolls) or with the focus after a typing burst.',
   ),
 };
-const pointer = z.object({ button: MouseButton.default('left'), x: z.number(), y: z.number() });
+/** A screen coordinate: no screen is wider or taller than X11's 16-bit limit. */
+const coordinate = z.number().min(-65535).max(65535);
+/** A scroll's amount in one recorded event (a wheel gives a few units a notch). */
+const scrollAmount = z.number().min(-1000).max(1000);
+
+const pointer = z.object({ button: MouseButton.default('left'), x: coordinate, y: coordinate });
 const pointerEvent = <T extends 'click' | 'double_click' | 'right_click' | 'middle_click'>(type: T) =>
   z.object({ action_type: z.literal(type), action_details: pointer, ...common });
 
@@ -89,17 +94,17 @@ export const ManifestEvent = z.discriminatedUnion('action_type', [
   }),
   z.object({
     action_type: z.literal('scroll'),
-    action_details: z.object({ x: z.number(), y: z.number(), dx: z.number(), dy: z.number() }),
+    action_details: z.object({ x: coordinate, y: coordinate, dx: scrollAmount, dy: scrollAmount }),
     ...common,
   }),
   z.object({
     action_type: z.literal('drag'),
     action_details: z.object({
       button: MouseButton.default('left'),
-      x: z.number(),
-      y: z.number(),
-      to_x: z.number(),
-      to_y: z.number(),
+      x: coordinate,
+      y: coordinate,
+      to_x: coordinate,
+      to_y: coordinate,
     }),
     ...common,
   }),

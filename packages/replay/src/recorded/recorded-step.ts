@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LogicalPoint, RawFrame } from '@mime-desktop/os-io';
 import { encodePng } from '@mime-desktop/os-io';
@@ -45,6 +46,19 @@ export async function loadRecording(workflowDir: string): Promise<Recording> {
     if (event.screenshot) frames.set(index, event.screenshot);
   }
   return { events, frames };
+}
+
+/**
+ * Before a trace or auto run: every frame the recording names is a PNG inside the workflow folder, of
+ * a size mime reads (a hostile workflow is refused before the desktop is touched). Nothing to check
+ * without a recording (auto hands such a workflow to the agent).
+ */
+export async function checkRecording(workflowDir: string): Promise<void> {
+  const file = join(workflowDir, 'manifest.jsonl');
+  if (!existsSync(file)) return;
+  for (const { line, event } of await readManifest(file)) {
+    if (event.screenshot) await readPngInside(workflowDir, event.screenshot, `manifest.jsonl line ${line}`);
+  }
 }
 
 /** Decoded frames kept (4 MB each at 1280x800): a step's, the next one's and its subtask's first. */

@@ -21,6 +21,7 @@ import { DEFAULT_MODEL_IMAGE, type ModelImageOptions } from '../agent/model-imag
 import { BudgetExhaustedError, ReplayOptionError, TraceUnavailableError } from '../errors.ts';
 import { collectHeal } from '../heal/collect-heal.ts';
 import { sha256 } from '../heal/heal.ts';
+import { checkRecording } from '../recorded/recorded-step.ts';
 import { runAuto, runTrace } from '../recorded/step-executor.ts';
 import { type BudgetLimits, BudgetTracker, resolveBudgets } from './budgets.ts';
 import { collectSecrets } from './collect-secrets.ts';
@@ -250,6 +251,8 @@ export async function replay(workflowDir: string, options: ReplayOptions = {}): 
       `step ${unrecorded.i} has no recorded source (a hand-written or ai_mime workflow?); replay it in the auto or agent mode`,
     );
   }
+  // A hostile recording (a path out of the folder, a FIFO, a huge image) is refused before any run.
+  if (mode !== 'agent') await checkRecording(folderOfWorkflow);
   // When the model will surely be needed, a missing configuration is bad input, found before any run.
   if (mode === 'agent' || (mode === 'auto' && (unrecorded || steps.length === 0))) await model.client();
   const secretValues = await collectSecrets(loaded.workflow.task_params, {
