@@ -1,4 +1,4 @@
-import { cp, mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
@@ -116,5 +116,21 @@ describe('mime list', () => {
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('none yet: `mime record --name "..."`');
     expect(result.stderr).toContain(`data root: ${empty}`);
+  });
+});
+
+describe('mime list of a shared workflow with escape sequences', () => {
+  it('prints them inert: no window title set, no screen cleared', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'mime-home-'));
+    const dir = join(home, 'workflows', 'hostile');
+    await cp(FIXTURE, dir, { recursive: true });
+    const schema = JSON.parse(await readFile(join(dir, 'schema.json'), 'utf8'));
+    schema.task_name = 'play \u001b]0;pwned\u0007\u001b[2J\u202esong';
+    await writeFile(join(dir, 'schema.json'), JSON.stringify(schema));
+    const result = await runMime(['list', '--home', home], { env: { NO_COLOR: '1' } });
+    expect(result.exitCode).toBe(0);
+    for (const active of ['\u001b', '\u0007', '\u202e'])
+      expect(result.stdout + result.stderr).not.toContain(active);
+    expect(result.stdout).toContain('play \\x1b]0;pwned\\x07\\x1b[2J\\u202esong');
   });
 });

@@ -3,7 +3,7 @@ import { isMimeError } from '@mime-desktop/schema/errors';
 import { Command, CommanderError } from 'commander';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.ts';
 import { hintFor } from './hints.ts';
-import { printJson, say, style } from './output.ts';
+import { inert, printJson, say, style } from './output.ts';
 
 /** Registers one command on the program; its action hands its exit code to `run`. */
 type Register = (program: Command, run: (code: Promise<ExitCode>) => void) => void;
@@ -50,7 +50,7 @@ function reportError(error: unknown, json: boolean): void {
     else printJsonError('MIME_INTERNAL', error instanceof Error ? error.message : String(error), null);
   }
   if (isMimeError(error)) {
-    say(`${style.red('error')} ${style.dim(`[${error.code}]`)} ${error.message}`);
+    say(`${style.red('error')} ${style.dim(`[${error.code}]`)} ${inert(error.message, { multiline: true })}`);
     const hint = hintFor(error.code);
     if (hint) say(style.dim(`  ${hint}`));
     return;

@@ -2,7 +2,7 @@ import { type Inventory, listHome } from '@mime-desktop/schema';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
-import { formatTable, printData, printJson, say, style } from '../output.ts';
+import { formatTable, inert, printData, printJson, say, style } from '../output.ts';
 
 const day = (iso: string | null) => (iso ? iso.slice(0, 16).replace('T', ' ') : '-');
 
@@ -15,8 +15,8 @@ function render(inventory: Inventory): string {
       : formatTable(
           ['SESSION', 'NAME', 'CREATED', 'EVENTS'],
           inventory.recordings.map((r) => [
-            r.session_id,
-            r.name ?? style.red(r.problem ?? '?'),
+            inert(r.session_id),
+            r.name === null ? style.red(inert(r.problem ?? '?')) : inert(r.name),
             day(r.created_at),
             String(r.events),
           ]),
@@ -29,12 +29,12 @@ function render(inventory: Inventory): string {
       : formatTable(
           ['SESSION', 'NAME', 'CREATED', 'STATE', 'STEPS', 'PARAMS', 'RUNS', 'LAST RUN'],
           inventory.workflows.map((w) => [
-            w.session_id,
-            w.name ?? '-',
+            inert(w.session_id),
+            inert(w.name ?? '-'),
             day(w.created_at),
             w.state === 'ready' ? w.state : style.yellow(w.state),
             String(w.steps),
-            w.params.join(',') || '-',
+            inert(w.params.join(',')) || '-',
             String(w.runs.length),
             w.last_run ? `${w.last_run.outcome ?? 'unfinished'} ${day(w.last_run.started_at)}` : '-',
           ]),
@@ -66,7 +66,8 @@ export function registerList(program: Command, run: (code: Promise<ExitCode>) =>
             say(style.dim(`data root: ${inventory.home}`));
             printData(render(inventory));
             const broken = inventory.workflows.filter((w) => w.problem);
-            for (const w of broken) say(`${style.yellow('!')} ${w.session_id}: ${w.problem}`);
+            for (const w of broken)
+              say(`${style.yellow('!')} ${inert(w.session_id)}: ${inert(w.problem ?? '')}`);
           }
           return EXIT.ok;
         })(),

@@ -24,7 +24,7 @@ import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { hintFor } from '../hints.ts';
 import { type HomeOptions, resolveWorkflowTarget } from '../home.ts';
 import { positiveNumber, wholeNumber } from '../numbers.ts';
-import { printData, printJson, say, style } from '../output.ts';
+import { inert, printData, printJson, say, style } from '../output.ts';
 import { createRunLog } from '../run-log.ts';
 import { addModelOptions, type ModelFlags, modelFlags } from './model-options.ts';
 import { type RowsFlags, runRowsCommand, strayRowsFlags } from './replay-rows.ts';
@@ -168,7 +168,7 @@ function describeEvent(event: ReplayEvent): string | null {
     case 'run_start': {
       const params = Object.entries(event.params).map(([k, v]) => `${k}=${v}`);
       return [
-        `${style.cyan('▶')} Replaying "${event.task_name}" (${event.mode} mode${event.dry_run ? ', dry run: nothing is executed' : ''})`,
+        `${style.cyan('▶')} Replaying "${inert(event.task_name)}" (${event.mode} mode${event.dry_run ? ', dry run: nothing is executed' : ''})`,
         style.dim(`  run folder: ${event.dir}`),
         style.dim(`  params: ${params.length > 0 ? params.join(', ') : 'none'}`),
         ...event.warnings.map((w) => `  ${style.yellow('warning')} ${w}`),
@@ -178,7 +178,7 @@ function describeEvent(event: ReplayEvent): string | null {
       ].join('\n');
     }
     case 'subtask_start':
-      return `${style.bold(`[${event.position}/${event.count}]`)} ${event.text}${event.origin === 'replan' ? style.dim(' (replanned)') : ''}`;
+      return `${style.bold(`[${event.position}/${event.count}]`)} ${inert(event.text)}${event.origin === 'replan' ? style.dim(' (replanned)') : ''}`;
     case 'action': {
       const marks = {
         executed: '',
@@ -186,7 +186,7 @@ function describeEvent(event: ReplayEvent): string | null {
         skipped: style.yellow(' (skipped)'),
         failed: style.red(` (failed: ${event.error})`),
       };
-      return `    ${style.dim(`#${(event.iteration ?? 0) + 1}`)} ${event.description}${marks[event.status]}`;
+      return `    ${style.dim(`#${(event.iteration ?? 0) + 1}`)} ${inert(event.description)}${marks[event.status]}`;
     }
     case 'step': {
       const how = {
@@ -196,7 +196,7 @@ function describeEvent(event: ReplayEvent): string | null {
         skipped: style.yellow('skipped'),
       };
       const rung = event.rung ? style.dim(` [${event.rung}]`) : '';
-      return `    ${style.dim(`step ${event.step_i}`)} ${how[event.executed_by]}${rung} ${event.description}${style.dim(` (${event.reason})`)}`;
+      return `    ${style.dim(`step ${event.step_i}`)} ${how[event.executed_by]}${rung} ${inert(event.description)}${style.dim(` (${inert(event.reason)})`)}`;
     }
     case 'paused':
       return style.yellow(`  ⏸ paused before the next action; press ${event.hotkey} again to resume`);
@@ -222,7 +222,7 @@ function describeEvent(event: ReplayEvent): string | null {
         }`,
       );
     case 'extract':
-      return `    ${style.dim(`#${(event.iteration ?? 0) + 1}`)} extract ${event.variable} = ${JSON.stringify(event.value)}`;
+      return `    ${style.dim(`#${(event.iteration ?? 0) + 1}`)} extract ${inert(event.variable)} = ${inert(JSON.stringify(event.value))}`;
     case 'repair':
       return style.yellow(
         `    ! invalid call, asking again: ${event.problems.map((p) => p.message).join('; ')}`,
@@ -301,10 +301,12 @@ function reportResult(result: ReplayResult, flags: ReplayFlags): ExitCode {
   const usage = `${summary.usage.calls} model calls, ${summary.usage.input_tokens + summary.usage.output_tokens} tokens`;
   if (summary.outcome === 'success') {
     say(`${style.green('✓')} success in ${seconds} s (${usage})`);
-    for (const [name, value] of Object.entries(summary.extracts)) say(`  ${name} = ${value}`);
+    for (const [name, value] of Object.entries(summary.extracts)) say(`  ${inert(name)} = ${inert(value)}`);
   } else {
     const mark = summary.outcome === 'aborted' ? style.yellow('■ aborted') : style.red('✗ failed');
-    say(`${mark} ${style.dim(`[${summary.code}]`)} after ${seconds} s (${usage}): ${summary.reason}`);
+    say(
+      `${mark} ${style.dim(`[${summary.code}]`)} after ${seconds} s (${usage}): ${inert(summary.reason ?? '', { multiline: true })}`,
+    );
     const hint = hintFor(summary.code, summary.mode);
     if (hint) say(style.dim(`  ${hint}`));
   }
