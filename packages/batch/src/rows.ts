@@ -22,9 +22,17 @@ export interface Rows {
 
 function readCsv(file: string, text: string): Rows {
   let records: Array<Record<string, string>>;
+  let columns: string[] = [];
   try {
     records = parse(text, {
-      columns: (header: string[]) => header.map((name) => name.trim()),
+      columns: (header: string[]) => {
+        columns = header.map((name) => name.trim());
+        const twice = columns.find((name, i) => columns.indexOf(name) !== i);
+        if (twice !== undefined) {
+          throw new RowsError(`${file}: the column "${twice}" appears twice in the header; keep one`);
+        }
+        return columns;
+      },
       skip_empty_lines: true,
       trim: true,
       bom: true,
@@ -32,9 +40,9 @@ function readCsv(file: string, text: string): Rows {
       to: MAX_ROWS + 1,
     });
   } catch (error) {
+    if (error instanceof RowsError) throw error;
     throw new RowsError(`${file}: not a valid CSV file: ${(error as Error).message}`, { cause: error });
   }
-  const columns = records[0] ? Object.keys(records[0]) : [];
   return { file, columns, rows: records };
 }
 
@@ -46,7 +54,8 @@ async function readJsonlRows(file: string): Promise<Rows> {
       problems.push(`line ${line}: a row is a JSON object such as {"song_name": "Numb"}`);
       continue;
     }
-    const row: Record<string, string> = {};
+    // No prototype: a `__proto__` column stays a column (refused below as no param's name).
+    const row: Record<string, string> = Object.create(null);
     for (const [name, cell] of Object.entries(value)) {
       if (typeof cell === 'string' || typeof cell === 'number' || typeof cell === 'boolean')
         row[name] = String(cell);

@@ -153,6 +153,11 @@ export async function runBatch(workflowDir: string, options: BatchOptions): Prom
   const rows = await readRows(options.rows);
   checkRows(loaded.workflow, rows, { allowSecrets: options.allowSecretsInRows ?? false });
   const dir = resolve(options.dir ?? join(folder, '.batch', stamp()));
+  if (options.onlyFailed && (await readRowRecords(dir).catch(() => [])).length === 0) {
+    throw new BatchOptionError(
+      `${dir} is not a batch folder (no row-<n>/row.json in it): --only-failed takes the folder of an earlier batch, as \`mime replay --rows\` printed it`,
+    );
+  }
   await mkdir(dir, { recursive: true, mode: 0o700 });
   const selected = await selectRows(rows.rows.length, options, dir);
   const previous = new Map((await readRowRecords(dir)).map((r) => [r.record.row, r.record]));

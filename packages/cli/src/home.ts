@@ -1,5 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
+import { UsageError } from './exit-codes.ts';
 
 /** Options every command that reads the data root accepts. */
 export interface HomeOptions {
@@ -8,7 +9,13 @@ export interface HomeOptions {
 }
 
 export function resolveHome(options: HomeOptions, env: NodeJS.ProcessEnv = process.env): string {
-  return resolve(options.home ?? env.MIME_HOME ?? process.cwd());
+  const home = resolve(options.home ?? env.MIME_HOME ?? process.cwd());
+  if (existsSync(home) && !statSync(home).isDirectory()) {
+    throw new UsageError(
+      `${home} is a file, not a folder: --home (or MIME_HOME) is the data root that holds recordings/ and workflows/`,
+    );
+  }
+  return home;
 }
 
 /** A workflow named on the command line: a path as given, else a session id under `<home>/workflows/`. */

@@ -8,6 +8,7 @@ import {
   parseTree,
   printParseErrorCode,
   stripComments,
+  visit,
 } from 'jsonc-parser';
 import writeFileAtomic from 'write-file-atomic';
 import { readRegularFile } from './bounded-read.ts';
@@ -96,8 +97,43 @@ export function parseJsonText(input: string, file: string, options: ParseJsonOpt
     const reason = PARSE_REASONS[printParseErrorCode(first.error)] ?? 'syntax error';
     throw new JsonSyntaxError(file, line + offsetLine, column, reason);
   }
+  const duplicate = duplicateKeyAt(text);
+  if (duplicate) {
+    const { line, column } = indexToPosition(text, duplicate.offset, { oneBased: true });
+    throw new JsonSyntaxError(
+      file,
+      line + offsetLine,
+      column,
+      `the key ${JSON.stringify(duplicate.key)} appears twice in one object, and JSON would keep only the last (a "sensitive": true could silently become false); remove one`,
+    );
+  }
   // JSON.parse makes `__proto__` an own property, as it is in the file; jsonc's values would set the prototype.
   return JSON.parse(options.allowComments ? stripComments(text) : text);
+}
+
+/** The first key that an object of the text has twice, and where; null when none. */
+function duplicateKeyAt(text: string): { key: string; offset: number } | null {
+  const open: Array<Set<string>> = [];
+  let found: { key: string; offset: number } | null = null;
+  visit(
+    text,
+    {
+      onObjectBegin: () => {
+        open.push(new Set());
+      },
+      onObjectEnd: () => {
+        open.pop();
+      },
+      onObjectProperty: (key, offset) => {
+        const keys = open.at(-1);
+        if (!keys || found) return;
+        if (keys.has(key)) found = { key, offset };
+        keys.add(key);
+      },
+    },
+    { disallowComments: false, allowTrailingComma: false },
+  );
+  return found;
 }
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });

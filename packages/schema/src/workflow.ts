@@ -22,7 +22,13 @@ export const StepActionType = z.enum(STEP_ACTION_TYPES);
 export type StepActionType = z.infer<typeof StepActionType>;
 
 const identifier = (what: string) =>
-  z.string().regex(IDENTIFIER, `${what} must be an identifier: a letter or _ then letters, digits or _`);
+  z
+    .string()
+    .regex(IDENTIFIER, `${what} must be an identifier: a letter or _ then letters, digits or _`)
+    .refine(
+      (name) => name !== '__proto__',
+      `${what} must not be __proto__ (JavaScript gives objects that name)`,
+    );
 
 /** A point in logical screen pixels (the space of the saved screenshots). */
 export const LogicalPoint = z.object({ x: z.number(), y: z.number() });

@@ -71,12 +71,20 @@ function collect(value: string, previous: string[] | undefined): string[] {
 
 /** `--param name=value` pairs (the value may hold `=`). */
 function parseParamFlags(pairs: readonly string[]): Record<string, string> {
-  const values: Record<string, string> = {};
+  // No prototype: a param may be named `constructor` or `__proto__`.
+  const values: Record<string, string> = Object.create(null);
   for (const pair of pairs) {
     const at = pair.indexOf('=');
     if (at <= 0)
       throw new UsageError(`--param takes name=value, got "${pair}" (e.g. --param song_name=Numb)`);
-    values[pair.slice(0, at)] = pair.slice(at + 1);
+    const name = pair.slice(0, at);
+    const value = pair.slice(at + 1);
+    if (Object.hasOwn(values, name) && values[name] !== value) {
+      throw new UsageError(
+        `--param ${name} is given twice, as ${JSON.stringify(values[name])} and ${JSON.stringify(value)}: give it once`,
+      );
+    }
+    values[name] = value;
   }
   return values;
 }
@@ -87,7 +95,7 @@ async function readParamsFile(file: string): Promise<Record<string, string>> {
   if (document === null || typeof document !== 'object' || Array.isArray(document)) {
     throw new UsageError(`${file}: a params file is a JSON object such as {"song_name": "Numb"}`);
   }
-  const values: Record<string, string> = {};
+  const values: Record<string, string> = Object.create(null);
   const bad: string[] = [];
   for (const [name, value] of Object.entries(document)) {
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean')
@@ -99,7 +107,6 @@ async function readParamsFile(file: string): Promise<Record<string, string>> {
   return values;
 }
 
-/** A workflow folder or schema.json, else a session id under `<home>/workflows/`. */
 /** Reads a line on the TTY without echoing it. */
 function askHidden(question: string): Promise<string> {
   const stdin = process.stdin;
@@ -255,12 +262,15 @@ function checkInteraction(flags: ReplayFlags): void {
 
 /** Values from --params-file and --param; sensitive params are refused there (they belong in the environment). */
 async function readParams(flags: ReplayFlags, workflowPath: string): Promise<Record<string, string>> {
-  const params = {
-    ...(flags.paramsFile ? await readParamsFile(flags.paramsFile) : {}),
-    ...parseParamFlags(flags.param ?? []),
-  };
+  const params: Record<string, string> = Object.assign(
+    Object.create(null),
+    flags.paramsFile ? await readParamsFile(flags.paramsFile) : {},
+    parseParamFlags(flags.param ?? []),
+  );
   const { workflow } = await loadWorkflow(workflowPath);
-  const sensitive = workflow.task_params.filter((p) => p.sensitive && p.name in params).map((p) => p.name);
+  const sensitive = workflow.task_params
+    .filter((p) => p.sensitive && Object.hasOwn(params, p.name))
+    .map((p) => p.name);
   if (sensitive.length > 0) {
     throw new UsageError(
       `${sensitive.join(', ')} ${sensitive.length === 1 ? 'is' : 'are'} sensitive: command lines and params files are seen by others and kept in shell history. Set ${sensitive.map(secretEnvName).join(', ')} or answer the prompt instead.`,

@@ -19,7 +19,7 @@ export async function collectSecrets(
   options: CollectSecretsOptions = {},
 ): Promise<Record<string, string>> {
   const env = options.env ?? process.env;
-  const secrets: Record<string, string> = {};
+  const secrets: Record<string, string> = Object.create(null);
   for (const param of params) {
     if (!param.sensitive || options.skip?.has(param.name)) continue;
     const fromEnv = env[secretEnvName(param.name)];

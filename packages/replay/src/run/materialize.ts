@@ -79,7 +79,10 @@ function resolveParam(
   secrets: Readonly<Record<string, string>>,
 ): ParamValue {
   const { name, sensitive } = param;
-  const given = sensitive ? (secrets[name] ?? overrides[name]) : overrides[name];
+  // Own values only: a param named `constructor` or `__proto__` is not the object's prototype's.
+  const own = (values: Readonly<Record<string, string>>) =>
+    Object.hasOwn(values, name) ? values[name] : undefined;
+  const given = sensitive ? (own(secrets) ?? own(overrides)) : own(overrides);
   const raw = given ?? (sensitive ? undefined : (param.example ?? undefined));
   if (raw === undefined) return { kind: 'unset' };
   const checked = checkType(param, raw);
@@ -109,7 +112,7 @@ function resolveParams(
   const unknown = Object.keys(overrides).filter((name) => !known.includes(name));
   const result: ResolvedParams = {
     params: [],
-    values: {},
+    values: Object.create(null),
     secrets: new Map(),
     problems: { missing: [], unknown, invalid: [], known },
   };
