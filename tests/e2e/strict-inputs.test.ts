@@ -2,7 +2,7 @@
  * Strict inputs: what would be silently misread gets exit 2 naming the problem, and names JavaScript
  * objects carry (`constructor`) work as any other.
  */
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
@@ -90,5 +90,20 @@ describe('strict inputs (exit 2, naming the problem)', () => {
     });
     expect(fromEnv.stderr).toContain('MIME_NO_DISPLAY');
     expect(fromEnv.stderr).not.toContain('Numb');
+  });
+
+  it("batch collect never follows a row.json's run path out of its row folder", async () => {
+    const root = await mkdtemp(join(tmpdir(), 'mime-collect-'));
+    const batch = join(root, 'batch');
+    await mkdir(join(batch, 'row-1'), { recursive: true });
+    await mkdir(join(root, 'outside', 'fake-run'), { recursive: true });
+    await writeFile(join(root, 'outside', 'fake-run', 'summary.json'), '{"task_name": "read from outside"}');
+    await writeFile(
+      join(batch, 'row-1', 'row.json'),
+      JSON.stringify({ row: 1, params: {}, runs: ['../../outside/fake-run'], outcome: 'success' }),
+    );
+    const result = await runMime(['batch', 'collect', batch]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/MIME_UNSAFE_PATH.*row-1\/row\.json run.*the path leaves the folder/);
   });
 });

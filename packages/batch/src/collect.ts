@@ -12,6 +12,7 @@ import {
   RUN_FILES,
   RunSummary,
   readJsonFile,
+  resolveInside,
   ValidationError,
   zodProblems,
 } from '@mime-desktop/schema';
@@ -65,8 +66,10 @@ export async function collectBatch(dir: string, meta: BatchMeta = {}): Promise<B
     if (workflow !== undefined && task_name !== undefined) break;
     const run = record.runs.at(-1);
     if (!run) continue;
+    // A run path from a row.json (a pod on a shared volume wrote it) stays inside its row folder.
+    const runDir = await resolveInside(join(dir, folder), run, `${folder}/${BATCH_FILES.row} run`);
     const summary = RunSummary.safeParse(
-      await readJsonFile(join(dir, folder, run, RUN_FILES.summary)).catch(() => null),
+      await readJsonFile(join(runDir, RUN_FILES.summary)).catch(() => null),
     );
     if (summary.success) {
       workflow ??= summary.data.workflow;
