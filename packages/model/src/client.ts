@@ -8,6 +8,7 @@ import type {
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { z } from 'zod';
+import { boundedFetch } from './bounded-fetch.ts';
 import type { ModelConfig } from './config.ts';
 import { ModelConfigError, ModelOutputError, ModelServerError } from './errors.ts';
 import type { CallKind, ModelEventListener } from './events.ts';
@@ -125,7 +126,10 @@ export class ModelClient {
     this.config = config;
     this.meter = options.meter ?? new UsageMeter();
     this.#onEvent = options.onEvent ?? (() => {});
-    this.#fetch = options.fetch ?? globalThis.fetch;
+    this.#fetch = boundedFetch(options.fetch ?? globalThis.fetch, {
+      deadlineMs: config.timeoutMs,
+      baseURL: config.baseURL,
+    });
     this.#structuredMode = config.structuredMode === 'tool' ? 'tool' : 'json_schema';
     this.#sdk = new OpenAI({
       baseURL: config.baseURL,
