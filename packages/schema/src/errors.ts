@@ -1,3 +1,5 @@
+import { basename, dirname } from 'node:path';
+
 /**
  * How an error ends a command, for the exit code: `usage` (bad input, usage or configuration: fix it
  * and retry, exit 2), `failed` (the work itself failed, exit 1), `aborted` (stopped by the person or
@@ -50,6 +52,20 @@ export class FileReadError extends MimeError {
 
   constructor(file: string, reason: string, options?: { cause?: unknown }) {
     super('MIME_FILE_UNREADABLE', `${file}: ${reason}`, { ...options, exit: 'usage' });
+    this.file = file;
+  }
+}
+
+/** No space left where a file is written: the previous version of the file is kept as it was. */
+export class DiskFullError extends MimeError {
+  readonly file: string;
+
+  constructor(file: string, options?: { cause?: unknown }) {
+    super(
+      'MIME_DISK_FULL',
+      `no space left on the disk of ${dirname(file)} to write ${basename(file)}; the previous ${basename(file)} is kept as it was: free some space and run this again`,
+      options,
+    );
     this.file = file;
   }
 }

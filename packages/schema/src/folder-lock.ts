@@ -8,7 +8,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { MimeError } from './errors.ts';
+import { DiskFullError, MimeError } from './errors.ts';
 
 /** The lock of a folder: a directory made by proper-lockfile, and a note of who holds it. */
 const LOCK = '.mime.lock';
@@ -85,7 +85,9 @@ export async function withFolderLock<T>(
       return take(folder, waitMs);
     });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ELOCKED') throw error;
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOSPC' || code === 'EDQUOT') throw new DiskFullError(join(folder, LOCK), { cause: error });
+    if (code !== 'ELOCKED') throw error;
     const holder = await readHolder(folder);
     throw new WorkflowLockedError(
       folder,
@@ -101,7 +103,8 @@ export async function withFolderLock<T>(
       host: hostname(),
       since: new Date().toISOString(),
     };
-    await writeFile(join(folder, HOLDER), `${JSON.stringify(note)}\n`);
+    // Only a note for the other writer's message: a full disk must not stop the write it guards.
+    await writeFile(join(folder, HOLDER), `${JSON.stringify(note)}\n`).catch(() => undefined);
     return await write();
   } finally {
     await rm(join(folder, HOLDER), { force: true });

@@ -12,7 +12,7 @@ import {
 } from 'jsonc-parser';
 import writeFileAtomic from 'write-file-atomic';
 import { readRegularFile } from './bounded-read.ts';
-import { FileReadError, JsonSyntaxError } from './errors.ts';
+import { DiskFullError, FileReadError, JsonSyntaxError } from './errors.ts';
 
 const PARSE_REASONS: Record<string, string> = {
   InvalidSymbol: 'unexpected character',
@@ -240,8 +240,15 @@ export async function writeFileAtomically(
   data: string | Buffer,
   options: WriteOptions = {},
 ): Promise<void> {
-  await mkdir(dirname(file), { recursive: true, mode: options.dirMode ?? 0o700 });
-  await writeFileAtomic(file, data, { mode: options.mode ?? 0o600, fsync: true });
+  try {
+    await mkdir(dirname(file), { recursive: true, mode: options.dirMode ?? 0o700 });
+    await writeFileAtomic(file, data, { mode: options.mode ?? 0o600, fsync: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    // The temporary file is gone and the previous file untouched: say where space ran out.
+    if (code === 'ENOSPC' || code === 'EDQUOT') throw new DiskFullError(file, { cause: error });
+    throw error;
+  }
 }
 
 /**
