@@ -17,7 +17,10 @@ import type { ReflectStep } from './steps.ts';
 
 /** The marked copy of a step's PRE frame: `screenshots/3.png` -> `screenshots/3_marked.png`. */
 export function markedPath(screenshot: string): string {
-  return screenshot.replace(/\.png$/i, '_marked.png');
+  // Always another name than the screenshot's, whatever its extension (`0.img` → `0.img_marked.png`).
+  return /\.png$/i.test(screenshot)
+    ? screenshot.replace(/\.png$/i, '_marked.png')
+    : `${screenshot}_marked.png`;
 }
 
 /** Events whose points lie off the recorded screen: a recording no app could have produced. */

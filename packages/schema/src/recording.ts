@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AccessibleElement } from './element.ts';
-import { type Problem, ValidationError } from './errors.ts';
+import { FileReadError, type Problem, ValidationError } from './errors.ts';
 import { readJsonFile, readJsonlFile } from './json-files.ts';
 import { KeyChordError, normalizeKeyChord } from './keys.ts';
 import { RelativePath } from './paths.ts';
@@ -171,6 +171,12 @@ export interface ManifestLine {
 /** Reads manifest.jsonl; every bad line is reported as `line N: path: message`. */
 export async function readManifest(file: string): Promise<ManifestLine[]> {
   const lines = await readJsonlFile(file);
+  if (lines.length > MAX_RECORDED_EVENTS) {
+    throw new FileReadError(
+      file,
+      `${lines.length} events; mime reads a recording of at most ${MAX_RECORDED_EVENTS} (an hour of steady work): record the task in shorter parts`,
+    );
+  }
   const events: ManifestLine[] = [];
   const problems: Problem[] = [];
   for (const { line, value } of lines) {
@@ -187,6 +193,9 @@ export async function readManifest(file: string): Promise<ManifestLine[]> {
   if (problems.length > 0) throw new ValidationError(file, 'recording manifest', problems);
   return events;
 }
+
+/** The most events a recording's manifest may hold. */
+export const MAX_RECORDED_EVENTS = 10_000;
 
 /** Reads and validates metadata.json. */
 export async function readRecordingMetadata(file: string): Promise<RecordingMetadata> {
