@@ -404,7 +404,7 @@ class AgentRun {
     if (status === 'executed') {
       await this.#ctx.pause.wait(this.#ctx.signal);
       try {
-        await executeAction(desktop, action, secrets, settings.typeDelayMs);
+        await executeAction(desktop, action, secrets, settings.typeDelayMs, this.#ctx.signal);
         this.#actedSinceCapture = true;
         journal.noteCompleted(asCalled);
       } catch (failure) {

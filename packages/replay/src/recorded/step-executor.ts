@@ -261,6 +261,7 @@ class RecordedRun {
         action,
         this.#ctx.secrets,
         step.type_delay_ms ?? settings.typeDelayMs,
+        this.#ctx.signal,
       );
       this.#screen.acted();
     }

@@ -1,0 +1,53 @@
+/**
+ * Budgets hold inside a long action: a recorded scroll of 1000 wheel notches (the most a recorded
+ * event may hold, 20 s of wheel) under `--max-duration 2` ends within a second of the limit.
+ */
+import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+let desktop: DesktopHarness;
+
+beforeAll(async () => {
+  desktop = await startDesktopHarness({ keepDisplayUntilExit: false });
+}, 60_000);
+
+afterAll(async () => {
+  await desktop?.stop();
+});
+
+describe('a runaway scroll', () => {
+  it('stops at --max-duration, within a second', async () => {
+    const dir = join(await mkdtemp(join(tmpdir(), 'mime-scroll-')), 'play-song');
+    await cp(join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded'), dir, { recursive: true });
+    // Step 0 becomes a scroll of 1000 notches over the results list, in the manifest and the workflow.
+    const manifest = join(dir, 'manifest.jsonl');
+    const lines = (await readFile(manifest, 'utf8')).trim().split('\n');
+    const first = JSON.parse(lines[0] ?? '{}');
+    lines[0] = JSON.stringify({
+      ...first,
+      action_type: 'scroll',
+      action_details: { x: 240, y: 120, dx: 0, dy: 1000 },
+    });
+    await writeFile(manifest, `${lines.join('\n')}\n`);
+    const schemaFile = join(dir, 'schema.json');
+    const schema = JSON.parse(await readFile(schemaFile, 'utf8'));
+    Object.assign(schema.plan.subtasks[0].steps[0], { action_type: 'SCROLL' });
+    await writeFile(schemaFile, JSON.stringify(schema, null, 2));
+
+    await desktop.resetApp();
+    const started = performance.now();
+    const result = await runMime(['replay', dir, '--mode', 'trace', '--max-duration', '2', '--json'], {
+      env: { DISPLAY: desktop.display },
+    });
+    const seconds = (performance.now() - started) / 1000;
+    expect(result.exitCode, result.stderr).toBe(1);
+    expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'failed', code: 'MIME_BUDGET_WALL_TIME' });
+    // On top of the run's 2 s: the process's start and its end (about 1-2 s on 2 busy cores); the
+    // whole scroll would take over 20 s.
+    expect(seconds).toBeLessThan(2 + 4);
+  });
+});
