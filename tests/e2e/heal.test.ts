@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
 import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { createFakeVisionModel, type FakeVisionModel } from '@mime-desktop/test-support/fake-vision-model';
-import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
+import { REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
@@ -121,5 +121,32 @@ describe('mime heal', () => {
       expect((await runMime(['validate', workflow])).exitCode).toBe(0);
       expect(await readFile(join(workflow, 'schema.json'), 'utf8')).not.toBe(original);
     }
-  }, 240_000);
+
+    // kill -9 at random moments during --apply: the workflow is the old one or the healed one, the
+    // manifest matching its schema, never a mix (the next reader finishes a change that was committed).
+    const reference = join(await mkdtemp(join(tmpdir(), 'mime-heal-ref-')), 'play-song');
+    await cp(base, reference, { recursive: true });
+    expect((await runMime(['heal', join(reference, '.replay', String(runs[0])), '--apply'])).exitCode).toBe(
+      0,
+    );
+    const healed = await readFile(join(reference, 'schema.json'), 'utf8');
+    const healedManifest = await readFile(join(reference, 'manifest.jsonl'), 'utf8');
+    const originalManifest = await readFile(join(base, 'manifest.jsonl'), 'utf8');
+    for (let round = 0; round < 8; round += 1) {
+      const workflow = join(await mkdtemp(join(tmpdir(), 'mime-heal-kill-')), 'play-song');
+      await cp(base, workflow, { recursive: true });
+      const applying = startMime(['heal', join(workflow, '.replay', String(runs[0])), '--apply']);
+      await new Promise((resolve) => setTimeout(resolve, 300 + Math.random() * 1200));
+      applying.kill('SIGKILL');
+      await applying.done;
+      expect((await runMime(['validate', workflow])).exitCode).toBe(0);
+      const schema = await readFile(join(workflow, 'schema.json'), 'utf8');
+      const manifest = await readFile(join(workflow, 'manifest.jsonl'), 'utf8');
+      expect([original, healed]).toContain(schema);
+      expect(manifest).toBe(schema === healed ? healedManifest : originalManifest);
+      expect(
+        (await readdir(workflow)).filter((f) => f.endsWith('.mime-new') || f === '.mime-commit.json'),
+      ).toEqual([]);
+    }
+  }, 300_000);
 });

@@ -4,11 +4,13 @@
  * refreshed while held, taken over once stale, so a killed holder never blocks for good). A second
  * writer waits a short time, then fails with `MIME_WORKFLOW_LOCKED` naming who holds the lock.
  */
-import { readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
 import { DiskFullError, MimeError } from './errors.ts';
+import { writeFileAtomically } from './json-files.ts';
 
 /** The lock of a folder: a directory made by proper-lockfile, and a note of who holds it. */
 const LOCK = '.mime.lock';
@@ -105,9 +107,57 @@ export async function withFolderLock<T>(
     };
     // Only a note for the other writer's message: a full disk must not stop the write it guards.
     await writeFile(join(folder, HOLDER), `${JSON.stringify(note)}\n`).catch(() => undefined);
+    await recoverCommit(folder);
     return await write();
   } finally {
     await rm(join(folder, HOLDER), { force: true });
     await release();
   }
+}
+
+/** The journal of a commit of several files: written before the first rename, removed after the last. */
+const JOURNAL = '.mime-commit.json';
+/** What a file's new content is written to before the commit renames it into place. */
+const NEW = '.mime-new';
+
+/**
+ * Finishes a commit a killed writer left half done: every new file it had written is renamed into
+ * place (they were all durably written before its journal was), then the journal is removed.
+ */
+async function recoverCommit(folder: string): Promise<void> {
+  let files: string[];
+  try {
+    files = (JSON.parse(await readFile(join(folder, JOURNAL), 'utf8')) as { files: string[] }).files;
+  } catch {
+    return;
+  }
+  for (const file of files) {
+    await rename(join(folder, `${file}${NEW}`), join(folder, file)).catch(() => undefined);
+  }
+  await rm(join(folder, JOURNAL), { force: true });
+}
+
+/**
+ * Writes several files of a folder as one change (call it holding the folder's lock): each new file
+ * is written and flushed beside its old one, a journal lists them, then each is renamed into place.
+ * Killed at any moment, the folder holds the old files or, once the journal is written, the next
+ * writer's lock finishes the change: never some old files and some new.
+ */
+export async function commitFiles(
+  folder: string,
+  files: ReadonlyArray<{ path: string; data: string | Buffer }>,
+): Promise<void> {
+  for (const { path, data } of files) await writeFileAtomically(join(folder, `${path}${NEW}`), data);
+  await writeFileAtomically(join(folder, JOURNAL), JSON.stringify({ files: files.map((f) => f.path) }));
+  for (const { path } of files) await rename(join(folder, `${path}${NEW}`), join(folder, path));
+  await rm(join(folder, JOURNAL), { force: true });
+}
+
+/**
+ * Before reading a workflow folder: a change a killed writer left half done is finished first (under
+ * the folder's lock), so a reader never sees some of its files old and some new.
+ */
+export async function settleFolder(folder: string): Promise<void> {
+  if (!existsSync(join(folder, JOURNAL))) return;
+  await withFolderLock(folder, { holder: 'mime (finishing an interrupted change)' }, async () => undefined);
 }

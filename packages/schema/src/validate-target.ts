@@ -1,4 +1,6 @@
+import { dirname } from 'node:path';
 import { FileReadError, JsonSyntaxError, type Problem } from './errors.ts';
+import { settleFolder } from './folder-lock.ts';
 import { locateJsonPath, parseJsonText, readTextFile } from './json-files.ts';
 import { checkWorkflow, resolveWorkflowFile } from './workflow-file.ts';
 import type { WorkflowLayout } from './workflow-upgrade.ts';
@@ -28,6 +30,7 @@ export async function validateWorkflowTarget(target: string): Promise<WorkflowRe
   let file = target;
   try {
     file = await resolveWorkflowFile(target);
+    await settleFolder(dirname(file));
     const text = await readTextFile(file);
     const result = checkWorkflow(parseJsonText(text, file));
     const { from, warnings } = result;

@@ -1,6 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { FileReadError, type Problem, ValidationError } from './errors.ts';
+import { settleFolder } from './folder-lock.ts';
 import { readJsonFile, writeFileAtomically, writeJsonAtomic } from './json-files.ts';
 import { workflowJsonSchema } from './json-schema.ts';
 import { Workflow, type Workflow as WorkflowType } from './workflow.ts';
@@ -69,6 +70,7 @@ export interface LoadedWorkflow {
 /** Reads and validates a workflow from its folder or its schema.json; throws on any problem. */
 export async function loadWorkflow(target: string): Promise<LoadedWorkflow> {
   const file = await resolveWorkflowFile(target);
+  await settleFolder(dirname(file));
   const result = checkWorkflow(await readJsonFile(file));
   if (!result.ok) throw new ValidationError(file, 'workflow', result.problems);
   return { workflow: result.workflow, file, from: result.from, warnings: result.warnings };

@@ -1,8 +1,8 @@
-import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { withFolderLock } from '../src/folder-lock.ts';
+import { commitFiles, withFolderLock } from '../src/folder-lock.ts';
 
 const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -53,5 +53,32 @@ describe('the folder lock', () => {
       'written',
     );
     expect(performance.now() - started).toBeLessThan(1000);
+  });
+});
+
+describe('a commit of several files', () => {
+  it('writes them all, and a commit a killed writer left after its journal is finished by the next lock', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'mime-commit-'));
+    await writeFile(join(folder, 'a.json'), 'old a');
+    await writeFile(join(folder, 'b.json'), 'old b');
+    await withFolderLock(folder, { holder: 'test' }, () =>
+      commitFiles(folder, [
+        { path: 'a.json', data: 'new a' },
+        { path: 'b.json', data: 'new b' },
+      ]),
+    );
+    expect([
+      await readFile(join(folder, 'a.json'), 'utf8'),
+      await readFile(join(folder, 'b.json'), 'utf8'),
+    ]).toEqual(['new a', 'new b']);
+    expect(await readdir(folder)).toEqual(['a.json', 'b.json']);
+
+    // Killed after renaming a.json, before b.json: the next writer's lock finishes the change.
+    await writeFile(join(folder, 'a.json'), 'newer a');
+    await writeFile(join(folder, 'b.json.mime-new'), 'newer b');
+    await writeFile(join(folder, '.mime-commit.json'), JSON.stringify({ files: ['a.json', 'b.json'] }));
+    await withFolderLock(folder, { holder: 'next' }, async () => undefined);
+    expect(await readFile(join(folder, 'b.json'), 'utf8')).toBe('newer b');
+    expect(await readdir(folder)).toEqual(['a.json', 'b.json']);
   });
 });

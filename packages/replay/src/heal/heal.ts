@@ -12,6 +12,7 @@ import { copyFile, readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
   checkWorkflow,
+  commitFiles,
   type HealAction,
   HealFile,
   type ManifestEvent,
@@ -26,7 +27,6 @@ import {
   type Workflow,
   type WorkflowStep,
   withFolderLock,
-  writeFileAtomically,
 } from '@mime-desktop/schema';
 import { createTwoFilesPatch } from 'diff';
 import { describeAction } from '../actions/computer-action.ts';
@@ -148,12 +148,18 @@ export async function applyHeal(plan: HealPlan): Promise<{ backup: string }> {
       join(workflowDir, `schema.${stamp}.json`),
     );
     await copyUnique(join(workflowDir, MANIFEST_FILE), join(workflowDir, `manifest.${stamp}.jsonl`));
-    for (const frame of plan.frames) {
-      const png = await readPngInside(plan.runDir, frame.from, 'run frame');
-      await writeFileAtomically(join(workflowDir, frame.to), png);
-    }
-    await writeFileAtomically(join(workflowDir, MANIFEST_FILE), plan.manifest);
-    await writeFileAtomically(join(workflowDir, WORKFLOW_FILE), plan.after);
+    const frames = await Promise.all(
+      plan.frames.map(async (frame) => ({
+        path: frame.to,
+        data: await readPngInside(plan.runDir, frame.from, 'run frame'),
+      })),
+    );
+    // One change: killed at any moment, the workflow is the old one or the healed one, never a mix.
+    await commitFiles(workflowDir, [
+      ...frames,
+      { path: MANIFEST_FILE, data: plan.manifest },
+      { path: WORKFLOW_FILE, data: plan.after },
+    ]);
     return { backup };
   });
 }
