@@ -3,13 +3,14 @@ import { renderTemplate } from '@mime-desktop/schema';
 import type { ResolvedAction } from './computer-action.ts';
 import { sleep } from './screen-settle.ts';
 
-/** Wheel notches a scroll turns between two looks at the run's signal (its wall time, Ctrl+C). */
+/** Wheel notches a scroll turns, and characters a typing types, between two looks at the run's signal (its wall time, Ctrl+C). */
 const SCROLL_CHUNK = 10;
+const TYPE_CHUNK = 200;
 
 /**
  * Runs an action on the desktop; `{name}` placeholders of sensitive params are typed as their real
  * values, with `typeDelayMs` after each key when given (else the desktop's default). A long scroll
- * is turned in chunks, and stops between two when `signal` aborts (the run's wall time ran out).
+ * or text is done in parts, and stops between two when `signal` aborts (the run's wall time ran out).
  */
 export async function executeAction(
   desktop: Desktop,
@@ -31,11 +32,21 @@ export async function executeAction(
       return desktop.movePointer(action.point);
     case 'left_click_drag':
       return desktop.drag(action.point, action.endPoint, { button: 'left' });
-    case 'type':
-      return desktop.typeText(
-        renderTemplate(action.text, Object.fromEntries(secrets)),
-        typeDelayMs === null ? {} : { keyDelayMs: typeDelayMs },
-      );
+    case 'type': {
+      const text = renderTemplate(action.text, Object.fromEntries(secrets));
+      const options = typeDelayMs === null ? {} : { keyDelayMs: typeDelayMs };
+      // A long text is typed in parts, the run's signal looked at between two.
+      const parts = [...text].reduce<string[]>((all, char, i) => {
+        if (i % TYPE_CHUNK === 0) all.push('');
+        all[all.length - 1] += char;
+        return all;
+      }, []);
+      for (const part of parts) {
+        signal?.throwIfAborted();
+        await desktop.typeText(part, options);
+      }
+      return;
+    }
     case 'key':
       return desktop.pressKey(action.keys);
     case 'scroll':
