@@ -24,7 +24,13 @@ export function boundedFetch(base: typeof fetch, options: BoundedFetchOptions): 
   return async (input, init) => {
     const started = performance.now();
     const response = await base(input, init);
-    if (!response.body) return response;
+    if (!response.body) {
+      return new Response(null, {
+        status: response.status,
+        statusText: response.statusText,
+        headers: cappedRetryAfter(response.headers),
+      });
+    }
     let seen = 0;
     let timer: NodeJS.Timeout | undefined;
     const body = response.body.pipeThrough(
@@ -57,7 +63,28 @@ export function boundedFetch(base: typeof fetch, options: BoundedFetchOptions): 
     return new Response(body, {
       status: response.status,
       statusText: response.statusText,
-      headers: response.headers,
+      headers: cappedRetryAfter(response.headers),
     });
   };
+}
+
+/** The longest wait before a retry a server may ask for (the SDK waits whatever `Retry-After` says). */
+export const MAX_RETRY_AFTER_S = 60;
+
+/** The headers with `Retry-After` (seconds or a date) and `retry-after-ms` at most {@link MAX_RETRY_AFTER_S}. */
+function cappedRetryAfter(headers: Headers): Headers {
+  const capped = new Headers(headers);
+  const ms = Number(capped.get('retry-after-ms'));
+  if (Number.isFinite(ms) && ms > MAX_RETRY_AFTER_S * 1000) {
+    capped.set('retry-after-ms', String(MAX_RETRY_AFTER_S * 1000));
+  }
+  const after = capped.get('retry-after');
+  if (after !== null) {
+    const seconds = /^\d+(\.\d+)?$/.test(after.trim())
+      ? Number(after)
+      : (Date.parse(after) - Date.now()) / 1000;
+    if (!Number.isFinite(seconds) || seconds > MAX_RETRY_AFTER_S)
+      capped.set('retry-after', String(MAX_RETRY_AFTER_S));
+  }
+  return capped;
 }
