@@ -89,9 +89,14 @@ describe('trace and auto on the unchanged app', () => {
     it('pauses before the next action on the hotkey and resumes on it', async () => {
       await desktop().resetApp();
       const dir = await workflow();
-      const running = startMime(['replay', dir, '--mode', 'trace', '--param', 'song_name=Faint'], {
-        env: { DISPLAY: desktop().display },
-      });
+      // A generous step timeout: on two busy cores a step's screen may take long to settle, and this
+      // test is about the pause, not about waiting.
+      const running = startMime(
+        ['replay', dir, '--mode', 'trace', '--param', 'song_name=Faint', '--step-timeout', '15'],
+        {
+          env: { DISPLAY: desktop().display },
+        },
+      );
       await running.waitForStderr(/\[1\/2\]/);
       await desktop().pressKeys('ctrl+alt+shift+p');
       await running.waitForStderr(/paused before the next action/);
@@ -100,7 +105,7 @@ describe('trace and auto on the unchanged app', () => {
       expect((await desktop().readAppState()).action).toBe(pausedState.action);
       await desktop().pressKeys('ctrl+alt+shift+p');
       const result = await running.done;
-      expect(result.exitCode).toBe(0);
+      expect(result.exitCode, result.stderr).toBe(0);
       expect(result.stderr).toContain('▶ resumed');
       expect((await desktop().readAppState()).playing).toBe('Faint');
       const runId = result.stdout.trim().split('\n')[0] as string;
