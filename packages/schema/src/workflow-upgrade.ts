@@ -153,11 +153,12 @@ const PARAM_TYPE_NAMES: Record<string, string> = {
  */
 function upgradeAiMimeV2(input: Loose, subtasks: unknown[]): UpgradeResult {
   const warnings: Problem[] = [];
+  const problems: Problem[] = [];
   let next = 0;
-  const upgraded = subtasks.map((subtask) => {
+  const upgraded = subtasks.map((subtask, s) => {
     if (!isRecord(subtask) || !Array.isArray(subtask.steps)) return subtask;
     const produced = new Set<string>();
-    const steps = subtask.steps.map((step) => {
+    const steps = subtask.steps.map((step, k) => {
       if (!isRecord(step)) return step;
       const { additional_args: extra, details: _details, extract_query: legacyQuery, ...rest } = step;
       const out: Loose = { ...rest, i: next++ };
@@ -170,6 +171,14 @@ function upgradeAiMimeV2(input: Loose, subtasks: unknown[]): UpgradeResult {
           produced.add(variable);
         }
         if (typeof query === 'string' && query.trim() !== '') out.action_value = query.trim();
+        else {
+          // Its action_value is the variable's name, not a query: without one the step reads nothing.
+          problems.push({
+            path: `plan.subtasks[${s}].steps[${k}].additional_args.extract_query`,
+            message:
+              "an ai_mime EXTRACT step needs additional_args.extract_query, what to read from the screen (ai_mime's compiler always writes one); add it",
+          });
+        }
       }
       return out;
     });
@@ -201,5 +210,5 @@ function upgradeAiMimeV2(input: Loose, subtasks: unknown[]): UpgradeResult {
     version: 2,
     plan: { ...(plan as Loose), subtasks: upgraded },
   };
-  return { document, from: 'ai_mime-v2', problems: [], warnings };
+  return { document, from: 'ai_mime-v2', problems, warnings };
 }

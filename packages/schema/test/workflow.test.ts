@@ -300,6 +300,14 @@ describe('ai_mime compatibility', () => {
     ]);
   });
 
+  it('names extract_query when an ai_mime EXTRACT step has none (its action_value is only the name)', async () => {
+    const v2 = JSON.parse(await readFile(join(compat, 'schema.v2.json'), 'utf8'));
+    delete v2.plan.subtasks[1].steps[1].additional_args.extract_query;
+    expect(problemsOf(v2)).toEqual([
+      "plan.subtasks[1].steps[1].additional_args.extract_query: an ai_mime EXTRACT step needs additional_args.extract_query, what to read from the screen (ai_mime's compiler always writes one); add it",
+    ]);
+  });
+
   it('reports a v1 step whose subtask matches none', async () => {
     const v1 = JSON.parse(await readFile(join(compat, 'schema.v1.json'), 'utf8'));
     v1.plan.steps[2].subtask = 'Something else entirely';
