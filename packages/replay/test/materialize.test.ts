@@ -98,6 +98,25 @@ describe('materializeWorkflow', () => {
     expect(() => checkParams(workflow, { user: 'ada' })).not.toThrow();
   });
 
+  it("refuses a given value that holds a sensitive param's template (it would type the secret)", () => {
+    const error = problemsOf(() =>
+      materializeWorkflow(workflow, {
+        overrides: { song_name: 'x {password} y', user: 'ada' },
+        secrets: { password: 'hunter2' },
+      }),
+    );
+    expect(error.message).toContain(
+      'song_name: its value holds {password}, the template of a sensitive param; a given value is typed as it is and never brings a secret: remove it',
+    );
+    expect(error.message).not.toContain('hunter2');
+    // Another param's template in a value is text, as before.
+    const plain = materializeWorkflow(workflow, {
+      overrides: { song_name: '{user}', user: 'ada' },
+      secrets: { password: 'hunter2' },
+    });
+    expect(plain.params[0]?.display).toBe('{user}');
+  });
+
   it('never echoes a mistyped secret', () => {
     const typed = Workflow.parse({
       ...input,

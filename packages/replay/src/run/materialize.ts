@@ -116,11 +116,26 @@ function resolveParams(
     secrets: new Map(),
     problems: { missing: [], unknown, invalid: [], known },
   };
+  const secretNames = new Set(workflow.task_params.filter((p) => p.sensitive).map((p) => p.name));
   for (const param of workflow.task_params) {
     const { name, sensitive } = param;
     const resolved = resolveParam(param, overrides, options.secrets ?? {});
     if (resolved.kind === 'invalid') {
       result.problems.invalid.push(`${name}: ${resolved.reason}`);
+      continue;
+    }
+    // A given value holding a secret's template would have the secret typed wherever it goes (the
+    // typing renders secrets): only the workflow's own text may place one.
+    const smuggled =
+      !sensitive && resolved.kind === 'value' && resolved.source === 'override'
+        ? [...resolved.value.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].find((m) =>
+            secretNames.has(m[1] ?? ''),
+          )
+        : undefined;
+    if (smuggled) {
+      result.problems.invalid.push(
+        `${name}: its value holds ${smuggled[0]}, the template of a sensitive param; a given value is typed as it is and never brings a secret: remove it`,
+      );
       continue;
     }
     const pending = sensitive && !secretsKnown;
