@@ -219,6 +219,53 @@ describe('rows files that cannot drive a batch (exit 2, nothing run)', () => {
     expect(result.stderr).toContain('--workers go with --rows');
   });
 
+  it("types a row's value as it is: a sensitive param's {name} in it never brings the secret", async () => {
+    const secretFlow = join(root, 'hostile-rows-workflow');
+    await cp(workflow, secretFlow, { recursive: true });
+    const schema = JSON.parse(await readFile(join(secretFlow, 'schema.json'), 'utf8'));
+    schema.task_params.push({ name: 'song_secret', sensitive: true, example: null });
+    await writeFile(join(secretFlow, 'schema.json'), JSON.stringify(schema));
+    const rows = await rowsFile('hostile.csv', ['{song_secret}']);
+    const out = join(root, 'hostile-out');
+    const result = await runMime(
+      [
+        'replay',
+        secretFlow,
+        '--rows',
+        rows,
+        '--mode',
+        'trace',
+        '--workers',
+        '1',
+        '--step-timeout',
+        '2',
+        '--out',
+        out,
+      ],
+      { env: { ...NO_DISPLAY, MIME_PARAM_SONG_SECRET: 'Numb' } },
+    );
+    // Typed literally, "{song_secret}" finds no song: no results list after Enter. Had the
+    // secret been typed, Numb would have been found and played.
+    expect(result.exitCode, result.stderr).toBe(1);
+    const row = RowRecord.parse(JSON.parse(await readFile(join(out, 'row-1', 'row.json'), 'utf8')));
+    expect(row).toMatchObject({ params: { song_name: '{song_secret}' }, outcome: 'failed' });
+    const [run] = await runsOf(out, 1);
+    const events = (await readFile(join(out, 'row-1', run as string, 'events.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
+    const steps = events.filter((e) => e.type === 'step').map((e) => e.data);
+    expect(steps.map((e) => [e.step_i, e.executed_by])).toEqual([
+      [0, 'trace'],
+      [1, 'trace'],
+      [2, 'trace'],
+    ]);
+    expect(steps[1].action).toEqual({ action: 'type', text: '{song_secret}' });
+    // Enter found no song: the results list the recording shows never came.
+    const divergence = events.find((e) => e.type === 'divergence')?.data;
+    expect(divergence).toMatchObject({ step_i: 2, check: 'after_step' });
+  }, 90_000);
+
   it('refuses a sensitive param in the rows file unless allowed', async () => {
     const secretFlow = join(root, 'secret-workflow');
     await cp(workflow, secretFlow, { recursive: true });

@@ -90,6 +90,8 @@ export class ModelOutputError extends MimeError {
   readonly raw: string;
   /** Why it was rejected, as `path: message` problems. */
   readonly problems: readonly Problem[];
+  /** Replies the model gave, all unusable (the first and each repair). */
+  readonly attempts: number;
 
   constructor(what: string, attempts: number, raw: string, problems: readonly Problem[]) {
     const lines = problems.map((p) => `  ${p.path || '(output)'}: ${p.message}`).join('\n');
@@ -99,6 +101,7 @@ export class ModelOutputError extends MimeError {
     );
     this.raw = raw;
     this.problems = problems;
+    this.attempts = attempts;
   }
 }
 

@@ -4,7 +4,7 @@ import type {
   ChatCompletionMessage,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { buildJsonSchema } from './json-schema.ts';
 import { type Checked, checkValue, formatProblems, type ReplyVerdict } from './output.ts';
 import {
@@ -29,9 +29,14 @@ export interface ToolSpec<N extends string = string, S extends z.ZodType = z.Zod
   prepare?: (args: unknown) => unknown;
 }
 
-/** The call the model chose: a union over the offered tools, discriminated by `name`. */
+/**
+ * The call the model chose: a union over the offered tools, discriminated by `name`; `dropped` names
+ * the keys the model sent that the tool does not define (ignored, never fatal).
+ */
 export type ToolChoice<T extends readonly ToolSpec[]> = {
-  [K in keyof T]: T[K] extends ToolSpec<infer N, infer S> ? { name: N; args: z.output<S> } : never;
+  [K in keyof T]: T[K] extends ToolSpec<infer N, infer S>
+    ? { name: N; args: z.output<S>; dropped: readonly string[] }
+    : never;
 }[number];
 
 /** A checked tool call, with the id native tool calling gave it (none in text mode) and where it was found. */
@@ -40,7 +45,12 @@ export type CheckedToolCall<T extends readonly ToolSpec[]> = ToolChoice<T> & {
   source: CallSource;
 };
 
-/** Checks a tool name and its arguments against the offered tools. */
+/**
+ * Checks a tool name and its arguments against the offered tools. Lenient in what a call carries,
+ * strict in what it means: keys the tool's (object) parameters do not define are dropped and named
+ * in `dropped`, as real vocabularies carry extra keys (ai_mime's `done.result`, Qwen's `status`);
+ * the keys it does define are validated as sent.
+ */
 export function checkToolCall<T extends readonly ToolSpec[]>(
   tools: T,
   name: string,
@@ -53,8 +63,24 @@ export function checkToolCall<T extends readonly ToolSpec[]>(
       problems: [{ path: '', message: `unknown tool "${name}"; the tools are: ${listNames(tools)}` }],
     };
   }
-  const checked = checkValue(tool.prepare ? tool.prepare(args) : args, tool.parameters);
-  return checked.ok ? { ok: true, value: { name, args: checked.value } as ToolChoice<T> } : checked;
+  const prepared = tool.prepare ? tool.prepare(args) : args;
+  const { kept, dropped } = dropUnknownKeys(tool.parameters, prepared);
+  const checked = checkValue(kept, tool.parameters);
+  return checked.ok
+    ? { ok: true, value: { name, args: checked.value, dropped } as unknown as ToolChoice<T> }
+    : checked;
+}
+
+/** `args` without the keys a strict object schema does not define, and those keys. */
+function dropUnknownKeys(schema: z.ZodType, args: unknown): { kept: unknown; dropped: string[] } {
+  const strict = schema instanceof z.ZodObject && schema.def.catchall instanceof z.ZodNever;
+  if (!strict || typeof args !== 'object' || args === null || Array.isArray(args))
+    return { kept: args, dropped: [] };
+  const known = schema.shape as Record<string, unknown>;
+  const entries = Object.entries(args);
+  const dropped = entries.filter(([key]) => !Object.hasOwn(known, key)).map(([key]) => key);
+  if (dropped.length === 0) return { kept: args, dropped };
+  return { kept: Object.fromEntries(entries.filter(([key]) => Object.hasOwn(known, key))), dropped };
 }
 
 /** Exactly one readable call of a known tool with valid arguments; two real calls stay an error. */

@@ -33,16 +33,14 @@ const problem = (message: string): Checked<never> => ({ ok: false, problems: [{ 
 /** Reads the one action of a UI-TARS reply; no `Action:` or two actions are problems. */
 export function readUiTarsReply(text: string): Checked<UiTarsAction> {
   const body = stripReasoning(text);
-  // Some servers (LM Studio with GGUF builds) return the action line alone, without "Action:".
-  const labelled = body.search(/^\s*Action\s*:/im);
-  const at = labelled !== -1 ? labelled : body.search(/^\s*[a-z_]+\s*\(/im);
+  const at = actionStart(body);
   if (at === -1) return problem('no "Action:" line; end the reply with Action: <one action>');
   const head = body.slice(0, at);
-  const thought = /(?:Thought|Reflection)\s*:\s*([\s\S]*)$/i.exec(head)?.[1]?.trim() ?? head.trim();
+  const thought = /(?:Thought|Reflection)\s*[:：]\s*([\s\S]*)$/i.exec(head)?.[1]?.trim() ?? head.trim();
   const calls = [
     ...body
       .slice(at)
-      .replace(/^\s*Action\s*:/i, '')
+      .replace(/^\s*Action\s*[:：]/i, '')
       .matchAll(/([a-z_]+)\s*\(((?:'(?:\\.|[^'\\])*'|"(?:\\.|[^"\\])*"|[^()'"]|\([^()]*\))*)\)/gi),
   ];
   const [call, ...others] = calls;
@@ -64,6 +62,19 @@ export function readUiTarsReply(text: string): Checked<UiTarsAction> {
   }
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, value: { name: (call[1] as string).toLowerCase(), args, thought } };
+}
+
+/**
+ * Where the action starts: an `Action:` line (a full-width `Action：` too, as doubao-1.5-ui-tars
+ * writes it), else the last `Action:` in the middle of a line after the thought, else (LM Studio with
+ * GGUF builds returns the action line alone) the first line that reads as a call; -1 when none.
+ */
+function actionStart(body: string): number {
+  const line = body.search(/^\s*Action\s*[:：]/im);
+  if (line !== -1) return line;
+  const inline = [...body.matchAll(/\bAction\s*[:：]/g)].at(-1);
+  if (inline?.index !== undefined) return inline.index;
+  return body.search(/^\s*[a-z_]+\s*\(/im);
 }
 
 function unquote(quoted: string): string {

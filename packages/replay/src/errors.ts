@@ -1,4 +1,4 @@
-import { MimeError, type ScreenCheck } from '@mime-desktop/schema';
+import { MimeError, type Problem, type ScreenCheck } from '@mime-desktop/schema';
 import type { BudgetName } from './run/budgets.ts';
 
 /** What is wrong with the params given for a run; every problem is listed at once. */
@@ -148,5 +148,29 @@ export class SetupError extends MimeError {
 export class TraceUnavailableError extends MimeError {
   constructor(message: string) {
     super('MIME_TRACE_UNAVAILABLE', message, { exit: 'usage' });
+  }
+}
+
+/** The longest part of a model's last reply an error quotes. */
+const QUOTED_REPLY_CHARS = 600;
+
+/**
+ * The model gave `count` unusable replies in a row (`MIME_MODEL_OUTPUT`): a model that cannot speak
+ * the tool protocol is stopped, not asked again and again or replanned around. `raw` is its last
+ * reply, already redacted.
+ */
+export class ModelProtocolError extends MimeError {
+  readonly raw: string;
+  readonly problems: readonly Problem[];
+
+  constructor(count: number, raw: string, problems: readonly Problem[]) {
+    const why = problems.map((p) => `  ${p.path || '(reply)'}: ${p.message}`).join('\n');
+    const quoted = raw.length > QUOTED_REPLY_CHARS ? `${raw.slice(0, QUOTED_REPLY_CHARS)}…` : raw;
+    super(
+      'MIME_MODEL_OUTPUT',
+      `The model gave ${count} unusable replies in a row, so the run stopped:\n${why}\nIts last reply: ${quoted}\nCheck that this model can drive mime with \`mime doctor --model\`: it says which tool mode (MIME_TOOL_MODE) and coordinates (MIME_COORDINATES) fit it.`,
+    );
+    this.raw = raw;
+    this.problems = problems;
   }
 }

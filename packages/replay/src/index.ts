@@ -19,6 +19,7 @@ export {
 } from './agent/coordinates.ts';
 export { DEFAULT_MODEL_IMAGE, type ModelImageOptions } from './agent/model-image.ts';
 export { type ProbeOptions, probeModel } from './agent/probe.ts';
+export { DEFAULT_MAX_UNUSABLE_REPLIES } from './agent/unusable-replies.ts';
 export {
   BUDGET_CODES,
   BudgetExhaustedError,

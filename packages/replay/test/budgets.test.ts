@@ -32,8 +32,10 @@ describe('BudgetTracker', () => {
 
   it('stops model calls and replans at their limits with stable codes', () => {
     const budgets = new BudgetTracker({ modelCalls: 1, replans: 0 });
-    budgets.chargeModelCall();
-    expect(thrown(() => budgets.chargeModelCall()).code).toBe('MIME_BUDGET_MODEL_CALLS');
+    budgets.checkModelRequest();
+    budgets.chargeModelRequests(1);
+    expect(budgets.modelRequestsLeft).toBe(0);
+    expect(thrown(() => budgets.checkModelRequest()).code).toBe('MIME_BUDGET_MODEL_CALLS');
     expect(thrown(() => budgets.chargeReplan()).code).toBe('MIME_BUDGET_REPLANS');
     expect(budgets.snapshot().model_calls).toEqual({ used: 1, limit: 1 });
   });

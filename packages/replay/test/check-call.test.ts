@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { actionSignature, describeAction, resolveComputerAction } from '../src/actions/computer-action.ts';
 import type { AgentCall, ComputerUseArgs } from '../src/agent/agent-tools.ts';
-import { agentTools, prepareComputerUse } from '../src/agent/agent-tools.ts';
+import { agentTools, canonicalCall, prepareComputerUse } from '../src/agent/agent-tools.ts';
 import { checkAgentCall } from '../src/agent/check-call.ts';
 import type { PointSpace } from '../src/agent/coordinates.ts';
 
@@ -18,6 +18,7 @@ const base: ComputerUseArgs = {
   scroll_direction: null,
   scroll_amount: null,
   wait_seconds: null,
+  status: null,
 };
 const use = (args: Partial<ComputerUseArgs>): ComputerUseArgs => ({ ...base, ...args });
 
@@ -133,7 +134,16 @@ describe('the computer_use schema', () => {
       scroll_direction: 'right',
     });
     expect(read({ action: 'wait', time: '2' }).wait_seconds).toBe(2);
-    expect(schema.safeParse(prepareComputerUse({ action: 'terminate', status: 'success' })).success).toBe(
+    // Qwen's `terminate` (ai_mime's first vocabulary) ends the subtask: done on success, replan on failure.
+    const terminate = (status: string) => {
+      const args = schema.parse(
+        prepareComputerUse({ action: 'terminate', status, observation: 'Numb plays.' }),
+      );
+      return canonicalCall({ name: 'computer_use', args, dropped: [] });
+    };
+    expect(terminate('success')).toMatchObject({ name: 'done', args: { observation: 'Numb plays.' } });
+    expect(terminate('failure')).toMatchObject({ name: 'replan', args: { reason: 'Numb plays.' } });
+    expect(schema.safeParse(prepareComputerUse({ action: 'terminate', status: 'maybe' })).success).toBe(
       false,
     );
   });
@@ -177,7 +187,10 @@ describe('checkAgentCall', () => {
   });
 
   it('resolves computer_use calls', () => {
-    const result = checkAgentCall({ name: 'computer_use', args: use({ coordinate: [10, 10] }) }, context);
+    const result = checkAgentCall(
+      { name: 'computer_use', args: use({ coordinate: [10, 10] }), dropped: [] },
+      context,
+    );
     expect(result).toEqual({ ok: true, action: { action: 'left_click', point: { x: 12, y: 8 } } });
   });
 });

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { fitWithin, gridToLogical, logicalToGrid } from '../src/agent/coordinates.ts';
+import {
+  fitWithin,
+  gridToLogical,
+  logicalToGrid,
+  modelPointToLogical,
+  processorSize,
+} from '../src/agent/coordinates.ts';
 
 describe('gridToLogical', () => {
   it('maps the 0..1000 grid onto logical pixels, edges included', () => {
@@ -47,5 +53,29 @@ describe('fitWithin', () => {
     expect(fitWithin({ width: 1280, height: 800 }, max)).toEqual({ width: 1280, height: 800 });
     expect(fitWithin({ width: 1024, height: 768 }, max)).toEqual({ width: 1024, height: 768 });
     expect(fitWithin({ width: 1080, height: 1920 }, max)).toEqual({ width: 450, height: 800 });
+  });
+});
+
+describe('processorSize (Qwen2.5-VL and UI-TARS-1.5 pixel coordinates)', () => {
+  it('rounds each side to a multiple of 28, as the image processor does', () => {
+    expect(processorSize({ width: 1280, height: 800 })).toEqual({ width: 1288, height: 812 });
+    expect(processorSize({ width: 1280, height: 720 })).toEqual({ width: 1288, height: 728 });
+    expect(processorSize({ width: 1024, height: 768 })).toEqual({ width: 1036, height: 756 });
+    // Far past the processor's largest area: scaled down inside it; tiny: scaled up.
+    const huge = processorSize({ width: 8000, height: 6000 });
+    expect(huge.width * huge.height).toBeLessThanOrEqual(16384 * 28 * 28);
+    expect([huge.width % 28, huge.height % 28]).toEqual([0, 0]);
+    expect(processorSize({ width: 30, height: 20 })).toEqual({ width: 84, height: 56 });
+  });
+
+  it('accepts points up to the resized bounds and maps them to the screen', () => {
+    const space = {
+      convention: 'pixels' as const,
+      image: processorSize({ width: 1280, height: 800 }),
+      screen: { width: 1280, height: 800 },
+    };
+    expect(modelPointToLogical([1288, 812], space)).toEqual({ ok: true, point: { x: 1279, y: 799 } });
+    expect(modelPointToLogical([644, 406], space)).toEqual({ ok: true, point: { x: 640, y: 400 } });
+    expect(modelPointToLogical([1289, 10], space)).toMatchObject({ ok: false });
   });
 });

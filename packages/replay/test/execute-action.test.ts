@@ -5,8 +5,8 @@ import { createFakeDesktop } from './fake-desktop.ts';
 describe('a long action', () => {
   it('is done in parts: a scroll in tens of notches, a text in 200 characters', async () => {
     const desktop = createFakeDesktop();
-    await executeAction(desktop, { action: 'scroll', direction: 'down', amount: 25, point: null }, new Map());
-    await executeAction(desktop, { action: 'type', text: 'é'.repeat(450) }, new Map());
+    await executeAction(desktop, { action: 'scroll', direction: 'down', amount: 25, point: null }, String);
+    await executeAction(desktop, { action: 'type', text: 'é'.repeat(450) }, String);
     expect(desktop.inputs.map((input) => input.slice(0, 14))).toEqual([
       'scroll down 10',
       'scroll down 10',
@@ -24,7 +24,7 @@ describe('a long action', () => {
     const scrolling = executeAction(
       desktop,
       { action: 'scroll', direction: 'down', amount: 1000, point: null },
-      new Map(),
+      String,
       null,
       run.signal,
     );

@@ -75,6 +75,51 @@ describe('materializeWorkflow', () => {
     expect(JSON.stringify(result.workflow)).not.toContain('hunter2');
   });
 
+  it("types a given value as it is: a secret's template in it never brings the secret", () => {
+    const typing = Workflow.parse({
+      ...input,
+      plan: {
+        subtasks: [
+          {
+            subtask_i: 0,
+            text: 'Log in.',
+            steps: [
+              {
+                i: 0,
+                intent: 'user',
+                target: { primary: 'user' },
+                action_type: 'TYPE',
+                action_value: '{user}',
+              },
+              {
+                i: 1,
+                intent: 'both',
+                target: { primary: 'pw' },
+                action_type: 'TYPE',
+                action_value: '{user}:{password} {missing}',
+              },
+            ],
+          },
+        ],
+      },
+    } satisfies WorkflowInput);
+    const result = materializeWorkflow(typing, {
+      overrides: { user: '{password}', song_name: 'x' },
+      secrets: { password: 'hunter2' },
+    });
+    const [hostile, own] = result.workflow.plan.subtasks[0]?.steps ?? [];
+    if (!hostile || !own) throw new Error('steps missing');
+    // Both read "{password}" where the value went; only the workflow's own template types the secret.
+    expect(hostile.action_value).toBe('{password}');
+    expect(result.typing.ofStep(hostile, '{password}')).toBe('{password}');
+    expect(own.action_value).toBe('{password}:{password} {missing}');
+    expect(result.typing.ofStep(own, '{password}:{password} {missing}')).toBe('{password}:hunter2 {missing}');
+    // A text the step does not hold (the recorded text, an edited value) is typed as it is.
+    expect(result.typing.ofStep(own, 'other {password}')).toBe('other {password}');
+    // The agent's own placeholder is its way to type a secret.
+    expect(result.typing.ofAgent('pw {password}')).toBe('pw hunter2');
+  });
+
   it('lists every missing, unknown and mistyped param at once', () => {
     const error = problemsOf(() =>
       materializeWorkflow(workflow, { overrides: { colour: 'red', volume: 'loud', songname: 'x' } }),
@@ -96,25 +141,6 @@ describe('materializeWorkflow', () => {
     expect(error.problems.missing).toEqual(['user']);
     expect(error.problems.unknown).toEqual(['colour']);
     expect(() => checkParams(workflow, { user: 'ada' })).not.toThrow();
-  });
-
-  it("refuses a given value that holds a sensitive param's template (it would type the secret)", () => {
-    const error = problemsOf(() =>
-      materializeWorkflow(workflow, {
-        overrides: { song_name: 'x {password} y', user: 'ada' },
-        secrets: { password: 'hunter2' },
-      }),
-    );
-    expect(error.message).toContain(
-      'song_name: its value holds {password}, the template of a sensitive param; a given value is typed as it is and never brings a secret: remove it',
-    );
-    expect(error.message).not.toContain('hunter2');
-    // Another param's template in a value is text, as before.
-    const plain = materializeWorkflow(workflow, {
-      overrides: { song_name: '{user}', user: 'ada' },
-      secrets: { password: 'hunter2' },
-    });
-    expect(plain.params[0]?.display).toBe('{user}');
   });
 
   it('never echoes a mistyped secret', () => {

@@ -34,6 +34,13 @@ describe('encodeModelImage', () => {
     expect([...png.data.subarray(right, right + 3)]).toEqual([255, 0, 0]);
   });
 
+  it("sends a pixel-answering model the image at its processor's size", async () => {
+    const image = await encodeModelImage(frame({ width: 1280, height: 800 }), {}, 'pixels');
+    expect(image.size).toEqual({ width: 1288, height: 812 });
+    const png = PNG.sync.read(image.png);
+    expect([png.width, png.height]).toEqual([1288, 812]);
+  });
+
   it('fits a HiDPI screen and a custom maximum; never scales up', async () => {
     expect((await encodeModelImage(frame({ width: 2880, height: 1800 }, 2))).size).toEqual({
       width: 1280,

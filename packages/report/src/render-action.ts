@@ -12,6 +12,7 @@ const STATUS_LABELS: Record<Exclude<ActionStatus, 'executed'>, string> = {
   dry_run: 'dry run: not executed',
   skipped: 'skipped',
   failed: 'failed',
+  refused: 'refused: outside the app',
 };
 
 const round = (value: number) => Math.round(value * 10) / 10;

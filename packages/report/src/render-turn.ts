@@ -146,10 +146,11 @@ ${step && renderStep(step)}
 ${call?.args.observation && html`<blockquote class="observation">${call.args.observation}</blockquote>`}
 ${memory.render(call?.args.task_memory ?? undefined)}
 ${extract && html`<p class="extract"><span class="label">Extracted</span> <code>${extract.variable}</code> = <q class="value">${extract.value}</q>${extract.query && html` <span class="muted">(${extract.query})</span>`}</p>`}
-${done && html`<p class="done-line">✓ Subtask complete</p>`}
+${done && html`<p class="done-line">✓ Subtask complete${done.result && html`: <q class="value">${done.result}</q>`}</p>`}
+${call && call.dropped.length > 0 && html`<p class="muted">Ignored keys the tool does not define: ${call.dropped.map((k, i) => html`${i > 0 && ', '}<code>${k}</code>`)}</p>`}
 ${call?.name === 'replan' && call.args.reason && renderCallout('warn', 'Asked for a new plan', call.args.reason)}
 ${turn.repairs.map((r) => renderCallout('warn', 'Invalid call, asked again', html`<ul>${r.problems.map((p) => html`<li>${p.path && html`<code>${p.path}</code>: `}${p.message}</li>`)}</ul>`))}
-${action?.error && renderCallout('bad', 'The action failed', action.error)}
+${action?.error && renderCallout(action.status === 'refused' ? 'warn' : 'bad', action.status === 'refused' ? "Refused: outside the workflow's apps" : 'The action failed', action.error)}
 ${turn.errors.map((e) => renderCallout('bad', html`Error <code>${e.code}</code>`, e.message))}
 ${turn.divergences.map((d, i) => renderDivergence(d, `${id}-d${i}`, context.images))}
 ${turn.verified.map(renderVerified)}

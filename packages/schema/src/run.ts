@@ -89,7 +89,7 @@ export const RunAction = z.discriminatedUnion('action', [
 export type RunAction = z.infer<typeof RunAction>;
 
 /** What happened to an action the model chose. */
-export const ActionStatus = z.enum(['executed', 'dry_run', 'skipped', 'failed']);
+export const ActionStatus = z.enum(['executed', 'dry_run', 'skipped', 'failed', 'refused']);
 export type ActionStatus = z.infer<typeof ActionStatus>;
 
 /** How a step was carried out in a run. */
@@ -174,7 +174,8 @@ export const RUN_EVENT_DATA = {
     image_bytes: z.int().nonnegative(),
   }),
   model_call: z.object({
-    purpose: z.enum(['act', 'replan']),
+    /** `extract`: the value of an extract call that carried none, read in a call of its own (as ai_mime does). */
+    purpose: z.enum(['act', 'replan', 'extract']),
     usage: CallUsage,
     /** Null when the call returned, else the error's code. */
     error_code: z.string().nullable(),
@@ -192,6 +193,8 @@ export const RUN_EVENT_DATA = {
       task_memory: z.string().nullable().optional(),
       reason: z.string().optional(),
     }),
+    /** Keys the model sent that the tool does not define: ignored. */
+    dropped: z.array(z.string()).default([]),
   }),
   repair: z.object({ problems: z.array(z.object({ path: z.string(), message: z.string() })) }),
   action: z.object({
@@ -201,7 +204,11 @@ export const RUN_EVENT_DATA = {
     error: z.string().nullable(),
   }),
   extract: z.object({ variable: z.string(), query: z.string(), value: z.string() }),
-  done: z.object({ observation: z.string() }),
+  done: z.object({
+    observation: z.string(),
+    /** What the model said the subtask achieved (ai_mime's `done.result`), carried to later subtasks. */
+    result: z.string().nullable().default(null),
+  }),
   replan: z.object({
     trigger: z.enum(['no_progress', 'iterations', 'model']),
     reason: z.string(),

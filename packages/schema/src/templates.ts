@@ -18,3 +18,16 @@ export function renderTemplate(text: string, values: Readonly<Record<string, str
     Object.hasOwn(values, name) ? (values[name] ?? whole) : whole,
   );
 }
+
+/** A text cut at its `{name}` templates: literal pieces and template names, in order. */
+export function splitTemplate(text: string): Array<{ text: string } | { name: string }> {
+  const parts: Array<{ text: string } | { name: string }> = [];
+  let at = 0;
+  for (const match of text.matchAll(TEMPLATE)) {
+    if (match.index > at) parts.push({ text: text.slice(at, match.index) });
+    parts.push({ name: match[1] as string });
+    at = match.index + match[0].length;
+  }
+  if (at < text.length) parts.push({ text: text.slice(at) });
+  return parts;
+}

@@ -8,6 +8,7 @@ import {
   type ConfirmAnswer,
   type ConfirmRequest,
   DEFAULT_BUDGETS,
+  DEFAULT_MAX_UNUSABLE_REPLIES,
   DEFAULT_PAUSE_HOTKEY,
   DEFAULT_STEP_TIMEOUT_MS,
   planHeal,
@@ -35,6 +36,7 @@ interface ReplayFlags extends HomeOptions, ModelFlags, RowsFlags {
   mode: NonNullable<ReplayOptions['mode']>;
   maxIterations?: string;
   maxModelCalls?: string;
+  maxUnusableReplies?: string;
   maxReplans?: string;
   maxDuration?: string;
   imageSize?: string;
@@ -192,6 +194,7 @@ function describeEvent(event: ReplayEvent): string | null {
         dry_run: style.dim(' (dry run)'),
         skipped: style.yellow(' (skipped)'),
         failed: style.red(` (failed: ${event.error})`),
+        refused: style.yellow(` (refused: ${event.error})`),
       };
       return `    ${style.dim(`#${(event.iteration ?? 0) + 1}`)} ${inert(event.description)}${marks[event.status]}`;
     }
@@ -235,7 +238,7 @@ function describeEvent(event: ReplayEvent): string | null {
         `    ! invalid call, asking again: ${event.problems.map((p) => p.message).join('; ')}`,
       );
     case 'done':
-      return `    ${style.green('✓')} done: ${event.observation}`;
+      return `    ${style.green('✓')} done: ${inert(event.result ?? event.observation)}`;
     case 'replan':
       return style.yellow(`  ↻ replanning (${event.trigger}): ${event.reason}`);
     case 'budget_exhausted':
@@ -336,6 +339,7 @@ function rowOptions(flags: ReplayFlags) {
     image: parseImageSize(flags.imageSize),
     stepTimeoutMs: msOf(positiveNumber(flags.stepTimeout, '--step-timeout', 3600)),
     typeDelayMs: wholeNumber(flags.typeDelay, '--type-delay', 0),
+    maxUnusableReplies: wholeNumber(flags.maxUnusableReplies, '--max-unusable-replies', 1),
     runSetup: flags.runSetup === true,
     fresh: flags.fresh === true,
   } satisfies ReplayOptions;
@@ -349,6 +353,8 @@ async function runReplayCommand(target: string, flags: ReplayFlags): Promise<Exi
   const stray = strayRowsFlags(flags);
   if (stray.length > 0) throw new UsageError(`${stray.join(', ')} go with --rows <file.csv|file.jsonl>`);
   const log = createRunLog('replay', RUN_FILES.log);
+  /** Keys the model sent that no tool defines: said once per run. */
+  const dropped = new Set<string>();
   const options: ReplayOptions = {
     params: await readParams(flags, workflowPath),
     promptSecret: process.stdin.isTTY ? promptSecret : undefined,
@@ -363,6 +369,13 @@ async function runReplayCommand(target: string, flags: ReplayFlags): Promise<Exi
       log.event(event);
       const line = describeEvent(event);
       if (line !== null) say(line);
+      const ignored = event.type === 'tool_call' ? event.dropped.filter((key) => !dropped.has(key)) : [];
+      if (ignored.length > 0) {
+        for (const key of ignored) dropped.add(key);
+        say(
+          style.dim(`  the model sends keys its tools do not define, ignored: ${inert(ignored.join(', '))}`),
+        );
+      }
     },
   };
   const controller = new AbortController();
@@ -425,7 +438,14 @@ export function registerReplay(program: Command, run: (code: Promise<ExitCode>) 
       '--max-iterations <n>',
       `model turns per subtask before it is replanned (default ${DEFAULT_BUDGETS.iterations})`,
     )
-    .option('--max-model-calls <n>', `model calls in the whole run (default ${DEFAULT_BUDGETS.modelCalls})`)
+    .option(
+      '--max-model-calls <n>',
+      `model requests in the whole run, repairs and follow-ups included (default ${DEFAULT_BUDGETS.modelCalls})`,
+    )
+    .option(
+      '--max-unusable-replies <n>',
+      `model replies in a row that name no usable action before the run stops with MIME_MODEL_OUTPUT (default ${DEFAULT_MAX_UNUSABLE_REPLIES})`,
+    )
     .option('--max-replans <n>', `replans in the whole run (default ${DEFAULT_BUDGETS.replans})`)
     .option(
       '--max-duration <seconds>',

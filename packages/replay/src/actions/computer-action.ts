@@ -71,6 +71,11 @@ export function resolveComputerAction(args: ComputerUseArgs, space: PointSpace):
         : problem('scroll_direction', 'scroll needs scroll_direction: up, down, left or right');
     case 'wait':
       return ok({ action: 'wait', seconds: args.wait_seconds ?? DEFAULT_WAIT_SECONDS });
+    case 'terminate':
+      return problem(
+        'action',
+        'terminate is not an action on the screen: call done when the subtask is complete',
+      );
   }
 }
 

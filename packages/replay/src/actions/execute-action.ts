@@ -1,5 +1,4 @@
 import type { Desktop } from '@mime-desktop/os-io';
-import { renderTemplate } from '@mime-desktop/schema';
 import type { ResolvedAction } from './computer-action.ts';
 import { sleep } from './screen-settle.ts';
 
@@ -8,14 +7,15 @@ const SCROLL_CHUNK = 10;
 const TYPE_CHUNK = 200;
 
 /**
- * Runs an action on the desktop; `{name}` placeholders of sensitive params are typed as their real
- * values, with `typeDelayMs` after each key when given (else the desktop's default). A long scroll
- * or text is done in parts, and stops between two when `signal` aborts (the run's wall time ran out).
+ * Runs an action on the desktop; a typing action types `typed(text)` (its text with the secrets the
+ * workflow or the agent put there: see `SecretTyping`), with `typeDelayMs` after each key when given
+ * (else the desktop's default). A long scroll or text is done in parts, and stops between two when
+ * `signal` aborts (the run's wall time ran out).
  */
 export async function executeAction(
   desktop: Desktop,
   action: ResolvedAction,
-  secrets: ReadonlyMap<string, string>,
+  typed: (text: string) => string,
   typeDelayMs: number | null = null,
   signal?: AbortSignal,
 ): Promise<void> {
@@ -33,7 +33,7 @@ export async function executeAction(
     case 'left_click_drag':
       return desktop.drag(action.point, action.endPoint, { button: 'left' });
     case 'type': {
-      const text = renderTemplate(action.text, Object.fromEntries(secrets));
+      const text = typed(action.text);
       const options = typeDelayMs === null ? {} : { keyDelayMs: typeDelayMs };
       // A long text is typed in parts, the run's signal looked at between two.
       const parts = [...text].reduce<string[]>((all, char, i) => {

@@ -27,7 +27,15 @@ import type { ActionStatus, CallUsageSummary, ReplanTrigger } from '../run/event
 import type { At, SubtaskEntry } from '../run/journal.ts';
 import { type PlannedSubtask, planFromWorkflow } from '../run/plan.ts';
 import type { RunContext } from '../run/run-context.ts';
-import { type AgentCall, type AgentTools, agentTools, RevisedPlan } from './agent-tools.ts';
+import {
+  type AgentCall,
+  type AgentTools,
+  agentTools,
+  canonicalCall,
+  type ExtractArgs,
+  ExtractedValue,
+  revisedPlanFor,
+} from './agent-tools.ts';
 import { type CallCheckContext, checkAgentCall } from './check-call.ts';
 import { describePointSpace } from './coordinates.ts';
 import { encodeModelImage, type ModelImage } from './model-image.ts';
@@ -35,7 +43,9 @@ import { type ActionOutcome, detectNoProgress } from './no-progress.ts';
 import {
   ACT_SYSTEM_PROMPT,
   buildActPrompt,
+  buildExtractPrompt,
   buildReplanPrompt,
+  EXTRACT_SYSTEM_PROMPT,
   type HistoryEntry,
   type NamedValue,
   type PromptTask,
@@ -215,17 +225,14 @@ class AgentRun {
           break;
         }
         case 'extract':
-          this.#ctx.journal.storeExtract(call.args.variable_name, call.args.query, call.args.value, turn);
-          history.push({
-            call: `extract ${call.args.variable_name} = ${JSON.stringify(call.args.value)}`,
-            observation: call.args.observation,
-            result: 'stored',
-          });
+          history.push(await this.#extract(call.args, image, turn));
           break;
-        case 'done':
-          this.#ctx.journal.emit({ type: 'done', ...turn, observation: call.args.observation });
-          this.#ctx.journal.noteSubtaskDone(subtask.text);
+        case 'done': {
+          const { observation, result } = call.args;
+          this.#ctx.journal.emit({ type: 'done', ...turn, observation, result });
+          this.#ctx.journal.noteSubtaskDone(subtask.text, result);
           return { kind: 'done' };
+        }
         case 'replan':
           if (budgets.replansLeft <= 0) throw budgets.exhausted('replans');
           return {
@@ -237,15 +244,31 @@ class AgentRun {
     }
   }
 
+  /** Stores an extract; a call without a value has it read by a follow-up call (as ai_mime does). */
+  async #extract(args: ExtractArgs, image: ModelImage, turn: Turn): Promise<HistoryEntry> {
+    const { variable_name: variable, query, observation } = args;
+    const value = args.value ?? (await this.#readValue(query, image, turn));
+    if (value === '') {
+      return {
+        call: `extract ${variable}`,
+        observation,
+        result: `not stored: "${query}" was not found on this screenshot`,
+      };
+    }
+    this.#ctx.journal.storeExtract(variable, query, value, turn);
+    return { call: `extract ${variable} = ${JSON.stringify(value)}`, observation, result: 'stored' };
+  }
+
   /**
    * Waits for the screen to settle; returns the frame and its model image, whose encoding started
    * while the wait went on (see `onCandidate`).
    */
   async #capture(): Promise<{ frame: RawFrame; image: Promise<ModelImage> }> {
     const { desktop, settings, signal } = this.#ctx;
+    const { coordinates } = (await this.#ctx.model.client()).config;
     const encodings = new Map<RawFrame, Promise<ModelImage>>();
     const encode = (frame: RawFrame) => {
-      const image = encodeModelImage(frame, settings.image);
+      const image = encodeModelImage(frame, settings.image, coordinates);
       image.catch(() => undefined);
       encodings.set(frame, image);
     };
@@ -279,7 +302,10 @@ class AgentRun {
     return image;
   }
 
-  /** Asks for one tool call; semantic problems get up to `repairAttempts` repair rounds. */
+  /**
+   * Asks for one tool call. An unusable reply is handed back with what is wrong with it, until the
+   * run's unusable replies in a row reach their limit (the run then stops).
+   */
   async #decide(
     subtask: PlannedSubtask,
     index: number,
@@ -326,21 +352,24 @@ class AgentRun {
       requiredExtracts: subtask.extracts,
       extracted,
     };
-    for (let round = 0; ; round += 1) {
+    const { unusable } = this.#ctx;
+    for (;;) {
       let result: ToolCallResult<AgentTools>;
       try {
-        result = await this.#callModel('act', turn, async () =>
+        result = await this.#callModel('act', turn, (repairAttempts) =>
           client.toolCall({
             tools,
             messages,
             signal: this.#ctx.signal,
+            repairAttempts,
             ...(uiTars ? { uiTars: uiTarsDialect(space, pending) } : {}),
           }),
         );
       } catch (error) {
-        // Output that stayed unusable after the model package's own repairs costs a turn, not the run.
         if (!(error instanceof ModelOutputError)) throw error;
         emit({ type: 'error', ...turn, code: error.code, message: error.message });
+        // Stops the run at the limit; short of it (the request budget cut the repairs) the turn is spent.
+        unusable.unusable(error.attempts, journal.redact.text(error.raw), error.problems);
         return { problems: formatProblems(error.problems) };
       }
       emit({
@@ -349,19 +378,53 @@ class AgentRun {
         name: result.name,
         source: result.source,
         args: { ...result.args },
+        dropped: [...result.dropped],
       });
-      const checked = checkAgentCall(result, checkContext);
-      if (checked.ok) return { call: result, action: checked.action };
+      const call = canonicalCall(result);
+      const checked = checkAgentCall(call, checkContext);
+      if (checked.ok) {
+        unusable.usable();
+        return { call, action: checked.action };
+      }
       emit({ type: 'repair', ...turn, problems: checked.problems });
-      if (round >= settings.repairAttempts) return { problems: formatProblems(checked.problems) };
+      unusable.unusable(result.usage.repairs + 1, journal.redact.text(result.raw), checked.problems);
       messages.push(...repairMessages(result, checked.problems));
     }
   }
 
-  /** One metered model call: charged to the budget, reported with its usage (failed calls too). */
-  async #callModel<T>(purpose: 'act' | 'replan', turn: Turn, call: () => Promise<T>): Promise<T> {
-    const { budgets, model, journal } = this.#ctx;
-    budgets.chargeModelCall();
+  /** Reads a value the model named but did not give (ai_mime's `extract`) in a look of its own at `image`. */
+  async #readValue(query: string, image: ModelImage, turn: Turn): Promise<string> {
+    const client = await this.#ctx.model.client();
+    const { value } = await this.#callModel('extract', turn, (repairAttempts) =>
+      client.structured({
+        name: 'extracted_value',
+        schema: ExtractedValue,
+        messages: [
+          { role: 'system', content: EXTRACT_SYSTEM_PROMPT },
+          {
+            role: 'user',
+            content: [{ type: 'text', text: buildExtractPrompt(query) }, imagePart(image.png)],
+          },
+        ],
+        signal: this.#ctx.signal,
+        repairAttempts,
+      }),
+    );
+    return value.value.trim();
+  }
+
+  /**
+   * One metered model call: every request it makes is charged to the budget, and it is reported with
+   * its usage (failed calls too). `call` gets the repairs it may make: no more than the request budget
+   * and the unusable replies left allow.
+   */
+  async #callModel<T>(
+    purpose: 'act' | 'replan' | 'extract',
+    turn: Turn,
+    call: (repairAttempts: number) => Promise<T>,
+  ): Promise<T> {
+    const { budgets, model, journal, unusable } = this.#ctx;
+    budgets.checkModelRequest();
     const before = model.meter.snapshot();
     const report = (errorCode: string | null) => {
       const after = model.meter.snapshot();
@@ -371,10 +434,11 @@ class AgentRun {
         outputTokens: after.outputTokens - before.outputTokens,
         durationMs: Math.round(after.durationMs - before.durationMs),
       };
+      budgets.chargeModelRequests(usage.requests);
       journal.emit({ type: 'model_call', ...turn, purpose, usage, error_code: errorCode });
     };
     try {
-      const result = await call();
+      const result = await call(Math.max(0, Math.min(unusable.left, budgets.modelRequestsLeft) - 1));
       report(null);
       return result;
     } catch (error) {
@@ -391,7 +455,7 @@ class AgentRun {
     history: HistoryEntry[],
     asCalled: string,
   ): Promise<ActionStatus> {
-    const { settings, desktop, secrets, journal } = this.#ctx;
+    const { settings, desktop, typing, journal } = this.#ctx;
     const description = describeAction(action);
     let status: ActionStatus = 'executed';
     let error: string | null = null;
@@ -404,7 +468,13 @@ class AgentRun {
     if (status === 'executed') {
       await this.#ctx.pause.wait(this.#ctx.signal);
       try {
-        await executeAction(desktop, action, secrets, settings.typeDelayMs, this.#ctx.signal);
+        await executeAction(
+          desktop,
+          action,
+          (text) => typing.ofAgent(text),
+          settings.typeDelayMs,
+          this.#ctx.signal,
+        );
         this.#actedSinceCapture = true;
         journal.noteCompleted(asCalled);
       } catch (failure) {
@@ -419,6 +489,7 @@ class AgentRun {
       dry_run: 'not executed (dry run); assume it worked',
       skipped: 'skipped by the person watching; choose another action',
       failed: `failed: ${error}`,
+      refused: `refused: ${error}`,
     };
     history.push({ call: asCalled, observation, result: results[status] });
     journal.emit({ type: 'action', ...turn, action, description, status, error });
@@ -463,12 +534,14 @@ class AgentRun {
     ];
     const last = journal.records.at(-1);
     const turn: Turn = { subtask_i: stuck.subtask_i, iteration: last?.iterations ?? 0 };
-    const result = await this.#callModel('replan', turn, async () =>
-      (await model.client()).structured({
+    const client = await model.client();
+    const result = await this.#callModel('replan', turn, (repairAttempts) =>
+      client.structured({
         name: 'revised_plan',
-        schema: RevisedPlan,
+        schema: revisedPlanFor(remaining, this.#task),
         messages,
         signal: this.#ctx.signal,
+        repairAttempts,
       }),
     );
     const [firstId = 0] = journal.allocateSubtaskIds(result.value.subtasks.length);

@@ -20,6 +20,7 @@ export const COMPUTER_ACTIONS = [
   'key',
   'scroll',
   'wait',
+  'terminate',
 ] as const;
 export type ComputerAction = (typeof COMPUTER_ACTIONS)[number];
 
@@ -71,6 +72,12 @@ export const ComputerUseArgs = z.strictObject({
     .describe('scroll only; null otherwise.'),
   scroll_amount: z.int().min(1).max(25).nullable().describe('scroll only: wheel notches (default 3).'),
   wait_seconds: z.number().min(0).max(10).nullable().describe('wait only: seconds to wait (default 1).'),
+  status: z
+    .enum(['success', 'failure'])
+    .nullable()
+    .describe(
+      "terminate only (Qwen's way to end a subtask): success = done, failure = ask for a new plan; null otherwise.",
+    ),
 });
 export type ComputerUseArgs = z.infer<typeof ComputerUseArgs>;
 
@@ -79,11 +86,25 @@ export const ExtractArgs = z.strictObject({
   task_memory: taskMemory,
   variable_name: z.string().describe('Name of the value, as the subtask lists it (e.g. now_playing).'),
   query: z.string().describe('What was read.'),
-  value: z.string().describe('The value exactly as the screenshot shows it.'),
+  value: z
+    .string()
+    .nullable()
+    .describe(
+      'The value exactly as the screenshot shows it; null to have it read from this screenshot in a separate look.',
+    ),
 });
 export type ExtractArgs = z.infer<typeof ExtractArgs>;
 
-export const DoneArgs = z.strictObject({ observation, task_memory: taskMemory });
+export const DoneArgs = z.strictObject({
+  observation,
+  task_memory: taskMemory,
+  result: z
+    .string()
+    .nullable()
+    .describe(
+      'What the subtask achieved, for the later subtasks (e.g. "Numb is playing"); null if nothing to add.',
+    ),
+});
 export type DoneArgs = z.infer<typeof DoneArgs>;
 
 export const ReplanArgs = z.strictObject({
@@ -107,13 +128,13 @@ export function agentTools(space: PointSpace) {
       description:
         'Read a value the subtask asks for from the screenshot, without acting; give the value exactly as shown.',
       parameters: ExtractArgs,
-      prepare: prepareCommon,
+      prepare: (args: unknown) => withNulls(prepareCommon(args), ['value']),
     },
     {
       name: 'done',
       description: 'Declare the current subtask complete: its expected outcome is visible on the screen now.',
       parameters: DoneArgs,
-      prepare: prepareCommon,
+      prepare: (args: unknown) => withNulls(prepareCommon(args), ['result']),
     },
     {
       name: 'replan',
@@ -141,6 +162,15 @@ function prepareCommon(args: unknown): unknown {
   return { ...args, observation: args.observation ?? '', task_memory: args.task_memory ?? null };
 }
 
+/**
+ * Optional fields as a vocabulary without them sends them: absent is `null` (ai_mime's `done` has
+ * `result` but no observation; its `extract` names the value and the query but carries no value).
+ */
+function withNulls(args: unknown, keys: readonly string[]): unknown {
+  if (!isRecord(args)) return args;
+  return { ...Object.fromEntries(keys.map((key) => [key, null])), ...args };
+}
+
 /** Wheel notches per scroll unit when a model gives Qwen's `pixels` as a large number. */
 const PIXELS_PER_NOTCH = 100;
 
@@ -162,6 +192,7 @@ export function prepareComputerUse(args: unknown): unknown {
     scroll_direction: null,
     scroll_amount: null,
     wait_seconds: null,
+    status: null,
     ...rest,
   };
   for (const key of ['coordinate', 'end_coordinate'] as const) out[key] = pointFromText(out[key]);
@@ -199,6 +230,27 @@ function pointFromText(value: unknown): unknown {
   return match ? [Number(match[1]), Number(match[2])] : value;
 }
 
+/**
+ * A call as the agent acts on it: Qwen's `computer_use` `terminate` ends the subtask like `done`
+ * (status success) or asks for a new plan like `replan` (status failure).
+ */
+export function canonicalCall(call: AgentCall): AgentCall {
+  if (call.name !== 'computer_use' || call.args.action !== 'terminate') return call;
+  const { observation, task_memory } = call.args;
+  if (call.args.status === 'failure') {
+    const reason = observation.trim() || 'The model ended the subtask as failed (terminate, status failure).';
+    return { name: 'replan', args: { observation, task_memory, reason }, dropped: call.dropped };
+  }
+  return { name: 'done', args: { observation, task_memory, result: null }, dropped: call.dropped };
+}
+
+/** A value read from a screenshot in a look of its own (an extract that named no value). */
+export const ExtractedValue = z.strictObject({
+  value: z
+    .string()
+    .describe('The value exactly as the screenshot shows it; an empty string when it is not there.'),
+});
+
 /** The revised plan a replan returns: the remaining subtasks, in order. */
 export const RevisedPlan = z.strictObject({
   observation: z.string().describe('What the screenshot shows now.'),
@@ -217,3 +269,45 @@ export const RevisedPlan = z.strictObject({
     .min(1),
 });
 export type RevisedPlan = z.infer<typeof RevisedPlan>;
+
+/** Words that say nothing of what a subtask is about. */
+const FILLER = new Set(
+  'about after again before click expected from held instruction into item once outcome placeholder plan screen step steps string subtask task text that then there this until what when where which with your'.split(
+    ' ',
+  ),
+);
+
+const wordsOf = (text: string): Set<string> =>
+  new Set((text.toLowerCase().match(/\p{L}{3,}/gu) ?? []).filter((word) => !FILLER.has(word)));
+
+/**
+ * The revised plan's schema for one replan: a plan must describe the work that remains. A subtask
+ * text of fewer than three words, or a plan that names nothing of the task or of the remaining plan
+ * (a placeholder such as "held-out text"), is refused and asked again.
+ */
+export function revisedPlanFor(
+  remaining: readonly { text: string }[],
+  task: { name: string; description: string },
+) {
+  const known = wordsOf([task.name, task.description, ...remaining.map((s) => s.text)].join(' '));
+  return RevisedPlan.superRefine((plan, ctx) => {
+    for (const [k, subtask] of plan.subtasks.entries()) {
+      if ((subtask.text.match(/\p{L}+/gu) ?? []).length < 3) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['subtasks', k, 'text'],
+          message: `${JSON.stringify(subtask.text)} is not an instruction: say what to do and end with "Expected outcome: ..."`,
+        });
+      }
+    }
+    const named = plan.subtasks.some((subtask) => [...wordsOf(subtask.text)].some((word) => known.has(word)));
+    if (!named) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['subtasks'],
+        message:
+          'the plan names nothing of the task or of the remaining plan: write the real remaining subtasks, not a placeholder',
+      });
+    }
+  });
+}

@@ -32,6 +32,7 @@ export function checkAgentCall(call: AgentCall, context: CallCheckContext): Chec
       return resolved.ok ? { ok: true, action: resolved.action } : resolved;
     }
     case 'extract':
+      // A value left out is read in a look of its own (as ai_mime does); one given must not be empty.
       return verdict(checkExtract(call.args.variable_name, call.args.value, context));
     case 'done': {
       const missing = context.requiredExtracts.filter((e) => !context.extracted.has(e.variable));
@@ -49,7 +50,7 @@ export function checkAgentCall(call: AgentCall, context: CallCheckContext): Chec
   }
 }
 
-function checkExtract(variable: string, value: string, context: CallCheckContext): Problem[] {
+function checkExtract(variable: string, value: string | null, context: CallCheckContext): Problem[] {
   const problems: Problem[] = [];
   if (!IDENTIFIER.test(variable)) {
     problems.push({
@@ -64,7 +65,7 @@ function checkExtract(variable: string, value: string, context: CallCheckContext
       message: `this subtask extracts ${expected.join(', ')}; name the value accordingly`,
     });
   }
-  if (value.trim() === '') {
+  if (value !== null && value.trim() === '') {
     problems.push({ path: 'value', message: 'empty; give the value exactly as the screenshot shows it' });
   }
   return problems;

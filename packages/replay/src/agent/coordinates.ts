@@ -53,6 +53,31 @@ export function fitWithin(size: ImageSize, max: ImageSize): ImageSize {
   };
 }
 
+/** Side multiple and pixel bounds of the Qwen2-VL/Qwen2.5-VL image processor (UI-TARS-1.5 uses it too). */
+const PROCESSOR = { factor: 28, minPixels: 56 * 56, maxPixels: 16384 * 28 * 28 } as const;
+
+/**
+ * The size the Qwen2.5-VL image processor resizes an image to before the model sees it (its
+ * `smart_resize`: each side rounded to a multiple of 28, the area kept within its pixel bounds):
+ * 1280x800 becomes 1288x812. Models that answer in pixels (Qwen2.5-VL, UI-TARS-1.5) answer in this
+ * space, so the `pixels` convention sends the screenshot at this size already.
+ */
+export function processorSize(size: ImageSize): ImageSize {
+  const { factor, minPixels, maxPixels } = PROCESSOR;
+  let width = Math.max(factor, Math.round(size.width / factor) * factor);
+  let height = Math.max(factor, Math.round(size.height / factor) * factor);
+  if (width * height > maxPixels) {
+    const beta = Math.sqrt((size.width * size.height) / maxPixels);
+    width = Math.floor(size.width / beta / factor) * factor;
+    height = Math.floor(size.height / beta / factor) * factor;
+  } else if (width * height < minPixels) {
+    const beta = Math.sqrt(minPixels / (size.width * size.height));
+    width = Math.ceil((size.width * beta) / factor) * factor;
+    height = Math.ceil((size.height * beta) / factor) * factor;
+  }
+  return { width, height };
+}
+
 /** Where the model's points live: its convention, the image it was sent, the screen acted on. */
 export interface PointSpace {
   convention: CoordinateConvention;

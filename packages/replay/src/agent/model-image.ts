@@ -1,7 +1,8 @@
+import type { CoordinateConvention } from '@mime-desktop/model';
 import { frameToRgb, type RawFrame } from '@mime-desktop/os-io';
 import sharp from 'sharp';
 import { withDefaults } from '../run/with-defaults.ts';
-import { fitWithin, type ImageSize } from './coordinates.ts';
+import { fitWithin, type ImageSize, processorSize } from './coordinates.ts';
 
 /** How the screenshot sent to the model is made. */
 export interface ModelImageOptions {
@@ -25,14 +26,20 @@ export interface ModelImage {
   size: ImageSize;
 }
 
-/** Encodes the whole screen as a PNG scaled down to fit the maximum size (see {@link ModelImageOptions}). */
+/**
+ * Encodes the whole screen as a PNG scaled down to fit the maximum size (see {@link ModelImageOptions});
+ * for a model that answers in pixels, at the size its image processor would resize that to (see
+ * {@link processorSize}), so its points mean the pixels it saw.
+ */
 export async function encodeModelImage(
   frame: RawFrame,
   options: ModelImageOptions = {},
+  convention: CoordinateConvention = 'grid1000',
 ): Promise<ModelImage> {
   const { maxWidth, maxHeight, compressionLevel } = withDefaults(DEFAULT_MODEL_IMAGE, options);
   const { width, height } = frame.physical;
-  const size = fitWithin({ width, height }, { width: maxWidth, height: maxHeight });
+  const fitted = fitWithin({ width, height }, { width: maxWidth, height: maxHeight });
+  const size = convention === 'pixels' ? processorSize(fitted) : fitted;
   let image = sharp(frameToRgb(frame), { raw: { width, height, channels: 3 } });
   if (size.width !== width || size.height !== height)
     image = image.resize(size.width, size.height, { fit: 'fill' });

@@ -203,3 +203,12 @@ export function buildReplanPrompt(input: ReplanPromptInput): string {
     .join('\n')
     .trimEnd();
 }
+
+/** The system text of a value's separate read (an extract call that named the value but gave none). */
+export const EXTRACT_SYSTEM_PROMPT =
+  'You read values from screenshots of a desktop app. Give the value exactly as the screenshot shows it, without comment; an empty string when it is not on the screen. Never guess.';
+
+/** The user text of a value's separate read. */
+export function buildExtractPrompt(query: string): string {
+  return `Read from this screenshot: ${query}`;
+}

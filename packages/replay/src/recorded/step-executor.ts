@@ -259,7 +259,7 @@ class RecordedRun {
       await executeAction(
         this.#ctx.desktop,
         action,
-        this.#ctx.secrets,
+        (text) => this.#ctx.typing.ofStep(step, text),
         step.type_delay_ms ?? settings.typeDelayMs,
         this.#ctx.signal,
       );

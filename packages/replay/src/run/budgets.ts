@@ -8,7 +8,10 @@ export type BudgetName = 'iterations' | 'model_calls' | 'replans' | 'wall_time';
 export interface BudgetLimits {
   /** Model decisions a subtask may take; when spent, the rest is replanned, or the run stops. Default 15. */
   iterations?: number;
-  /** Model calls in the whole run (semantic repairs and replans included). Default 60. */
+  /**
+   * Model requests in the whole run: every request counts (each repair of an unusable reply, a
+   * value's separate read and a replan too). Default 60.
+   */
   modelCalls?: number;
   /** Replans in the whole run. Default 2. */
   replans?: number;
@@ -75,9 +78,19 @@ export class BudgetTracker {
     this.#mostIterations = Math.max(this.#mostIterations, this.#iterations);
   }
 
-  chargeModelCall(): void {
-    if (this.#modelCalls >= this.limits.modelCalls) throw this.exhausted('model_calls');
-    this.#modelCalls += 1;
+  /** Model requests the run may still make. */
+  get modelRequestsLeft(): number {
+    return this.limits.modelCalls - this.#modelCalls;
+  }
+
+  /** Throws when no model request is left; call before a call to the model. */
+  checkModelRequest(): void {
+    if (this.modelRequestsLeft <= 0) throw this.exhausted('model_calls');
+  }
+
+  /** Counts the requests a model call made (its repairs and HTTP retries included). */
+  chargeModelRequests(count: number): void {
+    this.#modelCalls += count;
   }
 
   chargeReplan(): void {
@@ -94,7 +107,7 @@ export class BudgetTracker {
     const { used, limit } = this.snapshot()[budget];
     const what: Record<BudgetName, string> = {
       iterations: `${subtaskLabel} used all its iterations without finishing`,
-      model_calls: 'the run used all its model calls',
+      model_calls: 'the run used all its model requests',
       replans: 'the run needed another replan but used all its replans',
       wall_time: 'the run took longer than its wall-time budget',
     };

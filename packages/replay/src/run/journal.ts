@@ -232,10 +232,11 @@ export class RunJournal {
     this.#completed.push(line);
   }
 
-  /** A subtask finished with success. */
-  noteSubtaskDone(text: string): void {
-    this.completedSubtasks.push(text);
-    this.#completed.push(`Subtask done: ${text}`);
+  /** A subtask finished with success; `result` is what the model said it achieved, if anything. */
+  noteSubtaskDone(text: string, result: string | null = null): void {
+    const done = result ? `${text} (result: ${result})` : text;
+    this.completedSubtasks.push(done);
+    this.#completed.push(`Subtask done: ${done}`);
   }
 
   /** The latest completed-step lines, oldest first (redacted only when written). */

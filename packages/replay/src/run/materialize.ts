@@ -4,7 +4,13 @@
  * written or shown (and what the model reads) holds the placeholder; the real value is kept apart and
  * only typed.
  */
-import { renderTemplate, type TaskParam, type Workflow, type WorkflowStep } from '@mime-desktop/schema';
+import {
+  renderTemplate,
+  splitTemplate,
+  type TaskParam,
+  type Workflow,
+  type WorkflowStep,
+} from '@mime-desktop/schema';
 import { type ParamProblems, ParamsError } from '../errors.ts';
 
 /** Where a param's value came from. */
@@ -24,6 +30,45 @@ export interface MaterializedWorkflow {
   params: ResolvedParam[];
   /** Real values of the sensitive params, by name: for typing only, never written or shown. */
   secrets: ReadonlyMap<string, string>;
+  /** What a typing action types: secrets only where the workflow (or the agent itself) puts them. */
+  typing: SecretTyping;
+}
+
+/** A part of a step's typed value: text typed as it is, or the place of a sensitive param. */
+type TypedPart = string | { secret: string };
+
+/**
+ * What typing types. A step's value is rendered in one pass: a value given for a param is typed as it
+ * is, braces included, so a `{password}` in a `--param` or rows value never brings the secret; only
+ * the workflow's own `{password}` does. The agent's own `{name}` in a typing action does too (it
+ * reads the placeholders in its task and cannot know the value).
+ */
+export class SecretTyping {
+  readonly #secrets: ReadonlyMap<string, string>;
+  readonly #steps = new WeakMap<WorkflowStep, readonly TypedPart[]>();
+
+  constructor(secrets: ReadonlyMap<string, string>) {
+    this.#secrets = secrets;
+  }
+
+  /** Notes the parts of a rendered step's value (materialization does). */
+  noteStep(step: WorkflowStep, parts: readonly TypedPart[]): void {
+    this.#steps.set(step, parts);
+  }
+
+  /** What a step types for `text` (its rendered value): literal unless the workflow put a secret there. */
+  ofStep(step: WorkflowStep, text: string): string {
+    const parts = this.#steps.get(step);
+    if (!parts || parts.map((p) => (typeof p === 'string' ? p : placeholderOf(p.secret))).join('') !== text) {
+      return text;
+    }
+    return parts.map((p) => (typeof p === 'string' ? p : (this.#secrets.get(p.secret) ?? ''))).join('');
+  }
+
+  /** What the agent's typing action types: its `{name}` of a sensitive param is the value. */
+  ofAgent(text: string): string {
+    return renderTemplate(text, Object.fromEntries(this.#secrets));
+  }
 }
 
 export interface MaterializeOptions {
@@ -116,26 +161,11 @@ function resolveParams(
     secrets: new Map(),
     problems: { missing: [], unknown, invalid: [], known },
   };
-  const secretNames = new Set(workflow.task_params.filter((p) => p.sensitive).map((p) => p.name));
   for (const param of workflow.task_params) {
     const { name, sensitive } = param;
     const resolved = resolveParam(param, overrides, options.secrets ?? {});
     if (resolved.kind === 'invalid') {
       result.problems.invalid.push(`${name}: ${resolved.reason}`);
-      continue;
-    }
-    // A given value holding a secret's template would have the secret typed wherever it goes (the
-    // typing renders secrets): only the workflow's own text may place one.
-    const smuggled =
-      !sensitive && resolved.kind === 'value' && resolved.source === 'override'
-        ? [...resolved.value.matchAll(/\{([A-Za-z_][A-Za-z0-9_]*)\}/g)].find((m) =>
-            secretNames.has(m[1] ?? ''),
-          )
-        : undefined;
-    if (smuggled) {
-      result.problems.invalid.push(
-        `${name}: its value holds ${smuggled[0]}, the template of a sensitive param; a given value is typed as it is and never brings a secret: remove it`,
-      );
       continue;
     }
     const pending = sensitive && !secretsKnown;
@@ -179,11 +209,31 @@ export function materializeWorkflow(
 ): MaterializedWorkflow {
   const resolved = resolveParams(workflow, options, true);
   throwProblems(resolved);
-  return {
-    workflow: renderWorkflow(workflow, resolved.values),
-    params: resolved.params,
-    secrets: resolved.secrets,
-  };
+  const typing = new SecretTyping(resolved.secrets);
+  const sensitive = new Set(workflow.task_params.filter((p) => p.sensitive).map((p) => p.name));
+  const rendered = renderWorkflow(workflow, resolved.values);
+  rendered.plan.subtasks.forEach((subtask, s) => {
+    subtask.steps.forEach((step, i) => {
+      const template = workflow.plan.subtasks[s]?.steps[i]?.action_value;
+      if (typeof template === 'string') {
+        typing.noteStep(step, typedParts(template, resolved.values, sensitive));
+      }
+    });
+  });
+  return { workflow: rendered, params: resolved.params, secrets: resolved.secrets, typing };
+}
+
+/** A template split in one pass: param values as text (never read again), sensitive params as places. */
+function typedParts(
+  template: string,
+  values: Readonly<Record<string, string>>,
+  sensitive: ReadonlySet<string>,
+): TypedPart[] {
+  return splitTemplate(template).map((part) => {
+    if ('text' in part) return part.text;
+    if (sensitive.has(part.name)) return { secret: part.name };
+    return Object.hasOwn(values, part.name) ? (values[part.name] as string) : placeholderOf(part.name);
+  });
 }
 
 /** The workflow with `{name}` replaced in every text a person or the model reads. */

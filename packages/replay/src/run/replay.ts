@@ -18,6 +18,7 @@ import {
 import { OcrEngine } from '@mime-desktop/vision';
 import { DEFAULT_SETTLE, type SettleOptions } from '../actions/screen-settle.ts';
 import { DEFAULT_MODEL_IMAGE, type ModelImageOptions } from '../agent/model-image.ts';
+import { DEFAULT_MAX_UNUSABLE_REPLIES, UnusableReplies } from '../agent/unusable-replies.ts';
 import { BudgetExhaustedError, ReplayOptionError, TraceUnavailableError } from '../errors.ts';
 import { collectHeal } from '../heal/collect-heal.ts';
 import { sha256 } from '../heal/heal.ts';
@@ -94,8 +95,11 @@ export interface ReplayOptions {
   historyLimit?: number;
   /** The same action on an unchanged screen this many times in a row triggers a replan. Default 3. */
   noProgressRepeats?: number;
-  /** Repair rounds for a call that breaks a rule its schema cannot express (a click without a coordinate). Default 2. */
-  repairAttempts?: number;
+  /**
+   * Unusable model replies in a row (unreadable, an unknown tool, a call that breaks a rule) after
+   * which the run stops with `MIME_MODEL_OUTPUT`; each is handed back to the model first. Default 3.
+   */
+  maxUnusableReplies?: number;
   /** Hotkey that pauses the run before its next action and resumes it; `null` for none. Default `ctrl+alt+shift+p`. */
   pauseHotkey?: string | null;
   /** Folder that holds the runs. Default `<workflow>/.replay`. */
@@ -158,7 +162,11 @@ function resolveSettings(options: ReplayOptions): AgentSettings {
     settle: withDefaults(DEFAULT_SETTLE, options.settle ?? {}),
     historyLimit: positiveInteger(options.historyLimit, 8, 'historyLimit'),
     noProgressRepeats: positiveInteger(options.noProgressRepeats, 3, 'noProgressRepeats', 2),
-    repairAttempts: positiveInteger(options.repairAttempts, 2, 'repairAttempts', 0),
+    maxUnusableReplies: positiveInteger(
+      options.maxUnusableReplies,
+      DEFAULT_MAX_UNUSABLE_REPLIES,
+      'maxUnusableReplies',
+    ),
     stepTimeoutMs: positiveInteger(options.stepTimeoutMs, DEFAULT_STEP_TIMEOUT_MS, 'stepTimeoutMs', 0),
     typeDelayMs:
       options.typeDelayMs === undefined ? null : positiveInteger(options.typeDelayMs, 0, 'typeDelayMs', 0),
@@ -332,11 +340,12 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
     workflowDir: setup.workflowDir,
     workflow: materialized.workflow,
     params: materialized.params,
-    secrets: materialized.secrets,
+    typing: materialized.typing,
     desktop,
     ocr,
     model,
     budgets,
+    unusable: new UnusableReplies(settings.maxUnusableReplies),
     journal,
     signal,
     settings,

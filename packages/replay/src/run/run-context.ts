@@ -9,9 +9,10 @@ import type { OcrEngine } from '@mime-desktop/vision';
 import type { SettleOptions } from '../actions/screen-settle.ts';
 import type { HandOver } from '../agent/agent-executor.ts';
 import type { ModelImageOptions } from '../agent/model-image.ts';
+import type { UnusableReplies } from '../agent/unusable-replies.ts';
 import type { BudgetTracker } from './budgets.ts';
 import type { RunJournal } from './journal.ts';
-import type { ResolvedParam } from './materialize.ts';
+import type { ResolvedParam, SecretTyping } from './materialize.ts';
 import type { PauseGate } from './pause-gate.ts';
 
 /** An action waiting for the person's go-ahead (`--confirm`). */
@@ -34,7 +35,8 @@ export interface AgentSettings {
   settle: Required<SettleOptions>;
   historyLimit: number;
   noProgressRepeats: number;
-  repairAttempts: number;
+  /** Unusable model replies in a row that stop the run. */
+  maxUnusableReplies: number;
   /** Longest wait for a step's recorded screen to appear (trace, auto), ms. */
   stepTimeoutMs: number;
   /** Pause after each typed key, ms; null: the desktop's default. */
@@ -55,12 +57,15 @@ export interface RunContext {
   /** The rendered workflow (sensitive params still `{name}`). */
   workflow: Workflow;
   params: readonly ResolvedParam[];
-  secrets: ReadonlyMap<string, string>;
+  /** What typing actions type: secrets only where the workflow or the agent put them. */
+  typing: SecretTyping;
   desktop: Desktop;
   /** Reads extracts in trace and auto modes; its worker starts on the first read. */
   ocr: OcrEngine;
   model: ModelProvider;
   budgets: BudgetTracker;
+  /** The model's unusable replies in a row, across the run's subtasks and hand-overs. */
+  unusable: UnusableReplies;
   /** What the run did, and the only writer of its files and events. */
   journal: RunJournal;
   /** Aborts waits and model calls: the fail-safe, the caller's signal, the wall-time budget. */
