@@ -5,46 +5,19 @@
  * block holding a draft call; Qwen's XML call form after a bare `</think>`, plans too; points in
  * pixels of the image with `--coordinates pixels`. Real binary, real openai SDK over HTTP, Xvfb.
  */
-import { cp, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
-import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
-import {
-  createFakeVisionModel,
-  type FakeVisionDialect,
-  type FakeVisionModel,
-} from '@mime-desktop/test-support/fake-vision-model';
+import type { FakeVisionDialect } from '@mime-desktop/test-support/fake-vision-model';
+import { useModelRig } from '@mime-desktop/test-support/model-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 
 const PLAY_SONG = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song');
 
-let desktop: DesktopHarness;
-let server: FakeModelServer;
-let model: FakeVisionModel | undefined;
-const tempDirs: string[] = [];
-
-beforeAll(async () => {
-  [desktop, server] = await Promise.all([
-    startDesktopHarness({ keepDisplayUntilExit: false }),
-    startFakeModelServer(),
-  ]);
-}, 60_000);
-
-afterAll(async () => {
-  await Promise.all([desktop?.stop(), server?.close()]);
-  await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
+const rig = useModelRig();
 
 beforeEach(async () => {
-  await desktop.resetApp();
-});
-
-afterEach(async () => {
-  server.setHandler(undefined);
-  await model?.close();
-  model = undefined;
+  await rig.desktop.resetApp();
 });
 
 async function replayIn(
@@ -54,17 +27,13 @@ async function replayIn(
   flags: string[] = [],
   schema?: string,
 ) {
-  model = createFakeVisionModel({ dialect });
-  server.setHandler(model.handler);
-  const workflow = await mkdtemp(join(tmpdir(), `mime-dialect-${dialect}-`));
-  tempDirs.push(workflow);
+  const model = rig.useModel({ dialect });
+  const workflow = await rig.tempDir(`mime-dialect-${dialect}-`);
   await cp(PLAY_SONG, workflow, { recursive: true });
   if (schema) await cp(schema, join(workflow, 'schema.json'));
   const result = await runMime(
     ['replay', workflow, '--mode', 'agent', '--param', `song_name=${song}`, ...flags],
-    {
-      env: { ...desktop.env, MIME_BASE_URL: server.url, MIME_MODEL: 'fake-vision', ...env },
-    },
+    { env: { ...rig.env(), ...env } },
   );
   const [run] = await readdir(join(workflow, '.replay'));
   const events = (await readFile(join(workflow, '.replay', run as string, 'events.jsonl'), 'utf8'))
@@ -83,7 +52,7 @@ describe('agent replay in model dialects', () => {
   it("Qwen's vocabulary with absent fields, as native calls without type and with object arguments", async () => {
     const { result, sources, repairs, turns } = await replayIn('qwen-native', 'Faint', {});
     expect(result.exitCode, `${result.stderr}\n${JSON.stringify(turns, null, 1)}`).toBe(0);
-    expect((await desktop.readAppState()).playing).toBe('Faint');
+    expect((await rig.desktop.readAppState()).playing).toBe('Faint');
     expect([...sources]).toEqual(['native']);
     expect(repairs).toBe(0);
   });
@@ -91,7 +60,7 @@ describe('agent replay in model dialects', () => {
   it('a call left in the message text after a think block with a draft call (native mode)', async () => {
     const { result, sources, repairs, turns } = await replayIn('qwen-content', 'Numb', {});
     expect(result.exitCode, `${result.stderr}\n${JSON.stringify(turns, null, 1)}`).toBe(0);
-    expect((await desktop.readAppState()).playing).toBe('Numb');
+    expect((await rig.desktop.readAppState()).playing).toBe('Numb');
     expect([...sources]).toEqual(['content']);
     expect(repairs).toBe(0);
   });
@@ -99,14 +68,14 @@ describe('agent replay in model dialects', () => {
   it("Qwen's XML call form after a bare </think>, in text mode", async () => {
     const { result, sources, turns } = await replayIn('qwen-xml', 'Crawling', { MIME_TOOL_MODE: 'text' });
     expect(result.exitCode, `${result.stderr}\n${JSON.stringify(turns, null, 1)}`).toBe(0);
-    expect((await desktop.readAppState()).playing).toBe('Crawling');
+    expect((await rig.desktop.readAppState()).playing).toBe('Crawling');
     expect([...sources]).toEqual(['text']);
   });
 
   it('points in pixels of the image sent, with --coordinates pixels', async () => {
     const { result, turns } = await replayIn('pixels', 'Papercut', {}, ['--coordinates', 'pixels']);
     expect(result.exitCode, `${result.stderr}\n${JSON.stringify(turns, null, 1)}`).toBe(0);
-    expect((await desktop.readAppState()).playing).toBe('Papercut');
+    expect((await rig.desktop.readAppState()).playing).toBe('Papercut');
   });
 
   it("UI-TARS's Thought/Action grammar, with MIME_TOOL_MODE=ui-tars", async () => {
@@ -114,7 +83,7 @@ describe('agent replay in model dialects', () => {
       MIME_TOOL_MODE: 'ui-tars',
     });
     expect(result.exitCode, `${result.stderr}\n${JSON.stringify(turns, null, 1)}`).toBe(0);
-    expect((await desktop.readAppState()).playing).toBe('Numb');
+    expect((await rig.desktop.readAppState()).playing).toBe('Numb');
     expect(summary.extracts).toEqual({ now_playing: 'Numb' });
     expect([...sources]).toEqual(['ui-tars']);
     expect(turns[0]?.prompt).not.toContain('computer_use');
@@ -124,7 +93,7 @@ describe('agent replay in model dialects', () => {
     const schema = join(REPO_ROOT, 'fixtures', 'compat', 'ai_mime', 'schema.v2.json');
     const { result, summary, turns } = await replayIn('qwen-native', 'Faint', {}, [], schema);
     expect(result.exitCode, `${result.stderr}\n${JSON.stringify(turns, null, 1)}`).toBe(0);
-    expect((await desktop.readAppState()).playing).toBe('Faint');
+    expect((await rig.desktop.readAppState()).playing).toBe('Faint');
     expect(summary.extracts).toEqual({ extract_0: 'Faint' });
     expect(result.stderr).toMatch(/"account_pin" is sensitive but the file stores its example/);
   });

@@ -3,53 +3,24 @@
  * nut-js input, the real openai SDK over HTTP. The one stand-in is the model: a fake that reads each
  * screenshot by OCR and answers with grid coordinates of what it found.
  */
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
-import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
-import {
-  createFakeVisionModel,
-  type FakeVisionModel,
-  type FakeVisionModelOptions,
-} from '@mime-desktop/test-support/fake-vision-model';
+import { useModelRig } from '@mime-desktop/test-support/model-rig';
 import { REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
 import { PNG } from 'pngjs';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 
 const PLAY_SONG = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song');
 
-let desktop: DesktopHarness;
-let server: FakeModelServer;
-let model: FakeVisionModel | undefined;
-const tempDirs: string[] = [];
-
-beforeAll(async () => {
-  [desktop, server] = await Promise.all([
-    startDesktopHarness({ keepDisplayUntilExit: false }),
-    startFakeModelServer(),
-  ]);
-}, 60_000);
-
-afterAll(async () => {
-  await Promise.all([desktop?.stop(), server?.close()]);
-  await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
-});
+const rig = useModelRig();
 
 beforeEach(async () => {
-  await desktop.resetApp();
-});
-
-afterEach(async () => {
-  server.setHandler(undefined);
-  await model?.close();
-  model = undefined;
+  await rig.desktop.resetApp();
 });
 
 /** A copy of the play-song workflow in a temp folder (its runs go there), changed by `edit`. */
 async function workflowCopy(edit?: (schema: any) => void): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'mime-replay-e2e-'));
-  tempDirs.push(dir);
+  const dir = await rig.tempDir('mime-replay-e2e-');
   await cp(PLAY_SONG, dir, { recursive: true });
   if (edit) {
     const schema = JSON.parse(await readFile(join(dir, 'schema.json'), 'utf8'));
@@ -59,13 +30,8 @@ async function workflowCopy(edit?: (schema: any) => void): Promise<string> {
   return dir;
 }
 
-function useModel(options: FakeVisionModelOptions = {}): FakeVisionModel {
-  model = createFakeVisionModel(options);
-  server.setHandler(model.handler);
-  return model;
-}
-
-const modelEnv = () => ({ ...desktop.env, MIME_BASE_URL: server.url, MIME_MODEL: 'fake-vision' });
+const { useModel } = rig;
+const modelEnv = () => rig.env();
 
 /** The one run folder of a workflow copy, its summary and events. */
 async function readRun(workflow: string) {
@@ -88,7 +54,7 @@ describe('mime replay (agent mode, demo app)', () => {
       env: modelEnv(),
     });
     expect(result.exitCode, `${result.stderr}\n${JSON.stringify(fake.turns, null, 1)}`).toBe(0);
-    const state = await desktop.readAppState();
+    const state = await rig.desktop.readAppState();
     expect(state.playing).toBe('Faint');
     expect(state.search).toBe('Faint');
 
@@ -118,7 +84,7 @@ describe('mime replay (agent mode, demo app)', () => {
 
   it('survives malformed calls, off-grid coordinates, unknown actions, 429 and 500', async () => {
     const fake = useModel({ faults: { malformed: 1, unknownAction: 1, outOfRange: 1 } });
-    server.enqueue(
+    rig.server.enqueue(
       { type: 'error', status: 429, message: 'slow down', headers: { 'retry-after': '0' } },
       { type: 'error', status: 500, message: 'boom', headers: { 'retry-after': '0' } },
     );
@@ -127,7 +93,7 @@ describe('mime replay (agent mode, demo app)', () => {
       env: modelEnv(),
     });
     expect(result.exitCode, `${result.stderr}\n${JSON.stringify(fake.turns, null, 1)}`).toBe(0);
-    expect((await desktop.readAppState()).playing).toBe('Crawling');
+    expect((await rig.desktop.readAppState()).playing).toBe('Crawling');
     const { summary, events } = await readRun(workflow);
     expect(summary.extracts).toEqual({ now_playing: 'Crawling' });
     // 2 HTTP retries + 2 repairs by the model client (arguments not JSON, an unknown action): more
@@ -149,7 +115,7 @@ describe('mime replay (agent mode, demo app)', () => {
       env: modelEnv(),
     });
     expect(result.exitCode, `${result.stderr}\n${JSON.stringify(fake.turns, null, 1)}`).toBe(0);
-    expect((await desktop.readAppState()).playing).toBe('Faint');
+    expect((await rig.desktop.readAppState()).playing).toBe('Faint');
     const { summary, events } = await readRun(workflow);
     expect(summary.subtasks.map((s: any) => [s.outcome, s.origin])).toEqual([
       ['replanned', 'workflow'],
@@ -196,13 +162,13 @@ describe('mime replay (agent mode, demo app)', () => {
       env: modelEnv(),
     });
     await running.waitForStderr(/#1 left_click/, 30_000);
-    await desktop.moveMouse(0, 0);
+    await rig.desktop.moveMouse(0, 0);
     const result = await running.done;
     expect(result.exitCode, result.stderr).toBe(130);
     expect(result.stderr).toContain('aborted');
     const { summary } = await readRun(workflow);
     expect(summary).toMatchObject({ outcome: 'aborted', code: 'MIME_ABORTED' });
-    expect((await desktop.readAppState()).playing).toBe('');
+    expect((await rig.desktop.readAppState()).playing).toBe('');
   });
 
   it('types a sensitive param without writing or printing its value anywhere', async () => {
@@ -215,7 +181,7 @@ describe('mime replay (agent mode, demo app)', () => {
       env: { ...modelEnv(), MIME_PARAM_SONG_NAME: 'Faint' },
     });
     expect(result.exitCode, `${result.stderr}\n${JSON.stringify(fake.turns, null, 1)}`).toBe(0);
-    expect((await desktop.readAppState()).playing).toBe('Faint');
+    expect((await rig.desktop.readAppState()).playing).toBe('Faint');
     const { dir, summary, files } = await readRun(workflow);
     expect(summary.params).toEqual({ song_name: '{song_name}' });
     expect(summary.extracts).toEqual({ now_playing: '{song_name}' });

@@ -49,17 +49,34 @@ export interface FakeVisionFaults {
  */
 export type FakeVisionDialect = 'mime' | 'qwen-native' | 'qwen-content' | 'qwen-xml' | 'pixels' | 'ui-tars';
 
+/**
+ * Which tool arguments the fake writes, whatever its dialect:
+ * - `mime`: mime's own (Qwen's computer-use names in the `qwen-*` dialects);
+ * - `ai-mime`: the seed system's replay tools, as ai_mime's grounding prompt defines them
+ *   (github.com/prakhar1114/ai_mime, src/ai_mime/replay/grounding.py at 088d8a29): `computer_use`
+ *   with Qwen's fields (`keys` an array, `time`, `pixels`) plus `observation` and `task_memory`;
+ *   `extract {variable_name, query, observation, task_memory}` with no value (ai_mime reads it in a
+ *   second request, which the fake answers too); `done {result, task_memory}`. In the `qwen-content`
+ *   dialect the end of a subtask is Qwen's own `terminate` with `status` (an older ai_mime prompt,
+ *   qwen_grounding.py at 01a7564d). In UI-TARS's grammar an extract is `finished()` and done is
+ *   `finished(content='<result>')`.
+ */
+export type FakeVisionVocabulary = 'mime' | 'ai-mime';
+
 export interface FakeVisionModelOptions {
   faults?: FakeVisionFaults;
   /** How answers are written. Default `mime`. */
   dialect?: FakeVisionDialect;
+  /** Which tool arguments it writes. Default `mime`. */
+  vocabulary?: FakeVisionVocabulary;
   /** Wait this long before each reply, ms (gives a test time to act mid-run). Default 0. */
   delayMs?: number;
 }
 
 /** What the fake saw and answered, for assertions and for debugging a failed test. */
 export interface FakeVisionTurn {
-  kind: 'act' | 'replan';
+  /** `extract`: a request for a value alone (mime's follow-up to an extract without one). */
+  kind: 'act' | 'replan' | 'extract';
   subtask: string;
   /** The prompt's text, as the model read it. */
   prompt: string;
@@ -160,7 +177,9 @@ async function findButton(screen: ScreenText, label: string, where: (box: Box) =
     .darkBoxes()
     .filter(where)
     .sort((a, b) => a.y - b.y)) {
-    if ((await screen.readBox(box)).toLowerCase() === label.toLowerCase()) return box;
+    // Stray marks at a box's edge (a resampled image reads "Play |") are not part of its label.
+    const text = (await screen.readBox(box)).replace(/^[^\p{L}\p{N}]+|[^\p{L}\p{N}]+$/gu, '');
+    if (text.toLowerCase() === label.toLowerCase()) return box;
   }
   return null;
 }
@@ -223,6 +242,29 @@ function qwenArgs(args: ToolArgs): ToolArgs {
   return out;
 }
 
+/** A call in ai_mime's replay vocabulary (see {@link FakeVisionVocabulary}). */
+function aiMimeCall(
+  name: string,
+  args: ToolArgs,
+  dialect: FakeVisionDialect,
+): { name: string; args: ToolArgs } {
+  const { observation, task_memory } = args;
+  switch (name) {
+    case 'computer_use':
+      return { name, args: { ...qwenArgs(args), observation, task_memory } };
+    case 'extract': {
+      const { value: _value, ...rest } = args;
+      return { name, args: rest };
+    }
+    case 'done':
+      return dialect === 'qwen-content'
+        ? { name: 'computer_use', args: { action: 'terminate', status: 'success', observation, task_memory } }
+        : { name, args: { result: observation, task_memory } };
+    default:
+      return { name, args };
+  }
+}
+
 function xmlCall(name: string, args: ToolArgs): string {
   const params = Object.entries(args).map(
     ([key, value]) =>
@@ -235,9 +277,12 @@ const quoted = (text: string) =>
   `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'").replace(/\n/g, '\\n')}'`;
 
 /** One agent call as a UI-TARS action. */
-function uiTarsAction(name: string, args: ToolArgs): string {
+function uiTarsAction(name: string, args: ToolArgs, vocabulary: FakeVisionVocabulary): string {
   const box = (point: unknown) =>
     Array.isArray(point) ? `'<|box_start|>(${point[0]},${point[1]})<|box_end|>'` : "''";
+  if (vocabulary === 'ai-mime' && name === 'done')
+    return `finished(content=${quoted(String(args.observation))})`;
+  if (vocabulary === 'ai-mime' && name === 'extract') return 'finished()';
   if (name === 'done') return 'finished()';
   if (name === 'extract') return `finished(content=${quoted(String(args.value))})`;
   if (name === 'replan') return 'call_user()';
@@ -264,17 +309,32 @@ function speak(
   reply: FakeReply,
   dialect: FakeVisionDialect,
   image: { width: number; height: number } | null,
+  vocabulary: FakeVisionVocabulary,
 ): FakeReply {
-  if (dialect === 'mime') return reply;
+  if (dialect === 'mime' && vocabulary === 'mime') return reply;
   if (reply.type === 'json') {
     return dialect === 'qwen-xml'
       ? { type: 'text', content: `</think>\n\n${JSON.stringify(reply.value)}` }
       : reply;
   }
   if (reply.type !== 'tool-calls') return reply;
-  const [first] = reply.calls;
-  if (!first) return reply;
-  const args = first.arguments as ToolArgs;
+  const [original] = reply.calls;
+  if (!original) return reply;
+  if (dialect === 'ui-tars') {
+    const args = original.arguments as ToolArgs;
+    const thought = String(args.observation || 'I look at the screen.');
+    return {
+      type: 'text',
+      content: `Thought: ${thought}\nAction: ${uiTarsAction(original.name, args, vocabulary)}`,
+    };
+  }
+  const spoken =
+    vocabulary === 'ai-mime'
+      ? aiMimeCall(original.name, original.arguments as ToolArgs, dialect)
+      : { name: original.name, args: original.arguments as ToolArgs };
+  const first = { name: spoken.name, arguments: spoken.args };
+  const args = spoken.args;
+  if (dialect === 'mime') return { type: 'tool-calls', calls: [first] };
   if (dialect === 'pixels') {
     const toPixels = (point: unknown) =>
       Array.isArray(point) && image
@@ -294,12 +354,12 @@ function speak(
       ],
     };
   }
-  if (dialect === 'ui-tars') {
-    const thought = String(args.observation || 'I look at the screen.');
-    return { type: 'text', content: `Thought: ${thought}\nAction: ${uiTarsAction(first.name, args)}` };
-  }
   const qwen =
-    first.name === 'computer_use' ? qwenArgs(args) : (({ observation, task_memory, ...rest }) => rest)(args);
+    vocabulary === 'ai-mime'
+      ? args
+      : first.name === 'computer_use'
+        ? qwenArgs(args)
+        : (({ observation, task_memory, ...rest }) => rest)(args);
   switch (dialect) {
     case 'qwen-native':
       return {
@@ -377,9 +437,11 @@ export function createFakeVisionModel(options: FakeVisionModelOptions = {}): Fak
     if (!did('key enter'))
       return computer({ action: 'key', keys: 'enter', observation: 'The query is typed.' });
     const words = await screen.words();
+    // The song is listed: its name shows twice (the field and a result row), or its row's Play button
+    // (a "Listen" pill in the restyled app, `?play=Listen`) is found.
     const listed = isPlaceholder(query)
       ? (await findButton(screen, 'Play')) !== null
-      : findPhrase(words, query) !== null && (await findButton(screen, 'Play')) !== null;
+      : findPhrases(words, query).length >= 2 || (await playButtonOf(query, words, screen)) !== null;
     return listed
       ? call('done', { observation: `The results list ${query}.`, task_memory: `Searched for ${query}.` })
       : computer({ action: 'wait', wait_seconds: 0.5, observation: 'No results yet.' });
@@ -482,15 +544,21 @@ export function createFakeVisionModel(options: FakeVisionModelOptions = {}): Fak
     return { type: 'json', value: { observation: 'The demo player.', subtasks } };
   }
 
+  /** A value read alone (mime's follow-up to an extract that carried none): what the query names. */
+  async function readValue(prompt: Prompt): Promise<FakeReply> {
+    const words = prompt.image ? await look(prompt.image).words() : [];
+    const value = /playing/i.test(prompt.text) ? (textAfter(words, 'Now playing:') ?? '') : '';
+    return { type: 'json', value: { value } };
+  }
+
   const handler: FakeHandler = async (request) => {
     const prompt = readPrompt(request);
-    const kind = request.body?.response_format ? 'replan' : 'act';
+    const format = request.body?.response_format;
+    const kind = !format ? 'act' : format.json_schema?.name === 'extracted_value' ? 'extract' : 'replan';
     const size = prompt.image ? look(prompt.image) : null;
-    const reply = speak(
-      kind === 'replan' ? replan(prompt) : await act(prompt),
-      options.dialect ?? 'mime',
-      size,
-    );
+    const answer =
+      kind === 'replan' ? replan(prompt) : kind === 'extract' ? await readValue(prompt) : await act(prompt);
+    const reply = speak(answer, options.dialect ?? 'mime', size, options.vocabulary ?? 'mime');
     turns.push({
       kind,
       subtask: prompt.subtask,

@@ -1,7 +1,9 @@
 import type { ChatCompletionMessage } from 'openai/resources/chat/completions';
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { parseModelJson, stripReasoning } from '../src/output.ts';
 import { readReplyCalls, readTextCalls } from '../src/tool-reader.ts';
+import { checkToolCall } from '../src/tools.ts';
 import { readUiTarsReply } from '../src/ui-tars.ts';
 
 const message = (fields: Record<string, unknown>) =>
@@ -123,6 +125,21 @@ describe('UI-TARS replies', () => {
     expect(read('Thought: done\nAction: finished()')).toMatchObject({ name: 'finished', args: {} });
   });
 
+  it("reads doubao's full-width colon and an Action: after the thought on the same line", () => {
+    // Verbatim shapes: doubao-1.5-ui-tars writes "Action：" (see fixtures/model-outputs/), and
+    // UI-TARS-desktop sessions show the action after the thought's last sentence on one line.
+    expect(read("Thought：点击搜索框。\nAction：click(start_box='(412,88)')")).toEqual({
+      name: 'click',
+      args: { start_box: [412, 88] },
+      thought: '点击搜索框。',
+    });
+    expect(read("Thought: The search field is empty. Action: type(content='Numb')")).toEqual({
+      name: 'type',
+      args: { content: 'Numb' },
+      thought: 'The search field is empty.',
+    });
+  });
+
   it('refuses a reply without an action, with two actions, or with a point it cannot read', () => {
     expect(read('Thought: hmm')).toEqual(['no "Action:" line; end the reply with Action: <one action>']);
     expect(read("Action: click(start_box='(1,2)')\n\nclick(start_box='(3,4)')")).toEqual([
@@ -131,5 +148,28 @@ describe('UI-TARS replies', () => {
     expect(read("Action: click(start_box='the button')")).toEqual([
       '"the button" is not a point such as \'(412,88)\'',
     ]);
+  });
+});
+
+describe('checkToolCall', () => {
+  const tools = [
+    {
+      name: 'done',
+      description: 'The subtask is complete.',
+      parameters: z.strictObject({ observation: z.string(), result: z.string().nullable() }),
+    },
+  ] as const;
+
+  it('drops keys the tool does not define and names them; what it defines is still checked', () => {
+    expect(checkToolCall(tools, 'done', { observation: 'ok', result: 'played', status: 'success' })).toEqual({
+      ok: true,
+      value: { name: 'done', args: { observation: 'ok', result: 'played' }, dropped: ['status'] },
+    });
+    const wrong = checkToolCall(tools, 'done', { observation: 3, result: null, extra: 1 });
+    expect(wrong.ok).toBe(false);
+    expect(checkToolCall(tools, 'finish', {})).toMatchObject({
+      ok: false,
+      problems: [{ message: 'unknown tool "finish"; the tools are: done' }],
+    });
   });
 });

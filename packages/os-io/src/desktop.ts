@@ -11,6 +11,7 @@ import type { FrameRing, FrameRingOptions } from './frame-ring.ts';
 import type { HookEvent, HookSubscription, StartHooksOptions } from './hooks.ts';
 import type { ClickOptions, DragOptions, MoveOptions, ScrollDirection, ScrollOptions } from './input.ts';
 import type { LogicalPoint, ScreenGeometry } from './units.ts';
+import type { FoundWindow } from './windows.ts';
 
 /** A top-level window, as the window system shows it. */
 export interface ActiveWindow {
@@ -43,6 +44,13 @@ export interface Desktop {
    * started later); null where the platform has none reachable (no accessibility bus).
    */
   accessibility(): Promise<Accessibility | null>;
+  /**
+   * The app window under a point, as a click there would hit it (title and WM_CLASS); null over the
+   * bare desktop. Throws `MIME_UNSUPPORTED_PLATFORM` where the window system does not tell (not X11).
+   */
+  windowAt(point: LogicalPoint): Promise<FoundWindow | null>;
+  /** The app window that has the keyboard focus (typing goes there); null when none has. Same errors. */
+  focusedWindow(): Promise<FoundWindow | null>;
   movePointer(point: LogicalPoint, options?: MoveOptions): Promise<void>;
   /** Left, right or middle click; `clicks: 2` for a double click. */
   click(point: LogicalPoint, options?: ClickOptions): Promise<void>;

@@ -60,9 +60,11 @@ export {
   describeWindowQuery,
   type FoundWindow,
   findWindows,
+  focusedWindow,
   launchApp,
   type WaitForWindowOptions,
   type WindowQuery,
   waitForWindow,
+  windowAt,
 } from './windows.ts';
 export type { Toolkit } from './x-toolkit.ts';

@@ -12,6 +12,7 @@ import { FrameRing } from './frame-ring.ts';
 import { type HookSubscription, startHooks } from './hooks.ts';
 import { InputExecutor, type InputTiming } from './input.ts';
 import { loadNut } from './native.ts';
+import { focusedWindow, windowAt } from './windows.ts';
 import { XKeyboard } from './x-keyboard.ts';
 
 export interface DesktopOptions {
@@ -76,6 +77,8 @@ export async function createDesktop(options: DesktopOptions = {}): Promise<Deskt
       }
     },
     accessibility: accessibilityOnce,
+    windowAt: (point) => windowAt({ x: point.x * screen.scale, y: point.y * screen.scale }),
+    focusedWindow: () => focusedWindow(),
     movePointer: (point, moveOptions) => input.movePointer(point, moveOptions),
     click: (point, clickOptions) => input.click(point, clickOptions),
     drag: (from, to, dragOptions) => input.drag(from, to, dragOptions),

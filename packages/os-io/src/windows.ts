@@ -91,6 +91,124 @@ export async function findWindows(
   );
 }
 
+/** A top-level window of the tree `xwininfo -root -tree` prints: its box and its client's WM_CLASS. */
+interface TreeWindow {
+  /** Ids of the window and everything under it (decimal, as xdotool prints them). */
+  ids: Set<string>;
+  title: string;
+  classes: string[];
+  box: { x: number; y: number; width: number; height: number };
+}
+
+/** One line of `xwininfo -tree`: `0x40002c "title": ("instance" "Class")  400x300+100+100  +100+100`. */
+const TREE_LINE =
+  /^(\s*)(0x[0-9a-f]+) (?:"(.*)"|\(has no name\)): \((.*)\)\s+(\d+)x(\d+)[+-]-?\d+[+-]-?\d+\s+\+?(-?\d+)\+?(-?\d+)\s*$/;
+
+/**
+ * The root's children, top of the stacking order first (xwininfo lists them so), each with the
+ * title and WM_CLASS of the first window at or under it that has a class (a window manager's frame
+ * holds the app's window).
+ */
+async function topLevelWindows(env: NodeJS.ProcessEnv): Promise<TreeWindow[]> {
+  const { stdout } = await run('xwininfo', ['-root', '-tree'], { env, maxBuffer: 16 * 1024 * 1024 }).catch(
+    (error: { message: string }) => {
+      throw new DesktopFailureError(`xwininfo could not list the windows: ${error.message}`, {
+        cause: error,
+      });
+    },
+  );
+  const windows: TreeWindow[] = [];
+  let depth: number | null = null;
+  for (const line of stdout.split('\n')) {
+    const match = TREE_LINE.exec(line);
+    if (!match) continue;
+    const [, indent = '', hex = '0', title = '', klass = '', w, h, x, y] = match;
+    if (depth === null) depth = indent.length;
+    const classes = [...klass.matchAll(/"([^"]*)"/g)].map((m) => m[1] ?? '');
+    const id = String(Number.parseInt(hex, 16));
+    if (indent.length === depth) {
+      windows.push({
+        ids: new Set([id]),
+        title,
+        classes,
+        box: { x: Number(x), y: Number(y), width: Number(w), height: Number(h) },
+      });
+      continue;
+    }
+    const top = windows.at(-1);
+    if (!top) continue;
+    top.ids.add(id);
+    if (top.classes.length === 0 && classes.length > 0) {
+      top.classes = classes;
+      top.title = title;
+    }
+  }
+  return windows;
+}
+
+/** The ids of the windows on screen (mapped, not hidden by an unmapped parent). */
+async function visibleIds(env: NodeJS.ProcessEnv): Promise<Set<string>> {
+  const { stdout } = await run('xdotool', ['search', '--onlyvisible', '--name', ''], { env }).catch(
+    (error: { code?: unknown; stdout?: string; message: string }) => {
+      if (error.code === 1) return { stdout: '' };
+      throw new DesktopFailureError(`xdotool could not list the windows: ${error.message}`, { cause: error });
+    },
+  );
+  return new Set(stdout.split('\n').filter(Boolean));
+}
+
+/**
+ * The top-level window under a point (X11, physical pixels), as the pointer would hit it: the first
+ * visible window of the stacking order whose box holds the point; null over the bare root window.
+ */
+export async function windowAt(
+  point: { x: number; y: number },
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<FoundWindow | null> {
+  if (process.platform !== 'linux') {
+    throw new UnsupportedPlatformError('finding the window under a point works on Linux/X11 only');
+  }
+  const [windows, visible] = await Promise.all([topLevelWindows(env), visibleIds(env)]);
+  const hit = windows.find(
+    ({ ids, box }) =>
+      [...ids].some((id) => visible.has(id)) &&
+      point.x >= box.x &&
+      point.y >= box.y &&
+      point.x < box.x + box.width &&
+      point.y < box.y + box.height,
+  );
+  return hit ? { id: [...hit.ids][0] as string, title: hit.title, classes: hit.classes } : null;
+}
+
+/**
+ * The window that has the keyboard focus (X11): the focused window's client, or, where the focus
+ * follows the pointer (no window manager), the window under the pointer; null over the bare root.
+ */
+export async function focusedWindow(env: NodeJS.ProcessEnv = process.env): Promise<FoundWindow | null> {
+  if (process.platform !== 'linux') {
+    throw new UnsupportedPlatformError('finding the focused window works on Linux/X11 only');
+  }
+  const focused = await run('xdotool', ['getwindowfocus'], { env }).then(
+    (r) => r.stdout.trim(),
+    () => '',
+  );
+  if (/^\d+$/.test(focused) && Number(focused) > 1) {
+    const windows = await topLevelWindows(env);
+    const top = windows.find((w) => w.ids.has(focused));
+    if (top) return { id: focused, title: top.title, classes: top.classes };
+  }
+  const pointer = await run('xdotool', ['getmouselocation', '--shell'], { env }).then(
+    (r) => ({
+      x: Number(/^X=(\d+)/m.exec(r.stdout)?.[1] ?? Number.NaN),
+      y: Number(/^Y=(\d+)/m.exec(r.stdout)?.[1] ?? Number.NaN),
+    }),
+    (error: { message: string }) => {
+      throw new DesktopFailureError(`xdotool could not read the pointer: ${error.message}`, { cause: error });
+    },
+  );
+  return windowAt(pointer, env);
+}
+
 export interface WaitForWindowOptions {
   /** Longest wait, ms. */
   timeoutMs: number;

@@ -1,6 +1,7 @@
 export { OcrEngine } from '@mime-desktop/vision';
 export type { ResolvedAction } from './actions/computer-action.ts';
 export { DEFAULT_SETTLE, type SettleOptions } from './actions/screen-settle.ts';
+export { type AgentScopeSetting, DEFAULT_AGENT_SCOPE } from './agent/agent-scope.ts';
 export {
   type AgentCall,
   type AgentTools,

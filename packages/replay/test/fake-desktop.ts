@@ -2,7 +2,16 @@
  * An in-memory Desktop for loop tests: frames are a solid colour that changes when `react` says an
  * action changed the screen; every input is logged as text.
  */
-import { AbortedError, type Desktop, type RawFrame } from '@mime-desktop/os-io';
+import {
+  AbortedError,
+  type Desktop,
+  type FoundWindow,
+  type LogicalPoint,
+  type RawFrame,
+} from '@mime-desktop/os-io';
+
+/** The one app window of the fake desktop, over the whole screen. */
+export const FAKE_APP_WINDOW: FoundWindow = { id: '1', title: 'Fake app', classes: ['fake-app', 'Fake-app'] };
 
 export interface FakeDesktop extends Desktop {
   /** Inputs received, e.g. `click left 640,400 x1`, `type Faint`, `key enter`. */
@@ -12,7 +21,15 @@ export interface FakeDesktop extends Desktop {
 }
 
 export function createFakeDesktop(
-  options: { width?: number; height?: number; react?: (input: string) => boolean } = {},
+  options: {
+    width?: number;
+    height?: number;
+    react?: (input: string) => boolean;
+    /** The window under a point. Default: the fake app's, everywhere. */
+    windowAt?: (point: LogicalPoint) => FoundWindow | null;
+    /** The window with the keyboard focus. Default: the fake app's. */
+    focusedWindow?: () => FoundWindow | null;
+  } = {},
 ): FakeDesktop {
   const { width = 320, height = 200 } = options;
   const react = options.react ?? (() => true);
@@ -68,6 +85,8 @@ export function createFakeDesktop(
     readClipboard: unsupported,
     startHooks: unsupported,
     activeWindow: async () => null,
+    windowAt: async (point) => (options.windowAt ? options.windowAt(point) : FAKE_APP_WINDOW),
+    focusedWindow: async () => (options.focusedWindow ? options.focusedWindow() : FAKE_APP_WINDOW),
     accessibility: async () => null,
     close: async () => undefined,
   };

@@ -38,6 +38,7 @@ export type Notice = { at: number } & (
   | { kind: 'handover'; data: RunEventData<'handover'> }
   | { kind: 'verify'; data: RunEventData<'verify'> }
   | { kind: 'setup'; data: RunEventData<'setup'> }
+  | { kind: 'scope'; data: RunEventData<'agent_scope'> }
   | { kind: 'budget'; data: RunEventData<'budget_exhausted'> }
   | { kind: 'divergence'; data: RunEventData<'divergence'> }
   | { kind: 'unreadable'; event: RunEvent }
@@ -152,6 +153,9 @@ class TimelineBuilder {
         return;
       case 'setup':
         this.#notice(null, { at, kind: 'setup', data: event.data });
+        return;
+      case 'agent_scope':
+        this.#notice(event.subtask_i, { at, kind: 'scope', data: event.data });
         return;
       case 'run_start':
       case 'run_end':

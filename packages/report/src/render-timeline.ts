@@ -60,6 +60,8 @@ function renderNotice(notice: Notice, id: string, context: TimelineContext): Htm
         ),
         html`${notice.data.command ? html`<code>${notice.data.command}</code> ` : ''}${notice.data.window ? html`window ${notice.data.window}` : ''} after ${(notice.data.waited_ms / 1000).toFixed(1)} s`,
       );
+    case 'scope':
+      return renderCallout('info', 'The model may act on', notice.data.reason);
     case 'unreadable':
       return renderUnreadable([notice.event]) ?? html``;
   }

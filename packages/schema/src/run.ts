@@ -216,6 +216,11 @@ export const RUN_EVENT_DATA = {
     completed: z.array(z.string()).default([]),
     subtasks: z.array(z.string()),
   }),
+  /**
+   * Where the agent may act, said when it first acts in a run: the windows of these WM_CLASS names,
+   * or (classes empty) the whole screen, and why.
+   */
+  agent_scope: z.object({ classes: z.array(z.string()), reason: z.string() }),
   /** Auto mode gave the rest of a subtask to the agent. */
   handover: z.object({
     reason: z.string(),

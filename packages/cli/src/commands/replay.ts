@@ -3,10 +3,12 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { DEFAULT_ABORT_HOTKEY } from '@mime-desktop/os-io';
 import {
+  type AgentScopeSetting,
   applyHeal,
   type BudgetLimits,
   type ConfirmAnswer,
   type ConfirmRequest,
+  DEFAULT_AGENT_SCOPE,
   DEFAULT_BUDGETS,
   DEFAULT_MAX_UNUSABLE_REPLIES,
   DEFAULT_PAUSE_HOTKEY,
@@ -37,6 +39,7 @@ interface ReplayFlags extends HomeOptions, ModelFlags, RowsFlags {
   maxIterations?: string;
   maxModelCalls?: string;
   maxUnusableReplies?: string;
+  agentScope?: AgentScopeSetting;
   maxReplans?: string;
   maxDuration?: string;
   imageSize?: string;
@@ -221,6 +224,8 @@ function describeEvent(event: ReplayEvent): string | null {
         `    ✗ ${where} diverged${when ? ` ${when}` : ''}: ${Math.round(event.similarity * 100)}% alike (needs ${Math.round(event.threshold * 100)}%); crops ${event.expected}, ${event.observed}`,
       );
     }
+    case 'agent_scope':
+      return style.dim(`  the model may act on: ${inert(event.reason)}`);
     case 'handover':
       return style.yellow(`    → the model takes over the rest of this subtask: ${event.reason}`);
     case 'setup':
@@ -340,6 +345,7 @@ function rowOptions(flags: ReplayFlags) {
     stepTimeoutMs: msOf(positiveNumber(flags.stepTimeout, '--step-timeout', 3600)),
     typeDelayMs: wholeNumber(flags.typeDelay, '--type-delay', 0),
     maxUnusableReplies: wholeNumber(flags.maxUnusableReplies, '--max-unusable-replies', 1),
+    agentScope: flags.agentScope,
     runSetup: flags.runSetup === true,
     fresh: flags.fresh === true,
   } satisfies ReplayOptions;
@@ -441,6 +447,14 @@ export function registerReplay(program: Command, run: (code: Promise<ExitCode>) 
     .option(
       '--max-model-calls <n>',
       `model requests in the whole run, repairs and follow-ups included (default ${DEFAULT_BUDGETS.modelCalls})`,
+    )
+    .addOption(
+      new Option(
+        '--agent-scope <scope>',
+        "where the model may act: app, only inside the windows of the workflow's apps (its setup window, the windows the recording touched; an action elsewhere is refused and the model told why), or screen, anywhere",
+      )
+        .choices(['app', 'screen'])
+        .default(DEFAULT_AGENT_SCOPE),
     )
     .option(
       '--max-unusable-replies <n>',

@@ -465,6 +465,11 @@ class AgentRun {
       if (answer === 'stop') throw new RunStoppedError();
       if (answer === 'skip') status = 'skipped';
     }
+    const refusal = status === 'executed' ? await this.#refusal(action) : null;
+    if (refusal !== null) {
+      status = 'refused';
+      error = refusal;
+    }
     if (status === 'executed') {
       await this.#ctx.pause.wait(this.#ctx.signal);
       try {
@@ -494,6 +499,12 @@ class AgentRun {
     history.push({ call: asCalled, observation, result: results[status] });
     journal.emit({ type: 'action', ...turn, action, description, status, error });
     return status;
+  }
+
+  /** Why the action may not run where it would land (outside the workflow's app windows), or null. */
+  async #refusal(action: ResolvedAction): Promise<string | null> {
+    const scope = await this.#ctx.agentScope();
+    return scope ? scope.refusal(action, this.#ctx.desktop) : null;
   }
 
   /** Extracts this subtask may use: its dependencies (a replanned subtask sees them all). */

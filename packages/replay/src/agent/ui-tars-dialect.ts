@@ -1,7 +1,8 @@
 /**
  * The agent's tools in UI-TARS's grammar (`MIME_TOOL_MODE=ui-tars`): the action space UI-TARS was
  * trained on, and each of its actions as the agent tool it stands for. `finished(content=...)` is an
- * extract while the subtask still has a value to read, else `done`; `call_user()` asks for a new plan.
+ * extract while the subtask still has a value to read (without content, the value is read in a
+ * follow-up request), else `done` with the content as its result; `call_user()` asks for a new plan.
  */
 import type { UiTarsAction, UiTarsDialect } from '@mime-desktop/model';
 import type { RequiredExtract } from './check-call.ts';
@@ -93,9 +94,10 @@ function translate(action: UiTarsAction, pending: readonly RequiredExtract[]): T
     case 'wait':
       return computer(thought, { action: 'wait', wait_seconds: UI_TARS_WAIT_SECONDS });
     case 'finished': {
-      const value = typeof args.content === 'string' ? args.content.trim() : '';
+      const content = typeof args.content === 'string' ? args.content.trim() : '';
       const [next] = pending;
-      if (next && value !== '') {
+      if (next) {
+        // Without content the value is read in a follow-up request (as for ai_mime's extract).
         return {
           ok: true,
           value: {
@@ -105,12 +107,13 @@ function translate(action: UiTarsAction, pending: readonly RequiredExtract[]): T
               task_memory: null,
               variable_name: next.variable,
               query: next.query,
-              value,
+              value: content === '' ? null : content,
             },
           },
         };
       }
-      return { ok: true, value: { name: 'done', args: { observation: thought, task_memory: null } } };
+      const result = content === '' ? null : content;
+      return { ok: true, value: { name: 'done', args: { observation: thought, task_memory: null, result } } };
     }
     case 'call_user':
       return {

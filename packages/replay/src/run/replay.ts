@@ -17,6 +17,7 @@ import {
 } from '@mime-desktop/schema';
 import { OcrEngine } from '@mime-desktop/vision';
 import { DEFAULT_SETTLE, type SettleOptions } from '../actions/screen-settle.ts';
+import { AgentScope, type AgentScopeSetting, DEFAULT_AGENT_SCOPE } from '../agent/agent-scope.ts';
 import { DEFAULT_MODEL_IMAGE, type ModelImageOptions } from '../agent/model-image.ts';
 import { DEFAULT_MAX_UNUSABLE_REPLIES, UnusableReplies } from '../agent/unusable-replies.ts';
 import { BudgetExhaustedError, ReplayOptionError, TraceUnavailableError } from '../errors.ts';
@@ -100,6 +101,12 @@ export interface ReplayOptions {
    * which the run stops with `MIME_MODEL_OUTPUT`; each is handed back to the model first. Default 3.
    */
   maxUnusableReplies?: number;
+  /**
+   * Where the agent may act: `app`, only inside the windows of the apps the workflow is about (its
+   * setup window, the windows its recording touched, by WM_CLASS; elsewhere an action is refused and
+   * the model told why), or `screen`, anywhere. Default `app`.
+   */
+  agentScope?: AgentScopeSetting;
   /** Hotkey that pauses the run before its next action and resumes it; `null` for none. Default `ctrl+alt+shift+p`. */
   pauseHotkey?: string | null;
   /** Folder that holds the runs. Default `<workflow>/.replay`. */
@@ -162,6 +169,7 @@ function resolveSettings(options: ReplayOptions): AgentSettings {
     settle: withDefaults(DEFAULT_SETTLE, options.settle ?? {}),
     historyLimit: positiveInteger(options.historyLimit, 8, 'historyLimit'),
     noProgressRepeats: positiveInteger(options.noProgressRepeats, 3, 'noProgressRepeats', 2),
+    agentScope: options.agentScope ?? DEFAULT_AGENT_SCOPE,
     maxUnusableReplies: positiveInteger(
       options.maxUnusableReplies,
       DEFAULT_MAX_UNUSABLE_REPLIES,
@@ -335,6 +343,7 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
   );
   const pauseHooks = settings.dryRun ? null : await pause.listen(desktop, hotkey);
   const ocr = options.ocr ?? new OcrEngine();
+  let scope: Promise<AgentScope | null> | undefined;
   const context: RunContext = {
     pause,
     workflowDir: setup.workflowDir,
@@ -352,6 +361,13 @@ async function runReplay(setup: RunSetup): Promise<ReplayResult> {
     handOver: async (request) => {
       const { finishWithAgent } = await import('../agent/agent-executor.ts');
       await finishWithAgent(context, request);
+    },
+    agentScope: () => {
+      scope ??= AgentScope.resolve(materialized.workflow, settings.agentScope).then(({ scope, reason }) => {
+        journal.emit({ type: 'agent_scope', classes: scope ? [...scope.classes] : [], reason });
+        return scope;
+      });
+      return scope;
     },
   };
   const displayParams = Object.fromEntries(materialized.params.map((p) => [p.name, p.display]));

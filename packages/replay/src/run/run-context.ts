@@ -8,6 +8,7 @@ import type { Workflow } from '@mime-desktop/schema';
 import type { OcrEngine } from '@mime-desktop/vision';
 import type { SettleOptions } from '../actions/screen-settle.ts';
 import type { HandOver } from '../agent/agent-executor.ts';
+import type { AgentScope, AgentScopeSetting } from '../agent/agent-scope.ts';
 import type { ModelImageOptions } from '../agent/model-image.ts';
 import type { UnusableReplies } from '../agent/unusable-replies.ts';
 import type { BudgetTracker } from './budgets.ts';
@@ -35,6 +36,8 @@ export interface AgentSettings {
   settle: Required<SettleOptions>;
   historyLimit: number;
   noProgressRepeats: number;
+  /** Where the agent may act: the workflow's app windows, or the whole screen. */
+  agentScope: AgentScopeSetting;
   /** Unusable model replies in a row that stop the run. */
   maxUnusableReplies: number;
   /** Longest wait for a step's recorded screen to appear (trace, auto), ms. */
@@ -78,6 +81,8 @@ export interface RunContext {
    * first hand-over: a run that needs no model never loads it).
    */
   handOver(request: HandOver): Promise<void>;
+  /** The agent's scope, resolved (and said in the journal) at its first use; null: the whole screen. */
+  agentScope(): Promise<AgentScope | null>;
 }
 
 /** Runs a replay mode; throws what ended the run early (a budget, an abort, a model failure, a divergence). */
