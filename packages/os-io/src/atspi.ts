@@ -403,8 +403,15 @@ export async function openAtspi(env: NodeJS.ProcessEnv = process.env): Promise<O
   try {
     session = dbus.sessionBus({ busAddress: address });
     session.on('error', () => undefined);
-    const ask = (member: string, iface: string, signature = '', body: unknown[] = []) =>
+    const within = <T>(call: Promise<T>) =>
       Promise.race([
+        call,
+        new Promise<never>((_, reject) =>
+          setTimeout(() => reject(new Error('no answer in 3 s')), 3000).unref(),
+        ),
+      ]);
+    const ask = (member: string, iface: string, signature = '', body: unknown[] = []) =>
+      within(
         (session as Bus).call(
           new dbus.Message({
             destination: 'org.a11y.Bus',
@@ -415,15 +422,26 @@ export async function openAtspi(env: NodeJS.ProcessEnv = process.env): Promise<O
             body,
           }),
         ),
-        new Promise<never>((_, reject) =>
-          setTimeout(() => reject(new Error('no answer in 3 s')), 3000).unref(),
-        ),
-      ]);
+      );
     const reply = await ask('GetAddress', 'org.a11y.Bus');
     await ask('Set', PROPERTIES, 'ssv', ['org.a11y.Status', 'IsEnabled', new dbus.Variant('b', true)]);
     const a11yAddress = String(reply?.body[0] ?? '');
     bus = dbus.sessionBus({ busAddress: a11yAddress });
     bus.on('error', () => undefined);
+    // The registry runs before an app mime starts looks for it (best effort: Qt 5 embeds its tree
+    // more often in a registry that already answers; measured with FeatherPad under Xvfb).
+    await within(
+      bus.call(
+        new dbus.Message({
+          destination: 'org.freedesktop.DBus',
+          path: '/org/freedesktop/DBus',
+          interface: 'org.freedesktop.DBus',
+          member: 'StartServiceByName',
+          signature: 'su',
+          body: [REGISTRY, 0],
+        }),
+      ),
+    ).catch(() => undefined);
     const atspi = new Atspi(session, bus);
     await atspi.watchFocus();
     return { ok: true, accessibility: atspi };

@@ -5,7 +5,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { accessibleAppEnv, accessibleCommand } from './accessibility.ts';
+import { accessibleAppEnv, accessibleCommand, openAccessibility } from './accessibility.ts';
 import { DesktopFailureError, UnsupportedPlatformError } from './errors.ts';
 import { pause } from './time.ts';
 
@@ -238,9 +238,13 @@ export async function waitForWindow(
 
 /**
  * Starts an app with the shell, detached: it keeps running after mime exits, its output discarded.
- * Resolves once it was started (not when its window appears); rejects when the shell cannot start.
+ * The accessibility bus is switched on and its registry started first, so the app exports its tree
+ * (best effort: without a bus the app still starts). Resolves once it was started (not when its
+ * window appears); rejects when the shell cannot start.
  */
-export function launchApp(command: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function launchApp(command: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const opened = await openAccessibility(env);
+  if (opened.ok) await opened.accessibility.close();
   return new Promise((resolve, reject) => {
     // The app exports its accessibility tree: GTK, Qt and Chromium are told to.
     const child = spawn('/bin/sh', ['-c', accessibleCommand(command)], {

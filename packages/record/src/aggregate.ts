@@ -1,6 +1,12 @@
 import type { HookEvent, HookKeyEvent, HookMouseButtonEvent, HookWheelEvent } from '@mime-desktop/os-io';
 import { typedChar } from '@mime-desktop/os-io';
-import { formatKeyChord, type ManifestEvent, MODIFIERS, type Modifier } from '@mime-desktop/schema';
+import {
+  CLICK_OF_BUTTON,
+  formatKeyChord,
+  type ManifestEvent,
+  MODIFIERS,
+  type Modifier,
+} from '@mime-desktop/schema';
 
 type ActionEvent = Exclude<ManifestEvent, { action_type: null }>;
 
@@ -63,7 +69,6 @@ interface Scroll {
   last: number;
 }
 
-const CLICK_TYPES = { right: 'right_click', middle: 'middle_click' } as const;
 const MODIFIER_NAMES = new Set<string>(MODIFIERS);
 
 /**
@@ -171,7 +176,7 @@ export class ActionAggregator {
       });
     } else if (press.button !== 'left') {
       this.#emit({
-        action_type: CLICK_TYPES[press.button],
+        action_type: CLICK_OF_BUTTON[press.button],
         action_details: { button: press.button, x: press.x, y: press.y },
         time: press.time,
       });

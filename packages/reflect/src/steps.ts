@@ -1,6 +1,7 @@
 import {
   type ActionManifestEvent,
   type ManifestLine,
+  STEP_TYPE_OF_EVENT,
   type StepActionType,
   type StepSource,
   targetBoxAround,
@@ -29,18 +30,6 @@ export interface ReflectStep {
   details: string | null;
   source: StepSource;
 }
-
-const ACTION_TYPES: Record<ActionManifestEvent['action_type'], StepActionType> = {
-  click: 'CLICK',
-  double_click: 'DOUBLE_CLICK',
-  right_click: 'RIGHT_CLICK',
-  middle_click: 'MIDDLE_CLICK',
-  type: 'TYPE',
-  key: 'KEYPRESS',
-  scroll: 'SCROLL',
-  drag: 'DRAG',
-  extract: 'EXTRACT',
-};
 
 const STOP_WORDS = new Set([
   'the',
@@ -130,7 +119,7 @@ export function buildSteps(
       i: steps.length,
       event,
       line,
-      actionType: ACTION_TYPES[event.action_type],
+      actionType: STEP_TYPE_OF_EVENT[event.action_type],
       recordedValue: recordedValue(event),
       secret: event.action_type === 'type' && event.action_details.secret,
       variableName,

@@ -16,6 +16,7 @@ export * from './run.ts';
 export * from './slug.ts';
 export * from './templates.ts';
 export * from './validate-target.ts';
+export * from './vocabulary.ts';
 export * from './workflow.ts';
 export * from './workflow-file.ts';
 export * from './workflow-rules.ts';

@@ -4,6 +4,7 @@
  * the workflow up to date (nothing to heal).
  */
 import {
+  eventOfAction,
   HEAL_VERSION,
   type HealAction,
   type HealFile,
@@ -18,9 +19,6 @@ export interface HealContext {
   /** Param values as shown (sensitive ones as `{name}`). */
   params: Record<string, string>;
 }
-
-/** Actions that leave nothing to record: the pointer moved, time passed. */
-const NOT_RECORDED = new Set(['mouse_move', 'wait']);
 
 /** Reads the events in order, keeping the frame and observation of each agent turn. */
 class HealCollector {
@@ -41,7 +39,8 @@ class HealCollector {
     else if (
       event.type === 'action' &&
       event.data.status === 'executed' &&
-      !NOT_RECORDED.has(event.data.action.action)
+      // A pointer move or a wait leaves nothing to record.
+      eventOfAction(event.data.action) !== null
     ) {
       this.#agent(subtask_i, turn, event.data.action, null);
     } else if (event.type === 'extract') {

@@ -13,6 +13,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import {
   checkWorkflow,
   commitFiles,
+  eventOfAction,
   type HealAction,
   HealFile,
   type ManifestEvent,
@@ -23,6 +24,7 @@ import {
   readPngInside,
   type StepActionType,
   serializeWorkflow,
+  stepTypeOfAction,
   targetBoxAround,
   type Workflow,
   type WorkflowStep,
@@ -276,17 +278,6 @@ function movedStep(step: WorkflowStep, action: HealAction, index: number, screen
   };
 }
 
-const STEP_TYPES: Record<string, StepActionType> = {
-  left_click: 'CLICK',
-  double_click: 'DOUBLE_CLICK',
-  right_click: 'RIGHT_CLICK',
-  middle_click: 'MIDDLE_CLICK',
-  left_click_drag: 'DRAG',
-  type: 'TYPE',
-  key: 'KEYPRESS',
-  scroll: 'SCROLL',
-};
-
 /** One of the agent's actions as a recorded step; typed param values written back as `{param}`. */
 function agentStep(action: HealAction, index: number, screenshot: string, heal: HealFile): WorkflowStep {
   const point = pointOf(action);
@@ -308,7 +299,7 @@ function agentStep(action: HealAction, index: number, screenshot: string, heal: 
     expected_current_state: note,
     intent: `${described}, as the agent did it in run ${heal.run_id}`,
     target: { primary: note, fallback: null },
-    action_type: action.extract ? 'EXTRACT' : (STEP_TYPES[action.action?.action ?? ''] ?? 'CLICK'),
+    action_type: action.extract ? 'EXTRACT' : stepTypeOf(action),
     action_value: value,
     post_action: [],
     variable_name: action.extract?.variable ?? null,
@@ -339,6 +330,19 @@ function pointOf(action: HealAction): { x: number; y: number } | null {
   return a.point;
 }
 
+/** The step type of an agent's action; an action no recording holds is an invalid heal. */
+function stepTypeOf(action: HealAction): StepActionType {
+  const type = action.action ? stepTypeOfAction(action.action) : null;
+  if (type === null) throw unrecordable(action);
+  return type;
+}
+
+const unrecordable = (action: HealAction) =>
+  new HealError(
+    'MIME_HEAL_INVALID',
+    `heal.json holds an action that cannot be recorded (${action.action?.action ?? 'none'})`,
+  );
+
 /** The manifest event of an action, as the recorder writes one; secret typing stores no text. */
 function manifestEvent(action: HealAction, screenshot: string, timestamp: number): ManifestEvent {
   const common = {
@@ -354,51 +358,10 @@ function manifestEvent(action: HealAction, screenshot: string, timestamp: number
       ...common,
     };
   }
-  const a = action.action;
-  switch (a?.action) {
-    case 'left_click':
-    case 'double_click':
-    case 'right_click':
-    case 'middle_click': {
-      const type = a.action === 'left_click' ? 'click' : a.action;
-      return { action_type: type, action_details: { button: 'left', x: a.point.x, y: a.point.y }, ...common };
-    }
-    case 'left_click_drag':
-      return {
-        action_type: 'drag',
-        action_details: {
-          button: 'left',
-          x: a.point.x,
-          y: a.point.y,
-          to_x: a.endPoint.x,
-          to_y: a.endPoint.y,
-        },
-        ...common,
-      };
-    case 'type': {
-      const secret = /\{\w+\}/.test(a.text);
-      return { action_type: 'type', action_details: { text: secret ? '' : a.text, secret }, ...common };
-    }
-    case 'key':
-      return { action_type: 'key', action_details: { key: a.keys }, ...common };
-    case 'scroll': {
-      const step = a.direction === 'down' || a.direction === 'right' ? a.amount : -a.amount;
-      const vertical = a.direction === 'up' || a.direction === 'down';
-      return {
-        action_type: 'scroll',
-        action_details: {
-          x: a.point?.x ?? 0,
-          y: a.point?.y ?? 0,
-          dx: vertical ? 0 : step,
-          dy: vertical ? step : 0,
-        },
-        ...common,
-      };
-    }
-    default:
-      throw new HealError(
-        'MIME_HEAL_INVALID',
-        `heal.json holds an action that cannot be recorded (${a?.action ?? 'none'})`,
-      );
+  const event = action.action ? eventOfAction(action.action) : null;
+  if (!event) throw unrecordable(action);
+  if (event.action_type === 'type' && /\{\w+\}/.test(event.action_details.text)) {
+    return { action_type: 'type', action_details: { text: '', secret: true }, ...common };
   }
+  return { ...event, ...common } as ManifestEvent;
 }

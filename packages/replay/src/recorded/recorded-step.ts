@@ -4,6 +4,7 @@ import type { LogicalPoint, RawFrame } from '@mime-desktop/os-io';
 import { encodePng } from '@mime-desktop/os-io';
 import {
   type ActionManifestEvent,
+  actionOfEvent,
   FileReadError,
   readManifest,
   readPngInside,
@@ -152,41 +153,5 @@ export function recordedAction(
   recorded: RecordedStep,
   map: (point: LogicalPoint) => LogicalPoint = (p) => p,
 ): ResolvedAction | null {
-  const { event, step } = recorded;
-  switch (event.action_type) {
-    case 'click':
-    case 'double_click':
-    case 'right_click':
-    case 'middle_click': {
-      const actions = {
-        click: 'left_click',
-        double_click: 'double_click',
-        right_click: 'right_click',
-        middle_click: 'middle_click',
-      } as const;
-      const { x, y } = event.action_details;
-      return { action: actions[event.action_type], point: map({ x, y }) };
-    }
-    case 'drag': {
-      const d = event.action_details;
-      return {
-        action: 'left_click_drag',
-        point: map({ x: d.x, y: d.y }),
-        endPoint: map({ x: d.to_x, y: d.to_y }),
-      };
-    }
-    case 'scroll': {
-      const d = event.action_details;
-      const vertical = d.dy !== 0;
-      const amount = Math.abs(vertical ? d.dy : d.dx);
-      const direction = vertical ? (d.dy > 0 ? 'down' : 'up') : d.dx > 0 ? 'right' : 'left';
-      return { action: 'scroll', direction, amount, point: map({ x: d.x, y: d.y }) };
-    }
-    case 'type':
-      return { action: 'type', text: step.action_value ?? event.action_details.text };
-    case 'key':
-      return { action: 'key', keys: event.action_details.key };
-    case 'extract':
-      return null;
-  }
+  return actionOfEvent(recorded.event, { map, text: recorded.step.action_value });
 }
