@@ -5,10 +5,10 @@
  * replay on that app, with another song, needs no model at all. A workflow changed since the run is
  * not overwritten.
  */
-import { cp, mkdtemp, readdir, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { createFakeVisionModel, type FakeVisionModel } from '@mime-desktop/test-support/fake-vision-model';
 import { REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
@@ -45,7 +45,7 @@ async function autoReplay(workflow: string, song: string, extra: string[] = []) 
 
 describe('mime heal', () => {
   it('writes what an auto run learned back, and the next run on that screen needs no model', async () => {
-    const workflow = join(await mkdtemp(join(tmpdir(), 'mime-heal-')), 'play-song');
+    const workflow = join(await tempDir('mime-heal-'), 'play-song');
     await cp(FIXTURE, workflow, { recursive: true });
 
     const first = await autoReplay(workflow, 'Faint');
@@ -96,7 +96,7 @@ describe('mime heal', () => {
   }, 240_000);
 
   it('never loses one of two heals applied at once: one is written, the other refused, the backup is the original', async () => {
-    const base = join(await mkdtemp(join(tmpdir(), 'mime-heal-race-')), 'play-song');
+    const base = join(await tempDir('mime-heal-race-'), 'play-song');
     await cp(FIXTURE, base, { recursive: true });
     const runs: string[] = [];
     for (const song of ['Faint', 'Yellow']) {
@@ -106,7 +106,7 @@ describe('mime heal', () => {
     }
     const original = await readFile(join(base, 'schema.json'), 'utf8');
     for (let round = 0; round < 5; round += 1) {
-      const workflow = join(await mkdtemp(join(tmpdir(), 'mime-heal-round-')), 'play-song');
+      const workflow = join(await tempDir('mime-heal-round-'), 'play-song');
       await cp(base, workflow, { recursive: true });
       const results = await Promise.all(
         runs.map((run) => runMime(['heal', join(workflow, '.replay', run), '--apply'])),
@@ -124,7 +124,7 @@ describe('mime heal', () => {
 
     // kill -9 at random moments during --apply: the workflow is the old one or the healed one, the
     // manifest matching its schema, never a mix (the next reader finishes a change that was committed).
-    const reference = join(await mkdtemp(join(tmpdir(), 'mime-heal-ref-')), 'play-song');
+    const reference = join(await tempDir('mime-heal-ref-'), 'play-song');
     await cp(base, reference, { recursive: true });
     expect((await runMime(['heal', join(reference, '.replay', String(runs[0])), '--apply'])).exitCode).toBe(
       0,
@@ -133,7 +133,7 @@ describe('mime heal', () => {
     const healedManifest = await readFile(join(reference, 'manifest.jsonl'), 'utf8');
     const originalManifest = await readFile(join(base, 'manifest.jsonl'), 'utf8');
     for (let round = 0; round < 8; round += 1) {
-      const workflow = join(await mkdtemp(join(tmpdir(), 'mime-heal-kill-')), 'play-song');
+      const workflow = join(await tempDir('mime-heal-kill-'), 'play-song');
       await cp(base, workflow, { recursive: true });
       const applying = startMime(['heal', join(workflow, '.replay', String(runs[0])), '--apply']);
       await new Promise((resolve) => setTimeout(resolve, 300 + Math.random() * 1200));

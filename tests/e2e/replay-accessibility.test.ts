@@ -12,8 +12,8 @@ import {
   type DesktopHarness,
   type DesktopHarnessOptions,
   FORM_APP_PATH,
-  startDesktopHarness,
 } from '@mime-desktop/test-support/desktop-harness';
+import { readEvents, withDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
 import { addressPlan, fillAddress, recordByInput } from '@mime-desktop/test-support/record-by-input';
@@ -40,22 +40,12 @@ const formState = async (harness: DesktopHarness) => {
   return JSON.parse(title.slice(title.indexOf('{'), title.lastIndexOf('}') + 1)) as FormState;
 };
 
-async function withForm<T>(options: DesktopHarnessOptions, use: (harness: DesktopHarness) => Promise<T>) {
-  const harness = await startDesktopHarness({ app: FORM_APP_PATH, keepDisplayUntilExit: false, ...options });
-  try {
-    return await use(harness);
-  } finally {
-    await harness.stop();
-  }
-}
+/** Runs `use` on a desktop of its own showing the form app. */
+const withForm = <T>(options: DesktopHarnessOptions, use: (harness: DesktopHarness) => Promise<T>) =>
+  withDesktop({ app: FORM_APP_PATH, ...options }, use);
 
-async function events(runDir: string): Promise<Array<Record<string, any>>> {
-  const text = await readFile(join(runDir, 'events.jsonl'), 'utf8');
-  return text
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line));
-}
+/** A run's events, data untyped for the checks. */
+const events = async (runDir: string): Promise<Array<Record<string, any>>> => readEvents(runDir);
 
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'mime-a11y-'));

@@ -4,11 +4,12 @@
  * moved, in a dark theme, with fonts 1.25x, and on a bigger screen: 0 model calls, the values the
  * dialog hands back are the new ones.
  */
-import { mkdtemp, readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accessibleAppEnv, elementCentre } from '@mime-desktop/test-support/accessible-element';
-import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import type { DesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { withDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
 import { addressPlan, fillAddress, recordByInput } from '@mime-desktop/test-support/record-by-input';
@@ -44,22 +45,11 @@ async function openDialog(harness: DesktopHarness, env: Record<string, string> =
   return { process, windowId };
 }
 
-async function withDesktop<T>(
+/** Runs `use` on a desktop of its own with a window manager and no app. */
+const withDialogDesktop = <T>(
   options: { width?: number; height?: number },
   use: (harness: DesktopHarness) => Promise<T>,
-): Promise<T> {
-  const harness = await startDesktopHarness({
-    app: false,
-    windowManager: true,
-    keepDisplayUntilExit: false,
-    ...options,
-  });
-  try {
-    return await use(harness);
-  } finally {
-    await harness.stop();
-  }
-}
+) => withDesktop({ app: false, windowManager: true, ...options }, use);
 
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'mime-gtk-'));
@@ -73,7 +63,7 @@ beforeAll(async () => {
       ),
     }),
   );
-  const sessionId = await withDesktop({}, async (harness) => {
+  const sessionId = await withDialogDesktop({}, async (harness) => {
     const dialog = await openDialog(harness);
     const fields = { name: await fieldCentre(harness, 'Name'), city: await fieldCentre(harness, 'City') };
     const session = await recordByInput(harness, home, 'address dialog', async () => {
@@ -94,6 +84,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
+  if (home) await rm(home, { recursive: true, force: true });
 });
 
 describe('a recording of a GTK3 dialog', () => {
@@ -129,7 +120,7 @@ describe('auto replay of the dialog with new params', () => {
   it.each(variants)(
     'succeeds %s with 0 model calls',
     async (_, screen, appEnv, move) => {
-      await withDesktop(screen, async (harness) => {
+      await withDialogDesktop(screen, async (harness) => {
         const dialog = await openDialog(harness, appEnv);
         if (move) await harness.xdotool('windowmove', dialog.windowId, '150', '90');
         await sleep(300);

@@ -4,10 +4,11 @@
  * launches the app or waits for it; when the Save dialog never opens, replay stops with a divergence
  * instead of typing the path into the document and reporting success.
  */
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { readEvents } from '@mime-desktop/test-support/e2e-rig';
 import { gtkAppEnv, waitForWindowTitle } from '@mime-desktop/test-support/gtk-apps';
 import { REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
 import { execa } from 'execa';
@@ -28,13 +29,10 @@ beforeEach(async () => {
 
 afterEach(async () => {
   await desktop?.stop();
+  await rm(work, { recursive: true, force: true });
 });
 
-const events = async (runDir: string) =>
-  (await readFile(join(runDir, 'events.jsonl'), 'utf8'))
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { type: string; data: Record<string, unknown> });
+const events = readEvents;
 
 describe('mousepad: save a note', () => {
   it('launches the app from the workflow setup with --run-setup, replays, and the file is written', async () => {

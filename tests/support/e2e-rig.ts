@@ -1,0 +1,82 @@
+/**
+ * The one e2e rig: a private desktop for a describe block, temp folders cleaned up after the test
+ * that made them, copies of the fixture workflows, and a run folder's files read back.
+ */
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { RunEvent } from '@mime-desktop/schema';
+import { afterAll, beforeAll, onTestFinished } from 'vitest';
+import { type DesktopHarness, type DesktopHarnessOptions, startDesktopHarness } from './desktop-harness.ts';
+import { REPO_ROOT } from './run-mime.ts';
+
+/**
+ * A desktop (Xvfb, the demo app unless told otherwise) for the tests of the enclosing describe block
+ * (or file): started before the first, stopped after the last. Returns its getter.
+ */
+export function useDesktop(options: DesktopHarnessOptions = {}): () => DesktopHarness {
+  let desktop: DesktopHarness | undefined;
+  beforeAll(async () => {
+    desktop = await startDesktopHarness({ keepDisplayUntilExit: false, ...options });
+  }, 60_000);
+  afterAll(async () => {
+    await desktop?.stop();
+  });
+  return () => {
+    if (!desktop) throw new Error('the desktop is not started (use it inside a test)');
+    return desktop;
+  };
+}
+
+/** Runs `use` on a desktop of its own, started for it and stopped after it (a screen size, a theme). */
+export async function withDesktop<T>(
+  options: DesktopHarnessOptions,
+  use: (desktop: DesktopHarness) => Promise<T>,
+): Promise<T> {
+  const desktop = await startDesktopHarness({ keepDisplayUntilExit: false, ...options });
+  try {
+    return await use(desktop);
+  } finally {
+    await desktop.stop();
+  }
+}
+
+/** A new temp folder, removed when the current test ends (call it inside a test). */
+export async function tempDir(prefix: string): Promise<string> {
+  const dir = await mkdtemp(join(tmpdir(), prefix));
+  onTestFinished(() => rm(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+/**
+ * A copy of `fixtures/workflows/<name>` in a temp folder of the current test, as `<tmp>/<name>`
+ * (its runs are written inside it); `edit` changes its schema.json first.
+ */
+export async function copyWorkflow(name: string, edit?: (schema: any) => void): Promise<string> {
+  const dir = join(await tempDir(`mime-${name}-`), name);
+  await cp(join(REPO_ROOT, 'fixtures', 'workflows', name), dir, { recursive: true });
+  if (edit) {
+    const schema = JSON.parse(await readFile(join(dir, 'schema.json'), 'utf8'));
+    edit(schema);
+    await writeFile(join(dir, 'schema.json'), JSON.stringify(schema, null, 2));
+  }
+  return dir;
+}
+
+/** The run folders of a workflow copy, oldest first. */
+export async function runsOf(workflow: string): Promise<string[]> {
+  return (await readdir(join(workflow, '.replay'))).sort().map((run) => join(workflow, '.replay', run));
+}
+
+/** A run folder's events, in order. */
+export async function readEvents(runDir: string): Promise<RunEvent[]> {
+  return (await readFile(join(runDir, 'events.jsonl'), 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as RunEvent);
+}
+
+/** The data of a run's events of one type, in order. */
+export async function eventData(runDir: string, type: RunEvent['type']): Promise<any[]> {
+  return (await readEvents(runDir)).filter((e) => e.type === type).map((e) => e.data);
+}
