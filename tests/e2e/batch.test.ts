@@ -4,17 +4,19 @@
  * `--row-index`, then `mime batch collect`) run for real minus Kubernetes; the manifests checked
  * against the Kubernetes API schemas.
  */
-import { cp, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BatchFile, RowRecord } from '@mime-desktop/schema';
 import { demoAppSetup } from '@mime-desktop/test-support/desktop-harness';
+import { readEvents, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { junitSchemaErrors } from '@mime-desktop/test-support/junit-schema';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { Job } from 'kubernetes-models/batch/v1';
 import { PersistentVolumeClaim } from 'kubernetes-models/v1';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+
+const fileTempDir = useTempDirs();
 
 const SONGS = [
   'Numb',
@@ -34,7 +36,7 @@ let root: string;
 let workflow: string;
 
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'mime-batch-'));
+  root = await fileTempDir('mime-batch-');
   workflow = join(root, 'workflow');
   await cp(join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded'), workflow, { recursive: true });
   const schema = JSON.parse(await readFile(join(workflow, 'schema.json'), 'utf8'));
@@ -250,17 +252,14 @@ describe('rows files that cannot drive a batch (exit 2, nothing run)', () => {
     const row = RowRecord.parse(JSON.parse(await readFile(join(out, 'row-1', 'row.json'), 'utf8')));
     expect(row).toMatchObject({ params: { song_name: '{song_secret}' }, outcome: 'failed' });
     const [run] = await runsOf(out, 1);
-    const events = (await readFile(join(out, 'row-1', run as string, 'events.jsonl'), 'utf8'))
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line));
-    const steps = events.filter((e) => e.type === 'step').map((e) => e.data);
+    const events = await readEvents(join(out, 'row-1', run as string));
+    const steps = events.filter((e) => e.type === 'step').map((e) => e.data as Record<string, unknown>);
     expect(steps.map((e) => [e.step_i, e.executed_by])).toEqual([
       [0, 'trace'],
       [1, 'trace'],
       [2, 'trace'],
     ]);
-    expect(steps[1].action).toEqual({ action: 'type', text: '{song_secret}' });
+    expect(steps[1]?.action).toEqual({ action: 'type', text: '{song_secret}' });
     // Enter found no song: the results list the recording shows never came.
     const divergence = events.find((e) => e.type === 'divergence')?.data;
     expect(divergence).toMatchObject({ step_i: 2, check: 'after_step' });

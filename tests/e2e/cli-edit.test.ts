@@ -1,6 +1,6 @@
-import { cp, mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { describe, expect, it } from 'vitest';
 
@@ -16,7 +16,7 @@ type EditorStep =
 
 /** Runs `mime edit` on a fresh copy of the fixture with the scripted editor. */
 async function edit(steps: EditorStep[], options: { source?: string; env?: Record<string, string> } = {}) {
-  const dir = await mkdtemp(join(tmpdir(), 'mime-edit-test-'));
+  const dir = await tempDir('mime-edit-test-');
   const workflow = join(dir, 'workflow');
   await cp(options.source ?? FIXTURE, workflow, { recursive: true });
   const plan = join(dir, 'plan.json');
@@ -132,7 +132,7 @@ describe('mime edit', () => {
   });
 
   it('opens an ai_mime v1 file upgraded and saves it as v2', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mime-edit-v1-'));
+    const dir = await tempDir('mime-edit-v1-');
     await cp(join(REPO_ROOT, 'fixtures', 'compat', 'ai_mime', 'schema.v1.json'), join(dir, 'schema.json'));
     const { result, after } = await edit([{ set: { path: ['task_params', 0, 'example'], value: 'Faint' } }], {
       source: dir,
@@ -146,7 +146,7 @@ describe('mime edit', () => {
   });
 
   it('opens an ai_mime v2 file upgraded and saves it as mime v2, without the stored secret', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mime-edit-v2-'));
+    const dir = await tempDir('mime-edit-v2-');
     await cp(join(REPO_ROOT, 'fixtures', 'compat', 'ai_mime', 'schema.v2.json'), join(dir, 'schema.json'));
     const { result, after, workflow } = await edit(
       [{ set: { path: ['task_params', 0, 'example'], value: 'Faint' } }],

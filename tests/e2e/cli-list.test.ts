@@ -1,8 +1,10 @@
-import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { tempDir, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { beforeAll, describe, expect, it } from 'vitest';
+
+const fileTempDir = useTempDirs();
 
 const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song');
 const SESSION = '20261122T101500Z-play-song';
@@ -34,7 +36,7 @@ function summary(run_id: string, outcome: string, started_at: string) {
 
 /** A data root with a recording, a ready workflow with two runs, a draft and an invalid workflow. */
 async function makeHome(): Promise<string> {
-  const home = await mkdtemp(join(tmpdir(), 'mime-home-'));
+  const home = await fileTempDir('mime-home-');
   const rec = join(home, 'recordings', SESSION);
   await write(join(rec, 'metadata.json'), {
     name: 'play song',
@@ -111,7 +113,7 @@ describe('mime list', () => {
   });
 
   it('says how to start when the data root is empty', async () => {
-    const empty = await mkdtemp(join(tmpdir(), 'mime-home-'));
+    const empty = await tempDir('mime-home-');
     const result = await runMime(['list'], { cwd: empty });
     expect(result.exitCode).toBe(0);
     expect(result.stdout).toContain('none yet: `mime record --name "..."`');
@@ -121,7 +123,7 @@ describe('mime list', () => {
 
 describe('mime list of a shared workflow with escape sequences', () => {
   it('prints them inert: no window title set, no screen cleared', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'mime-home-'));
+    const home = await tempDir('mime-home-');
     const dir = join(home, 'workflows', 'hostile');
     await cp(FIXTURE, dir, { recursive: true });
     const schema = JSON.parse(await readFile(join(dir, 'schema.json'), 'utf8'));

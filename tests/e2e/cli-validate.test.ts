@@ -1,6 +1,6 @@
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { describe, expect, it } from 'vitest';
 
@@ -9,7 +9,7 @@ const COMPAT = join(REPO_ROOT, 'fixtures', 'compat', 'ai_mime');
 
 /** A copy of the fixture workflow whose schema.json is changed by `mutate`. */
 async function brokenWorkflow(mutate: (doc: Record<string, any>) => void): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'mime-validate-'));
+  const dir = await tempDir('mime-validate-');
   await cp(FIXTURE, dir, { recursive: true });
   const doc = JSON.parse(await readFile(join(dir, 'schema.json'), 'utf8'));
   mutate(doc);
@@ -83,7 +83,7 @@ describe('mime validate', () => {
   });
 
   it('names the line and column of invalid JSON', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mime-validate-'));
+    const dir = await tempDir('mime-validate-');
     await writeFile(join(dir, 'schema.json'), '{\n  "task_name": "x",\n  "plan": {,\n}\n');
     const result = await runMime(['validate', dir]);
     expect(result.exitCode).toBe(2);
@@ -95,7 +95,7 @@ describe('mime validate', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('/nonexistent/workflow: 1 problem');
     expect(result.stderr).toContain('no such workflow folder or file; check the path');
-    const empty = await mkdtemp(join(tmpdir(), 'mime-validate-'));
+    const empty = await tempDir('mime-validate-');
     const missing = await runMime(['validate', empty]);
     expect(missing.exitCode).toBe(2);
     expect(missing.stderr).toContain(`${join(empty, 'schema.json')}: 1 problem`);

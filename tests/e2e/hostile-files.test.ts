@@ -3,14 +3,16 @@
  * that leaves its folder is refused before anything is read, sent or written; damaged files end in
  * exit 2 naming the file, never in an internal error; what mime writes is private whatever the umask.
  */
-import { cp, mkdtemp, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const fileTempDir = useTempDirs();
 
 const RECORDING = join(REPO_ROOT, 'fixtures', 'recordings', 'play-song');
 const WORKFLOW = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song');
@@ -23,8 +25,8 @@ let outside: string;
 beforeEach(async () => {
   server = await startFakeModelServer({ models: ['vision-1'] });
   server.setHandler(reflectModel());
-  home = await mkdtemp(join(tmpdir(), 'mime-hostile-'));
-  outside = await mkdtemp(join(tmpdir(), 'mime-outside-'));
+  home = await fileTempDir('mime-hostile-');
+  outside = await fileTempDir('mime-outside-');
   await writeFile(join(outside, 'id_ed25519'), '-----BEGIN OPENSSH PRIVATE KEY-----\nsecret\n');
   await cp(RECORDING, join(home, 'recordings', SESSION), { recursive: true });
 });

@@ -3,13 +3,15 @@
  * backup, keeps what the file held, refuses a file that does not parse, and the entry it writes starts
  * a working server (the SDK's client lists the workflow's tool through it).
  */
-import { cp, mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { beforeEach, describe, expect, it } from 'vitest';
+
+const fileTempDir = useTempDirs();
 
 let user: string;
 let home: string;
@@ -17,8 +19,8 @@ const install = (...args: string[]) =>
   runMime(['mcp', 'install', '--home', home, ...args], { env: { HOME: user } });
 
 beforeEach(async () => {
-  user = await mkdtemp(join(tmpdir(), 'mime-user-'));
-  home = await mkdtemp(join(tmpdir(), 'mime-home-'));
+  user = await fileTempDir('mime-user-');
+  home = await fileTempDir('mime-home-');
   await cp(
     join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded'),
     join(home, 'workflows', 'play-song'),

@@ -2,10 +2,10 @@
  * Budgets hold inside a long action: a recorded scroll of 1000 wheel notches (the most a recorded
  * event may hold, 20 s of wheel) under `--max-duration 2` ends within a second of the limit.
  */
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -21,7 +21,7 @@ afterAll(async () => {
 
 describe('a runaway scroll', () => {
   it('stops at --max-duration, within a second', async () => {
-    const dir = join(await mkdtemp(join(tmpdir(), 'mime-scroll-')), 'play-song');
+    const dir = join(await tempDir('mime-scroll-'), 'play-song');
     await cp(join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded'), dir, { recursive: true });
     // Step 0 becomes a scroll of 1000 notches over the results list, in the manifest and the workflow.
     const manifest = join(dir, 'manifest.jsonl');

@@ -3,16 +3,18 @@
  * Without `--fresh` the run says the app is not in its recorded starting state; with it, every run
  * (and every `--rows` row on this display) starts from the app as recorded.
  */
-import { cp, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   type DesktopHarness,
   demoAppSetup,
   startDesktopHarness,
 } from '@mime-desktop/test-support/desktop-harness';
+import { readEvents, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const fileTempDir = useTempDirs();
 
 const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
 
@@ -32,7 +34,7 @@ async function workflowWithSetup(name: string, reset?: unknown): Promise<string>
 
 beforeAll(async () => {
   desktop = await startDesktopHarness({ keepDisplayUntilExit: false });
-  root = await mkdtemp(join(tmpdir(), 'mime-fresh-'));
+  root = await fileTempDir('mime-fresh-');
   await writeFile(join(root, 'rows.csv'), 'song_name\nFaint\nNumb\n');
 }, 60_000);
 
@@ -81,10 +83,7 @@ describe('a known starting state', () => {
       // Each row's run first restarted the app: its setup event says so.
       for (const row of rows) {
         const [run] = (row as unknown as { runs: string[] }).runs;
-        const events = (await readFile(join(out, `row-${row.row}`, run as string, 'events.jsonl'), 'utf8'))
-          .trim()
-          .split('\n')
-          .map((line) => JSON.parse(line));
+        const events = await readEvents(join(out, `row-${row.row}`, run as string));
         expect(events.find((e) => e.type === 'setup')?.data).toMatchObject({ fresh: true, launched: true });
       }
     }

@@ -2,9 +2,9 @@
  * Strict inputs: what would be silently misread gets exit 2 naming the problem, and names JavaScript
  * objects carry (`constructor`) work as any other.
  */
-import { cp, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { describe, expect, it } from 'vitest';
 
@@ -12,7 +12,7 @@ const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
 const NO_DISPLAY = { DISPLAY: ':99999' };
 
 async function workflow(edit?: (text: string) => string): Promise<string> {
-  const dir = join(await mkdtemp(join(tmpdir(), 'mime-strict-')), 'play-song');
+  const dir = join(await tempDir('mime-strict-'), 'play-song');
   await cp(FIXTURE, dir, { recursive: true });
   if (edit) {
     const file = join(dir, 'schema.json');
@@ -93,7 +93,7 @@ describe('strict inputs (exit 2, naming the problem)', () => {
   });
 
   it("batch collect never follows a row.json's run path out of its row folder", async () => {
-    const root = await mkdtemp(join(tmpdir(), 'mime-collect-'));
+    const root = await tempDir('mime-collect-');
     const batch = join(root, 'batch');
     await mkdir(join(batch, 'row-1'), { recursive: true });
     await mkdir(join(root, 'outside', 'fake-run'), { recursive: true });

@@ -49,6 +49,22 @@ export async function tempDir(prefix: string): Promise<string> {
 }
 
 /**
+ * Temp folders for a describe block (or file) set up in `beforeAll`: each made with the returned
+ * function is removed after the block's last test.
+ */
+export function useTempDirs(): (prefix: string) => Promise<string> {
+  const dirs: string[] = [];
+  afterAll(async () => {
+    await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+  });
+  return async (prefix) => {
+    const dir = await mkdtemp(join(tmpdir(), prefix));
+    dirs.push(dir);
+    return dir;
+  };
+}
+
+/**
  * A copy of `fixtures/workflows/<name>` in a temp folder of the current test, as `<tmp>/<name>`
  * (its runs are written inside it); `edit` changes its schema.json first.
  */
