@@ -7,44 +7,26 @@
  */
 import { cp, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
 import { tempDir } from '@mime-desktop/test-support/e2e-rig';
-import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
-import { createFakeVisionModel, type FakeVisionModel } from '@mime-desktop/test-support/fake-vision-model';
+import { useModelRig } from '@mime-desktop/test-support/model-rig';
 import { REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
 const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
 
-let desktop: DesktopHarness;
-let server: FakeModelServer;
-let model: FakeVisionModel;
-
-beforeAll(async () => {
-  [desktop, server] = await Promise.all([
-    startDesktopHarness({ keepDisplayUntilExit: false, query: 'dx=40&dy=24&play=Listen' }),
-    startFakeModelServer(),
-  ]);
-  model = createFakeVisionModel();
-  server.setHandler(model.handler);
-}, 60_000);
-
-afterAll(async () => {
-  await Promise.all([desktop?.stop(), server?.close(), model?.close()]);
-});
-
-const env = () => ({ ...desktop.env, MIME_BASE_URL: server.url, MIME_MODEL: 'fake-vision' });
+const rig = useModelRig({ query: 'dx=40&dy=24&play=Listen' });
 
 async function autoReplay(workflow: string, song: string, extra: string[] = []) {
-  await desktop.resetApp();
+  await rig.desktop.resetApp();
   const result = await runMime(['replay', workflow, '--param', `song_name=${song}`, '--json', ...extra], {
-    env: env(),
+    env: rig.env(),
   });
   return { result, summary: result.stdout.trim() ? JSON.parse(result.stdout) : undefined };
 }
 
 describe('mime heal', () => {
   it('writes what an auto run learned back, and the next run on that screen needs no model', async () => {
+    const model = rig.useModel();
     const workflow = join(await tempDir('mime-heal-'), 'play-song');
     await cp(FIXTURE, workflow, { recursive: true });
 
@@ -84,7 +66,7 @@ describe('mime heal', () => {
     const turns = model.turns.length;
     const second = await autoReplay(workflow, 'Numb');
     expect(second.result.exitCode, second.result.stderr).toBe(0);
-    expect((await desktop.readAppState()).playing).toBe('Numb');
+    expect((await rig.desktop.readAppState()).playing).toBe('Numb');
     expect(second.summary.usage.calls).toBe(0);
     expect(model.turns.length).toBe(turns);
     expect(second.summary.extracts).toEqual({ song_now_playing: 'Numb' });
@@ -96,6 +78,7 @@ describe('mime heal', () => {
   }, 240_000);
 
   it('never loses one of two heals applied at once: one is written, the other refused, the backup is the original', async () => {
+    rig.useModel();
     const base = join(await tempDir('mime-heal-race-'), 'play-song');
     await cp(FIXTURE, base, { recursive: true });
     const runs: string[] = [];

@@ -4,10 +4,9 @@
  * progress arrives per step, a second concurrent replay is refused as busy, a cancelled call leaves
  * an aborted run, the tool list follows the disk, and HTTP refuses a missing token or a foreign Origin.
  */
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { tempDir, useDesktop, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { MIME_BIN, REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -20,14 +19,16 @@ import {
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
+const desktop = useDesktop();
+const fileTempDir = useTempDirs();
+
 const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
 
-let desktop: DesktopHarness;
 let home: string;
 
 const env = () => ({
   ...(process.env as Record<string, string>),
-  DISPLAY: desktop.display,
+  DISPLAY: desktop().display,
   NO_COLOR: '1',
   MIME_BASE_URL: '',
   MIME_MODEL: '',
@@ -35,14 +36,9 @@ const env = () => ({
 });
 
 beforeAll(async () => {
-  desktop = await startDesktopHarness({ keepDisplayUntilExit: false });
-  home = await mkdtemp(join(tmpdir(), 'mime-mcp-'));
+  home = await fileTempDir('mime-mcp-');
   await cp(FIXTURE, join(home, 'workflows', 'play-song'), { recursive: true });
 }, 60_000);
-
-afterAll(async () => {
-  await desktop?.stop();
-});
 
 const text = (result: CallToolResult) =>
   result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
@@ -87,7 +83,7 @@ describe('mime mcp over stdio', () => {
   });
 
   it('replays it with a new song: progress per step, the outcome, the extract and the final screen', async () => {
-    await desktop.resetApp();
+    await desktop().resetApp();
     const progress: string[] = [];
     const result = (await client.callTool(
       { name: 'play_song', arguments: { song_name: 'Faint' } },
@@ -107,7 +103,7 @@ describe('mime mcp over stdio', () => {
     expect(result.content.find((c) => c.type === 'image')).toMatchObject({ mimeType: 'image/png' });
     expect(progress).toContain('1/5 step 0 trace: left_click at (240, 120)');
     expect(progress.filter((p) => / step \d /.test(p))).toHaveLength(5);
-    expect((await desktop.readAppState()).playing).toBe('Faint');
+    expect((await desktop().readAppState()).playing).toBe('Faint');
 
     const runId = String(result.structuredContent?.run_id);
     const run = (await client.callTool({ name: 'get_run', arguments: { run: runId } })) as CallToolResult;
@@ -202,7 +198,7 @@ describe('mime mcp --http', () => {
   });
 
   it('replays over HTTP; a second replay meanwhile is busy; a cancelled one ends aborted', async () => {
-    await desktop.resetApp();
+    await desktop().resetApp();
     const first = await connect({ Authorization: `Bearer ${token}` });
     const second = await connect({ Authorization: `Bearer ${token}` });
     try {
@@ -241,7 +237,7 @@ describe('mime mcp --http', () => {
       }
       expect(summary.outcome).toBe('aborted');
 
-      await desktop.resetApp();
+      await desktop().resetApp();
       const result = (await second.callTool(
         { name: 'play_song', arguments: { song_name: 'Numb' } },
         CallToolResultSchema,
@@ -262,7 +258,7 @@ describe('mime mcp --http', () => {
 
 describe('mime export skill', () => {
   it('writes a skill folder that passes the Agent Skills validator, whose run script replays the demo', async () => {
-    const out = await mkdtemp(join(tmpdir(), 'mime-skill-'));
+    const out = await tempDir('mime-skill-');
     const exported = await runMime(['export', 'skill', join(home, 'workflows', 'play-song'), '--out', out]);
     expect(exported.exitCode, exported.stderr).toBe(0);
     const dir = join(out, 'play-song');
@@ -286,7 +282,7 @@ describe('mime export skill', () => {
     await writeFile(join(out, 'mime'), `#!/bin/sh\nexec "${process.execPath}" "${MIME_BIN}" "$@"\n`, {
       mode: 0o755,
     });
-    await desktop.resetApp();
+    await desktop().resetApp();
     const run = await execa(process.execPath, [join(dir, 'scripts', 'run.mjs'), 'song_name=Yellow'], {
       env: { ...env(), MIME_BIN: join(out, 'mime') },
       reject: false,
@@ -296,6 +292,6 @@ describe('mime export skill', () => {
       outcome: 'success',
       extracts: { song_now_playing: 'Yellow' },
     });
-    expect((await desktop.readAppState()).playing).toBe('Yellow');
+    expect((await desktop().readAppState()).playing).toBe('Yellow');
   });
 });

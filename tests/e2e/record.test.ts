@@ -1,46 +1,38 @@
-import { mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  centerOf,
-  DEMO_LAYOUT,
-  type DesktopHarness,
-  startDesktopHarness,
-} from '@mime-desktop/test-support/desktop-harness';
+import { centerOf, DEMO_LAYOUT } from '@mime-desktop/test-support/desktop-harness';
+import { tempDir, useDesktop, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { MIME_BIN, startMime } from '@mime-desktop/test-support/run-mime';
 import { execa } from 'execa';
 import { PNG } from 'pngjs';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
-let desktop: DesktopHarness;
+const desktop = useDesktop();
+const fileTempDir = useTempDirs();
+
 let home: string;
 
 beforeAll(async () => {
-  desktop = await startDesktopHarness({ keepDisplayUntilExit: false });
-  home = await mkdtemp(join(tmpdir(), 'mime-record-'));
+  home = await fileTempDir('mime-record-');
 }, 60_000);
 
-afterAll(async () => {
-  await desktop?.stop();
-});
-
 beforeEach(async () => {
-  await desktop.resetApp();
+  await desktop().resetApp();
 });
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts `mime record` on the harness display and waits until it listens. */
 async function startRecording(name: string, extra: string[] = []) {
-  const recorder = startMime(['record', '--name', name, '--home', home, ...extra], { env: desktop.env });
+  const recorder = startMime(['record', '--name', name, '--home', home, ...extra], { env: desktop().env });
   const sessionId = await recorder.waitForStdoutLine();
   await recorder.waitForStderr(/● Recording/);
   return { recorder, sessionId, dir: join(home, 'recordings', sessionId) };
 }
 
 async function mime(args: string[]) {
-  const control = startMime(args, { env: desktop.env });
+  const control = startMime(args, { env: desktop().env });
   return control.done;
 }
 
@@ -49,11 +41,11 @@ async function mime(args: string[]) {
  * presses the keys once the field has the focus. Resolves the recorder's result and its manifest.
  */
 async function recordOnLayout(layout: string, name: string, type: () => Promise<void>) {
-  await execa('setxkbmap', [layout], { env: desktop.env });
+  await execa('setxkbmap', [layout], { env: desktop().env });
   try {
     const { recorder, sessionId, dir } = await startRecording(name);
     const echo = centerOf(DEMO_LAYOUT.echo);
-    await desktop.click(echo.x, echo.y);
+    await desktop().click(echo.x, echo.y);
     await type();
     await sleep(300);
     expect((await mime(['record', 'stop', '--session', sessionId])).exitCode).toBe(0);
@@ -61,7 +53,7 @@ async function recordOnLayout(layout: string, name: string, type: () => Promise<
     expect(result.exitCode).toBe(0);
     return { result, events: await manifestOf(dir) };
   } finally {
-    await execa('setxkbmap', ['us'], { env: desktop.env });
+    await execa('setxkbmap', ['us'], { env: desktop().env });
   }
 }
 
@@ -96,10 +88,10 @@ describe('mime record', () => {
   it('records clicks, typing, keys, scrolls, drags and annotations with PRE frames', async () => {
     const { recorder, sessionId, dir } = await startRecording('play song');
     const search = centerOf(DEMO_LAYOUT.search);
-    await desktop.click(search.x, search.y);
-    await desktop.typeText('Numbx');
-    await desktop.pressKeys('BackSpace', 'Return');
-    await desktop.waitForAppState((s) => s.action === 'search:Numb');
+    await desktop().click(search.x, search.y);
+    await desktop().typeText('Numbx');
+    await desktop().pressKeys('BackSpace', 'Return');
+    await desktop().waitForAppState((s) => s.action === 'search:Numb');
     expect(
       (
         await mime([
@@ -114,8 +106,8 @@ describe('mime record', () => {
       ).exitCode,
     ).toBe(0);
     const play = centerOf(DEMO_LAYOUT.playButton(0));
-    await desktop.click(play.x, play.y);
-    await desktop.waitForAppState((s) => s.playing === 'Numb');
+    await desktop().click(play.x, play.y);
+    await desktop().waitForAppState((s) => s.playing === 'Numb');
     await sleep(300);
     const extract = await mime([
       'record',
@@ -130,25 +122,25 @@ describe('mime record', () => {
     ]);
     expect(extract.exitCode).toBe(0);
     const list = centerOf(DEMO_LAYOUT.scrollList);
-    await desktop.click(list.x, list.y, { button: 5, repeat: 3 });
+    await desktop().click(list.x, list.y, { button: 5, repeat: 3 });
     await sleep(900);
     const pad = centerOf(DEMO_LAYOUT.clickPad);
-    await desktop.click(pad.x, pad.y, { button: 3 });
-    await desktop.xdotool('click', '--repeat', '2', '--delay', '80', '1');
-    await desktop.waitForAppState((s) => s.pad === 'double');
+    await desktop().click(pad.x, pad.y, { button: 3 });
+    await desktop().xdotool('click', '--repeat', '2', '--delay', '80', '1');
+    await desktop().waitForAppState((s) => s.pad === 'double');
     const item = centerOf(DEMO_LAYOUT.dragItem);
     const drop = centerOf(DEMO_LAYOUT.dropZone);
-    await desktop.xdotool('mousemove', String(item.x), String(item.y), 'mousedown', '1');
+    await desktop().xdotool('mousemove', String(item.x), String(item.y), 'mousedown', '1');
     for (const f of [0.25, 0.5, 0.75, 1]) {
-      await desktop.moveMouse(
+      await desktop().moveMouse(
         Math.round(item.x + (drop.x - item.x) * f),
         Math.round(item.y + (drop.y - item.y) * f),
       );
       await sleep(40);
     }
-    await desktop.xdotool('mouseup', '1');
-    await desktop.waitForAppState((s) => s.drop === 'ok');
-    await desktop.pressKeys('ctrl+shift+k');
+    await desktop().xdotool('mouseup', '1');
+    await desktop().waitForAppState((s) => s.drop === 'ok');
+    await desktop().pressKeys('ctrl+shift+k');
     await sleep(600);
     expect((await mime(['record', 'stop', '--session', sessionId])).exitCode).toBe(0);
     const result = await recorder.done;
@@ -226,15 +218,15 @@ describe('mime record', () => {
   it('keeps secret typing out of every file and leaves the hotkeys unrecorded', async () => {
     const { recorder, sessionId, dir } = await startRecording('secret');
     const echo = centerOf(DEMO_LAYOUT.echo);
-    await desktop.click(echo.x, echo.y);
-    await desktop.typeText('user');
+    await desktop().click(echo.x, echo.y);
+    await desktop().typeText('user');
     await sleep(200);
     expect((await mime(['record', 'secret', '--session', sessionId, 'on'])).exitCode).toBe(0);
-    await desktop.typeText('hunter2');
-    await desktop.pressKeys('ctrl+alt+shift+h');
+    await desktop().typeText('hunter2');
+    await desktop().pressKeys('ctrl+alt+shift+h');
     await sleep(200);
-    await desktop.typeText('done');
-    await desktop.pressKeys('ctrl+alt+shift+s');
+    await desktop().typeText('done');
+    await desktop().pressKeys('ctrl+alt+shift+s');
     const result = await recorder.done;
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toContain('stopping (hotkey)');
@@ -258,9 +250,9 @@ describe('mime record', () => {
   it('drops the Ctrl+C that stops it, and stops by itself at --max-duration', async () => {
     const { recorder, dir } = await startRecording('interrupt');
     const pad = centerOf(DEMO_LAYOUT.clickPad);
-    await desktop.click(pad.x, pad.y);
+    await desktop().click(pad.x, pad.y);
     await sleep(600);
-    await desktop.pressKeys('ctrl+c');
+    await desktop().pressKeys('ctrl+c');
     recorder.kill('SIGINT');
     const result = await recorder.done;
     expect(result.exitCode).toBe(0);
@@ -276,7 +268,7 @@ describe('mime record', () => {
     const { recorder, dir } = await startRecording('killed');
     const pad = centerOf(DEMO_LAYOUT.clickPad);
     for (let i = 0; i < 6; i += 1) {
-      await desktop.click(pad.x + i * 40 - 100, pad.y);
+      await desktop().click(pad.x + i * 40 - 100, pad.y);
       await sleep(450);
     }
     recorder.kill('SIGKILL');
@@ -298,7 +290,7 @@ describe('mime record', () => {
       // Physical keys of a German keyboard by X keycode (as a person presses them): ä ö ü, ß,
       // AltGr+E, AltGr+Q, ´ then e, Shift+Z ü r i c h, then the ISO key left of Y (`<`).
       const keys = ['48', '47', '34', '65', '20', '65', '108+26', '65', '108+24', '65', '21', '26', '65'];
-      await desktop.xdotool(
+      await desktop().xdotool(
         'key',
         '--delay',
         '40',
@@ -312,7 +304,7 @@ describe('mime record', () => {
         '65',
         '94',
       );
-      await desktop.waitForAppState((state) => state.typed === 'äöü ß € @ é Zürich <');
+      await desktop().waitForAppState((state) => state.typed === 'äöü ß € @ é Zürich <');
     });
     const typed = events.find((event) => event.action_type === 'type');
     // The `<` key has no uiohook code: its character is missing, and the event says so.
@@ -328,12 +320,12 @@ describe('mime record', () => {
       const umlauts = ['50+34', '24', '50+34', '32', '50+34', '30', '65'];
       const altGr = ['108+39', '65', '108+26', '65', '108+19', '65'];
       const accents = ['11', '65', '34', '26', '65', '18', '65', '19', '65', '48', '65'];
-      await desktop.xdotool('key', '--delay', '40', ...umlauts, ...altGr, ...accents);
-      await desktop.waitForAppState((state) => state.typed === 'äöü ß € @ é ê ç à ù ');
+      await desktop().xdotool('key', '--delay', '40', ...umlauts, ...altGr, ...accents);
+      await desktop().waitForAppState((state) => state.typed === 'äöü ß € @ é ê ç à ù ');
       // Text another app put on the clipboard, pasted: what the person typed is that text.
-      await execa('xsel', ['--clipboard', '--input'], { env: desktop.env, input: clipboard });
-      await desktop.xdotool('key', 'ctrl+v');
-      await desktop.waitForAppState((state) => state.typed === `äöü ß € @ é ê ç à ù ${clipboard}`);
+      await execa('xsel', ['--clipboard', '--input'], { env: desktop().env, input: clipboard });
+      await desktop().xdotool('key', 'ctrl+v');
+      await desktop().waitForAppState((state) => state.typed === `äöü ß € @ é ê ç à ù ${clipboard}`);
     });
     const typed = events.filter((event) => event.action_type === 'type');
     expect(typed.map((event) => event.action_details)).toEqual([
@@ -346,14 +338,14 @@ describe('mime record', () => {
   it('keeps the PRE frame of a slow typing burst from before its first key', async () => {
     const { recorder, sessionId, dir } = await startRecording('slow typing');
     const echo = centerOf(DEMO_LAYOUT.echo);
-    await desktop.click(echo.x, echo.y);
+    await desktop().click(echo.x, echo.y);
     await sleep(400);
     // Three seconds of typing, longer than the two seconds of frames the ring keeps.
-    await desktop.xdotool('type', '--delay', '300', 'slowly typed');
-    await desktop.waitForAppState((state) => state.typed === 'slowly typed');
+    await desktop().xdotool('type', '--delay', '300', 'slowly typed');
+    await desktop().waitForAppState((state) => state.typed === 'slowly typed');
     await sleep(300);
     const search = centerOf(DEMO_LAYOUT.search);
-    await desktop.click(search.x, search.y);
+    await desktop().click(search.x, search.y);
     await sleep(700);
     expect((await mime(['record', 'stop', '--session', sessionId])).exitCode).toBe(0);
     expect((await recorder.done).exitCode).toBe(0);
@@ -394,7 +386,7 @@ describe('mime record in a terminal', () => {
       }
       throw new Error(`the terminal never showed ${pattern}:\n${await pane()}`);
     };
-    const command = `env DISPLAY=${desktop.display} NO_COLOR=1 ${process.execPath} ${MIME_BIN} record --name annotated --home ${home}`;
+    const command = `env DISPLAY=${desktop().display} NO_COLOR=1 ${process.execPath} ${MIME_BIN} record --name annotated --home ${home}`;
     await tmux(
       'new-session',
       '-d',
@@ -410,11 +402,11 @@ describe('mime record in a terminal', () => {
       const started = await waitForPane(/● Recording "annotated" into (\S+)/);
       const dir = /● Recording "annotated" into (\S+)/.exec(started)?.[1] as string;
       const pad = centerOf(DEMO_LAYOUT.clickPad);
-      await desktop.click(pad.x - 100, pad.y);
+      await desktop().click(pad.x - 100, pad.y);
       await sleep(500);
-      await desktop.pressKeys('ctrl+i');
+      await desktop().pressKeys('ctrl+i');
       await waitForPane(/Annotate: \(e\)xtract/);
-      await desktop.click(pad.x, pad.y); // ignored: capture is paused
+      await desktop().click(pad.x, pad.y); // ignored: capture is paused
       await tmux('send-keys', '-t', 'rec', 'e'); // one key, no Enter
       await waitForPane(/What to extract from this screen:$/m);
       await tmux('send-keys', '-t', 'rec', 'the last action', 'Enter');
@@ -428,7 +420,7 @@ describe('mime record in a terminal', () => {
       await waitForPane(/Note for the next step:$/m);
       await tmux('send-keys', '-t', 'rec', 'click the right half', 'Enter');
       await sleep(300);
-      await desktop.click(pad.x + 100, pad.y);
+      await desktop().click(pad.x + 100, pad.y);
       await sleep(600);
       await tmux('send-keys', '-t', 'rec', 'C-c'); // Ctrl+C in its terminal stops it (raw mode)
       await waitForPane(/events in [\d.]+ s saved[\s\S]*exit=0/);
@@ -446,22 +438,16 @@ describe('mime record in a terminal', () => {
 });
 
 describe('mime record run from a terminal window', () => {
-  let wm: DesktopHarness;
-  beforeAll(async () => {
-    wm = await startDesktopHarness({ keepDisplayUntilExit: false, windowManager: true });
-  }, 60_000);
-  afterAll(async () => {
-    await wm?.stop();
-  });
+  const wmDesktop = useDesktop({ windowManager: true });
 
   it('leaves out what is typed or clicked in its own terminal', async () => {
-    const termHome = await mkdtemp(join(tmpdir(), 'mime-record-term-'));
+    const termHome = await tempDir('mime-record-term-');
     const command = `env NO_COLOR=1 ${process.execPath} ${MIME_BIN} record --name term --home ${termHome}; sleep 30`;
     const xterm = execa(
       'xterm',
       ['-geometry', '60x8+700+600', '-title', 'mime-terminal', '-e', 'sh', '-c', command],
       {
-        env: wm.env,
+        env: wmDesktop().env,
         reject: false,
       },
     );
@@ -476,20 +462,22 @@ describe('mime record run from a terminal window', () => {
         else await sleep(100);
       }
       expect(dir).not.toBe('');
-      await wm.typeText('hello');
+      await wmDesktop().typeText('hello');
       await sleep(300);
       const search = centerOf(DEMO_LAYOUT.search);
-      await wm.click(search.x, search.y);
+      await wmDesktop().click(search.x, search.y);
       await sleep(600);
-      await wm.typeText('Numb');
+      await wmDesktop().typeText('Numb');
       await sleep(300);
-      const terminal = (await wm.xdotool('search', '--name', 'mime-terminal')).split('\n')[0] as string;
-      await wm.xdotool('windowactivate', '--sync', terminal);
-      await wm.click(760, 630);
+      const terminal = (await wmDesktop().xdotool('search', '--name', 'mime-terminal')).split(
+        '\n',
+      )[0] as string;
+      await wmDesktop().xdotool('windowactivate', '--sync', terminal);
+      await wmDesktop().click(760, 630);
       await sleep(600);
-      await wm.typeText('junk');
+      await wmDesktop().typeText('junk');
       await sleep(300);
-      await wm.pressKeys('ctrl+alt+shift+s');
+      await wmDesktop().pressKeys('ctrl+alt+shift+s');
       for (let i = 0; i < 100; i += 1) {
         const text = await readFile(join(dir, 'manifest.jsonl'), 'utf8').catch(() => '');
         if (text.includes('"action_type":null')) break;
@@ -501,7 +489,7 @@ describe('mime record run from a terminal window', () => {
         ['type', { text: 'Numb', secret: false }],
         [null, {}],
       ]);
-      expect((await wm.readAppState()).search).toBe('Numb');
+      expect((await wmDesktop().readAppState()).search).toBe('Numb');
     } finally {
       xterm.kill('SIGKILL');
     }
@@ -512,7 +500,7 @@ describe('mime doctor on a display', () => {
   it('passes display, capture, hooks, accessibility and model checks (exit 0)', async () => {
     const server = await startFakeModelServer({ models: ['vision-1'] });
     try {
-      const env = { ...desktop.env, MIME_BASE_URL: server.url, MIME_MODEL: 'vision-1' };
+      const env = { ...desktop().env, MIME_BASE_URL: server.url, MIME_MODEL: 'vision-1' };
       const result = await startMime(['doctor', '--json'], { env }).done;
       const { ok, checks } = JSON.parse(result.stdout);
       expect(checks.map((c: { name: string; status: string }) => `${c.name}:${c.status}`)).toEqual([
@@ -533,15 +521,15 @@ describe('mime doctor on a display', () => {
       expect(result.exitCode).toBe(0);
 
       // No model: a warning that says what still works, not a failure.
-      const noModel = await startMime(['doctor', '--offline'], { env: { ...desktop.env } }).done;
+      const noModel = await startMime(['doctor', '--offline'], { env: { ...desktop().env } }).done;
       expect(noModel.stderr).toMatch(/! model config: /);
       expect(noModel.exitCode).toBe(0);
 
       // An xdotool that does not run: a failure that says how to fix it (exit 1).
-      const bin = await mkdtemp(join(tmpdir(), 'mime-bin-'));
+      const bin = await tempDir('mime-bin-');
       try {
         await writeFile(join(bin, 'xdotool'), '#!/bin/sh\nexit 127\n', { mode: 0o755 });
-        const path = `${bin}:${desktop.env.PATH ?? process.env.PATH}`;
+        const path = `${bin}:${desktop().env.PATH ?? process.env.PATH}`;
         const noXdotool = await startMime(['doctor', '--offline'], { env: { ...env, PATH: path } }).done;
         expect(noXdotool.stderr).toMatch(/✗ xdotool: xdotool does not run/);
         expect(noXdotool.stderr).toContain('apt install xdotool');

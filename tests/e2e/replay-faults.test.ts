@@ -4,20 +4,11 @@
  */
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
-import { tempDir } from '@mime-desktop/test-support/e2e-rig';
+import { tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 
-let desktop: DesktopHarness;
-
-beforeAll(async () => {
-  desktop = await startDesktopHarness({ keepDisplayUntilExit: false });
-}, 60_000);
-
-afterAll(async () => {
-  await desktop?.stop();
-});
+const desktop = useDesktop();
 
 describe('a runaway scroll', () => {
   it('stops at --max-duration, within a second', async () => {
@@ -38,10 +29,10 @@ describe('a runaway scroll', () => {
     Object.assign(schema.plan.subtasks[0].steps[0], { action_type: 'SCROLL' });
     await writeFile(schemaFile, JSON.stringify(schema, null, 2));
 
-    await desktop.resetApp();
+    await desktop().resetApp();
     const started = performance.now();
     const result = await runMime(['replay', dir, '--mode', 'trace', '--max-duration', '2', '--json'], {
-      env: { DISPLAY: desktop.display },
+      env: { DISPLAY: desktop().display },
     });
     const seconds = (performance.now() - started) / 1000;
     expect(result.exitCode, result.stderr).toBe(1);

@@ -5,20 +5,17 @@
  */
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  type DesktopHarness,
-  demoAppSetup,
-  startDesktopHarness,
-} from '@mime-desktop/test-support/desktop-harness';
-import { readEvents, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
+import { demoAppSetup } from '@mime-desktop/test-support/desktop-harness';
+import { readEvents, useDesktop, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+const desktop = useDesktop();
 
 const fileTempDir = useTempDirs();
 
 const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
 
-let desktop: DesktopHarness;
 let root: string;
 
 /** The demo workflow with a setup (how to start the demo app), and `reset` when given. */
@@ -33,18 +30,13 @@ async function workflowWithSetup(name: string, reset?: unknown): Promise<string>
 }
 
 beforeAll(async () => {
-  desktop = await startDesktopHarness({ keepDisplayUntilExit: false });
   root = await fileTempDir('mime-fresh-');
   await writeFile(join(root, 'rows.csv'), 'song_name\nFaint\nNumb\n');
 }, 60_000);
 
-afterAll(async () => {
-  await desktop?.stop();
-});
-
 const replayRows = (workflow: string, extra: string[]) =>
   runMime(['replay', workflow, '--rows', join(root, 'rows.csv'), '--mode', 'trace', '--json', ...extra], {
-    env: { DISPLAY: desktop.display },
+    env: { DISPLAY: desktop().display },
   });
 
 const rowsOf = (stdout: string) =>
@@ -87,14 +79,14 @@ describe('a known starting state', () => {
         expect(events.find((e) => e.type === 'setup')?.data).toMatchObject({ fresh: true, launched: true });
       }
     }
-    expect((await desktop.readAppState()).playing).toBe('Numb');
+    expect((await desktop().readAppState()).playing).toBe('Numb');
   });
 
   it('runs setup.reset instead of a restart, and names a reset command that fails', async () => {
     const failing = await workflowWithSetup('reset-fails', { command: 'echo "no such state" >&2; exit 3' });
     const result = await runMime(
       ['replay', failing, '--mode', 'trace', '--param', 'song_name=Faint', '--fresh', '--json'],
-      { env: { DISPLAY: desktop.display } },
+      { env: { DISPLAY: desktop().display } },
     );
     expect(result.exitCode).toBe(1);
     const summary = JSON.parse(result.stdout);
@@ -106,7 +98,7 @@ describe('a known starting state', () => {
 
   it('refuses --fresh for a workflow without a setup (exit 2)', async () => {
     const result = await runMime(['replay', FIXTURE, '--param', 'song_name=Faint', '--fresh'], {
-      env: { DISPLAY: desktop.display },
+      env: { DISPLAY: desktop().display },
     });
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toMatch(/fresh needs the workflow's setup .* has none: add one with mime edit/);

@@ -7,8 +7,7 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
-import { readEvents } from '@mime-desktop/test-support/e2e-rig';
+import { readEvents, useDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { gtkAppEnv, waitForWindowTitle } from '@mime-desktop/test-support/gtk-apps';
 import { REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
 import { execa } from 'execa';
@@ -16,19 +15,17 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'mousepad-save');
 
-let desktop: DesktopHarness;
+const desktop = useDesktop({ app: false, windowManager: true }, { each: true });
 let env: NodeJS.ProcessEnv;
 let work: string;
 
 beforeEach(async () => {
-  desktop = await startDesktopHarness({ app: false, windowManager: true, keepDisplayUntilExit: false });
-  env = await gtkAppEnv(desktop);
+  env = await gtkAppEnv(desktop());
   work = await mkdtemp(join(tmpdir(), 'mime-mousepad-'));
   await cp(FIXTURE, join(work, 'workflow'), { recursive: true });
 }, 60_000);
 
 afterEach(async () => {
-  await desktop?.stop();
   await rm(work, { recursive: true, force: true });
 });
 
@@ -82,7 +79,7 @@ describe('mousepad: save a note', () => {
     await writeFile(existing, '');
     const app = execa('mousepad', [existing], { env, reject: false, detached: true, stdio: 'ignore' });
     try {
-      await waitForWindowTitle(desktop, 'existing.txt');
+      await waitForWindowTitle(desktop(), 'existing.txt');
       await new Promise((resolve) => setTimeout(resolve, 1500));
       const result = await runMime(
         [
@@ -123,7 +120,7 @@ describe('mime record --launch', () => {
     });
     const sessionId = await recorder.waitForStdoutLine(30_000);
     await recorder.waitForStderr(/● Recording/, 30_000);
-    await waitForWindowTitle(desktop, 'Mousepad');
+    await waitForWindowTitle(desktop(), 'Mousepad');
     await startMime(['record', 'stop', '--session', sessionId], { env }).done;
     const result = await recorder.done;
     expect(result.exitCode, result.stderr).toBe(0);

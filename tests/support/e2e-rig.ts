@@ -6,21 +6,23 @@ import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RunEvent } from '@mime-desktop/schema';
-import { afterAll, beforeAll, onTestFinished } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, onTestFinished } from 'vitest';
 import { type DesktopHarness, type DesktopHarnessOptions, startDesktopHarness } from './desktop-harness.ts';
 import { REPO_ROOT } from './run-mime.ts';
 
 /**
  * A desktop (Xvfb, the demo app unless told otherwise) for the tests of the enclosing describe block
- * (or file): started before the first, stopped after the last. Returns its getter.
+ * (or file): started before the first, stopped after the last; with `each`, a fresh one for every
+ * test. Returns its getter.
  */
-export function useDesktop(options: DesktopHarnessOptions = {}): () => DesktopHarness {
+export function useDesktop(options: DesktopHarnessOptions = {}, { each = false } = {}): () => DesktopHarness {
   let desktop: DesktopHarness | undefined;
-  beforeAll(async () => {
+  (each ? beforeEach : beforeAll)(async () => {
     desktop = await startDesktopHarness({ keepDisplayUntilExit: false, ...options });
   }, 60_000);
-  afterAll(async () => {
+  (each ? afterEach : afterAll)(async () => {
     await desktop?.stop();
+    desktop = undefined;
   });
   return () => {
     if (!desktop) throw new Error('the desktop is not started (use it inside a test)');

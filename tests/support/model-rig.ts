@@ -1,5 +1,5 @@
 /**
- * The rig of an e2e file that replays with a model: a private desktop (Xvfb and the demo app) and
+ * The rig of an e2e file that replays with a model: a private desktop (the e2e rig's useDesktop) and
  * the fake model server, started once for the file; after each test the server's handler is removed
  * and the test's fake model closed; after the file both are stopped and the temp folders removed.
  */
@@ -7,7 +7,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { type DesktopHarness, type DesktopHarnessOptions, startDesktopHarness } from './desktop-harness.ts';
+import type { DesktopHarness, DesktopHarnessOptions } from './desktop-harness.ts';
+import { useDesktop } from './e2e-rig.ts';
 import { type FakeModelServer, startFakeModelServer } from './fake-model-server.ts';
 import {
   createFakeVisionModel,
@@ -27,21 +28,18 @@ export interface ModelRig {
 }
 
 export function useModelRig(options: DesktopHarnessOptions = {}): ModelRig {
-  let desktop: DesktopHarness | undefined;
+  const desktop = useDesktop(options);
   let server: FakeModelServer | undefined;
   let model: FakeVisionModel | undefined;
   const tempDirs: string[] = [];
-  const started = <T>(value: T | undefined, name: string): T => {
-    if (value === undefined) throw new Error(`the rig's ${name} is not started (use it inside a test)`);
-    return value;
+  const started = (): FakeModelServer => {
+    if (!server) throw new Error("the rig's model server is not started (use it inside a test)");
+    return server;
   };
 
   beforeAll(async () => {
-    [desktop, server] = await Promise.all([
-      startDesktopHarness({ keepDisplayUntilExit: false, ...options }),
-      startFakeModelServer(),
-    ]);
-  }, 60_000);
+    server = await startFakeModelServer();
+  });
 
   afterEach(async () => {
     server?.setHandler(undefined);
@@ -50,25 +48,24 @@ export function useModelRig(options: DesktopHarnessOptions = {}): ModelRig {
   });
 
   afterAll(async () => {
-    await Promise.all([desktop?.stop(), server?.close()]);
+    await server?.close();
     await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
   });
 
   return {
     get desktop() {
-      return started(desktop, 'desktop');
+      return desktop();
     },
     get server() {
-      return started(server, 'model server');
+      return started();
     },
     useModel(modelOptions = {}) {
       model = createFakeVisionModel(modelOptions);
-      started(server, 'model server').setHandler(model.handler);
+      started().setHandler(model.handler);
       return model;
     },
     env() {
-      const { url } = started(server, 'model server');
-      return { ...started(desktop, 'desktop').env, MIME_BASE_URL: url, MIME_MODEL: 'fake-vision' };
+      return { ...desktop().env, MIME_BASE_URL: started().url, MIME_MODEL: 'fake-vision' };
     },
     async tempDir(prefix) {
       const dir = await mkdtemp(join(tmpdir(), prefix));
