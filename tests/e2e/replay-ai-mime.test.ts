@@ -11,7 +11,9 @@
  */
 import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { RunEvent } from '@mime-desktop/schema';
 import { demoAppSetup } from '@mime-desktop/test-support/desktop-harness';
+import { dataOf, readEvents } from '@mime-desktop/test-support/e2e-rig';
 import type { FakeVisionDialect } from '@mime-desktop/test-support/fake-vision-model';
 import { useModelRig } from '@mime-desktop/test-support/model-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
@@ -34,13 +36,8 @@ async function replay(workflow: string, song: string, env: Record<string, string
     env: { ...rig.env(), ...env },
   });
   const summary = result.stdout.trim() ? JSON.parse(result.stdout) : undefined;
-  const events = summary
-    ? (await readFile(join(summary.dir, 'events.jsonl'), 'utf8'))
-        .trim()
-        .split('\n')
-        .map((line) => JSON.parse(line))
-    : [];
-  const data = (type: string) => events.filter((e) => e.type === type).map((e) => e.data);
+  const events = summary ? await readEvents(summary.dir) : [];
+  const data = (type: RunEvent['type']) => dataOf(events, type);
   return { result, summary, data, state: await rig.desktop.readAppState() };
 }
 
@@ -179,11 +176,8 @@ describe("the agent's scope", () => {
           },
         );
         const summary = JSON.parse(result.stdout);
-        const events = (await readFile(join(summary.dir, 'events.jsonl'), 'utf8'))
-          .trim()
-          .split('\n')
-          .map((line) => JSON.parse(line));
-        const data = (type: string) => events.filter((e) => e.type === type).map((e) => e.data);
+        const events = await readEvents(summary.dir);
+        const data = (type: RunEvent['type']) => dataOf(events, type);
         return { result, summary, data, requests: server.chatRequests().slice(before) };
       };
 

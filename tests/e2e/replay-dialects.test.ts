@@ -5,8 +5,9 @@
  * block holding a draft call; Qwen's XML call form after a bare `</think>`, plans too; points in
  * pixels of the image with `--coordinates pixels`. Real binary, real openai SDK over HTTP, Xvfb.
  */
-import { cp, readdir, readFile } from 'node:fs/promises';
+import { cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readEvents, runsOf } from '@mime-desktop/test-support/e2e-rig';
 import type { FakeVisionDialect } from '@mime-desktop/test-support/fake-vision-model';
 import { useModelRig } from '@mime-desktop/test-support/model-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
@@ -35,14 +36,9 @@ async function replayIn(
     ['replay', workflow, '--mode', 'agent', '--param', `song_name=${song}`, ...flags],
     { env: { ...rig.env(), ...env } },
   );
-  const [run] = await readdir(join(workflow, '.replay'));
-  const events = (await readFile(join(workflow, '.replay', run as string, 'events.jsonl'), 'utf8'))
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line));
-  const summary = JSON.parse(
-    await readFile(join(workflow, '.replay', run as string, 'summary.json'), 'utf8'),
-  );
+  const [run] = await runsOf(workflow);
+  const events = await readEvents(run as string);
+  const summary = JSON.parse(await readFile(join(run as string, 'summary.json'), 'utf8'));
   const sources = new Set(events.filter((e) => e.type === 'tool_call').map((e) => e.data.source));
   const repairs = events.filter((e) => e.type === 'repair').length;
   return { result, summary, sources, repairs, turns: model.turns };

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accessibleAppEnv, elementCentre } from '@mime-desktop/test-support/accessible-element';
 import type { DesktopHarness } from '@mime-desktop/test-support/desktop-harness';
-import { withDesktop } from '@mime-desktop/test-support/e2e-rig';
+import { readEvents, withDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
 import { addressPlan, fillAddress, recordByInput } from '@mime-desktop/test-support/record-by-input';
@@ -146,10 +146,7 @@ describe('auto replay of the dialog with new params', () => {
         expect(summary.outcome).toBe('success');
         expect(summary.usage.calls).toBe(0);
         expect(result.exitCode).toBe(0);
-        const run = (await readFile(join(workflowDir, '.replay', summary.run_id, 'events.jsonl'), 'utf8'))
-          .split('\n')
-          .filter(Boolean)
-          .map((line) => JSON.parse(line));
+        const run: any[] = await readEvents(join(workflowDir, '.replay', summary.run_id));
         expect(run.filter((e) => e.type === 'step').map((e) => e.data.rung)).toEqual(
           Array(5).fill('accessibility'),
         );

@@ -5,6 +5,7 @@
  */
 import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { readEvents, runsOf } from '@mime-desktop/test-support/e2e-rig';
 import { useModelRig } from '@mime-desktop/test-support/model-rig';
 import { REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
 import { PNG } from 'pngjs';
@@ -35,14 +36,11 @@ const modelEnv = () => rig.env();
 
 /** The one run folder of a workflow copy, its summary and events. */
 async function readRun(workflow: string) {
-  const runs = await readdir(join(workflow, '.replay'));
+  const runs = await runsOf(workflow);
   expect(runs).toHaveLength(1);
-  const dir = join(workflow, '.replay', runs[0] as string);
+  const dir = runs[0] as string;
   const summary = JSON.parse(await readFile(join(dir, 'summary.json'), 'utf8'));
-  const events = (await readFile(join(dir, 'events.jsonl'), 'utf8'))
-    .trim()
-    .split('\n')
-    .map((line) => JSON.parse(line));
+  const events: any[] = await readEvents(dir);
   return { dir, summary, events, files: await readdir(dir) };
 }
 

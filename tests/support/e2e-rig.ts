@@ -94,7 +94,7 @@ export async function readEvents(runDir: string): Promise<RunEvent[]> {
     .map((line) => JSON.parse(line) as RunEvent);
 }
 
-/** The data of a run's events of one type, in order. */
-export async function eventData(runDir: string, type: RunEvent['type']): Promise<any[]> {
-  return (await readEvents(runDir)).filter((e) => e.type === type).map((e) => e.data);
+/** The data of the events of one type, in order (untyped, for checks). */
+export function dataOf(events: readonly RunEvent[], type: RunEvent['type']): any[] {
+  return events.filter((e) => e.type === type).map((e) => e.data);
 }
