@@ -3,12 +3,9 @@
  * the fake model server, started once for the file; after each test the server's handler is removed
  * and the test's fake model closed; after the file both are stopped and the temp folders removed.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import type { DesktopHarness, DesktopHarnessOptions } from './desktop-harness.ts';
-import { useDesktop } from './e2e-rig.ts';
+import { useDesktop, useTempDirs } from './e2e-rig.ts';
 import { type FakeModelServer, startFakeModelServer } from './fake-model-server.ts';
 import {
   createFakeVisionModel,
@@ -31,7 +28,7 @@ export function useModelRig(options: DesktopHarnessOptions = {}): ModelRig {
   const desktop = useDesktop(options);
   let server: FakeModelServer | undefined;
   let model: FakeVisionModel | undefined;
-  const tempDirs: string[] = [];
+  const tempDir = useTempDirs();
   const started = (): FakeModelServer => {
     if (!server) throw new Error("the rig's model server is not started (use it inside a test)");
     return server;
@@ -49,7 +46,6 @@ export function useModelRig(options: DesktopHarnessOptions = {}): ModelRig {
 
   afterAll(async () => {
     await server?.close();
-    await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
   });
 
   return {
@@ -67,10 +63,6 @@ export function useModelRig(options: DesktopHarnessOptions = {}): ModelRig {
     env() {
       return { ...desktop().env, MIME_BASE_URL: started().url, MIME_MODEL: 'fake-vision' };
     },
-    async tempDir(prefix) {
-      const dir = await mkdtemp(join(tmpdir(), prefix));
-      tempDirs.push(dir);
-      return dir;
-    },
+    tempDir,
   };
 }

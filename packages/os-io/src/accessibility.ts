@@ -82,3 +82,14 @@ export async function openAccessibility(env: NodeJS.ProcessEnv = process.env): P
   const { openAtspi } = await import('./atspi.ts');
   return openAtspi(env);
 }
+
+/**
+ * Makes apps started next export their tree: accessibility switched on and the registry running
+ * (Linux with a session bus; a no-op elsewhere). Never throws.
+ */
+export async function wakeAccessibility(env: NodeJS.ProcessEnv = process.env): Promise<void> {
+  const address = env.DBUS_SESSION_BUS_ADDRESS;
+  if (process.platform !== 'linux' || !address) return;
+  const { wakeAtspi } = await import('./atspi.ts');
+  await wakeAtspi(address);
+}

@@ -390,14 +390,18 @@ class Atspi implements Accessibility {
   }
 }
 
+/** The session bus and the accessibility bus, both open. */
+interface Buses {
+  session: Bus;
+  bus: Bus;
+}
+
 /**
- * Connects to the accessibility bus of the session in `env` and turns accessibility on for apps
- * that start later (`org.a11y.Status.IsEnabled`). Returns why not when there is no session bus, no
- * accessibility bus (at-spi2-core not installed) or it does not answer.
+ * Connects to the accessibility bus of the session at `address`, turns accessibility on for apps
+ * that start later (`org.a11y.Status.IsEnabled`) and starts the registry; rejects when the bus does
+ * not answer (both connections closed).
  */
-export async function openAtspi(env: NodeJS.ProcessEnv = process.env): Promise<OpenedAccessibility> {
-  const address = env.DBUS_SESSION_BUS_ADDRESS;
-  if (!address) return unavailable('no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)');
+async function connectBuses(address: string): Promise<Buses> {
   let session: Bus | undefined;
   let bus: Bus | undefined;
   try {
@@ -442,15 +446,44 @@ export async function openAtspi(env: NodeJS.ProcessEnv = process.env): Promise<O
         }),
       ),
     ).catch(() => undefined);
-    const atspi = new Atspi(session, bus);
-    await atspi.watchFocus();
-    return { ok: true, accessibility: atspi };
+    return { session, bus };
   } catch (error) {
     bus?.disconnect();
     session?.disconnect();
+    throw error;
+  }
+}
+
+/**
+ * Connects to the accessibility bus of the session in `env` and turns accessibility on for apps
+ * that start later (`org.a11y.Status.IsEnabled`). Returns why not when there is no session bus, no
+ * accessibility bus (at-spi2-core not installed) or it does not answer.
+ */
+export async function openAtspi(env: NodeJS.ProcessEnv = process.env): Promise<OpenedAccessibility> {
+  const address = env.DBUS_SESSION_BUS_ADDRESS;
+  if (!address) return unavailable('no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)');
+  let buses: Buses | undefined;
+  try {
+    buses = await connectBuses(address);
+    const atspi = new Atspi(buses.session, buses.bus);
+    await atspi.watchFocus();
+    return { ok: true, accessibility: atspi };
+  } catch (error) {
+    buses?.bus.disconnect();
+    buses?.session.disconnect();
     const why = error instanceof Error ? error.message : String(error);
     return unavailable(
       `the accessibility bus does not answer (${why}): install at-spi2-core (./setup.sh does)`,
     );
   }
+}
+
+/**
+ * Turns accessibility on and starts the registry for an app about to start, then lets go of the
+ * buses; best effort (without an accessibility bus the app simply exports no tree).
+ */
+export async function wakeAtspi(address: string): Promise<void> {
+  const buses = await connectBuses(address).catch(() => undefined);
+  buses?.bus.disconnect();
+  buses?.session.disconnect();
 }

@@ -5,7 +5,7 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { accessibleAppEnv, accessibleCommand, openAccessibility } from './accessibility.ts';
+import { accessibleAppEnv, accessibleCommand, wakeAccessibility } from './accessibility.ts';
 import { DesktopFailureError, UnsupportedPlatformError } from './errors.ts';
 import { pause } from './time.ts';
 
@@ -243,8 +243,7 @@ export async function waitForWindow(
  * window appears); rejects when the shell cannot start.
  */
 export async function launchApp(command: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
-  const opened = await openAccessibility(env);
-  if (opened.ok) await opened.accessibility.close();
+  await wakeAccessibility(env);
   return new Promise((resolve, reject) => {
     // The app exports its accessibility tree: GTK, Qt and Chromium are told to.
     const child = spawn('/bin/sh', ['-c', accessibleCommand(command)], {

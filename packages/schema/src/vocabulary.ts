@@ -21,18 +21,16 @@ export const STEP_TYPE_OF_EVENT = {
   extract: 'EXTRACT',
 } as const satisfies Record<RecordedActionType, StepActionType>;
 
+/** A one-to-one map turned around: its values become the keys. */
+type Inverse<T extends Record<string, string>> = { [K in keyof T as T[K]]: K };
+const invert = <T extends Record<string, string>>(map: T): Inverse<T> =>
+  Object.fromEntries(Object.entries(map).map(([key, value]) => [value, key])) as Inverse<T>;
+
 /** The recorded event type of each step type. */
-export const EVENT_TYPE_OF_STEP = {
-  CLICK: 'click',
-  DOUBLE_CLICK: 'double_click',
-  RIGHT_CLICK: 'right_click',
-  MIDDLE_CLICK: 'middle_click',
-  TYPE: 'type',
-  KEYPRESS: 'key',
-  SCROLL: 'scroll',
-  DRAG: 'drag',
-  EXTRACT: 'extract',
-} as const satisfies Record<StepActionType, RecordedActionType>;
+export const EVENT_TYPE_OF_STEP = invert(STEP_TYPE_OF_EVENT) satisfies Record<
+  StepActionType,
+  RecordedActionType
+>;
 
 type ClickEventType = 'click' | 'double_click' | 'right_click' | 'middle_click';
 type ClickAction = 'left_click' | 'double_click' | 'right_click' | 'middle_click';
@@ -59,12 +57,7 @@ const ACTION_OF_CLICK = {
   middle_click: 'middle_click',
 } as const satisfies Record<ClickEventType, ClickAction>;
 
-const CLICK_OF_ACTION = {
-  left_click: 'click',
-  double_click: 'double_click',
-  right_click: 'right_click',
-  middle_click: 'middle_click',
-} as const satisfies Record<ClickAction, ClickEventType>;
+const CLICK_OF_ACTION = invert(ACTION_OF_CLICK) satisfies Record<ClickAction, ClickEventType>;
 
 type Point = { x: number; y: number };
 
