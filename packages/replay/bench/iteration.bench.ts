@@ -26,8 +26,8 @@ import { measureFrameDifference, waitForSettle } from '../src/actions/screen-set
 import { describePointSpace } from '../src/agent/coordinates.ts';
 import { encodeModelImage, type ModelImage } from '../src/agent/model-image.ts';
 import { buildActPrompt } from '../src/agent/prompt.ts';
-import { materializeWorkflow } from '../src/run/materialize.ts';
-import { planFromWorkflow } from '../src/run/plan.ts';
+import { materializeWorkflow } from '../src/kernel/materialize.ts';
+import { planFromWorkflow } from '../src/kernel/plan.ts';
 import { replay } from '../src/run/replay.ts';
 
 const SIZES = [

@@ -1,5 +1,7 @@
-import { MimeError, type Problem, type ScreenCheck } from '@mime-desktop/schema';
-import type { BudgetName } from './run/budgets.ts';
+import { MimeError, type Problem, type RunEventData, type ScreenCheck } from '@mime-desktop/schema';
+
+/** The budgets of a run; each has a stable code in summary.json when it runs out (see `BUDGET_CODES`). */
+export type BudgetName = RunEventData<'budget_exhausted'>['budget'];
 
 /** What is wrong with the params given for a run; every problem is listed at once. */
 export interface ParamProblems {

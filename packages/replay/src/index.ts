@@ -1,6 +1,11 @@
 export { OcrEngine } from '@mime-desktop/vision';
 export type { ResolvedAction } from './actions/computer-action.ts';
-export { DEFAULT_SETTLE, type SettleOptions } from './actions/screen-settle.ts';
+export {
+  type ConfirmAnswer,
+  type ConfirmRequest,
+  DEFAULT_HISTORY_LIMIT,
+  DEFAULT_NO_PROGRESS_REPEATS,
+} from './agent/agent-runtime.ts';
 export { type AgentScopeSetting, DEFAULT_AGENT_SCOPE } from './agent/agent-scope.ts';
 export {
   type AgentCall,
@@ -33,14 +38,19 @@ export {
   TraceUnavailableError,
 } from './errors.ts';
 export { applyHeal, HealError, type HealPlan, planHeal } from './heal/heal.ts';
-export { type BudgetLimits, type BudgetName, type BudgetSnapshot, DEFAULT_BUDGETS } from './run/budgets.ts';
+export {
+  type BudgetLimits,
+  type BudgetName,
+  type BudgetSnapshot,
+  DEFAULT_BUDGETS,
+} from './kernel/budgets.ts';
 export type {
   ActionStatus,
   CallUsageSummary,
   ReplanTrigger,
   ReplayEvent,
   ReplayEventListener,
-} from './run/events.ts';
+} from './kernel/events.ts';
 export {
   checkParams,
   type MaterializedWorkflow,
@@ -49,8 +59,17 @@ export {
   type ParamSource,
   type ResolvedParam,
   secretEnvName,
-} from './run/materialize.ts';
-export { DEFAULT_PAUSE_HOTKEY } from './run/pause-gate.ts';
-export { DEFAULT_STEP_TIMEOUT_MS, type ReplayOptions, type ReplayResult, replay } from './run/replay.ts';
-export type { ConfirmAnswer, ConfirmRequest } from './run/run-context.ts';
+} from './kernel/materialize.ts';
+export { DEFAULT_PAUSE_HOTKEY } from './kernel/pause-gate.ts';
+export { DEFAULT_SETTLE, DEFAULT_STEP_TIMEOUT_MS, type SettleOptions } from './kernel/settings.ts';
+export {
+  executeReplay,
+  finishReplay,
+  type PreparedReplay,
+  prepareReplay,
+  type ReplayOptions,
+  type ReplayResult,
+  type RunOutcome,
+  replay,
+} from './run/replay.ts';
 export { formatRunSummary } from './run/run-summary.ts';

@@ -8,7 +8,7 @@ import {
   startFakeModelServer,
 } from '@mime-desktop/test-support/fake-model-server';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { ReplayEvent } from '../src/run/events.ts';
+import type { ReplayEvent } from '../src/kernel/events.ts';
 import { type ReplayOptions, replay } from '../src/run/replay.ts';
 import { createFakeDesktop } from './fake-desktop.ts';
 

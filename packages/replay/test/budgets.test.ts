@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { detectNoProgress } from '../src/agent/no-progress.ts';
 import { BudgetExhaustedError, ReplayOptionError } from '../src/errors.ts';
-import { BudgetTracker } from '../src/run/budgets.ts';
+import { BudgetTracker } from '../src/kernel/budgets.ts';
 
 function thrown(run: () => void): BudgetExhaustedError {
   try {

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { actionSignature, describeAction, resolveComputerAction } from '../src/actions/computer-action.ts';
+import { describeAction } from '../src/actions/computer-action.ts';
 import type { AgentCall, ComputerUseArgs } from '../src/agent/agent-tools.ts';
 import { agentTools, canonicalCall, prepareComputerUse } from '../src/agent/agent-tools.ts';
 import { checkAgentCall } from '../src/agent/check-call.ts';
+import { actionSignature, resolveComputerAction } from '../src/agent/computer-call.ts';
 import type { PointSpace } from '../src/agent/coordinates.ts';
 
 const screen = { width: 1280, height: 800 };

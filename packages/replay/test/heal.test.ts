@@ -12,7 +12,8 @@ import {
   Workflow,
 } from '@mime-desktop/schema';
 import { afterEach, describe, expect, it } from 'vitest';
-import { planHeal, sha256 } from '../src/heal/heal.ts';
+import { planHeal } from '../src/heal/heal.ts';
+import { sha256 } from '../src/kernel/fingerprint.ts';
 
 const FIXTURE = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'workflows', 'play-song-recorded');
 const dirs: string[] = [];

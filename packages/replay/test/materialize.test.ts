@@ -1,8 +1,8 @@
 import { Workflow, type WorkflowInput } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
 import { ParamsError } from '../src/errors.ts';
-import { collectSecrets } from '../src/run/collect-secrets.ts';
-import { checkParams, materializeWorkflow } from '../src/run/materialize.ts';
+import { collectSecrets } from '../src/kernel/collect-secrets.ts';
+import { checkParams, materializeWorkflow } from '../src/kernel/materialize.ts';
 
 const input: WorkflowInput = {
   task_name: 'log in and play {song_name}',

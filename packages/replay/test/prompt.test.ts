@@ -1,8 +1,8 @@
 import { loadWorkflow } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
 import { buildActPrompt, buildReplanPrompt } from '../src/agent/prompt.ts';
-import { materializeWorkflow } from '../src/run/materialize.ts';
-import { planFromWorkflow } from '../src/run/plan.ts';
+import { materializeWorkflow } from '../src/kernel/materialize.ts';
+import { planFromWorkflow } from '../src/kernel/plan.ts';
 
 const PLAY_SONG = new URL('../../../fixtures/workflows/play-song', import.meta.url).pathname;
 

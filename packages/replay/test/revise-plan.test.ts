@@ -1,8 +1,8 @@
 import { Workflow } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
 import { revisePlan } from '../src/agent/revise-plan.ts';
-import { planFromWorkflow } from '../src/run/plan.ts';
-import { createRedactor } from '../src/run/redact.ts';
+import { planFromWorkflow } from '../src/kernel/plan.ts';
+import { createRedactor } from '../src/kernel/redact.ts';
 
 const workflow = Workflow.parse({
   task_name: 't',

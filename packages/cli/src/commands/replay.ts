@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { DEFAULT_ABORT_HOTKEY } from '@mime-desktop/os-io';
@@ -20,7 +19,14 @@ import {
   replay,
   secretEnvName,
 } from '@mime-desktop/replay';
-import { loadWorkflow, MimeError, RUN_FILES, readJsonFile, type TaskParam } from '@mime-desktop/schema';
+import {
+  loadWorkflow,
+  MimeError,
+  RUN_FILES,
+  readJsonFile,
+  type TaskParam,
+  type Workflow,
+} from '@mime-desktop/schema';
 import { type Command, Option } from 'commander';
 import { junitFileOf, reportRunToCi } from '../ci-output.ts';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
@@ -269,13 +275,12 @@ function checkInteraction(flags: ReplayFlags): void {
 }
 
 /** Values from --params-file and --param; sensitive params are refused there (they belong in the environment). */
-async function readParams(flags: ReplayFlags, workflowPath: string): Promise<Record<string, string>> {
+async function readParams(flags: ReplayFlags, workflow: Workflow): Promise<Record<string, string>> {
   const params: Record<string, string> = Object.assign(
     Object.create(null),
     flags.paramsFile ? await readParamsFile(flags.paramsFile) : {},
     parseParamFlags(flags.param ?? []),
   );
-  const { workflow } = await loadWorkflow(workflowPath);
   const sensitive = workflow.task_params
     .filter((p) => p.sensitive && Object.hasOwn(params, p.name))
     .map((p) => p.name);
@@ -300,7 +305,7 @@ function budgetsFrom(flags: ReplayFlags): BudgetLimits {
 /** The closing lines on stderr (and the summary on stdout with --json); the exit code of the outcome. */
 /** After a run that learned a heal: applies it with `--heal`, else says how to see it. */
 async function offerHeal(result: ReplayResult, flags: ReplayFlags): Promise<void> {
-  if (result.summary.outcome !== 'success' || !existsSync(join(result.dir, RUN_FILES.heal))) return;
+  if (result.heal === null) return;
   if (!flags.heal) {
     say(style.dim(`  the workflow is out of date here: mime heal ${result.dir} shows what to write back`));
     return;
@@ -361,8 +366,10 @@ async function runReplayCommand(target: string, flags: ReplayFlags): Promise<Exi
   const log = createRunLog('replay', RUN_FILES.log);
   /** Keys the model sent that no tool defines: said once per run. */
   const dropped = new Set<string>();
+  // Loaded once: its params are checked here, and the run uses the same copy.
+  const loaded = await loadWorkflow(workflowPath);
   const options: ReplayOptions = {
-    params: await readParams(flags, workflowPath),
+    params: await readParams(flags, loaded.workflow),
     promptSecret: process.stdin.isTTY ? promptSecret : undefined,
     ...rowOptions(flags),
     dryRun: flags.dryRun === true,
@@ -390,7 +397,7 @@ async function runReplayCommand(target: string, flags: ReplayFlags): Promise<Exi
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', terminate);
   try {
-    const result = await replay(workflowPath, { ...options, signal: controller.signal });
+    const result = await replay(loaded, { ...options, signal: controller.signal });
     await reportRunToCi(result.summary, result.report, junitFile);
     const code = reportResult(result, flags);
     await offerHeal(result, flags);

@@ -4,7 +4,8 @@
  */
 import type { RawFrame } from '@mime-desktop/os-io';
 import { pixelWords } from '@mime-desktop/vision';
-import { withDefaults } from '../run/with-defaults.ts';
+import { DEFAULT_SETTLE, type SettleOptions } from '../kernel/settings.ts';
+import { withDefaults } from '../kernel/with-defaults.ts';
 
 export interface FrameDifferenceOptions {
   /** Compare every `step`-th pixel of every `step`-th row. Default 4. */
@@ -55,27 +56,6 @@ export function measureFrameDifference(
   }
   return sampled === 0 ? 0 : changed / sampled;
 }
-
-export interface SettleOptions {
-  /** Pause before the first capture after an action, ms. Default 0: the stable window does the waiting. */
-  initialDelayMs?: number;
-  /** Pause between captures, ms (a capture itself takes 6-11 ms). Default 16, about a frame at 60 Hz. */
-  intervalMs?: number;
-  /** The screen must stay the same this long to count as settled, ms. Default 50. */
-  stableMs?: number;
-  /** Longest wait; then the latest frame is used even if the screen still changes, ms. Default 2000. */
-  timeoutMs?: number;
-  /** Largest fraction of sampled pixels that may differ for two captures to count as the same screen (a blinking caret stays under it). Default 0.001. */
-  threshold?: number;
-}
-
-export const DEFAULT_SETTLE: Readonly<Required<SettleOptions>> = {
-  initialDelayMs: 0,
-  intervalMs: 16,
-  stableMs: 50,
-  timeoutMs: 2000,
-  threshold: 0.001,
-};
 
 /** The frame a settle wait ended on. */
 export interface SettledFrame {

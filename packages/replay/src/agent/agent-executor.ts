@@ -14,19 +14,16 @@ import {
   type MimeError,
   type Problem,
 } from '@mime-desktop/schema';
-import {
-  actionSignature,
-  describeAction,
-  describeCallForModel,
-  type ResolvedAction,
-} from '../actions/computer-action.ts';
+import { describeAction, type ResolvedAction } from '../actions/computer-action.ts';
 import { executeAction } from '../actions/execute-action.ts';
 import { measureFrameDifference, waitForSettle } from '../actions/screen-settle.ts';
 import { RunStoppedError } from '../errors.ts';
-import type { ActionStatus, CallUsageSummary, ReplanTrigger } from '../run/events.ts';
-import type { At, SubtaskEntry } from '../run/journal.ts';
-import { type PlannedSubtask, planFromWorkflow } from '../run/plan.ts';
-import type { RunContext } from '../run/run-context.ts';
+import type { ActionStatus, CallUsageSummary, ReplanTrigger } from '../kernel/events.ts';
+import type { PlannedSubtask } from '../kernel/plan.ts';
+import type { SubtaskEntry } from '../kernel/plan-cursor.ts';
+import type { HandOver, HistoryEntry, RunContext } from '../kernel/run-context.ts';
+import type { At } from '../kernel/run-memory.ts';
+import type { AgentRuntime } from './agent-runtime.ts';
 import {
   type AgentCall,
   type AgentTools,
@@ -37,6 +34,7 @@ import {
   revisedPlanFor,
 } from './agent-tools.ts';
 import { type CallCheckContext, checkAgentCall } from './check-call.ts';
+import { actionSignature, describeCallForModel } from './computer-call.ts';
 import { describePointSpace } from './coordinates.ts';
 import { encodeModelImage, type ModelImage } from './model-image.ts';
 import { type ActionOutcome, detectNoProgress } from './no-progress.ts';
@@ -46,7 +44,6 @@ import {
   buildExtractPrompt,
   buildReplanPrompt,
   EXTRACT_SYSTEM_PROMPT,
-  type HistoryEntry,
   type NamedValue,
   type PromptTask,
   REPLAN_SYSTEM_PROMPT,
@@ -74,19 +71,9 @@ const RECOVERABLE_INPUT_CODES = new Set(['MIME_BAD_INPUT', 'MIME_BAD_KEY']);
  */
 const AGENT_REACTION_MS = 100;
 
-export async function runAgent(context: RunContext): Promise<void> {
-  await new AgentRun(context, planFromWorkflow(context.workflow), { after: [] }).run();
-}
-
-/** A subtask auto mode could not finish without the model. */
-export interface HandOver {
-  subtask: PlannedSubtask;
-  /** The subtask's entry, already started: its traced steps are recorded in it. */
-  entry: SubtaskEntry;
-  /** What the traced steps did, oldest first: the model's history of this subtask. */
-  done: readonly HistoryEntry[];
-  /** The subtasks auto runs after this one (pending while the agent works). */
-  after: readonly PlannedSubtask[];
+export async function runAgent(context: RunContext, agent: AgentRuntime): Promise<void> {
+  const first = context.plan.next();
+  if (first) await new AgentRun(context, agent, Number.POSITIVE_INFINITY).run(first, []);
 }
 
 /**
@@ -95,63 +82,57 @@ export interface HandOver {
  * inside it replaces only this subtask (with new run-wide ids). Returns when the subtask, or what
  * replaced it, is done; auto then resumes with the next subtask.
  */
-export async function finishWithAgent(context: RunContext, handOver: HandOver): Promise<void> {
-  await new AgentRun(context, [handOver.subtask], handOver).run();
+export async function finishWithAgent(
+  context: RunContext,
+  agent: AgentRuntime,
+  handOver: HandOver,
+): Promise<void> {
+  await new AgentRun(context, agent, 0).run(handOver.entry, handOver.done);
 }
 
 class AgentRun {
   readonly #ctx: RunContext;
+  readonly #agent: AgentRuntime;
   readonly #task: PromptTask;
-  #plan: PlannedSubtask[];
-  /** Subtasks after this run's plan (auto's, during a hand-over): pending while the agent works. */
-  readonly #after: readonly PlannedSubtask[];
-  /** The entry of the first subtask when auto already started it, and its traced steps. */
-  #handedOver: { entry: SubtaskEntry; done: readonly HistoryEntry[] } | null;
+  /**
+   * How many of the pending subtasks are this run's to do after the current one: all of them in agent
+   * mode; in a hand-over, none at first, then those a replan put in place of the handed-over subtask.
+   */
+  #owned: number;
   /** An action ran since the last capture: the next capture waits for the screen to settle. */
   #actedSinceCapture = false;
   /** How the last capture's settle wait went, for its event. */
   #lastSettle: { settled: boolean; waitedMs: number } = { settled: true, waitedMs: 0 };
 
-  constructor(
-    context: RunContext,
-    plan: readonly PlannedSubtask[],
-    options: { after: readonly PlannedSubtask[]; entry?: SubtaskEntry; done?: readonly HistoryEntry[] },
-  ) {
+  constructor(context: RunContext, agent: AgentRuntime, owned: number) {
     this.#ctx = context;
+    this.#agent = agent;
+    this.#owned = owned;
     const { workflow } = context;
     this.#task = {
       name: workflow.task_name,
       description: workflow.detailed_task_description || workflow.task_description_user,
       successCriteria: workflow.success_criteria,
     };
-    this.#plan = [...plan];
-    this.#after = options.after;
-    this.#handedOver = options.entry ? { entry: options.entry, done: options.done ?? [] } : null;
   }
 
-  async run(): Promise<void> {
-    let index = 0;
-    while (index < this.#plan.length) {
-      const subtask = this.#plan[index] as PlannedSubtask;
-      this.#ctx.journal.setPending([...this.#plan.slice(index + 1), ...this.#after]);
-      const end = await this.#runSubtask(subtask, index);
-      if (end.kind === 'done') {
-        index += 1;
-        continue;
-      }
-      await this.#replan(end.trigger, end.reason, index);
+  /** Runs `first` (already started; `done`: its traced steps), then the subtasks this run owns. */
+  async run(first: SubtaskEntry, done: readonly HistoryEntry[]): Promise<void> {
+    let entry: SubtaskEntry | null = first;
+    let history = done;
+    while (entry !== null) {
+      const end = await this.#runSubtask(entry, history);
+      history = [];
+      if (end.kind === 'replan') await this.#replan(entry.subtask, end.trigger, end.reason);
+      entry = this.#owned > 0 ? this.#ctx.plan.next() : null;
+      if (entry) this.#owned -= 1;
     }
   }
 
-  async #runSubtask(subtask: PlannedSubtask, index: number): Promise<SubtaskEnd> {
-    const handedOver = index === 0 ? this.#handedOver : null;
-    this.#handedOver = null;
-    const entry =
-      handedOver?.entry ??
-      this.#ctx.journal.beginSubtask(subtask, { index, count: this.#plan.length + this.#after.length });
+  async #runSubtask(entry: SubtaskEntry, done: readonly HistoryEntry[]): Promise<SubtaskEnd> {
     let outcome: 'success' | 'failed' | 'replanned' = 'failed';
     try {
-      const end = await this.#loop(subtask, index, entry, handedOver?.done ?? []);
+      const end = await this.#loop(entry.subtask, entry, done);
       outcome = end.kind === 'done' ? 'success' : 'replanned';
       return end;
     } finally {
@@ -161,7 +142,6 @@ class AgentRun {
 
   async #loop(
     subtask: PlannedSubtask,
-    index: number,
     entry: SubtaskEntry,
     done: readonly HistoryEntry[],
   ): Promise<SubtaskEnd> {
@@ -192,24 +172,24 @@ class AgentRun {
       if (
         !settings.dryRun &&
         budgets.replansLeft > 0 &&
-        detectNoProgress(outcomes, settings.noProgressRepeats)
+        detectNoProgress(outcomes, this.#agent.settings.noProgressRepeats)
       ) {
         return {
           kind: 'replan',
           trigger: 'no_progress',
-          reason: `${label} made no progress: the same action (${history.at(-1)?.call ?? '?'}) left the screen unchanged ${settings.noProgressRepeats} times.`,
+          reason: `${label} made no progress: the same action (${history.at(-1)?.call ?? '?'}) left the screen unchanged ${this.#agent.settings.noProgressRepeats} times.`,
         };
       }
       budgets.chargeIteration(label);
       const turn = entry.nextTurn();
       const image = await this.#report(frame, await encoding, turn, changed);
-      const decision = await this.#decide(subtask, index, history, image, turn);
+      const decision = await this.#decide(subtask, history, image, turn);
       if ('problems' in decision) {
         history.push({ call: '(unusable reply)', observation: '', result: `rejected: ${decision.problems}` });
         continue;
       }
       const { call } = decision;
-      this.#ctx.journal.remember(call.args.task_memory, turn);
+      this.#ctx.memory.remember(call.args.task_memory, turn);
       switch (call.name) {
         case 'computer_use': {
           const action = decision.action as ResolvedAction;
@@ -229,8 +209,8 @@ class AgentRun {
           break;
         case 'done': {
           const { observation, result } = call.args;
-          this.#ctx.journal.emit({ type: 'done', ...turn, observation, result });
-          this.#ctx.journal.noteSubtaskDone(subtask.text, result);
+          this.#ctx.log.emit({ type: 'done', ...turn, observation, result });
+          this.#ctx.memory.noteSubtaskDone(subtask.text, result);
           return { kind: 'done' };
         }
         case 'replan':
@@ -255,7 +235,7 @@ class AgentRun {
         result: `not stored: "${query}" was not found on this screenshot`,
       };
     }
-    this.#ctx.journal.storeExtract(variable, query, value, turn);
+    this.#ctx.memory.storeExtract(variable, query, value, turn);
     return { call: `extract ${variable} = ${JSON.stringify(value)}`, observation, result: 'stored' };
   }
 
@@ -268,7 +248,7 @@ class AgentRun {
     const { coordinates } = (await this.#ctx.model.client()).config;
     const encodings = new Map<RawFrame, Promise<ModelImage>>();
     const encode = (frame: RawFrame) => {
-      const image = encodeModelImage(frame, settings.image, coordinates);
+      const image = encodeModelImage(frame, this.#agent.settings.image, coordinates);
       image.catch(() => undefined);
       encodings.set(frame, image);
     };
@@ -287,9 +267,9 @@ class AgentRun {
 
   /** Saves the full frame and reports the capture. */
   #report(frame: RawFrame, image: ModelImage, turn: Turn, changed: boolean | null): ModelImage {
-    const { journal } = this.#ctx;
-    const screenshot = journal.saveFrame(iterationFrameName(turn.subtask_i, turn.iteration), frame);
-    journal.emit({
+    const { log } = this.#ctx;
+    const screenshot = log.saveFrame(iterationFrameName(turn.subtask_i, turn.iteration), frame);
+    log.emit({
       type: 'capture',
       ...turn,
       screenshot,
@@ -308,14 +288,13 @@ class AgentRun {
    */
   async #decide(
     subtask: PlannedSubtask,
-    index: number,
     history: HistoryEntry[],
     image: ModelImage,
     turn: Turn,
   ): Promise<Decision> {
-    const { settings, desktop, journal } = this.#ctx;
-    const emit = journal.emit.bind(journal);
-    const extracted = new Set(journal.extracts.keys());
+    const { settings, desktop, log, memory, plan } = this.#ctx;
+    const emit = log.emit.bind(log);
+    const extracted = new Set(memory.extracts.keys());
     const client = await this.#ctx.model.client();
     const space = {
       convention: client.config.coordinates,
@@ -326,15 +305,14 @@ class AgentRun {
     const prompt = buildActPrompt({
       task: this.#task,
       subtask,
-      position: index + 1,
-      count: this.#plan.length,
+      ...plan.position,
       params: this.#ctx.params,
       knownValues: this.#knownValues(subtask),
       extracted,
-      taskMemory: journal.taskMemory,
-      completedSubtasks: journal.completedSubtasks,
+      taskMemory: memory.taskMemory,
+      completedSubtasks: memory.doneSubtasks,
       history,
-      historyLimit: settings.historyLimit,
+      historyLimit: this.#agent.settings.historyLimit,
       image: image.size,
       points: describePointSpace(space),
       dryRun: settings.dryRun,
@@ -352,7 +330,7 @@ class AgentRun {
       requiredExtracts: subtask.extracts,
       extracted,
     };
-    const { unusable } = this.#ctx;
+    const { unusable } = this.#agent;
     for (;;) {
       let result: ToolCallResult<AgentTools>;
       try {
@@ -369,7 +347,7 @@ class AgentRun {
         if (!(error instanceof ModelOutputError)) throw error;
         emit({ type: 'error', ...turn, code: error.code, message: error.message });
         // Stops the run at the limit; short of it (the request budget cut the repairs) the turn is spent.
-        unusable.unusable(error.attempts, journal.redact.text(error.raw), error.problems);
+        unusable.unusable(error.attempts, log.redact.text(error.raw), error.problems);
         return { problems: formatProblems(error.problems) };
       }
       emit({
@@ -387,7 +365,7 @@ class AgentRun {
         return { call, action: checked.action };
       }
       emit({ type: 'repair', ...turn, problems: checked.problems });
-      unusable.unusable(result.usage.repairs + 1, journal.redact.text(result.raw), checked.problems);
+      unusable.unusable(result.usage.repairs + 1, log.redact.text(result.raw), checked.problems);
       messages.push(...repairMessages(result, checked.problems));
     }
   }
@@ -423,7 +401,8 @@ class AgentRun {
     turn: Turn,
     call: (repairAttempts: number) => Promise<T>,
   ): Promise<T> {
-    const { budgets, model, journal, unusable } = this.#ctx;
+    const { budgets, model, log } = this.#ctx;
+    const { unusable } = this.#agent;
     budgets.checkModelRequest();
     const before = model.meter.snapshot();
     const report = (errorCode: string | null) => {
@@ -435,7 +414,7 @@ class AgentRun {
         durationMs: Math.round(after.durationMs - before.durationMs),
       };
       budgets.chargeModelRequests(usage.requests);
-      journal.emit({ type: 'model_call', ...turn, purpose, usage, error_code: errorCode });
+      log.emit({ type: 'model_call', ...turn, purpose, usage, error_code: errorCode });
     };
     try {
       const result = await call(Math.max(0, Math.min(unusable.left, budgets.modelRequestsLeft) - 1));
@@ -455,13 +434,14 @@ class AgentRun {
     history: HistoryEntry[],
     asCalled: string,
   ): Promise<ActionStatus> {
-    const { settings, desktop, typing, journal } = this.#ctx;
+    const { settings, desktop, typing, log, memory } = this.#ctx;
+    const { confirmAction } = this.#agent.settings;
     const description = describeAction(action);
     let status: ActionStatus = 'executed';
     let error: string | null = null;
     if (settings.dryRun) status = 'dry_run';
-    else if (settings.confirmAction) {
-      const answer = await settings.confirmAction({ ...turn, description, observation });
+    else if (confirmAction) {
+      const answer = await confirmAction({ ...turn, description, observation });
       if (answer === 'stop') throw new RunStoppedError();
       if (answer === 'skip') status = 'skipped';
     }
@@ -481,7 +461,7 @@ class AgentRun {
           this.#ctx.signal,
         );
         this.#actedSinceCapture = true;
-        journal.noteCompleted(asCalled);
+        memory.noteCompleted(asCalled);
       } catch (failure) {
         if (!(failure instanceof Error && RECOVERABLE_INPUT_CODES.has((failure as MimeError).code)))
           throw failure;
@@ -497,45 +477,46 @@ class AgentRun {
       refused: `refused: ${error}`,
     };
     history.push({ call: asCalled, observation, result: results[status] });
-    journal.emit({ type: 'action', ...turn, action, description, status, error });
+    log.emit({ type: 'action', ...turn, action, description, status, error });
     return status;
   }
 
   /** Why the action may not run where it would land (outside the workflow's app windows), or null. */
   async #refusal(action: ResolvedAction): Promise<string | null> {
-    const scope = await this.#ctx.agentScope();
+    const scope = await this.#agent.scope();
     return scope ? scope.refusal(action, this.#ctx.desktop) : null;
   }
 
   /** Extracts this subtask may use: its dependencies (a replanned subtask sees them all). */
   #knownValues(subtask: PlannedSubtask): NamedValue[] {
-    const entries = [...this.#ctx.journal.extracts.entries()];
+    const entries = [...this.#ctx.memory.extracts.entries()];
     const wanted =
       subtask.origin === 'replan' ? entries : entries.filter(([name]) => subtask.dependencies.includes(name));
     return wanted.map(([name, value]) => ({ name, value }));
   }
 
   /**
-   * Plans the rest of this run's plan again from the current screen (seed 004), replacing it from
-   * `index` on; the model is told everything the run completed so far, traced steps included.
+   * Plans the rest of this run's subtasks again from the current screen (seed 004): `stuck` and the
+   * pending subtasks this run owns are replaced; the model is told everything the run completed so
+   * far, traced steps included.
    */
-  async #replan(trigger: ReplanTrigger, reason: string, index: number): Promise<void> {
-    const { budgets, model, journal } = this.#ctx;
-    const stuck = this.#plan[index] as PlannedSubtask;
+  async #replan(stuck: PlannedSubtask, trigger: ReplanTrigger, reason: string): Promise<void> {
+    const { budgets, model, log, memory, plan } = this.#ctx;
     budgets.chargeReplan();
     const captured = await this.#capture();
     const image = await captured.image;
-    journal.saveFrame(journal.nextReplanFrame(), captured.frame);
-    const remaining = this.#plan.slice(index);
-    const pending = remaining.flatMap((s) => s.extracts).filter((e) => !journal.extracts.has(e.variable));
-    const completed = journal.completed();
+    log.saveFrame(log.nextReplanFrame(), captured.frame);
+    const owned = Math.min(this.#owned, plan.pending.length);
+    const remaining = [stuck, ...plan.pending.slice(0, owned)];
+    const pending = remaining.flatMap((s) => s.extracts).filter((e) => !memory.extracts.has(e.variable));
+    const completed = memory.completed();
     const prompt = buildReplanPrompt({
       task: this.#task,
       reason,
       completed,
       remaining,
       pendingExtracts: pending,
-      knownValues: [...journal.extracts.entries()].map(([name, value]) => ({ name, value })),
+      knownValues: [...memory.extracts.entries()].map(([name, value]) => ({ name, value })),
       params: this.#ctx.params,
       image: image.size,
     });
@@ -543,8 +524,7 @@ class AgentRun {
       { role: 'system', content: REPLAN_SYSTEM_PROMPT },
       { role: 'user', content: [{ type: 'text', text: prompt }, imagePart(image.png)] },
     ];
-    const last = journal.records.at(-1);
-    const turn: Turn = { subtask_i: stuck.subtask_i, iteration: last?.iterations ?? 0 };
+    const turn: Turn = { subtask_i: stuck.subtask_i, iteration: plan.current?.record.iterations ?? 0 };
     const client = await model.client();
     const result = await this.#callModel('replan', turn, (repairAttempts) =>
       client.structured({
@@ -555,11 +535,12 @@ class AgentRun {
         repairAttempts,
       }),
     );
-    const [firstId = 0] = journal.allocateSubtaskIds(result.value.subtasks.length);
+    const [firstId = 0] = plan.allocateIds(result.value.subtasks.length);
     const revised = revisePlan(result.value, remaining, pending, firstId);
-    this.#plan = [...this.#plan.slice(0, index), ...revised];
-    journal.setPending([...revised, ...this.#after]);
-    journal.emit({
+    plan.replace(owned, revised);
+    // Agent mode owns everything pending; a hand-over, what replaced its subtask.
+    this.#owned = Number.isFinite(this.#owned) ? revised.length : this.#owned;
+    log.emit({
       type: 'replan',
       ...turn,
       trigger,

@@ -1,13 +1,9 @@
 import { IDENTIFIER, type Problem } from '@mime-desktop/schema';
-import { type ResolvedAction, resolveComputerAction } from '../actions/computer-action.ts';
+import type { ResolvedAction } from '../actions/computer-action.ts';
+import type { RequiredExtract } from '../kernel/plan.ts';
 import type { AgentCall } from './agent-tools.ts';
+import { resolveComputerAction } from './computer-call.ts';
 import type { PointSpace } from './coordinates.ts';
-
-/** A value the current subtask must extract before it is done. */
-export interface RequiredExtract {
-  variable: string;
-  query: string;
-}
 
 export interface CallCheckContext {
   /** Where the model's points live. */

@@ -1,7 +1,7 @@
 import type { CoordinateConvention } from '@mime-desktop/model';
 import { frameToRgb, type RawFrame } from '@mime-desktop/os-io';
 import sharp from 'sharp';
-import { withDefaults } from '../run/with-defaults.ts';
+import { withDefaults } from '../kernel/with-defaults.ts';
 import { fitWithin, type ImageSize, processorSize } from './coordinates.ts';
 
 /** How the screenshot sent to the model is made. */

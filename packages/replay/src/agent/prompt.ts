@@ -4,9 +4,9 @@
  * `{name}`: the model types the placeholder and replay types the value.
  */
 import type { WorkflowStep } from '@mime-desktop/schema';
-import type { ResolvedParam } from '../run/materialize.ts';
-import type { PlannedSubtask } from '../run/plan.ts';
-import type { RequiredExtract } from './check-call.ts';
+import type { ResolvedParam } from '../kernel/materialize.ts';
+import type { PlannedSubtask, RequiredExtract } from '../kernel/plan.ts';
+import type { HistoryEntry } from '../kernel/run-context.ts';
 import type { ImageSize } from './coordinates.ts';
 
 /** The task as a whole. */
@@ -14,15 +14,6 @@ export interface PromptTask {
   name: string;
   description: string;
   successCriteria: string;
-}
-
-/** One earlier turn of the current subtask, as the model is reminded of it. */
-export interface HistoryEntry {
-  /** The call as the model made it: `left_click [120, 150]`, `extract now_playing = "Faint"`. */
-  call: string;
-  observation: string;
-  /** What came of it: `executed`, `failed: ...`, `not executed (dry run)`, ... */
-  result: string;
 }
 
 /** A value known to the run (an extract), by name. */

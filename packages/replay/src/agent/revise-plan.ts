@@ -1,6 +1,5 @@
-import type { PlannedSubtask } from '../run/plan.ts';
+import type { PlannedSubtask, RequiredExtract } from '../kernel/plan.ts';
 import type { RevisedPlan } from './agent-tools.ts';
-import type { RequiredExtract } from './check-call.ts';
 
 /**
  * Turns a replan's answer into subtasks that replace `remaining`: reference steps are looked up by

@@ -5,7 +5,7 @@
  * follow-up request), else `done` with the content as its result; `call_user()` asks for a new plan.
  */
 import type { UiTarsAction, UiTarsDialect } from '@mime-desktop/model';
-import type { RequiredExtract } from './check-call.ts';
+import type { RequiredExtract } from '../kernel/plan.ts';
 import { describePointSpace, type PointSpace } from './coordinates.ts';
 
 const CLICKS: Record<string, string> = {

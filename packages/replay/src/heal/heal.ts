@@ -6,7 +6,6 @@
  * written back as `{param}`, secrets never stored). The change is shown as a diff of schema.json and
  * applied atomically, after validation, keeping the previous files beside it.
  */
-import { createHash } from 'node:crypto';
 import { constants } from 'node:fs';
 import { copyFile, readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -26,15 +25,14 @@ import {
   serializeWorkflow,
   stepTypeOfAction,
   targetBoxAround,
+  WORKFLOW_FILE,
   type Workflow,
   type WorkflowStep,
   withFolderLock,
 } from '@mime-desktop/schema';
 import { createTwoFilesPatch } from 'diff';
 import { describeAction } from '../actions/computer-action.ts';
-
-const WORKFLOW_FILE = 'schema.json';
-const MANIFEST_FILE = 'manifest.jsonl';
+import { fingerprintWorkflow, MANIFEST_FILE } from '../kernel/fingerprint.ts';
 
 /** A heal that cannot be planned or applied: none to apply, a workflow changed since, an invalid result. */
 export class HealError extends MimeError {
@@ -62,8 +60,6 @@ export interface HealPlan {
   heal: HealFile;
 }
 
-export const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
-
 /** Reads a run's heal.json and plans the change to its workflow (`<workflow>/.replay/<run>/`). */
 export async function planHeal(runDir: string): Promise<HealPlan> {
   const healPath = join(runDir, RUN_FILES.heal);
@@ -84,8 +80,8 @@ export async function planHeal(runDir: string): Promise<HealPlan> {
   }
   const workflowDir = resolve(runDir, '..', '..');
   const before = await readFile(join(workflowDir, WORKFLOW_FILE), 'utf8');
-  const manifestNow = await readFile(join(workflowDir, MANIFEST_FILE));
-  if (sha256(before) !== heal.workflow_sha256 || sha256(manifestNow) !== heal.manifest_sha256) {
+  const now = await fingerprintWorkflow(join(workflowDir, WORKFLOW_FILE));
+  if (now.workflowSha256 !== heal.workflow_sha256 || now.manifestSha256 !== heal.manifest_sha256) {
     throw new HealError(
       'MIME_HEAL_CONFLICT',
       `the workflow in ${workflowDir} changed since run ${heal.run_id} (edited, re-reflected or healed already): not overwriting it; replay it again and heal that run`,

@@ -1,6 +1,6 @@
 /**
  * The checks of trace and auto replay as pure functions of frames (and of what the accessibility
- * tree says): each returns a verdict, never touches the desktop or the run journal. The step loop
+ * tree says): each returns a verdict, never touches the desktop or the run log. The step loop
  * waits for a verdict to pass; a failure carries what the report shows.
  */
 import {

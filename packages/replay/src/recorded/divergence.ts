@@ -4,13 +4,14 @@
  */
 import { clampBox, crop, encodeImage, type RgbaImage } from '@mime-desktop/vision';
 import { ReplayDivergenceError } from '../errors.ts';
-import type { At, RunJournal } from '../run/journal.ts';
+import type { EventLog } from '../kernel/event-log.ts';
+import type { At } from '../kernel/run-memory.ts';
 import type { Failure } from './checks.ts';
 import { mapBox } from './layout-map.ts';
 
 /** Saves the crops of a failed check, reports the divergence and returns its error (not thrown). */
 export async function recordDivergence(
-  journal: RunJournal,
+  log: EventLog,
   failure: Failure,
   turn: At,
   live: RgbaImage,
@@ -29,11 +30,11 @@ export async function recordDivergence(
     encodeImage(live),
   ]);
   const tag = failure.step_i === null ? `subtask_${turn.subtask_i}` : `step_${failure.step_i}`;
-  const expected = journal.saveImage(`divergence_${tag}_expected.png`, expectedPng);
-  const observed = journal.saveImage(`divergence_${tag}_observed.png`, observedPng);
-  const recordedFrame = journal.saveImage(`divergence_${tag}_recorded.png`, recordedPng);
-  const liveFrame = journal.saveImage(`divergence_${tag}_live.png`, livePng);
-  journal.emit({
+  const expected = log.saveImage(`divergence_${tag}_expected.png`, expectedPng);
+  const observed = log.saveImage(`divergence_${tag}_observed.png`, observedPng);
+  const recordedFrame = log.saveImage(`divergence_${tag}_recorded.png`, recordedPng);
+  const liveFrame = log.saveImage(`divergence_${tag}_live.png`, livePng);
+  log.emit({
     type: 'divergence',
     ...turn,
     step_i: failure.step_i,

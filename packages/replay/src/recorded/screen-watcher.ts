@@ -5,7 +5,8 @@
  */
 import type { Desktop, RawFrame } from '@mime-desktop/os-io';
 import type { RgbaImage } from '@mime-desktop/vision';
-import { type SettleOptions, sleep, waitForSettle } from '../actions/screen-settle.ts';
+import { sleep, waitForSettle } from '../actions/screen-settle.ts';
+import type { SettleOptions } from '../kernel/settings.ts';
 import type { Look } from './checks.ts';
 import { liveImage } from './recorded-step.ts';
 

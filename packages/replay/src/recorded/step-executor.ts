@@ -40,12 +40,12 @@ import {
 } from '@mime-desktop/vision';
 import { describeAction } from '../actions/computer-action.ts';
 import { executeAction } from '../actions/execute-action.ts';
-import type { HistoryEntry } from '../agent/prompt.ts';
 import type { ReplayDivergenceError } from '../errors.ts';
 import { TraceUnavailableError } from '../errors.ts';
-import type { At, SubtaskEntry } from '../run/journal.ts';
-import { type PlannedSubtask, planFromWorkflow } from '../run/plan.ts';
-import type { RunContext } from '../run/run-context.ts';
+import type { PlannedSubtask } from '../kernel/plan.ts';
+import type { SubtaskEntry } from '../kernel/plan-cursor.ts';
+import type { HistoryEntry, RunContext } from '../kernel/run-context.ts';
+import type { At } from '../kernel/run-memory.ts';
 import {
   CHANGE_CHECK,
   checkChange,
@@ -190,37 +190,34 @@ class RecordedRun {
     } catch (error) {
       if (!this.#policy.handsOver) throw error;
     }
-    const plan = planFromWorkflow(this.#ctx.workflow);
-    this.#firstSubtask = plan[0]?.subtask_i ?? null;
+    const { plan } = this.#ctx;
+    this.#firstSubtask = plan.pending[0]?.subtask_i ?? null;
     this.#notAtStart = await this.#startDiffers();
-    for (const [index, subtask] of plan.entries()) await this.#runSubtask(subtask, index, plan);
+    for (let entry = plan.next(); entry !== null; entry = plan.next()) await this.#runSubtask(entry);
   }
 
-  async #runSubtask(subtask: PlannedSubtask, index: number, plan: readonly PlannedSubtask[]): Promise<void> {
-    const { journal } = this.#ctx;
-    const after = plan.slice(index + 1);
-    const entry = journal.beginSubtask(subtask, { index, count: plan.length });
-    journal.setPending(after);
+  async #runSubtask(entry: SubtaskEntry): Promise<void> {
+    const { subtask } = entry;
     const state: SubtaskState = { layout: null, done: [] };
     for (const step of subtask.steps) {
       const failure = await this.#runStep(step, entry, state);
       if (failure !== null) {
-        await this.#handOver(subtask, entry, state, failure, after);
+        await this.#handOver(entry, state, failure);
         return;
       }
     }
     const outcome = await this.#checkOutcome(subtask, entry, state);
     if (outcome !== null) {
-      await this.#handOver(subtask, entry, state, outcome, after);
+      await this.#handOver(entry, state, outcome);
       return;
     }
     entry.end('success');
-    journal.noteSubtaskDone(subtask.text);
+    this.#ctx.memory.noteSubtaskDone(subtask.text);
   }
 
   /** Checks, executes and verifies one step; returns why the subtask cannot go on without the model, or null. */
   async #runStep(step: WorkflowStep, entry: SubtaskEntry, state: SubtaskState): Promise<string | null> {
-    const { budgets, settings, journal } = this.#ctx;
+    const { budgets, settings, log, memory } = this.#ctx;
     budgets.checkWallTime();
     budgets.chargeIteration(`subtask ${entry.subtask_i}`);
     const turn = entry.nextTurn();
@@ -239,7 +236,7 @@ class RecordedRun {
     const description = action ? describeAction(action) : step.action_type.toLowerCase();
     const { executed_by, reason } = this.#verdictOf(before);
     const element = before.ok ? await this.#elementOf(before.value, executed_by, action) : undefined;
-    journal.emit({
+    log.emit({
       type: 'step',
       ...turn,
       step_i: step.i,
@@ -272,7 +269,7 @@ class RecordedRun {
     }
     entry.recordStep({ i: step.i, executed_by, reason });
     state.done.push({ call: description, observation: '', result: 'executed (replayed from the recording)' });
-    journal.noteCompleted(`step ${step.i} (${step.intent}): ${description}, replayed from the recording`);
+    memory.noteCompleted(`step ${step.i} (${step.intent}): ${description}, replayed from the recording`);
     return null;
   }
 
@@ -290,7 +287,7 @@ class RecordedRun {
     const watched = await this.#screen.watch((live) =>
       locate(locators, { step, pre, live, layout: state.layout }),
     );
-    const screenshot = this.#ctx.journal.saveFrame(stepFrameName(turn.subtask_i, step.i), watched.frame);
+    const screenshot = this.#ctx.log.saveFrame(stepFrameName(turn.subtask_i, step.i), watched.frame);
     return { ...watched.look, screenshot, waitedMs: watched.waitedMs, live: watched.live };
   }
 
@@ -356,7 +353,7 @@ class RecordedRun {
       );
     }
     if ((verdict as TypedVerdict).kind === 'unknown') return null;
-    this.#ctx.journal.emit({
+    this.#ctx.log.emit({
       type: 'verify',
       ...turn,
       step_i: recorded.step.i,
@@ -461,7 +458,7 @@ class RecordedRun {
       );
     });
     if (!watched.look.ok) return this.#fail({ ...watched.look.failure, layout }, turn, watched.live);
-    this.#ctx.journal.emit({
+    this.#ctx.log.emit({
       type: 'verify',
       ...turn,
       step_i: null,
@@ -490,7 +487,7 @@ class RecordedRun {
 
   /** A subtask outcome's evidence for the report: the live frame checked, beside the recorded one. */
   #outcomeShots(turn: At, frame: RawFrame, recordedFrame: string) {
-    const screenshot = this.#ctx.journal.saveFrame(outcomeFrameName(turn.subtask_i), frame);
+    const screenshot = this.#ctx.log.saveFrame(outcomeFrameName(turn.subtask_i), frame);
     return { screenshot, recorded_frame: recordedFrame };
   }
 
@@ -577,7 +574,7 @@ class RecordedRun {
         watched.live,
       );
     }
-    this.#ctx.journal.emit({
+    this.#ctx.log.emit({
       type: 'verify',
       ...turn,
       step_i: spec.step_i,
@@ -608,7 +605,7 @@ class RecordedRun {
     turn: At,
     state: SubtaskState,
   ): Promise<string | null> {
-    const { journal } = this.#ctx;
+    const { log, memory } = this.#ctx;
     const { step } = recorded;
     const description = `extract ${step.variable_name ?? ''}`.trim();
     // OCR reads whatever is on the screen: the change the recording shows since its previous event
@@ -629,14 +626,14 @@ class RecordedRun {
       if (failure !== null) return failure;
     }
     const watched = await this.#screen.watch(() => located(identity, RECORDED, null, ''));
-    const screenshot = journal.saveFrame(stepFrameName(turn.subtask_i, step.i), watched.frame);
+    const screenshot = log.saveFrame(stepFrameName(turn.subtask_i, step.i), watched.frame);
     const pre = await recorded.pre();
     const value =
       pre.width === watched.live.width && pre.height === watched.live.height
         ? await extractByOcr(this.#ctx.ocr, recorded.event, await recorded.prePng(), watched.live)
         : null;
     const report = (executed_by: 'trace' | 'agent' | 'skipped', reason: string) =>
-      journal.emit({
+      log.emit({
         type: 'step',
         ...turn,
         step_i: step.i,
@@ -651,7 +648,7 @@ class RecordedRun {
     if (value !== null) {
       const reason = 'read by OCR after the label the recorded example value stood by';
       report('trace', reason);
-      if (step.variable_name) journal.storeExtract(step.variable_name, step.action_value ?? '', value, turn);
+      if (step.variable_name) memory.storeExtract(step.variable_name, step.action_value ?? '', value, turn);
       entry.recordStep({ i: step.i, executed_by: 'trace', reason });
       state.done.push({
         call: `extract ${step.variable_name} = ${JSON.stringify(value)}`,
@@ -677,7 +674,7 @@ class RecordedRun {
    * the model (returns the reason) or, without one, stops like trace.
    */
   async #fail(failure: Failure, turn: At, live: RgbaImage): Promise<string> {
-    const divergence = await recordDivergence(this.#ctx.journal, failure, turn, live, {
+    const divergence = await recordDivergence(this.#ctx.log, failure, turn, live, {
       regroundable: !this.#policy.handsOver,
       // In the first subtask, a screen that did not start as recorded is the likely cause.
       notAtStart: turn.subtask_i === this.#firstSubtask && this.#notAtStart,
@@ -713,22 +710,15 @@ class RecordedRun {
   }
 
   /** Auto: the rest of the subtask goes to the agent, which finishes it (or replans it) from the live screen. */
-  async #handOver(
-    subtask: PlannedSubtask,
-    entry: SubtaskEntry,
-    state: SubtaskState,
-    reason: string,
-    after: readonly PlannedSubtask[],
-  ): Promise<void> {
-    const { journal } = this.#ctx;
-    journal.emit({
+  async #handOver(entry: SubtaskEntry, state: SubtaskState, reason: string): Promise<void> {
+    this.#ctx.log.emit({
       type: 'handover',
       subtask_i: entry.subtask_i,
       reason,
       completed_steps: entry.record.executions.filter((e) => e.executed_by !== 'skipped').map((e) => e.i),
     });
     entry.handOver(reason);
-    await this.#ctx.handOver({ subtask, entry, done: state.done, after });
+    await this.#ctx.handOver({ entry, done: state.done });
   }
 }
 

@@ -1,4 +1,11 @@
-import { readFile } from 'node:fs/promises';
+/**
+ * `replay()` in three steps, each with one job:
+ * - prepare: load the workflow once, fingerprint it, check params, mode and options, collect the
+ *   secrets, resolve every setting. Nothing touches the screen: testable without a display.
+ * - execute: make the run folder, log, memory and plan cursor, run the workflow's setup and the mode's
+ *   executor, and return how it ended with what it learned (a heal).
+ * - finish: write the summary, the heal and the report, and return the result.
+ */
 import { dirname, join, resolve } from 'node:path';
 import type { ModelClient, ResolveModelConfigOptions } from '@mime-desktop/model';
 import { UsageMeter } from '@mime-desktop/model/usage';
@@ -6,6 +13,7 @@ import { createDesktop, type Desktop } from '@mime-desktop/os-io';
 import {
   type HealFile,
   isMimeError,
+  type LoadedWorkflow,
   loadWorkflow,
   type ReplayMode,
   RUN_FILES,
@@ -16,42 +24,50 @@ import {
   typedRunEvent,
 } from '@mime-desktop/schema';
 import { OcrEngine } from '@mime-desktop/vision';
-import { DEFAULT_SETTLE, type SettleOptions } from '../actions/screen-settle.ts';
-import { AgentScope, type AgentScopeSetting, DEFAULT_AGENT_SCOPE } from '../agent/agent-scope.ts';
-import { DEFAULT_MODEL_IMAGE, type ModelImageOptions } from '../agent/model-image.ts';
-import { DEFAULT_MAX_UNUSABLE_REPLIES, UnusableReplies } from '../agent/unusable-replies.ts';
+import {
+  type AgentRuntime,
+  type AgentSettings,
+  type ConfirmAnswer,
+  type ConfirmRequest,
+  createAgentRuntime,
+  resolveAgentSettings,
+} from '../agent/agent-runtime.ts';
+import type { AgentScopeSetting } from '../agent/agent-scope.ts';
+import type { ModelImageOptions } from '../agent/model-image.ts';
 import { BudgetExhaustedError, ReplayOptionError, TraceUnavailableError } from '../errors.ts';
 import { collectHeal } from '../heal/collect-heal.ts';
-import { sha256 } from '../heal/heal.ts';
+import { type BudgetLimits, BudgetTracker, resolveBudgets } from '../kernel/budgets.ts';
+import { collectSecrets } from '../kernel/collect-secrets.ts';
+import { EventLog } from '../kernel/event-log.ts';
+import type { ReplayEventListener } from '../kernel/events.ts';
+import { fingerprintWorkflow, type WorkflowFingerprint } from '../kernel/fingerprint.ts';
+import { checkParams, type MaterializedWorkflow, materializeWorkflow } from '../kernel/materialize.ts';
+import { DEFAULT_PAUSE_HOTKEY, PauseGate } from '../kernel/pause-gate.ts';
+import { planFromWorkflow } from '../kernel/plan.ts';
+import { PlanCursor } from '../kernel/plan-cursor.ts';
+import { createRedactor } from '../kernel/redact.ts';
+import type { ModeExecutor, ModelProvider, RunContext } from '../kernel/run-context.ts';
+import { RunFolder } from '../kernel/run-folder.ts';
+import { RunMemory } from '../kernel/run-memory.ts';
+import {
+  checkedInteger,
+  DEFAULT_SETTLE,
+  DEFAULT_STEP_TIMEOUT_MS,
+  type RunSettings,
+  type SettleOptions,
+} from '../kernel/settings.ts';
+import { withDefaults } from '../kernel/with-defaults.ts';
 import { checkRecording } from '../recorded/recorded-step.ts';
 import { runAuto, runTrace } from '../recorded/step-executor.ts';
-import { type BudgetLimits, BudgetTracker, resolveBudgets } from './budgets.ts';
-import { collectSecrets } from './collect-secrets.ts';
-import type { ReplayEventListener } from './events.ts';
-import { RunJournal } from './journal.ts';
-import { checkParams, type MaterializedWorkflow, materializeWorkflow } from './materialize.ts';
-import { DEFAULT_PAUSE_HOTKEY, PauseGate } from './pause-gate.ts';
-import { planFromWorkflow } from './plan.ts';
-import { createRedactor } from './redact.ts';
-import type {
-  AgentSettings,
-  ConfirmAnswer,
-  ConfirmRequest,
-  ModeExecutor,
-  ModelProvider,
-  RunContext,
-} from './run-context.ts';
-import { RunFolder } from './run-folder.ts';
 import { buildRunSummary, formatRunSummary } from './run-summary.ts';
 import { prepareApp } from './setup-app.ts';
-import { withDefaults } from './with-defaults.ts';
 
-/** The executor of each mode. */
-const EXECUTORS: Partial<Record<ReplayMode, ModeExecutor>> = {
+/** The executor of each mode; the agent's gets the agent's runtime. */
+const EXECUTORS: Record<ReplayMode, (agent: AgentRuntime) => ModeExecutor> = {
   // The agent loop (and the model client it imports) is loaded when a run uses it.
-  agent: async (context) => (await import('../agent/agent-executor.ts')).runAgent(context),
-  trace: runTrace,
-  auto: runAuto,
+  agent: (agent) => async (context) => (await import('../agent/agent-executor.ts')).runAgent(context, agent),
+  trace: () => runTrace,
+  auto: () => runAuto,
 };
 
 /** Replay modes available now. */
@@ -135,9 +151,6 @@ export interface ReplayOptions {
   fresh?: boolean;
 }
 
-/** Default of {@link ReplayOptions.stepTimeoutMs}. */
-export const DEFAULT_STEP_TIMEOUT_MS = 5000;
-
 /** A run that started: its folder and summary (outcome `success`, `failed` or `aborted`). */
 export interface ReplayResult {
   runId: string;
@@ -145,39 +158,42 @@ export interface ReplayResult {
   summary: RunSummary;
   /** The run's report.html, or null when it could not be written. */
   report: string | null;
+  /** The heal.json the run wrote (an auto run that found its workflow out of date), or null. */
+  heal: string | null;
 }
 
-function positiveInteger(value: number | undefined, fallback: number, name: string, floor = 1): number {
-  const resolved = value ?? fallback;
-  if (!Number.isInteger(resolved) || resolved < floor) {
-    throw new ReplayOptionError(`${name} must be an integer >= ${floor}, got ${resolved}`);
-  }
-  return resolved;
+/** A run ready to start: its workflow loaded and materialized, every setting resolved and checked. */
+export interface PreparedReplay {
+  mode: ReplayMode;
+  /** The workflow's folder. */
+  workflowDir: string;
+  runsDir: string;
+  materialized: MaterializedWorkflow;
+  /** What reading an older layout changed (see `LoadedWorkflow.warnings`). */
+  warnings: string[];
+  /** The workflow as the run started, so a heal learned from it never overwrites a newer one. */
+  fingerprint: WorkflowFingerprint;
+  settings: RunSettings;
+  agent: AgentSettings;
+  limits: Required<BudgetLimits>;
+  model: ModelProvider;
+  pauseHotkey: string | null;
+  /** Whether to run the workflow's setup command, and its `fresh` reset; their environment. */
+  setup: { launch: boolean; fresh: boolean; env: NodeJS.ProcessEnv };
+  onEvent: ReplayEventListener | undefined;
+  signal: AbortSignal | undefined;
+  /** The caller's desktop and OCR engine: used, never closed. */
+  desktop: Desktop | undefined;
+  ocr: OcrEngine | undefined;
 }
 
-function resolveSettings(options: ReplayOptions): AgentSettings {
-  const image = withDefaults(DEFAULT_MODEL_IMAGE, options.image ?? {});
-  if (image.maxWidth < 64 || image.maxHeight < 64) {
-    throw new ReplayOptionError(
-      `image size must be at least 64x64, got ${image.maxWidth}x${image.maxHeight}`,
-    );
-  }
+function resolveRunSettings(options: ReplayOptions): RunSettings {
   return {
     dryRun: options.dryRun ?? false,
-    confirmAction: options.confirmAction ?? null,
-    image,
     settle: withDefaults(DEFAULT_SETTLE, options.settle ?? {}),
-    historyLimit: positiveInteger(options.historyLimit, 8, 'historyLimit'),
-    noProgressRepeats: positiveInteger(options.noProgressRepeats, 3, 'noProgressRepeats', 2),
-    agentScope: options.agentScope ?? DEFAULT_AGENT_SCOPE,
-    maxUnusableReplies: positiveInteger(
-      options.maxUnusableReplies,
-      DEFAULT_MAX_UNUSABLE_REPLIES,
-      'maxUnusableReplies',
-    ),
-    stepTimeoutMs: positiveInteger(options.stepTimeoutMs, DEFAULT_STEP_TIMEOUT_MS, 'stepTimeoutMs', 0),
+    stepTimeoutMs: checkedInteger(options.stepTimeoutMs, DEFAULT_STEP_TIMEOUT_MS, 'stepTimeoutMs', 0),
     typeDelayMs:
-      options.typeDelayMs === undefined ? null : positiveInteger(options.typeDelayMs, 0, 'typeDelayMs', 0),
+      options.typeDelayMs === undefined ? null : checkedInteger(options.typeDelayMs, 0, 'typeDelayMs', 0),
   };
 }
 
@@ -196,6 +212,291 @@ function modelProvider(options: ReplayOptions): ModelProvider {
       return client;
     },
   };
+}
+
+/**
+ * Prepares a run: loads the workflow (a folder, its schema.json, or one the caller loaded already),
+ * fingerprints it, checks the mode, params and options, refuses a hostile recording, asks for missing
+ * secrets and resolves every setting. Throws for bad input; touches no screen.
+ */
+export async function prepareReplay(
+  workflow: string | LoadedWorkflow,
+  options: ReplayOptions = {},
+): Promise<PreparedReplay> {
+  const mode = options.mode ?? 'auto';
+  if (!Object.hasOwn(EXECUTORS, mode)) {
+    throw new ReplayOptionError(
+      `mode must be one of ${SUPPORTED_MODES.join(', ')}, got ${JSON.stringify(mode)}`,
+    );
+  }
+  const loaded = typeof workflow === 'string' ? await loadWorkflow(workflow) : workflow;
+  const workflowDir = resolve(dirname(loaded.file));
+  const fingerprint = await fingerprintWorkflow(loaded.file);
+  if (options.fresh && !loaded.workflow.setup) {
+    throw new ReplayOptionError(
+      `fresh needs the workflow's setup (the command that starts the app and its window), and ${loaded.file} has none: add one with mime edit, or reset the app yourself`,
+    );
+  }
+  const overrides = options.params ?? {};
+  checkParams(loaded.workflow, overrides);
+  const settings = resolveRunSettings(options);
+  const agent = resolveAgentSettings(options);
+  const limits = resolveBudgets(options.budgets ?? {});
+  const model = modelProvider(options);
+  const steps = loaded.workflow.plan.subtasks.flatMap((s) => s.steps);
+  const unrecorded = steps.find((step) => step.source === null);
+  if (mode === 'trace' && unrecorded) {
+    throw new TraceUnavailableError(
+      `step ${unrecorded.i} has no recorded source (a hand-written or ai_mime workflow?); replay it in the auto or agent mode`,
+    );
+  }
+  // A hostile recording (a path out of the folder, a FIFO, a huge image) is refused before any run.
+  if (mode !== 'agent') await checkRecording(workflowDir);
+  // When the model will surely be needed, a missing configuration is bad input, found before any run.
+  if (mode === 'agent' || (mode === 'auto' && (unrecorded || steps.length === 0))) await model.client();
+  const secrets = await collectSecrets(loaded.workflow.task_params, {
+    env: options.env,
+    promptSecret: options.promptSecret,
+    skip: new Set(Object.keys(overrides)),
+  });
+  return {
+    mode,
+    workflowDir,
+    runsDir: options.runsDir ?? join(workflowDir, RUNS_FOLDER),
+    materialized: materializeWorkflow(loaded.workflow, { overrides, secrets }),
+    warnings: loaded.warnings.map((w) => (w.path ? `${w.path}: ${w.message}` : w.message)),
+    fingerprint,
+    settings,
+    agent,
+    limits,
+    model,
+    pauseHotkey: options.pauseHotkey === undefined ? DEFAULT_PAUSE_HOTKEY : options.pauseHotkey,
+    setup: {
+      launch: options.runSetup ?? false,
+      fresh: options.fresh ?? false,
+      env: { ...process.env, ...options.env },
+    },
+    onEvent: options.onEvent,
+    signal: options.signal,
+    desktop: options.desktop,
+    ocr: options.ocr,
+  };
+}
+
+/**
+ * Replays a workflow: prepares the run, then runs the chosen mode under budgets, writing
+ * `<workflow>/.replay/<run_id>/`. Throws before the run starts for bad input (workflow, params, mode,
+ * options, model settings, no display); once it started, resolves with the summary whatever the
+ * outcome (a budget, the fail-safe, a model failure), except for internal errors, thrown after the
+ * summary is written.
+ */
+export async function replay(
+  workflow: string | LoadedWorkflow,
+  options: ReplayOptions = {},
+): Promise<ReplayResult> {
+  const prepared = await prepareReplay(workflow, options);
+  // No fixed pause after an action: each mode waits for what it expects on the screen instead.
+  const desktop =
+    prepared.desktop ?? (await createDesktop({ signal: prepared.signal, timing: { afterActionMs: 0 } }));
+  try {
+    return await finishReplay(prepared, await executeReplay(prepared, desktop));
+  } finally {
+    if (prepared.desktop === undefined) await desktop.close();
+  }
+}
+
+/** What an executed run hands to `finishReplay`. */
+export interface RunOutcome {
+  log: EventLog;
+  memory: RunMemory;
+  plan: PlanCursor;
+  budgets: BudgetTracker;
+  desktop: Desktop;
+  /** What the executor threw, or null when it returned. */
+  failure: { error: unknown } | null;
+  /** The signal the run ran under (the caller's, the fail-safe, the wall-time budget). */
+  signal: AbortSignal;
+  /** What the run learned about an out-of-date workflow (auto runs), the final frame included. */
+  heal: HealFile | null;
+  startedAt: Date;
+  meterAtStart: ReturnType<UsageMeter['snapshot']>;
+}
+
+/**
+ * Executes a prepared run on `desktop`: its folder, log, memory and plan cursor, the workflow's setup,
+ * then the mode's executor under the budgets. Returns how it ended; what ended it early is in
+ * `failure`, never thrown.
+ */
+export async function executeReplay(prepared: PreparedReplay, desktop: Desktop): Promise<RunOutcome> {
+  const { materialized, model, settings } = prepared;
+  const folder = await RunFolder.create(prepared.runsDir);
+  const budgets = new BudgetTracker(prepared.limits);
+  const log = new EventLog({
+    folder,
+    redact: createRedactor(materialized.secrets),
+    onEvent: prepared.onEvent,
+  });
+  const memory = new RunMemory(log);
+  const plan = new PlanCursor({ plan: planFromWorkflow(materialized.workflow), events: log, budgets });
+  const wallTime = new AbortController();
+  const timer = setTimeout(() => wallTime.abort(budgets.exhausted('wall_time')), budgets.remainingMs);
+  const signal = AbortSignal.any(
+    [desktop.signal, wallTime.signal, prepared.signal].filter((s): s is AbortSignal => s !== undefined),
+  );
+  const startedAt = new Date();
+  const meterAtStart = model.meter.snapshot();
+  const hotkey = prepared.pauseHotkey;
+  const pause = new PauseGate((paused) =>
+    log.emit({ type: paused ? 'paused' : 'resumed', hotkey: hotkey ?? '' }),
+  );
+  const pauseHooks = settings.dryRun ? null : await pause.listen(desktop, hotkey);
+  const ocr = prepared.ocr ?? new OcrEngine();
+  const agent = createAgentRuntime(prepared.agent, materialized.workflow, log);
+  const context: RunContext = {
+    workflowDir: prepared.workflowDir,
+    workflow: materialized.workflow,
+    params: materialized.params,
+    typing: materialized.typing,
+    desktop,
+    ocr,
+    model,
+    budgets,
+    log,
+    memory,
+    plan,
+    signal,
+    settings,
+    pause,
+    handOver: async (request) => {
+      const { finishWithAgent } = await import('../agent/agent-executor.ts');
+      await finishWithAgent(context, agent, request);
+    },
+  };
+  const displayParams = Object.fromEntries(materialized.params.map((p) => [p.name, p.display]));
+  log.writeJson(RUN_FILES.renderedSchema, materialized.workflow);
+  log.emit({
+    type: 'run_start',
+    run_id: folder.runId,
+    dir: folder.dir,
+    mode: prepared.mode,
+    task_name: materialized.workflow.task_name,
+    params: displayParams,
+    budgets: budgets.snapshot(),
+    dry_run: settings.dryRun,
+    screen: desktop.screen.logical,
+    warnings: prepared.warnings,
+  });
+  let failure: { error: unknown } | null = null;
+  let learned: HealFile | null = null;
+  try {
+    if (materialized.workflow.setup) {
+      await prepareApp(materialized.workflow.setup, log, { ...prepared.setup, signal });
+    }
+    await EXECUTORS[prepared.mode](agent)(context);
+    // What the run learned about an out-of-date workflow.
+    if (prepared.mode === 'auto' && !settings.dryRun) {
+      const events = log.events.map(typedRunEvent).filter((e): e is TypedRunEvent => e !== null);
+      learned = collectHeal(events, { runId: folder.runId, ...prepared.fingerprint, params: displayParams });
+    }
+  } catch (error) {
+    failure = { error };
+  } finally {
+    clearTimeout(timer);
+    await pauseHooks?.stop();
+    // The run's own OCR worker thread would keep the process alive.
+    if (!prepared.ocr) await ocr.close();
+  }
+  // The screen as the run left it, success or not: the report's last frame, and the last frame of
+  // the recording a heal makes from this run.
+  const finalFrame = settings.dryRun
+    ? null
+    : await desktop.captureFrame().then(
+        (frame) => log.saveFrame(RUN_FILES.finalFrame, frame),
+        () => null,
+      );
+  const heal = learned && finalFrame ? { ...learned, final_frame: finalFrame } : null;
+  plan.endOpen();
+  return { log, memory, plan, budgets, desktop, failure, signal, heal, startedAt, meterAtStart };
+}
+
+/**
+ * Finishes an executed run: its last events, summary.json and summary.txt, heal.json (only after a
+ * success) and report.html. Rethrows an internal error (a bug) once the summary is written.
+ */
+export async function finishReplay(prepared: PreparedReplay, outcome: RunOutcome): Promise<ReplayResult> {
+  const { log, memory, plan, budgets, failure } = outcome;
+  const { materialized, model, settings } = prepared;
+  const { budget, ...end } = classifyEnd(failure, outcome.signal);
+  const lastSubtask = plan.current?.subtask_i ?? null;
+  if (budget) {
+    const { used, limit, code } = budget;
+    log.emit({ type: 'budget_exhausted', subtask_i: lastSubtask, budget: budget.budget, code, used, limit });
+  } else if (end.code !== null) {
+    log.emit({
+      type: 'error',
+      subtask_i: lastSubtask,
+      iteration: null,
+      code: end.code,
+      message: end.reason ?? '',
+    });
+  }
+  const meter = model.meter.snapshot();
+  const start = outcome.meterAtStart;
+  const summary = log.redact.value(
+    buildRunSummary({
+      runId: log.folder.runId,
+      workflowDir: prepared.workflowDir,
+      taskName: materialized.workflow.task_name,
+      mode: prepared.mode,
+      ...end,
+      startedAt: outcome.startedAt,
+      endedAt: new Date(),
+      params: materialized.params,
+      subtasks: plan.outcomes(),
+      usage: {
+        calls: meter.calls - start.calls,
+        requests: meter.requests - start.requests,
+        repairs: meter.repairs - start.repairs,
+        inputTokens: meter.inputTokens - start.inputTokens,
+        outputTokens: meter.outputTokens - start.outputTokens,
+        durationMs: meter.durationMs - start.durationMs,
+      },
+      budgets: budgets.snapshot(),
+      extracts: Object.fromEntries(memory.extracts),
+      dryRun: settings.dryRun,
+    }),
+  );
+  log.emit({
+    type: 'run_end',
+    outcome: end.outcome,
+    code: end.code,
+    reason: end.reason,
+    duration_ms: summary.duration_ms,
+  });
+  const writeSummary = (written: RunSummary) => {
+    log.writeJson(RUN_FILES.summary, written);
+    log.writeText(RUN_FILES.textSummary, formatRunSummary(written));
+  };
+  writeSummary(summary);
+  const heal = outcome.heal && end.outcome === 'success' ? outcome.heal : null;
+  if (heal) log.writeJson(RUN_FILES.heal, heal);
+  await log.flush();
+  const { dir, runId } = log.folder;
+  // The report is derived from the files just written; a run does not fail for want of it, but its
+  // summary says why there is none.
+  let report: string | null = null;
+  let written = summary;
+  try {
+    // Loaded at the end of the run: nothing before the first step waits for it.
+    const { writeReport } = await import('@mime-desktop/report');
+    report = await writeReport(dir);
+  } catch (error) {
+    written = { ...summary, report_error: log.redact.text(describeError(error)) };
+    writeSummary(written);
+    await log.flush();
+  }
+  if (failure && end.code === INTERNAL_CODE) throw failure.error;
+  return { runId, dir, summary: written, report, heal: heal ? join(dir, RUN_FILES.heal) : null };
 }
 
 /** How a run ended. */
@@ -227,290 +528,6 @@ function classifyEnd(failure: { error: unknown } | null, signal: AbortSignal): R
 
 /** The code of a run ended by a bug (an error that is not a MimeError); `replay()` rethrows it. */
 const INTERNAL_CODE = 'MIME_INTERNAL';
-
-/**
- * Replays a workflow: materializes its params, then runs the chosen mode under budgets, writing
- * `<workflow>/.replay/<run_id>/`. Throws before the run starts for bad input (workflow, params, mode,
- * options, model settings, no display); once it started, resolves with the summary whatever the
- * outcome (a budget, the fail-safe, a model failure), except for internal errors, thrown after the
- * summary is written.
- */
-export async function replay(workflowDir: string, options: ReplayOptions = {}): Promise<ReplayResult> {
-  const mode = options.mode ?? 'auto';
-  const executor = EXECUTORS[mode];
-  if (executor === undefined) {
-    throw new ReplayOptionError(
-      `mode must be one of ${SUPPORTED_MODES.join(', ')}, got ${JSON.stringify(mode)}`,
-    );
-  }
-  const loaded = await loadWorkflow(workflowDir);
-  const folderOfWorkflow = resolve(dirname(loaded.file));
-  // What the workflow was when the run started, so a heal learned from it never overwrites a newer one.
-  const fingerprint = {
-    workflowSha256: sha256(await readFile(loaded.file)),
-    manifestSha256: sha256(await readFile(join(folderOfWorkflow, 'manifest.jsonl')).catch(() => '')),
-  };
-  if (options.fresh && !loaded.workflow.setup) {
-    throw new ReplayOptionError(
-      `fresh needs the workflow's setup (the command that starts the app and its window), and ${loaded.file} has none: add one with mime edit, or reset the app yourself`,
-    );
-  }
-  const overrides = options.params ?? {};
-  checkParams(loaded.workflow, overrides);
-  const settings = resolveSettings(options);
-  const limits = resolveBudgets(options.budgets ?? {});
-  const model = modelProvider(options);
-  const steps = loaded.workflow.plan.subtasks.flatMap((s) => s.steps);
-  const unrecorded = steps.find((step) => step.source === null);
-  if (mode === 'trace' && unrecorded) {
-    throw new TraceUnavailableError(
-      `step ${unrecorded.i} has no recorded source (a hand-written or ai_mime workflow?); replay it in the auto or agent mode`,
-    );
-  }
-  // A hostile recording (a path out of the folder, a FIFO, a huge image) is refused before any run.
-  if (mode !== 'agent') await checkRecording(folderOfWorkflow);
-  // When the model will surely be needed, a missing configuration is bad input, found before any run.
-  if (mode === 'agent' || (mode === 'auto' && (unrecorded || steps.length === 0))) await model.client();
-  const secretValues = await collectSecrets(loaded.workflow.task_params, {
-    env: options.env,
-    promptSecret: options.promptSecret,
-    skip: new Set(Object.keys(overrides)),
-  });
-  const materialized = materializeWorkflow(loaded.workflow, { overrides, secrets: secretValues });
-  // No fixed pause after an action: each mode waits for what it expects on the screen instead.
-  const desktop =
-    options.desktop ?? (await createDesktop({ signal: options.signal, timing: { afterActionMs: 0 } }));
-  const ownDesktop = options.desktop === undefined;
-  try {
-    return await runReplay({
-      executor,
-      mode,
-      workflowDir: folderOfWorkflow,
-      runsDir: options.runsDir ?? join(folderOfWorkflow, RUNS_FOLDER),
-      materialized,
-      warnings: loaded.warnings.map((w) => (w.path ? `${w.path}: ${w.message}` : w.message)),
-      fingerprint,
-      settings,
-      limits,
-      model,
-      desktop,
-      options,
-    });
-  } finally {
-    if (ownDesktop) await desktop.close();
-  }
-}
-
-interface RunSetup {
-  executor: ModeExecutor;
-  mode: ReplayMode;
-  workflowDir: string;
-  runsDir: string;
-  materialized: MaterializedWorkflow;
-  /** What reading an older layout changed (see `LoadedWorkflow.warnings`). */
-  warnings: string[];
-  /** SHA-256 of schema.json and manifest.jsonl when the run started. */
-  fingerprint: { workflowSha256: string; manifestSha256: string };
-  settings: AgentSettings;
-  limits: Required<BudgetLimits>;
-  model: ModelProvider;
-  desktop: Desktop;
-  options: ReplayOptions;
-}
-
-async function runReplay(setup: RunSetup): Promise<ReplayResult> {
-  const { materialized, model, desktop, options, settings } = setup;
-  const folder = await RunFolder.create(setup.runsDir);
-  const budgets = new BudgetTracker(setup.limits);
-  const redact = createRedactor(materialized.secrets);
-  const journal = new RunJournal({
-    folder,
-    redact,
-    budgets,
-    onEvent: options.onEvent,
-    plan: planFromWorkflow(materialized.workflow),
-  });
-  const wallTime = new AbortController();
-  const timer = setTimeout(() => wallTime.abort(budgets.exhausted('wall_time')), budgets.remainingMs);
-  const signal = AbortSignal.any(
-    [desktop.signal, wallTime.signal, options.signal].filter((s): s is AbortSignal => s !== undefined),
-  );
-  const startedAt = new Date();
-  const meterAtStart = model.meter.snapshot();
-  const hotkey = options.pauseHotkey === undefined ? DEFAULT_PAUSE_HOTKEY : options.pauseHotkey;
-  const pause = new PauseGate((paused) =>
-    journal.emit({ type: paused ? 'paused' : 'resumed', hotkey: hotkey ?? '' }),
-  );
-  const pauseHooks = settings.dryRun ? null : await pause.listen(desktop, hotkey);
-  const ocr = options.ocr ?? new OcrEngine();
-  let scope: Promise<AgentScope | null> | undefined;
-  const context: RunContext = {
-    pause,
-    workflowDir: setup.workflowDir,
-    workflow: materialized.workflow,
-    params: materialized.params,
-    typing: materialized.typing,
-    desktop,
-    ocr,
-    model,
-    budgets,
-    unusable: new UnusableReplies(settings.maxUnusableReplies),
-    journal,
-    signal,
-    settings,
-    handOver: async (request) => {
-      const { finishWithAgent } = await import('../agent/agent-executor.ts');
-      await finishWithAgent(context, request);
-    },
-    agentScope: () => {
-      scope ??= AgentScope.resolve(materialized.workflow, settings.agentScope).then(({ scope, reason }) => {
-        journal.emit({ type: 'agent_scope', classes: scope ? [...scope.classes] : [], reason });
-        return scope;
-      });
-      return scope;
-    },
-  };
-  const displayParams = Object.fromEntries(materialized.params.map((p) => [p.name, p.display]));
-  folder.writeJson(RUN_FILES.renderedSchema, redact.value(materialized.workflow));
-  folder.writeJson(RUN_FILES.extracts, {});
-  folder.writeJson(RUN_FILES.taskMemory, {
-    task_memory: '',
-    subtask_i: null,
-    iteration: null,
-    updated_at: null,
-  });
-  journal.emit({
-    type: 'run_start',
-    run_id: folder.runId,
-    dir: folder.dir,
-    mode: setup.mode,
-    task_name: materialized.workflow.task_name,
-    params: displayParams,
-    budgets: budgets.snapshot(),
-    dry_run: settings.dryRun,
-    screen: desktop.screen.logical,
-    warnings: setup.warnings,
-  });
-  let failure: { error: unknown } | null = null;
-  let learned: HealFile | null = null;
-  try {
-    if (materialized.workflow.setup) {
-      await prepareApp(materialized.workflow.setup, journal, {
-        launch: options.runSetup ?? false,
-        fresh: options.fresh ?? false,
-        signal,
-        env: { ...process.env, ...options.env },
-      });
-    }
-    await setup.executor(context);
-    // What the run learned about an out-of-date workflow.
-    if (setup.mode === 'auto' && !settings.dryRun) {
-      const events = journal.log.map(typedRunEvent).filter((e): e is TypedRunEvent => e !== null);
-      learned = collectHeal(events, { runId: folder.runId, ...setup.fingerprint, params: displayParams });
-    }
-  } catch (error) {
-    failure = { error };
-  } finally {
-    clearTimeout(timer);
-    await pauseHooks?.stop();
-    // The run's own OCR worker thread would keep the process alive.
-    if (!options.ocr) await ocr.close();
-  }
-  // The screen as the run left it, success or not: the report's last frame, and the last frame of
-  // the recording a heal makes from this run.
-  const finalFrame = settings.dryRun
-    ? null
-    : await desktop.captureFrame().then(
-        (frame) => journal.saveFrame(RUN_FILES.finalFrame, frame),
-        () => null,
-      );
-  const heal: HealFile | null = learned && finalFrame ? { ...learned, final_frame: finalFrame } : null;
-  journal.endOpenSubtasks();
-  const { budget, ...end } = classifyEnd(failure, signal);
-  const lastSubtask = journal.lastSubtask;
-  if (budget) {
-    const { used, limit, code } = budget;
-    journal.emit({
-      type: 'budget_exhausted',
-      subtask_i: lastSubtask,
-      budget: budget.budget,
-      code,
-      used,
-      limit,
-    });
-  } else if (end.code !== null) {
-    journal.emit({
-      type: 'error',
-      subtask_i: lastSubtask,
-      iteration: null,
-      code: end.code,
-      message: end.reason ?? '',
-    });
-  }
-  const endedAt = new Date();
-  const meter = model.meter.snapshot();
-  const summary = buildRunSummary({
-    runId: folder.runId,
-    workflowDir: setup.workflowDir,
-    taskName: materialized.workflow.task_name,
-    mode: setup.mode,
-    ...end,
-    startedAt,
-    endedAt,
-    params: materialized.params,
-    subtasks: [
-      ...journal.records,
-      ...journal.pending.map((s) => ({
-        subtask_i: s.subtask_i,
-        text: s.text,
-        origin: s.origin,
-        outcome: 'not_run' as const,
-        iterations: 0,
-        duration_ms: 0,
-        steps: s.steps,
-        executions: [],
-      })),
-    ],
-    usage: {
-      calls: meter.calls - meterAtStart.calls,
-      requests: meter.requests - meterAtStart.requests,
-      repairs: meter.repairs - meterAtStart.repairs,
-      inputTokens: meter.inputTokens - meterAtStart.inputTokens,
-      outputTokens: meter.outputTokens - meterAtStart.outputTokens,
-      durationMs: meter.durationMs - meterAtStart.durationMs,
-    },
-    budgets: budgets.snapshot(),
-    extracts: redact.value(Object.fromEntries(journal.extracts)),
-    dryRun: settings.dryRun,
-  });
-  let safeSummary = redact.value(summary);
-  journal.emit({
-    type: 'run_end',
-    outcome: end.outcome,
-    code: end.code,
-    reason: end.reason,
-    duration_ms: summary.duration_ms,
-  });
-  folder.writeJson(RUN_FILES.summary, safeSummary);
-  folder.writeFile(RUN_FILES.textSummary, formatRunSummary(safeSummary));
-  if (heal && end.outcome === 'success') folder.writeJson(RUN_FILES.heal, heal);
-  await folder.flush();
-  // The report is derived from the files just written; a run does not fail for want of it, but its
-  // summary says why there is none.
-  let report: string | null = null;
-  try {
-    // Loaded at the end of the run: nothing before the first step waits for it.
-    const { writeReport } = await import('@mime-desktop/report');
-    report = await writeReport(folder.dir);
-  } catch (error) {
-    safeSummary = { ...safeSummary, report_error: redact.text(describeError(error)) };
-    folder.writeJson(RUN_FILES.summary, safeSummary);
-    folder.writeFile(RUN_FILES.textSummary, formatRunSummary(safeSummary));
-    await folder.flush();
-  }
-  if (failure && end.code === INTERNAL_CODE) throw failure.error;
-  return { runId: folder.runId, dir: folder.dir, summary: safeSummary, report };
-}
 
 function describeError(error: unknown): string {
   if (isMimeError(error)) return `${error.code}: ${error.message}`;

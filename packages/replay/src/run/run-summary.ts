@@ -1,8 +1,8 @@
 import type { UsageSnapshot } from '@mime-desktop/model';
 import type { ReplayMode, RunOutcome, RunSummary } from '@mime-desktop/schema';
-import type { BudgetSnapshot } from './budgets.ts';
-import type { SubtaskRecord } from './journal.ts';
-import type { ResolvedParam } from './materialize.ts';
+import type { BudgetSnapshot } from '../kernel/budgets.ts';
+import type { ResolvedParam } from '../kernel/materialize.ts';
+import type { SubtaskRecord } from '../kernel/plan-cursor.ts';
 
 export interface RunSummaryInput {
   runId: string;

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import { closeApp, describeWindowQuery, findWindows, launchApp, waitForWindow } from '@mime-desktop/os-io';
 import type { WorkflowSetup } from '@mime-desktop/schema';
 import { SetupError } from '../errors.ts';
-import type { RunJournal } from './journal.ts';
+import type { EventSink } from '../kernel/event-log.ts';
 
 const run = promisify(execFile);
 
@@ -50,7 +50,7 @@ async function resetApp(setup: WorkflowSetup, options: PrepareAppOptions): Promi
  */
 export async function prepareApp(
   setup: WorkflowSetup,
-  journal: RunJournal,
+  events: EventSink,
   options: PrepareAppOptions,
 ): Promise<void> {
   const started = performance.now();
@@ -58,7 +58,7 @@ export async function prepareApp(
   if (options.fresh) await resetApp(setup, options);
   const [open] = await findWindows(setup.window, options.env);
   if (open) {
-    journal.emit({
+    events.emit({
       type: 'setup',
       command: null,
       window,
@@ -83,7 +83,7 @@ export async function prepareApp(
         : `the app window (${window}) did not appear within ${setup.timeout_ms / 1000} s: start the app yourself, or allow replay to run the workflow's setup command \`${setup.command}\` (option runSetup)`,
     );
   }
-  journal.emit({
+  events.emit({
     type: 'setup',
     command: launch ? setup.command : null,
     window,

@@ -1,6 +1,6 @@
 import { placeholderOf } from './materialize.ts';
 
-/** Replaces secret values with their `{name}` placeholder in text and in JSON-like values. */
+/** Replaces secret values with their `{name}` placeholder in text and in JSON-like values; redacting twice changes nothing. */
 export interface Redactor {
   text(text: string): string;
   /** A deep copy of `value` with every string redacted (plain objects and arrays are walked). */
@@ -13,8 +13,19 @@ export function createRedactor(secrets: ReadonlyMap<string, string>): Redactor {
     .filter(([, value]) => value !== '')
     .sort(([, a], [, b]) => b.length - a.length)
     .map(([name, value]) => [value, placeholderOf(name)] as const);
+  // One pass, placeholders first: a placeholder already in the text stays as it is (redacting twice
+  // changes nothing), and no secret is looked for inside another's placeholder (a secret `word` would
+  // otherwise turn `{password}` into `{pass{password}}`). Longer secrets first.
+  const placeholderOfSecret = new Map(pairs);
+  const literally = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const pattern = new RegExp(
+    [...pairs.map(([, placeholder]) => placeholder), ...pairs.map(([secret]) => secret)]
+      .map(literally)
+      .join('|'),
+    'g',
+  );
   const text = (input: string): string =>
-    pairs.reduce((out, [secret, placeholder]) => out.split(secret).join(placeholder), input);
+    pairs.length === 0 ? input : input.replace(pattern, (found) => placeholderOfSecret.get(found) ?? found);
   const walk = (input: unknown): unknown => {
     if (typeof input === 'string') return text(input);
     if (Array.isArray(input)) return input.map(walk);

@@ -1,8 +1,7 @@
-import { BudgetExhaustedError, ReplayOptionError } from '../errors.ts';
+import { BudgetExhaustedError, type BudgetName, ReplayOptionError } from '../errors.ts';
 import { withDefaults } from './with-defaults.ts';
 
-/** The budgets of a run; each has a stable code in summary.json when it runs out (see `BUDGET_CODES`). */
-export type BudgetName = 'iterations' | 'model_calls' | 'replans' | 'wall_time';
+export type { BudgetName } from '../errors.ts';
 
 /** Limits of one run. */
 export interface BudgetLimits {

@@ -1,5 +1,10 @@
 import type { SubtaskOrigin, Workflow, WorkflowStep } from '@mime-desktop/schema';
-import type { RequiredExtract } from '../agent/check-call.ts';
+
+/** A value a subtask must extract before it is done. */
+export interface RequiredExtract {
+  variable: string;
+  query: string;
+}
 
 /** A subtask as the agent runs it: from the workflow, or from a replan. Texts are rendered. */
 export interface PlannedSubtask {
