@@ -9,8 +9,8 @@ import type { RawFrame } from './capture.ts';
 import type { DisplayFacts } from './display-probe.ts';
 import type { FrameRing, FrameRingOptions } from './frame-ring.ts';
 import type { HookEvent, HookSubscription, StartHooksOptions } from './hooks.ts';
-import type { ClickOptions, DragOptions, MoveOptions, ScrollDirection, ScrollOptions } from './input.ts';
-import type { LogicalPoint, ScreenGeometry } from './units.ts';
+import type { ClickOptions, DragOptions, MoveOptions, ScrollOptions } from './input.ts';
+import type { LogicalPoint, ScreenGeometry, ScrollDirection } from './units.ts';
 import type { FoundWindow } from './windows.ts';
 
 /** A top-level window, as the window system shows it. */

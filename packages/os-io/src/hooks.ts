@@ -9,11 +9,11 @@ import type { Modifier } from '@mime-desktop/schema';
 import type { UiohookKeyboardEvent, UiohookMouseEvent, UiohookWheelEvent } from 'uiohook-napi';
 import { assertDisplay } from './display-probe.ts';
 import { UnsupportedPlatformError } from './errors.ts';
-import type { ScrollDirection } from './input.ts';
 import { KeyTextResolver } from './key-text.ts';
 import { buildKeycodeNames, type HookKeyName } from './keymap.ts';
 import { loadUiohook, type UiohookModule } from './native.ts';
 import { epochNow } from './time.ts';
+import type { ScrollDirection } from './units.ts';
 import { XKeyboard } from './x-keyboard.ts';
 
 /** Mouse buttons as hooks name them (`back`/`forward` are the side buttons). */

@@ -5,7 +5,6 @@ export {
   accessibleCommand,
   type FindOptions,
   type OpenedAccessibility,
-  openAccessibility,
 } from './accessibility.ts';
 export { captureFrame, type EncodePngOptions, encodePng, frameToRgb, type RawFrame } from './capture.ts';
 export type { ActiveWindow, Desktop } from './desktop.ts';
@@ -38,22 +37,28 @@ export {
   type StartHooksOptions,
   startHooks,
 } from './hooks.ts';
+export type { ClickOptions, DragOptions, MoveOptions, ScrollOptions } from './input.ts';
 export {
-  type ClickOptions,
-  type DragOptions,
+  DEFAULT_INPUT_TIMING,
+  describeToolkitTyping,
   type InputTiming,
-  type MouseButton,
-  type MoveOptions,
-  type ScrollDirection,
-  type ScrollOptions,
   TOOLKIT_TYPING,
-} from './input.ts';
+  type TypingTiming,
+} from './input-pacing.ts';
 export { type HookKeyName, typedChar } from './keymap.ts';
 export { checkNativeModules, elfArch, linuxNativeBinaries, type NativeBinary } from './native-modules.ts';
 export { createDesktop, type DesktopOptions } from './nut-desktop.ts';
+export { openAccessibility } from './open-accessibility.ts';
 export { type PrivateDisplay, type PrivateDisplayOptions, startPrivateDisplay } from './private-display.ts';
 export { epochNow } from './time.ts';
-export type { LogicalPoint, LogicalSize, PhysicalSize, ScreenGeometry } from './units.ts';
+export type {
+  LogicalPoint,
+  LogicalSize,
+  MouseButton,
+  PhysicalSize,
+  ScreenGeometry,
+  ScrollDirection,
+} from './units.ts';
 export {
   type CloseAppOptions,
   closeApp,

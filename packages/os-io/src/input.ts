@@ -1,7 +1,8 @@
 /**
- * Input execution on nut-js (XTest on X11): pointer, buttons, wheel, key chords and text. Every
- * operation runs one at a time, checks the fail-safe before each step (a character, a drag step, a
- * wheel notch) and, when it fails or is aborted, releases whatever keys and buttons it still held.
+ * Input execution: pointer, buttons, wheel, key chords and text, as sequences of raw presses
+ * (raw-input.ts) paced by the policy of input-pacing.ts. Every operation runs one at a time, checks
+ * the fail-safe before each step (a character, a drag step, a wheel notch) and, when it fails or is
+ * aborted, releases whatever keys and buttons it still held.
  *
  * Text on X11: every character is typed by keycode through mime's own X connection
  * ({@link XKeyboard}): the key and shift level that give it in the active layout, or a spare key bound
@@ -21,105 +22,19 @@ import {
 import { writeClipboard } from './clipboard.ts';
 import { DesktopFailureError, InvalidInputError } from './errors.ts';
 import type { FailSafe } from './fail-safe.ts';
-import {
-  type Keystroke,
-  keystrokeForChar,
-  keystrokeForKey,
-  MODIFIER_NUT_KEYS,
-  type NutKeyName,
-} from './keymap.ts';
+import { DEFAULT_INPUT_TIMING, type InputTiming, TypingPacing } from './input-pacing.ts';
+import { type Keystroke, keystrokeForChar, keystrokeForKey, MODIFIER_NUT_KEYS } from './keymap.ts';
 import type { NutModule } from './native.ts';
+import { RawKeyboard, RawMouse } from './raw-input.ts';
 import { epochNow, pause } from './time.ts';
-import type { LogicalPoint, LogicalSize } from './units.ts';
+import type { LogicalPoint, LogicalSize, MouseButton, ScrollDirection } from './units.ts';
 import type { XKeyboard } from './x-keyboard.ts';
-import { type Toolkit, toolkitOf } from './x-toolkit.ts';
-
-export type MouseButton = 'left' | 'right' | 'middle';
-
-/** Which way to scroll the content: `down` brings what is below into view (wheel turned towards you). */
-export type ScrollDirection = 'up' | 'down' | 'left' | 'right';
-
-/** Pauses mime leaves between input steps, so apps see input at a human-like pace. */
-export interface InputTiming {
-  /**
-   * Least time the pointer rests where it was moved before a button is pressed there, so the app
-   * sees the hover first (a pointer already resting there long enough is not held back). Default 25 ms.
-   */
-  settleMs?: number;
-  /** After each click, key chord, scroll or drag, so the app reacts before the next input. Default 40 ms. */
-  afterActionMs?: number;
-  /** Between the clicks of a double (or triple) click. Default 60 ms. */
-  clickIntervalMs?: number;
-  /** After each typed character. Default by the toolkit typed into ({@link TOOLKIT_TYPING}), else 10 ms. */
-  keyDelayMs?: number;
-  /**
-   * Least time between two presses of the same key (`77`, `5.5`): some apps ignore a key pressed
-   * again while its first press is still being handled (galculator animates its on-screen button
-   * and drops a repeat within about 100 ms). Other keys are not held back. Default by the toolkit
-   * typed into, else 150 ms.
-   */
-  repeatKeyDelayMs?: number;
-  /** After each wheel notch. Default 20 ms. */
-  scrollStepMs?: number;
-  /** Pointer moves between a drag's press and release. Default 12. */
-  dragSteps?: number;
-  /** After each drag move. Default 15 ms. */
-  dragStepMs?: number;
-  /** After a drag's press and before its release, for apps that need a pause to start or end a drag. Default 80 ms. */
-  dragHoldMs?: number;
-  /** After pasting non-ASCII text, so the app has inserted it before the next key. Default 150 ms. */
-  pasteSettleMs?: number;
-  /**
-   * X11: after binding characters the layout lacks to spare keys, before typing them (and again
-   * before unbinding), so apps have reloaded the keymap: GTK takes it a moment after the change and
-   * loses a key pressed sooner. Default 60 ms.
-   */
-  remapSettleMs?: number;
-  /**
-   * Least time from the end of a typed text to the next key or button press, so the app has handled
-   * the text first: GTK's file chooser offers a completion of a typed path a moment later, and an
-   * Enter pressed before that is lost (measured: lost at 120 ms, taken at 150). Input that comes
-   * later anyway is not held back. Default by the toolkit typed into, else 200 ms.
-   */
-  afterTypeMs?: number;
-}
 
 /** Pauses within one typed text, ms: after each key, and between two presses of the same key. */
 interface TypingPace {
   keyDelay: number;
   repeatDelay: number;
 }
-
-type TypingTiming = Pick<Required<InputTiming>, 'keyDelayMs' | 'repeatKeyDelayMs' | 'afterTypeMs'>;
-
-/**
- * Typing pauses by the toolkit of the window typed into (X11), measured under Xvfb on 2 cores:
- * Chromium takes a 90-character text with doubled letters, non-ASCII and emoji exactly at 0 ms a key
- * (6/6) and an Enter right after typing (15/15); Qt (FeatherPad) exactly at 0 ms a key with no
- * repeat pause; GTK needs them (galculator drops a repeated digit within 100 ms, the file chooser an
- * Enter within 120 ms of typing). Qt's file dialog swallowed an Enter pressed right after a typed
- * path into its completion list (3 of 12), so the pause after typing stays. An unknown toolkit gets the slowest pauses.
- */
-const GTK_TYPING: Readonly<TypingTiming> = { keyDelayMs: 10, repeatKeyDelayMs: 150, afterTypeMs: 200 };
-export const TOOLKIT_TYPING: Readonly<Record<Toolkit, Readonly<TypingTiming>>> = {
-  gtk: GTK_TYPING,
-  unknown: GTK_TYPING,
-  qt: { keyDelayMs: 0, repeatKeyDelayMs: 0, afterTypeMs: 200 },
-  chromium: { keyDelayMs: 0, repeatKeyDelayMs: 0, afterTypeMs: 0 },
-};
-
-const DEFAULT_TIMING: Required<InputTiming> = {
-  ...TOOLKIT_TYPING.unknown,
-  settleMs: 25,
-  afterActionMs: 40,
-  clickIntervalMs: 60,
-  scrollStepMs: 20,
-  dragSteps: 12,
-  dragStepMs: 15,
-  dragHoldMs: 80,
-  pasteSettleMs: 150,
-  remapSettleMs: 60,
-};
 
 export interface ClickOptions {
   /** Default `left`. */
@@ -145,11 +60,6 @@ export interface ScrollOptions {
   /** Move the pointer here first (the wheel scrolls what is under the pointer). Default: where it is. */
   at?: LogicalPoint;
 }
-
-/** Windows whose toolkit is remembered. */
-const TOOLKIT_CACHE_SIZE = 64;
-
-const X11_SWAPS_HORIZONTAL_WHEEL = process.platform === 'linux';
 
 type TextPart = { kind: 'keys'; strokes: Keystroke[] } | { kind: 'paste'; text: string };
 
@@ -191,17 +101,13 @@ function planText(chars: readonly string[]): TextPart[] {
 /** Runs input on nut-js under a fail-safe; one per desktop. */
 export class InputExecutor {
   readonly #nut: NutModule;
+  readonly #mouse: RawMouse;
+  readonly #keys: RawKeyboard;
   readonly #failSafe: FailSafe;
   readonly #screen: LogicalSize;
   readonly #timing: Required<InputTiming>;
-  /** The typing pauses the caller set: they apply whatever the toolkit. */
-  readonly #typingSet: Partial<TypingTiming>;
-  /** Toolkits of the windows typed into, by X window id and process. */
-  readonly #toolkits = new Map<string, Toolkit>();
+  readonly #typing: TypingPacing;
   readonly #keyboard: (() => Promise<XKeyboard | undefined>) | undefined;
-  readonly #heldKeys: NutKeyName[] = [];
-  readonly #heldKeycodes: number[] = [];
-  readonly #heldButtons: MouseButton[] = [];
   #queue: Promise<unknown> = Promise.resolve();
   /** Where mime last put the pointer, and since when (performance.now()). */
   #rested: (LogicalPoint & { since: number }) | undefined;
@@ -217,19 +123,17 @@ export class InputExecutor {
     keyboard?: () => Promise<XKeyboard | undefined>,
   ) {
     this.#nut = nut;
+    this.#mouse = new RawMouse(nut);
+    this.#keys = new RawKeyboard(nut);
     this.#keyboard = keyboard;
     this.#failSafe = failSafe;
     this.#screen = screen;
-    this.#timing = { ...DEFAULT_TIMING, ...timing };
-    const { keyDelayMs, repeatKeyDelayMs, afterTypeMs } = timing;
-    this.#typingSet = Object.fromEntries(
-      Object.entries({ keyDelayMs, repeatKeyDelayMs, afterTypeMs }).filter(([, ms]) => ms !== undefined),
-    );
+    this.#timing = { ...DEFAULT_INPUT_TIMING, ...timing };
+    this.#typing = new TypingPacing(timing);
   }
 
-  async pointerPosition(): Promise<LogicalPoint> {
-    const { x, y } = await this.#nut.mouse.getPosition();
-    return { x, y };
+  pointerPosition(): Promise<LogicalPoint> {
+    return this.#mouse.position();
   }
 
   movePointer(point: LogicalPoint, options: MoveOptions = {}): Promise<void> {
@@ -254,8 +158,8 @@ export class InputExecutor {
       for (let i = 0; i < clicks; i += 1) {
         if (i > 0) await this.#pause(this.#timing.clickIntervalMs);
         await this.#step();
-        await this.#pressButton(button);
-        await this.#releaseButton(button);
+        await this.#mouse.press(button);
+        await this.#mouse.release(button);
       }
       await this.#pause(this.#timing.afterActionMs);
     });
@@ -268,7 +172,7 @@ export class InputExecutor {
       const start = await this.#moveTo(from);
       await this.#settle();
       await this.#step();
-      await this.#pressButton(button);
+      await this.#mouse.press(button);
       await this.#pause(this.#timing.dragHoldMs);
       const steps = Math.max(1, this.#timing.dragSteps);
       for (let i = 1; i <= steps; i += 1) {
@@ -279,7 +183,7 @@ export class InputExecutor {
       }
       await this.#pause(this.#timing.dragHoldMs);
       await this.#step();
-      await this.#releaseButton(button);
+      await this.#mouse.release(button);
       await this.#pause(this.#timing.afterActionMs);
     });
   }
@@ -295,15 +199,9 @@ export class InputExecutor {
         await this.#moveTo(options.at);
         await this.#settle();
       }
-      const mouse = this.#nut.mouse;
-      // libnut on X11 turns scrollRight into wheel button 6 (left) and scrollLeft into 7: swap there.
-      const right = X11_SWAPS_HORIZONTAL_WHEEL ? 'left' : 'right';
       for (let i = 0; i < amount; i += 1) {
         await this.#step();
-        if (direction === 'up') await mouse.scrollUp(1);
-        else if (direction === 'down') await mouse.scrollDown(1);
-        else if (direction === right) await mouse.scrollRight(1);
-        else await mouse.scrollLeft(1);
+        await this.#mouse.wheel(direction);
         await this.#pause(this.#timing.scrollStepMs);
       }
       await this.#pause(this.#timing.afterActionMs);
@@ -325,7 +223,7 @@ export class InputExecutor {
     }
     return this.#run(`press ${formatKeyChord(parsed)}`, async () => {
       await this.#step();
-      await this.#pressChord(
+      await this.#keys.chord(
         [...modifiers].map((m) => MODIFIER_NUT_KEYS[m]),
         stroke.key,
       );
@@ -341,10 +239,7 @@ export class InputExecutor {
     const chars = textChars(text);
     return this.#run('type text', async () => {
       const keyboard = await this.#keyboard?.();
-      const timing = {
-        ...(keyboard ? await this.#typingInto(keyboard) : DEFAULT_TIMING),
-        ...this.#typingSet,
-      };
+      const timing = await this.#typing.forWindow(keyboard ? await keyboard.focusedWindow() : null);
       const pace = {
         keyDelay: options.keyDelayMs ?? timing.keyDelayMs,
         repeatDelay: timing.repeatKeyDelayMs,
@@ -353,21 +248,6 @@ export class InputExecutor {
       else await this.#typeByNut(planText(chars), pace);
       this.#typedUntil = performance.now() + timing.afterTypeMs;
     });
-  }
-
-  /** The typing pauses for the toolkit of the window keys go to now. */
-  async #typingInto(keyboard: XKeyboard): Promise<TypingTiming> {
-    const window = await keyboard.focusedWindow();
-    if (window === null) return TOOLKIT_TYPING.unknown;
-    const key = `${window.id} ${window.traits.pid}`;
-    let toolkit = this.#toolkits.get(key);
-    if (toolkit === undefined) {
-      toolkit = await toolkitOf(window.traits);
-      // Window ids are reused after a window closes: keep the cache small rather than exact forever.
-      if (this.#toolkits.size >= TOOLKIT_CACHE_SIZE) this.#toolkits.clear();
-      this.#toolkits.set(key, toolkit);
-    }
-    return TOOLKIT_TYPING[toolkit];
   }
 
   /** X11: every character by the key that gives it in the active layout, or a spare key bound to it. */
@@ -389,7 +269,7 @@ export class InputExecutor {
           stroke.level % 2 === 1 ? shiftKeycode : undefined,
           stroke.level >= 2 ? level3Keycode : undefined,
         ].filter((keycode) => keycode !== undefined);
-        await this.#tapKeycode(keyboard, modifiers, stroke.keycode);
+        await this.#keys.tapKeycode(keyboard, modifiers, stroke.keycode);
         await this.#pause(pace.keyDelay);
       }
       await keyboard.sync();
@@ -413,28 +293,15 @@ export class InputExecutor {
           if (last !== undefined) await this.#pause(last + pace.repeatDelay - performance.now());
           pressedAt.set(stroke.key, performance.now());
           await this.#step();
-          await this.#pressChord(stroke.shift ? [MODIFIER_NUT_KEYS.shift] : [], stroke.key);
+          await this.#keys.chord(stroke.shift ? [MODIFIER_NUT_KEYS.shift] : [], stroke.key);
           await this.#pause(pace.keyDelay);
         }
       } else {
         await writeClipboard(this.#nut, part.text, this.#failSafe.signal);
         await this.#step();
-        const paste = process.platform === 'darwin' ? MODIFIER_NUT_KEYS.meta : MODIFIER_NUT_KEYS.ctrl;
-        await this.#pressChord([paste], 'V');
+        await this.#keys.paste();
         await this.#pause(this.#timing.pasteSettleMs);
       }
-    }
-  }
-
-  /** Holds `modifiers` (keycodes), taps `keycode`, releases in reverse order, through XTest. */
-  async #tapKeycode(keyboard: XKeyboard, modifiers: number[], keycode: number): Promise<void> {
-    for (const code of [...modifiers, keycode]) {
-      this.#heldKeycodes.push(code);
-      await keyboard.key(code, true);
-    }
-    for (const code of [keycode, ...modifiers.toReversed()]) {
-      await keyboard.key(code, false);
-      this.#heldKeycodes.splice(this.#heldKeycodes.lastIndexOf(code), 1);
     }
   }
 
@@ -500,50 +367,15 @@ export class InputExecutor {
     const resting = at.x === target.x && at.y === target.y && rested?.x === at.x && rested.y === at.y;
     if (!resting) {
       this.#failSafe.noteOwnMove(target, epochNow());
-      await this.#nut.mouse.setPosition(new this.#nut.Point(target.x, target.y));
+      await this.#mouse.moveTo(target);
       this.#rested = { ...target, since: performance.now() };
     }
     return target;
   }
 
-  #nutButton(button: MouseButton) {
-    const { Button } = this.#nut;
-    return button === 'left' ? Button.LEFT : button === 'right' ? Button.RIGHT : Button.MIDDLE;
-  }
-
-  async #pressButton(button: MouseButton): Promise<void> {
-    this.#heldButtons.push(button);
-    await this.#nut.mouse.pressButton(this.#nutButton(button));
-  }
-
-  async #releaseButton(button: MouseButton): Promise<void> {
-    await this.#nut.mouse.releaseButton(this.#nutButton(button));
-    this.#heldButtons.splice(this.#heldButtons.lastIndexOf(button), 1);
-  }
-
-  /** Holds `modifiers`, taps `key`, releases in reverse order. */
-  async #pressChord(modifiers: NutKeyName[], key: NutKeyName): Promise<void> {
-    for (const name of [...modifiers, key]) {
-      this.#heldKeys.push(name);
-      await this.#nut.keyboard.pressKey(this.#nut.Key[name]);
-    }
-    for (const name of [key, ...modifiers.toReversed()]) {
-      await this.#nut.keyboard.releaseKey(this.#nut.Key[name]);
-      this.#heldKeys.splice(this.#heldKeys.lastIndexOf(name), 1);
-    }
-  }
-
   /** Best effort: a failed or aborted operation must not leave a key or button down. */
   async #releaseHeld(): Promise<void> {
-    const keyboard = this.#heldKeycodes.length > 0 ? await this.#keyboard?.() : undefined;
-    for (const keycode of this.#heldKeycodes.splice(0).toReversed()) {
-      await keyboard?.key(keycode, false).catch(() => undefined);
-    }
-    for (const name of this.#heldKeys.splice(0).toReversed()) {
-      await this.#nut.keyboard.releaseKey(this.#nut.Key[name]).catch(() => undefined);
-    }
-    for (const button of this.#heldButtons.splice(0)) {
-      await this.#nut.mouse.releaseButton(this.#nutButton(button)).catch(() => undefined);
-    }
+    await this.#keys.releaseAll();
+    await this.#mouse.releaseAll();
   }
 }

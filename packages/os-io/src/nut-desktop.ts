@@ -2,7 +2,7 @@
  * The {@link Desktop} adapter on nut-js (capture, input, clipboard) and uiohook-napi (hooks), loaded
  * only after the display probe passed.
  */
-import { type Accessibility, openAccessibility } from './accessibility.ts';
+import type { Accessibility } from './accessibility.ts';
 import { captureFrame } from './capture.ts';
 import { readClipboard } from './clipboard.ts';
 import type { Desktop } from './desktop.ts';
@@ -10,8 +10,10 @@ import { assertDisplay } from './display-probe.ts';
 import { FailSafe, type FailSafeOptions } from './fail-safe.ts';
 import { FrameRing } from './frame-ring.ts';
 import { type HookSubscription, startHooks } from './hooks.ts';
-import { InputExecutor, type InputTiming } from './input.ts';
+import { InputExecutor } from './input.ts';
+import type { InputTiming } from './input-pacing.ts';
 import { loadNut } from './native.ts';
+import { openAccessibility } from './open-accessibility.ts';
 import { focusedWindow, windowAt } from './windows.ts';
 import { XKeyboard } from './x-keyboard.ts';
 

@@ -29,3 +29,9 @@ export interface ScreenGeometry {
   /** Physical pixels per logical pixel. */
   scale: number;
 }
+
+/** A mouse button. */
+export type MouseButton = 'left' | 'right' | 'middle';
+
+/** Which way to scroll the content: `down` brings what is below into view (wheel turned towards you). */
+export type ScrollDirection = 'up' | 'down' | 'left' | 'right';

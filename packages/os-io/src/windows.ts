@@ -5,8 +5,9 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
-import { accessibleAppEnv, accessibleCommand, wakeAccessibility } from './accessibility.ts';
+import { accessibleAppEnv, accessibleCommand } from './accessibility.ts';
 import { DesktopFailureError, UnsupportedPlatformError } from './errors.ts';
+import { wakeAccessibility } from './open-accessibility.ts';
 import { pause } from './time.ts';
 
 const run = promisify(execFile);

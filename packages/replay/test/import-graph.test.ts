@@ -3,9 +3,10 @@
  * kernel (journal parts, plan cursor, budgets, events, run folder) never imports the agent, the
  * recorded-step executor or heal, and no two parts import each other.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, posix, sep } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findCycles, type ImportEdge, importEdges } from '@mime-desktop/test-support/import-graph';
 import { describe, expect, it } from 'vitest';
 
 const SRC = join(dirname(fileURLToPath(import.meta.url)), '..', 'src');
@@ -30,22 +31,8 @@ function parseDepsList(text: string): Map<string, Set<string>> {
 /** The part of src a file belongs to: its top folder, or the file itself at the top. */
 const partOf = (file: string) => file.split('/')[0] as string;
 
-/** Every relative import (static, dynamic, re-export) of every .ts file under src, as src paths. */
-function importEdges(): { from: string; to: string }[] {
-  const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' })
-    .filter((f) => f.endsWith('.ts'))
-    .map((f) => f.split(sep).join('/'));
-  return files.flatMap((from) => {
-    const text = readFileSync(join(SRC, from), 'utf8');
-    return [...text.matchAll(/(?:\bfrom|\bimport)\s*\(?\s*'(\.{1,2}\/[^']+)'/g)].map((m) => ({
-      from,
-      to: posix.normalize(posix.join(posix.dirname(from), m[1] as string)),
-    }));
-  });
-}
-
 /** The imports a DEPS.list does not allow, as `from -> to`. */
-function violations(rules: Map<string, Set<string>>, edges: { from: string; to: string }[]): string[] {
+function violations(rules: Map<string, Set<string>>, edges: ImportEdge[]): string[] {
   return edges
     .filter(({ from, to }) => {
       const [a, b] = [partOf(from), partOf(to)];
@@ -59,15 +46,19 @@ const rules = parseDepsList(readFileSync(join(SRC, 'DEPS.list'), 'utf8'));
 
 describe('the import graph of @mime-desktop/replay', () => {
   it('has a DEPS.list section for every part of src', () => {
-    const parts = new Set(importEdges().map((e) => partOf(e.from)));
+    const parts = new Set(importEdges(SRC).map((e) => partOf(e.from)));
     expect([...parts].filter((p) => !rules.has(p))).toEqual([]);
   });
 
   it('imports only what DEPS.list allows: the kernel imports no agent, recorded or heal', () => {
-    const edges = importEdges();
+    const edges = importEdges(SRC);
     expect(edges.length).toBeGreaterThan(100);
     expect(violations(rules, edges)).toEqual([]);
     expect(rules.get('kernel')).toEqual(new Set(['errors.ts']));
+  });
+
+  it('has no cycle between its files', () => {
+    expect(findCycles(importEdges(SRC))).toEqual([]);
   });
 
   it('has no cycle between parts', () => {
