@@ -7,7 +7,14 @@ import type { RunSummary } from '@mime-desktop/schema';
 /** The replay options a worker passes on (plain data: they cross a process boundary). */
 export type WorkerReplayOptions = Pick<
   ReplayOptions,
-  'mode' | 'budgets' | 'stepTimeoutMs' | 'typeDelayMs' | 'image' | 'modelConfig'
+  | 'mode'
+  | 'budgets'
+  | 'stepTimeoutMs'
+  | 'typeDelayMs'
+  | 'image'
+  | 'modelConfig'
+  | 'maxUnusableReplies'
+  | 'agentScope'
 >;
 
 export interface RowJob {

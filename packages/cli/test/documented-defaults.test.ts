@@ -4,10 +4,13 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { describeToolkitTyping } from '@mime-desktop/os-io';
 import {
   DEFAULT_AGENT_SCOPE,
   DEFAULT_BUDGETS,
   DEFAULT_MAX_UNUSABLE_REPLIES,
+  DEFAULT_MODE,
+  DEFAULT_MODEL_IMAGE,
   DEFAULT_STEP_TIMEOUT_MS,
 } from '@mime-desktop/replay';
 import { Command } from 'commander';
@@ -37,6 +40,9 @@ describe('the documented defaults of mime replay', () => {
     expect(help).toContain(`(default ${DEFAULT_STEP_TIMEOUT_MS / 1000})`);
     expect(help).toContain(`MIME_MODEL_OUTPUT (default ${DEFAULT_MAX_UNUSABLE_REPLIES})`);
     expect(help).toContain(`(choices: "app", "screen", default: "${DEFAULT_AGENT_SCOPE}")`);
+    expect(help).toContain(`(choices: "agent", "trace", "auto", default: "${DEFAULT_MODE}")`);
+    expect(help).toContain(`(default ${DEFAULT_MODEL_IMAGE.maxWidth}x${DEFAULT_MODEL_IMAGE.maxHeight})`);
+    expect(help).toContain(`(default by the app's toolkit: ${describeToolkitTyping()};`);
   });
 
   it('are the code’s in the README', async () => {

@@ -63,6 +63,7 @@ export {
 export { DEFAULT_PAUSE_HOTKEY } from './kernel/pause-gate.ts';
 export { DEFAULT_SETTLE, DEFAULT_STEP_TIMEOUT_MS, type SettleOptions } from './kernel/settings.ts';
 export {
+  DEFAULT_MODE,
   executeReplay,
   finishReplay,
   type PreparedReplay,
@@ -71,5 +72,6 @@ export {
   type ReplayResult,
   type RunOutcome,
   replay,
+  SUPPORTED_MODES,
 } from './run/replay.ts';
 export { formatRunSummary } from './run/run-summary.ts';

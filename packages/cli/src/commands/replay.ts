@@ -2,16 +2,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { DEFAULT_ABORT_HOTKEY } from '@mime-desktop/os-io';
 import {
-  type AgentScopeSetting,
   applyHeal,
-  type BudgetLimits,
   type ConfirmAnswer,
   type ConfirmRequest,
-  DEFAULT_AGENT_SCOPE,
-  DEFAULT_BUDGETS,
-  DEFAULT_MAX_UNUSABLE_REPLIES,
   DEFAULT_PAUSE_HOTKEY,
-  DEFAULT_STEP_TIMEOUT_MS,
   planHeal,
   type ReplayEvent,
   type ReplayOptions,
@@ -27,36 +21,29 @@ import {
   type TaskParam,
   type Workflow,
 } from '@mime-desktop/schema';
-import { type Command, Option } from 'commander';
+import type { Command } from 'commander';
 import { junitFileOf, reportRunToCi } from '../ci-output.ts';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { hintFor } from '../hints.ts';
 import { type HomeOptions, resolveWorkflowTarget } from '../home.ts';
-import { positiveNumber, wholeNumber } from '../numbers.ts';
 import { inert, printData, printJson, say, style } from '../output.ts';
 import { createRunLog } from '../run-log.ts';
-import { addModelOptions, type ModelFlags, modelFlags } from './model-options.ts';
+import {
+  addReplayOptionFlags,
+  type ParsedFlags,
+  replayOptionFlags,
+  replayOptionsFrom,
+} from './replay-flags.ts';
 import { type RowsFlags, runRowsCommand, strayRowsFlags } from './replay-rows.ts';
 
-interface ReplayFlags extends HomeOptions, ModelFlags, RowsFlags {
+/** The command's own flags; those that set a replay option are read through {@link OPTION_FLAGS}. */
+interface ReplayFlags extends HomeOptions, RowsFlags, ParsedFlags {
   param?: string[];
   paramsFile?: string;
-  mode: NonNullable<ReplayOptions['mode']>;
-  maxIterations?: string;
-  maxModelCalls?: string;
-  maxUnusableReplies?: string;
-  agentScope?: AgentScopeSetting;
-  maxReplans?: string;
-  maxDuration?: string;
-  imageSize?: string;
   dryRun?: boolean;
   confirm?: boolean;
   json?: boolean;
-  stepTimeout?: string;
-  typeDelay?: string;
   heal?: boolean;
-  runSetup?: boolean;
-  fresh?: boolean;
 }
 
 /** Ctrl+C at one of this command's prompts. */
@@ -64,16 +51,6 @@ class PromptInterruptedError extends MimeError {
   constructor() {
     super('MIME_ABORTED', 'Interrupted at the prompt; nothing was run.');
   }
-}
-
-const msOf = (seconds: number | undefined) =>
-  seconds === undefined ? undefined : Math.round(seconds * 1000);
-
-function parseImageSize(value: string | undefined): ReplayOptions['image'] {
-  if (value === undefined) return undefined;
-  const match = /^(\d+)x(\d+)$/.exec(value);
-  if (!match) throw new UsageError(`--image-size must look like 1280x800, got "${value}"`);
-  return { maxWidth: Number(match[1]), maxHeight: Number(match[2]) };
 }
 
 function collect(value: string, previous: string[] | undefined): string[] {
@@ -180,6 +157,9 @@ async function confirmOnTerminal(request: ConfirmRequest): Promise<ConfirmAnswer
     rl.close();
   }
 }
+
+/** The flags of every replay option (`--confirm` asks on this terminal). */
+const OPTION_FLAGS = replayOptionFlags(confirmOnTerminal);
 
 function describeEvent(event: ReplayEvent): string | null {
   switch (event.type) {
@@ -292,16 +272,6 @@ async function readParams(flags: ReplayFlags, workflow: Workflow): Promise<Recor
   return params;
 }
 
-function budgetsFrom(flags: ReplayFlags): BudgetLimits {
-  const seconds = wholeNumber(flags.maxDuration, '--max-duration');
-  return {
-    iterations: wholeNumber(flags.maxIterations, '--max-iterations'),
-    modelCalls: wholeNumber(flags.maxModelCalls, '--max-model-calls'),
-    replans: wholeNumber(flags.maxReplans, '--max-replans', 0),
-    wallTimeMs: seconds === undefined ? undefined : seconds * 1000,
-  };
-}
-
 /** The closing lines on stderr (and the summary on stdout with --json); the exit code of the outcome. */
 /** After a run that learned a heal: applies it with `--heal`, else says how to see it. */
 async function offerHeal(result: ReplayResult, flags: ReplayFlags): Promise<void> {
@@ -340,22 +310,6 @@ function reportResult(result: ReplayResult, flags: ReplayFlags): ExitCode {
   return summary.outcome === 'aborted' ? EXIT.aborted : EXIT.failed;
 }
 
-/** The options of a run that a batch row shares with a single replay. */
-function rowOptions(flags: ReplayFlags) {
-  return {
-    mode: flags.mode,
-    modelConfig: { flags: modelFlags(flags), configFile: flags.config },
-    budgets: budgetsFrom(flags),
-    image: parseImageSize(flags.imageSize),
-    stepTimeoutMs: msOf(positiveNumber(flags.stepTimeout, '--step-timeout', 3600)),
-    typeDelayMs: wholeNumber(flags.typeDelay, '--type-delay', 0),
-    maxUnusableReplies: wholeNumber(flags.maxUnusableReplies, '--max-unusable-replies', 1),
-    agentScope: flags.agentScope,
-    runSetup: flags.runSetup === true,
-    fresh: flags.fresh === true,
-  } satisfies ReplayOptions;
-}
-
 async function runReplayCommand(target: string, flags: ReplayFlags): Promise<ExitCode> {
   checkInteraction(flags);
   const junitFile = junitFileOf(flags.reporter);
@@ -371,9 +325,7 @@ async function runReplayCommand(target: string, flags: ReplayFlags): Promise<Exi
   const options: ReplayOptions = {
     params: await readParams(flags, loaded.workflow),
     promptSecret: process.stdin.isTTY ? promptSecret : undefined,
-    ...rowOptions(flags),
-    dryRun: flags.dryRun === true,
-    confirmAction: flags.confirm ? confirmOnTerminal : undefined,
+    ...replayOptionsFrom(OPTION_FLAGS, flags),
     onEvent: (event) => {
       if (event.type === 'run_start') {
         log.attach(event.dir);
@@ -422,7 +374,12 @@ async function runBatchCommand(
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
   try {
-    return await runRowsCommand(workflowPath, flags, rowOptions(flags), controller.signal);
+    return await runRowsCommand(
+      workflowPath,
+      flags,
+      replayOptionsFrom(OPTION_FLAGS, flags),
+      controller.signal,
+    );
   } finally {
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', interrupt);
@@ -438,59 +395,11 @@ export function registerReplay(program: Command, run: (code: Promise<ExitCode>) 
     )
     .argument('<workflow>', 'workflow folder, its schema.json, or a session id under <home>/workflows/')
     .option('--param <name=value>', 'a param value for this run (repeatable)', collect)
-    .option('--params-file <file>', 'param values from a JSON object; --param wins')
-    .addOption(
-      new Option(
-        '--mode <mode>',
-        'replay mode: auto (recorded steps, the model where the screen diverged), trace (recorded steps only), agent (the model every turn)',
-      )
-        .choices(['auto', 'trace', 'agent'])
-        .default('auto'),
-    )
-    .option(
-      '--max-iterations <n>',
-      `model turns per subtask before it is replanned (default ${DEFAULT_BUDGETS.iterations})`,
-    )
-    .option(
-      '--max-model-calls <n>',
-      `model requests in the whole run, repairs and follow-ups included (default ${DEFAULT_BUDGETS.modelCalls})`,
-    )
-    .addOption(
-      new Option(
-        '--agent-scope <scope>',
-        "where the model may act: app, only inside the windows of the workflow's apps (its setup window, the windows the recording touched; an action elsewhere is refused and the model told why), or screen, anywhere",
-      )
-        .choices(['app', 'screen'])
-        .default(DEFAULT_AGENT_SCOPE),
-    )
-    .option(
-      '--max-unusable-replies <n>',
-      `model replies in a row that name no usable action before the run stops with MIME_MODEL_OUTPUT (default ${DEFAULT_MAX_UNUSABLE_REPLIES})`,
-    )
-    .option('--max-replans <n>', `replans in the whole run (default ${DEFAULT_BUDGETS.replans})`)
-    .option(
-      '--max-duration <seconds>',
-      `wall time of the whole run (default ${DEFAULT_BUDGETS.wallTimeMs / 1000})`,
-    )
-    .option(
-      '--step-timeout <seconds>',
-      `trace and auto: how long to wait for a step's recorded screen (an app starting, a dialog opening) before it counts as diverged (default ${DEFAULT_STEP_TIMEOUT_MS / 1000})`,
-    )
+    .option('--params-file <file>', 'param values from a JSON object; --param wins');
+  addReplayOptionFlags(command, OPTION_FLAGS)
     .option(
       '--heal',
       'after a successful auto run that found the workflow out of date, write what it learned back (see mime heal)',
-    )
-    .option(
-      '--type-delay <ms>',
-      "pause after each typed key, for an app that drops keys typed fast (default by the app's toolkit: 10 ms for GTK and unknown apps, 0 for Qt and Chromium; a step's type_delay_ms wins)",
-    )
-    .option(
-      '--run-setup',
-      "run the workflow's setup command when its app window is not open (without it, replay waits for the window)",
-    )
-    .option(
-      '--fresh',
-      "put the app in its recorded starting state first (and before each --rows row on this display): the workflow's setup.reset command, else end the app and run its setup command again",
     )
     .option('--rows <file>', 'one run per row of a .csv (a header of param names) or .jsonl file, as a batch')
     .option(
@@ -505,16 +414,12 @@ export function registerReplay(program: Command, run: (code: Promise<ExitCode>) 
       '--allow-secrets-in-rows',
       'with --rows: let the rows file give sensitive params (default: only MIME_PARAM_<NAME>)',
     )
-    .option('--image-size <WxH>', 'largest screenshot sent to the model (default 1280x800)')
-    .option('--dry-run', 'let the model decide but execute nothing')
-    .option('--confirm', 'ask on the terminal before each action')
     .option('--home <dir>', 'data root for session ids (default: $MIME_HOME, else the current directory)')
     .option('--json', 'print the run summary as JSON on stdout (an error as {ok: false, error})')
     .option(
       '--reporter <kind file...>',
       'for CI: --reporter junit <file> also writes JUnit XML (a test case per subtask, or per row with --rows); under GitHub Actions failures are also annotations',
-    );
-  addModelOptions(command)
+    )
     .addHelpText(
       'after',
       '\nExamples:\n  mime replay workflows/20261122T101500Z-play-song --param song_name=Numb\n  MIME_PARAM_PASSWORD=... mime replay workflows/login --params-file params.json --max-duration 300\n  mime replay workflows/20261122T101500Z-play-song --dry-run --json\n  mime replay workflows/play-song --rows songs.csv --reporter junit results.xml\n\nExit codes: 0 success, 1 the run failed (a budget ran out, the model failed), 2 bad input or usage, 130 aborted (Ctrl+C, the fail-safe).',

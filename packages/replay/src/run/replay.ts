@@ -73,6 +73,9 @@ const EXECUTORS: Record<ReplayMode, (agent: AgentRuntime) => ModeExecutor> = {
 /** Replay modes available now. */
 export const SUPPORTED_MODES = Object.keys(EXECUTORS) as ReplayMode[];
 
+/** Default of {@link ReplayOptions.mode}. */
+export const DEFAULT_MODE: ReplayMode = 'auto';
+
 export interface ReplayOptions {
   /** How to replay: `auto` (recorded steps, re-found on screen; the model only where it diverged), `trace` (exactly as recorded, stop at a divergence) or `agent` (the model every turn). Default `auto`. */
   mode?: ReplayMode;
@@ -134,8 +137,7 @@ export interface ReplayOptions {
   stepTimeoutMs?: number;
   /**
    * Pause after each typed key, ms. Default: the desktop's, by the toolkit of the window typed into
-   * (GTK and unknown apps 10 ms, and 150 ms between two presses of the same key; Qt and Chromium 0).
-   * A step's `type_delay_ms` overrides it.
+   * (`TOOLKIT_TYPING` of @mime-desktop/os-io). A step's `type_delay_ms` overrides it.
    */
   typeDelayMs?: number;
   /**
@@ -223,7 +225,7 @@ export async function prepareReplay(
   workflow: string | LoadedWorkflow,
   options: ReplayOptions = {},
 ): Promise<PreparedReplay> {
-  const mode = options.mode ?? 'auto';
+  const mode = options.mode ?? DEFAULT_MODE;
   if (!Object.hasOwn(EXECUTORS, mode)) {
     throw new ReplayOptionError(
       `mode must be one of ${SUPPORTED_MODES.join(', ')}, got ${JSON.stringify(mode)}`,
