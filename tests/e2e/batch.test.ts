@@ -8,7 +8,7 @@ import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { BatchFile, RowRecord } from '@mime-desktop/schema';
 import { demoAppSetup } from '@mime-desktop/test-support/desktop-harness';
-import { readEvents, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
+import { copyWorkflow, readEvents, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { junitSchemaErrors } from '@mime-desktop/test-support/junit-schema';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { Job } from 'kubernetes-models/batch/v1';
@@ -37,11 +37,13 @@ let workflow: string;
 
 beforeAll(async () => {
   root = await fileTempDir('mime-batch-');
-  workflow = join(root, 'workflow');
-  await cp(join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded'), workflow, { recursive: true });
-  const schema = JSON.parse(await readFile(join(workflow, 'schema.json'), 'utf8'));
-  schema.setup = demoAppSetup();
-  await writeFile(join(workflow, 'schema.json'), JSON.stringify(schema));
+  workflow = await copyWorkflow(
+    'play-song-recorded',
+    (schema) => {
+      schema.setup = demoAppSetup();
+    },
+    { as: 'workflow', into: root },
+  );
 });
 
 async function rowsFile(name: string, songs: readonly string[]): Promise<string> {

@@ -4,18 +4,20 @@
  * bomb or leaves the folder, a recorded click at (1e9, -5) and a runaway scroll.
  */
 import { execFileSync } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { describe, expect, it } from 'vitest';
 
-const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
+const _FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
 
 async function copy(): Promise<{ home: string; workflow: string }> {
-  const home = await mkdtemp(join(tmpdir(), 'mime-bounded-'));
-  const workflow = join(home, 'workflows', 'play-song');
-  await cp(FIXTURE, workflow, { recursive: true });
+  const home = await tempDir('mime-bounded-');
+  const workflow = await copyWorkflow('play-song-recorded', undefined, {
+    as: 'play-song',
+    into: join(home, 'workflows'),
+  });
   return { home, workflow };
 }
 

@@ -1,6 +1,6 @@
 import { cp, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tempDir } from '@mime-desktop/test-support/e2e-rig';
+import { copyFixture, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { describe, expect, it } from 'vitest';
 
@@ -133,7 +133,7 @@ describe('mime edit', () => {
 
   it('opens an ai_mime v1 file upgraded and saves it as v2', async () => {
     const dir = await tempDir('mime-edit-v1-');
-    await cp(join(REPO_ROOT, 'fixtures', 'compat', 'ai_mime', 'schema.v1.json'), join(dir, 'schema.json'));
+    await copyFixture('compat/ai_mime/schema.v1.json', join(dir, 'schema.json'));
     const { result, after } = await edit([{ set: { path: ['task_params', 0, 'example'], value: 'Faint' } }], {
       source: dir,
     });
@@ -147,7 +147,7 @@ describe('mime edit', () => {
 
   it('opens an ai_mime v2 file upgraded and saves it as mime v2, without the stored secret', async () => {
     const dir = await tempDir('mime-edit-v2-');
-    await cp(join(REPO_ROOT, 'fixtures', 'compat', 'ai_mime', 'schema.v2.json'), join(dir, 'schema.json'));
+    await copyFixture('compat/ai_mime/schema.v2.json', join(dir, 'schema.json'));
     const { result, after, workflow } = await edit(
       [{ set: { path: ['task_params', 0, 'example'], value: 'Faint' } }],
       { source: dir },

@@ -1,12 +1,12 @@
-import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tempDir, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
+import { copyWorkflow, tempDir, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { beforeAll, describe, expect, it } from 'vitest';
 
 const fileTempDir = useTempDirs();
 
-const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song');
+const _FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song');
 const SESSION = '20261122T101500Z-play-song';
 
 async function write(file: string, value: unknown) {
@@ -54,8 +54,7 @@ async function makeHome(): Promise<string> {
     join(rec, 'manifest.jsonl'),
     `${[event('click', { button: 'left', x: 1, y: 2 }, 0), event('type', { text: 'Numb' }, 1), event(null, {}, 2)].join('\n')}\n`,
   );
-  const wf = join(home, 'workflows', SESSION);
-  await cp(FIXTURE, wf, { recursive: true });
+  const wf = await copyWorkflow('play-song', undefined, { as: SESSION, into: join(home, 'workflows') });
   await write(join(wf, 'metadata.json'), { name: 'play song', created_at: '2026-11-22T10:15:00Z' });
   await write(
     join(wf, '.replay', 'run-a', 'summary.json'),
@@ -124,8 +123,7 @@ describe('mime list', () => {
 describe('mime list of a shared workflow with escape sequences', () => {
   it('prints them inert: no window title set, no screen cleared', async () => {
     const home = await tempDir('mime-home-');
-    const dir = join(home, 'workflows', 'hostile');
-    await cp(FIXTURE, dir, { recursive: true });
+    const dir = await copyWorkflow('play-song', undefined, { as: 'hostile', into: join(home, 'workflows') });
     const schema = JSON.parse(await readFile(join(dir, 'schema.json'), 'utf8'));
     schema.task_name = 'play \u001b]0;pwned\u0007\u001b[2J\u202esong';
     await writeFile(join(dir, 'schema.json'), JSON.stringify(schema));

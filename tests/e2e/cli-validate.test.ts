@@ -1,6 +1,6 @@
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tempDir } from '@mime-desktop/test-support/e2e-rig';
+import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { describe, expect, it } from 'vitest';
 
@@ -9,8 +9,7 @@ const COMPAT = join(REPO_ROOT, 'fixtures', 'compat', 'ai_mime');
 
 /** A copy of the fixture workflow whose schema.json is changed by `mutate`. */
 async function brokenWorkflow(mutate: (doc: Record<string, any>) => void): Promise<string> {
-  const dir = await tempDir('mime-validate-');
-  await cp(FIXTURE, dir, { recursive: true });
+  const dir = await copyWorkflow('play-song');
   const doc = JSON.parse(await readFile(join(dir, 'schema.json'), 'utf8'));
   mutate(doc);
   await writeFile(join(dir, 'schema.json'), `${JSON.stringify(doc, null, 2)}\n`);

@@ -3,9 +3,10 @@
  * where, and the previous files stay as they were. Mounting needs root (CI runs as root).
  */
 import { execFileSync } from 'node:child_process';
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { copyFixture, copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
@@ -25,16 +26,8 @@ describe.skipIf(!root)('a full disk', () => {
   beforeAll(async () => {
     disk = await mkdtemp(join(tmpdir(), 'mime-full-'));
     execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=4m', 'tmpfs', disk]);
-    await cp(join(REPO_ROOT, 'fixtures', 'workflows', 'play-song'), join(disk, 'workflow'), {
-      recursive: true,
-    });
-    await cp(
-      join(REPO_ROOT, 'fixtures', 'runs', 'play-song-replan'),
-      join(disk, 'workflow', '.replay', '20261122T101500Z-a1b2'),
-      {
-        recursive: true,
-      },
-    );
+    await copyWorkflow('play-song', undefined, { as: 'workflow', into: disk });
+    await copyFixture('runs/play-song-replan', join(disk, 'workflow', '.replay', '20261122T101500Z-a1b2'));
     const made = await runMime(['report', join(disk, 'workflow', '.replay', '20261122T101500Z-a1b2')]);
     expect(made.exitCode, made.stderr).toBe(0);
     fill();
@@ -49,7 +42,7 @@ describe.skipIf(!root)('a full disk', () => {
   it('an edit save fails naming the disk, and the workflow stays as it was', async () => {
     const schema = join(disk, 'workflow', 'schema.json');
     const before = await readFile(schema, 'utf8');
-    const plan = join(await mkdtemp(join(tmpdir(), 'mime-full-plan-')), 'plan.json');
+    const plan = join(await tempDir('mime-full-plan-'), 'plan.json');
     await writeFile(plan, JSON.stringify([{ set: { path: ['task_name'], value: 'changed' } }]));
     const result = await runMime(['edit', join(disk, 'workflow')], {
       env: {

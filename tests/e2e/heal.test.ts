@@ -7,7 +7,7 @@
  */
 import { cp, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tempDir } from '@mime-desktop/test-support/e2e-rig';
+import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { useModelRig } from '@mime-desktop/test-support/model-rig';
 import { REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
 import { describe, expect, it } from 'vitest';
@@ -27,8 +27,7 @@ async function autoReplay(workflow: string, song: string, extra: string[] = []) 
 describe('mime heal', () => {
   it('writes what an auto run learned back, and the next run on that screen needs no model', async () => {
     const model = rig.useModel();
-    const workflow = join(await tempDir('mime-heal-'), 'play-song');
-    await cp(FIXTURE, workflow, { recursive: true });
+    const workflow = await copyWorkflow('play-song-recorded', undefined, { as: 'play-song' });
 
     const first = await autoReplay(workflow, 'Faint');
     expect(first.result.exitCode, first.result.stderr).toBe(0);
@@ -79,8 +78,7 @@ describe('mime heal', () => {
 
   it('never loses one of two heals applied at once: one is written, the other refused, the backup is the original', async () => {
     rig.useModel();
-    const base = join(await tempDir('mime-heal-race-'), 'play-song');
-    await cp(FIXTURE, base, { recursive: true });
+    const base = await copyWorkflow('play-song-recorded', undefined, { as: 'play-song' });
     const runs: string[] = [];
     for (const song of ['Faint', 'Yellow']) {
       const { result, summary } = await autoReplay(base, song);

@@ -3,9 +3,9 @@
  * that leaves its folder is refused before anything is read, sent or written; damaged files end in
  * exit 2 naming the file, never in an internal error; what mime writes is private whatever the umask.
  */
-import { cp, readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile, stat, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { useTempDirs } from '@mime-desktop/test-support/e2e-rig';
+import { copyFixture, copyWorkflow, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
@@ -14,7 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
 const fileTempDir = useTempDirs();
 
-const RECORDING = join(REPO_ROOT, 'fixtures', 'recordings', 'play-song');
+const _RECORDING = join(REPO_ROOT, 'fixtures', 'recordings', 'play-song');
 const WORKFLOW = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song');
 const SESSION = '20261122T145700Z-play-song';
 
@@ -28,7 +28,7 @@ beforeEach(async () => {
   home = await fileTempDir('mime-hostile-');
   outside = await fileTempDir('mime-outside-');
   await writeFile(join(outside, 'id_ed25519'), '-----BEGIN OPENSSH PRIVATE KEY-----\nsecret\n');
-  await cp(RECORDING, join(home, 'recordings', SESSION), { recursive: true });
+  await copyFixture('recordings/play-song', join(home, 'recordings', SESSION));
 });
 
 afterEach(async () => {
@@ -145,8 +145,7 @@ describe('a crafted recording', () => {
 describe('a crafted workflow', () => {
   let dir: string;
   beforeEach(async () => {
-    dir = join(home, 'workflow');
-    await cp(WORKFLOW, dir, { recursive: true });
+    dir = await copyWorkflow('play-song', undefined, { as: 'workflow', into: home });
   });
   const schemaFile = () => join(dir, 'schema.json');
 

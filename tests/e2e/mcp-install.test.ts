@@ -3,9 +3,9 @@
  * backup, keeps what the file held, refuses a file that does not parse, and the entry it writes starts
  * a working server (the SDK's client lists the workflow's tool through it).
  */
-import { cp, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { useTempDirs } from '@mime-desktop/test-support/e2e-rig';
+import { copyWorkflow, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -21,13 +21,7 @@ const install = (...args: string[]) =>
 beforeEach(async () => {
   user = await fileTempDir('mime-user-');
   home = await fileTempDir('mime-home-');
-  await cp(
-    join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded'),
-    join(home, 'workflows', 'play-song'),
-    {
-      recursive: true,
-    },
-  );
+  await copyWorkflow('play-song-recorded', undefined, { as: 'play-song', into: join(home, 'workflows') });
 });
 
 describe('mime mcp install', () => {

@@ -6,7 +6,7 @@
  */
 import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tempDir, useDesktop, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
+import { copyWorkflow, tempDir, useDesktop, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { MIME_BIN, REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -22,7 +22,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const desktop = useDesktop();
 const fileTempDir = useTempDirs();
 
-const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
+const _FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
 
 let home: string;
 
@@ -37,7 +37,7 @@ const env = () => ({
 
 beforeAll(async () => {
   home = await fileTempDir('mime-mcp-');
-  await cp(FIXTURE, join(home, 'workflows', 'play-song'), { recursive: true });
+  await copyWorkflow('play-song-recorded', undefined, { as: 'play-song', into: join(home, 'workflows') });
 }, 60_000);
 
 const text = (result: CallToolResult) =>
@@ -143,8 +143,10 @@ describe('mime mcp over stdio', () => {
     client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
       changes += 1;
     });
-    const copy = join(home, 'workflows', 'play-song-copy');
-    await cp(FIXTURE, copy, { recursive: true });
+    const copy = await copyWorkflow('play-song-recorded', undefined, {
+      as: 'play-song-copy',
+      into: join(home, 'workflows'),
+    });
     const schema = JSON.parse(await readFile(join(copy, 'schema.json'), 'utf8'));
     schema.task_name = 'log in';
     schema.task_params.push({

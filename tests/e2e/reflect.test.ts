@@ -1,6 +1,6 @@
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, mkdir, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { copyFixture, useTestDir } from '@mime-desktop/test-support/e2e-rig';
 import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
 import { REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
@@ -12,11 +12,12 @@ const SESSION = '20261122T145700Z-play-song';
 
 let server: FakeModelServer;
 let home: string;
+const testDir = useTestDir('mime-reflect-');
 
 beforeEach(async () => {
   server = await startFakeModelServer({ models: ['vision-1'] });
-  home = await mkdtemp(join(tmpdir(), 'mime-reflect-'));
-  await cp(FIXTURE, join(home, 'recordings', SESSION), { recursive: true });
+  home = testDir();
+  await copyFixture('recordings/play-song', join(home, 'recordings', SESSION));
 });
 
 afterEach(async () => {

@@ -5,15 +5,14 @@
  * with 0 model calls and say which rung found each target), and one that loses the City value on
  * Send (must diverge in trace and in auto).
  */
-import { cp, mkdtemp, readFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   type DesktopHarness,
   type DesktopHarnessOptions,
   FORM_APP_PATH,
 } from '@mime-desktop/test-support/desktop-harness';
-import { readEvents, withDesktop } from '@mime-desktop/test-support/e2e-rig';
+import { readEvents, tempDir, useTempDirs, withDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
 import { addressPlan, fillAddress, recordByInput } from '@mime-desktop/test-support/record-by-input';
@@ -47,8 +46,10 @@ const withForm = <T>(options: DesktopHarnessOptions, use: (harness: DesktopHarne
 /** A run's events, data untyped for the checks. */
 const events = async (runDir: string): Promise<Array<Record<string, any>>> => readEvents(runDir);
 
+const fileTempDir = useTempDirs();
+
 beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), 'mime-a11y-'));
+  home = await fileTempDir('mime-a11y-');
   server = await startFakeModelServer({ models: ['vision-1'] });
   server.setHandler(
     reflectModel({
@@ -166,7 +167,7 @@ describe('auto replay with new params, 0 model calls', () => {
 
 describe('a workflow made without a model', () => {
   it('names its params after the fields typed into, and replays with new values', async () => {
-    const other = await mkdtemp(join(tmpdir(), 'mime-a11y-nomodel-'));
+    const other = await tempDir('mime-a11y-nomodel-');
     const sessionId = workflowDir.split('/').at(-1) ?? '';
     await cp(join(home, 'recordings', sessionId), join(other, 'recordings', sessionId), { recursive: true });
     const reflected = await runMime(['reflect', '--session', sessionId, '--home', other, '--no-model']);

@@ -9,26 +9,20 @@
  * app's windows: a click on another app's window, and typing while that window has the focus, are
  * refused and reported; `--agent-scope screen` lets them through.
  */
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunEvent } from '@mime-desktop/schema';
 import { demoAppSetup } from '@mime-desktop/test-support/desktop-harness';
-import { dataOf, readEvents } from '@mime-desktop/test-support/e2e-rig';
+import { copyWorkflow, dataOf, readEvents } from '@mime-desktop/test-support/e2e-rig';
 import type { FakeVisionDialect } from '@mime-desktop/test-support/fake-vision-model';
 import { useModelRig } from '@mime-desktop/test-support/model-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 
-const WORKFLOWS = join(REPO_ROOT, 'fixtures', 'workflows');
+const _WORKFLOWS = join(REPO_ROOT, 'fixtures', 'workflows');
 
 const rig = useModelRig({ query: 'dx=40&dy=24' });
-
-async function copyWorkflow(name: string): Promise<string> {
-  const dir = join(await rig.tempDir('mime-ai-mime-'), name);
-  await cp(join(WORKFLOWS, name), dir, { recursive: true });
-  return dir;
-}
 
 async function replay(workflow: string, song: string, env: Record<string, string>, flags: string[]) {
   await rig.desktop.resetApp();

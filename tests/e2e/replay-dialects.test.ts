@@ -7,13 +7,13 @@
  */
 import { cp, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readEvents, runsOf } from '@mime-desktop/test-support/e2e-rig';
+import { copyWorkflow, readEvents, runsOf } from '@mime-desktop/test-support/e2e-rig';
 import type { FakeVisionDialect } from '@mime-desktop/test-support/fake-vision-model';
 import { useModelRig } from '@mime-desktop/test-support/model-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { beforeEach, describe, expect, it } from 'vitest';
 
-const PLAY_SONG = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song');
+const _PLAY_SONG = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song');
 
 const rig = useModelRig();
 
@@ -29,8 +29,7 @@ async function replayIn(
   schema?: string,
 ) {
   const model = rig.useModel({ dialect });
-  const workflow = await rig.tempDir(`mime-dialect-${dialect}-`);
-  await cp(PLAY_SONG, workflow, { recursive: true });
+  const workflow = await copyWorkflow('play-song');
   if (schema) await cp(schema, join(workflow, 'schema.json'));
   const result = await runMime(
     ['replay', workflow, '--mode', 'agent', '--param', `song_name=${song}`, ...flags],

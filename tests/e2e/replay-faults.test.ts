@@ -2,18 +2,17 @@
  * Budgets hold inside a long action: a recorded scroll of 1000 wheel notches (the most a recorded
  * event may hold, 20 s of wheel) under `--max-duration 2` ends within a second of the limit.
  */
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
-import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
+import { copyWorkflow, useDesktop } from '@mime-desktop/test-support/e2e-rig';
+import { runMime } from '@mime-desktop/test-support/run-mime';
 import { describe, expect, it } from 'vitest';
 
 const desktop = useDesktop();
 
 describe('a runaway scroll', () => {
   it('stops at --max-duration, within a second', async () => {
-    const dir = join(await tempDir('mime-scroll-'), 'play-song');
-    await cp(join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded'), dir, { recursive: true });
+    const dir = await copyWorkflow('play-song-recorded', undefined, { as: 'play-song' });
     // Step 0 becomes a scroll of 1000 notches over the results list, in the manifest and the workflow.
     const manifest = join(dir, 'manifest.jsonl');
     const lines = (await readFile(manifest, 'utf8')).trim().split('\n');

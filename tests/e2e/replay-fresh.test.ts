@@ -3,10 +3,10 @@
  * Without `--fresh` the run says the app is not in its recorded starting state; with it, every run
  * (and every `--rows` row on this display) starts from the app as recorded.
  */
-import { cp, readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { demoAppSetup } from '@mime-desktop/test-support/desktop-harness';
-import { readEvents, useDesktop, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
+import { copyWorkflow, readEvents, useDesktop, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { beforeAll, describe, expect, it } from 'vitest';
 
@@ -20,13 +20,13 @@ let root: string;
 
 /** The demo workflow with a setup (how to start the demo app), and `reset` when given. */
 async function workflowWithSetup(name: string, reset?: unknown): Promise<string> {
-  const dir = join(root, name);
-  await cp(FIXTURE, dir, { recursive: true });
-  const file = join(dir, 'schema.json');
-  const schema = JSON.parse(await readFile(file, 'utf8'));
-  schema.setup = { ...demoAppSetup(), ...(reset === undefined ? {} : { reset }) };
-  await writeFile(file, `${JSON.stringify(schema, null, 2)}\n`);
-  return dir;
+  return copyWorkflow(
+    'play-song-recorded',
+    (schema) => {
+      schema.setup = { ...demoAppSetup(), ...(reset === undefined ? {} : { reset }) };
+    },
+    { as: name, into: root },
+  );
 }
 
 beforeAll(async () => {

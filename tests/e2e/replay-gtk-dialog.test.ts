@@ -4,12 +4,11 @@
  * moved, in a dark theme, with fonts 1.25x, and on a bigger screen: 0 model calls, the values the
  * dialog hands back are the new ones.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { accessibleAppEnv, elementCentre } from '@mime-desktop/test-support/accessible-element';
 import type { DesktopHarness } from '@mime-desktop/test-support/desktop-harness';
-import { readEvents, withDesktop } from '@mime-desktop/test-support/e2e-rig';
+import { readEvents, useTempDirs, withDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
 import { addressPlan, fillAddress, recordByInput } from '@mime-desktop/test-support/record-by-input';
@@ -51,8 +50,10 @@ const withDialogDesktop = <T>(
   use: (harness: DesktopHarness) => Promise<T>,
 ) => withDesktop({ app: false, windowManager: true, ...options }, use);
 
+const fileTempDir = useTempDirs();
+
 beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), 'mime-gtk-'));
+  home = await fileTempDir('mime-gtk-');
   server = await startFakeModelServer({ models: ['vision-1'] });
   server.setHandler(
     reflectModel({
@@ -84,7 +85,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await server?.close();
-  if (home) await rm(home, { recursive: true, force: true });
 });
 
 describe('a recording of a GTK3 dialog', () => {

@@ -4,30 +4,26 @@
  * launches the app or waits for it; when the Save dialog never opens, replay stops with a divergence
  * instead of typing the path into the document and reporting success.
  */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readEvents, useDesktop } from '@mime-desktop/test-support/e2e-rig';
+import { copyWorkflow, readEvents, useDesktop, useTestDir } from '@mime-desktop/test-support/e2e-rig';
 import { gtkAppEnv, waitForWindowTitle } from '@mime-desktop/test-support/gtk-apps';
 import { REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
 import { execa } from 'execa';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 
-const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'mousepad-save');
+const _FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'mousepad-save');
 
 const desktop = useDesktop({ app: false, windowManager: true }, { each: true });
 let env: NodeJS.ProcessEnv;
 let work: string;
+const testDir = useTestDir('mime-mousepad-');
 
 beforeEach(async () => {
   env = await gtkAppEnv(desktop());
-  work = await mkdtemp(join(tmpdir(), 'mime-mousepad-'));
-  await cp(FIXTURE, join(work, 'workflow'), { recursive: true });
+  work = testDir();
+  await copyWorkflow('mousepad-save', undefined, { as: 'workflow', into: work });
 }, 60_000);
-
-afterEach(async () => {
-  await rm(work, { recursive: true, force: true });
-});
 
 const events = readEvents;
 

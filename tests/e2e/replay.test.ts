@@ -3,9 +3,9 @@
  * nut-js input, the real openai SDK over HTTP. The one stand-in is the model: a fake that reads each
  * screenshot by OCR and answers with grid coordinates of what it found.
  */
-import { cp, readdir, readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readEvents, runsOf } from '@mime-desktop/test-support/e2e-rig';
+import { copyWorkflow, readEvents, runsOf } from '@mime-desktop/test-support/e2e-rig';
 import { useModelRig } from '@mime-desktop/test-support/model-rig';
 import { REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
 import { PNG } from 'pngjs';
@@ -18,18 +18,6 @@ const rig = useModelRig();
 beforeEach(async () => {
   await rig.desktop.resetApp();
 });
-
-/** A copy of the play-song workflow in a temp folder (its runs go there), changed by `edit`. */
-async function workflowCopy(edit?: (schema: any) => void): Promise<string> {
-  const dir = await rig.tempDir('mime-replay-e2e-');
-  await cp(PLAY_SONG, dir, { recursive: true });
-  if (edit) {
-    const schema = JSON.parse(await readFile(join(dir, 'schema.json'), 'utf8'));
-    edit(schema);
-    await writeFile(join(dir, 'schema.json'), JSON.stringify(schema, null, 2));
-  }
-  return dir;
-}
 
 const { useModel } = rig;
 const modelEnv = () => rig.env();
@@ -47,7 +35,7 @@ async function readRun(workflow: string) {
 describe('mime replay (agent mode, demo app)', () => {
   it('plays a new song from a screenshot-reading model and extracts what is playing', async () => {
     const fake = useModel();
-    const workflow = await workflowCopy();
+    const workflow = await copyWorkflow('play-song');
     const result = await runMime(['replay', workflow, '--mode', 'agent', '--param', 'song_name=Faint'], {
       env: modelEnv(),
     });
@@ -86,7 +74,7 @@ describe('mime replay (agent mode, demo app)', () => {
       { type: 'error', status: 429, message: 'slow down', headers: { 'retry-after': '0' } },
       { type: 'error', status: 500, message: 'boom', headers: { 'retry-after': '0' } },
     );
-    const workflow = await workflowCopy();
+    const workflow = await copyWorkflow('play-song');
     const result = await runMime(['replay', workflow, '--mode', 'agent', '--param', 'song_name=Crawling'], {
       env: modelEnv(),
     });
@@ -108,7 +96,7 @@ describe('mime replay (agent mode, demo app)', () => {
 
   it('replans a subtask that makes no progress and then succeeds', async () => {
     const fake = useModel({ faults: { stubbornUntilReplan: true } });
-    const workflow = await workflowCopy();
+    const workflow = await copyWorkflow('play-song');
     const result = await runMime(['replay', workflow, '--mode', 'agent', '--param', 'song_name=Faint'], {
       env: modelEnv(),
     });
@@ -127,7 +115,7 @@ describe('mime replay (agent mode, demo app)', () => {
 
   it('stops with exit 1 and names the budget when the model never says done', async () => {
     useModel({ faults: { neverDone: true } });
-    const workflow = await workflowCopy();
+    const workflow = await copyWorkflow('play-song');
     const result = await runMime(
       [
         'replay',
@@ -155,7 +143,7 @@ describe('mime replay (agent mode, demo app)', () => {
 
   it('aborts with exit 130 when the pointer is slammed into a corner mid-run', async () => {
     useModel({ delayMs: 700 });
-    const workflow = await workflowCopy();
+    const workflow = await copyWorkflow('play-song');
     const running = startMime(['replay', workflow, '--mode', 'agent', '--param', 'song_name=Faint'], {
       env: modelEnv(),
     });
@@ -171,7 +159,7 @@ describe('mime replay (agent mode, demo app)', () => {
 
   it('types a sensitive param without writing or printing its value anywhere', async () => {
     const fake = useModel();
-    const workflow = await workflowCopy((schema) => {
+    const workflow = await copyWorkflow('play-song', (schema) => {
       schema.task_params[0].sensitive = true;
       schema.task_params[0].example = null;
     });
@@ -194,7 +182,7 @@ describe('mime replay (agent mode, demo app)', () => {
 
 describe('mime replay input errors (exit 2)', () => {
   it('lists missing required params and unknown --param names', async () => {
-    const workflow = await workflowCopy((schema) => {
+    const workflow = await copyWorkflow('play-song', (schema) => {
       schema.task_params[0].example = null;
     });
     const result = await runMime([
@@ -218,7 +206,7 @@ describe('mime replay input errors (exit 2)', () => {
     const confirm = await runMime(['replay', PLAY_SONG, '--mode', 'agent', '--confirm']);
     expect(confirm.exitCode).toBe(2);
     expect(confirm.stderr).toContain('stdin is not a TTY');
-    const secret = await workflowCopy((schema) => {
+    const secret = await copyWorkflow('play-song', (schema) => {
       schema.task_params[0].sensitive = true;
       schema.task_params[0].example = null;
     });

@@ -5,15 +5,15 @@
  * the page opened in headless Chromium. The page must read fully without scripts, so its content is
  * checked on a copy with its one script (Escape closes a zoomed screenshot) taken out.
  */
-import { chmod, cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, mkdir, mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { copyFixture, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { execa } from 'execa';
 import { PNG } from 'pngjs';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 
-const FIXTURE = join(REPO_ROOT, 'fixtures', 'runs', 'play-song-replan');
+const _FIXTURE = join(REPO_ROOT, 'fixtures', 'runs', 'play-song-replan');
 const RUN_ID = '20261122T154259Z-e62b';
 const SECRET = 'Faint';
 const HOSTILE = '<script>document.title="pwned"</script><img src=x onerror="document.title=1">';
@@ -44,11 +44,13 @@ async function chromium(page: string, args: string[]): Promise<string> {
   return result.stdout;
 }
 
+const fileTempDir = useTempDirs();
+
 beforeAll(async () => {
-  root = await mkdtemp(join(tmpdir(), 'mime-report-e2e-'));
+  root = await fileTempDir('mime-report-e2e-');
   runDir = join(root, 'workflow', '.replay', RUN_ID);
   await mkdir(join(root, 'workflow', '.replay'), { recursive: true });
-  await cp(FIXTURE, runDir, { recursive: true });
+  await copyFixture('runs/play-song-replan', runDir);
   // Model text is untrusted: one observation tries to inject markup.
   const eventsFile = join(runDir, 'events.jsonl');
   const lines = (await readFile(eventsFile, 'utf8')).trim().split('\n');
@@ -61,10 +63,6 @@ beforeAll(async () => {
   });
   expect(hostile).not.toEqual(lines);
   await writeFile(eventsFile, `${hostile.join('\n')}\n`);
-});
-
-afterAll(async () => {
-  await rm(root, { recursive: true, force: true });
 });
 
 describe('mime report', () => {

@@ -2,18 +2,17 @@
  * Strict inputs: what would be silently misread gets exit 2 naming the problem, and names JavaScript
  * objects carry (`constructor`) work as any other.
  */
-import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { tempDir } from '@mime-desktop/test-support/e2e-rig';
+import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { describe, expect, it } from 'vitest';
 
-const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
+const _FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
 const NO_DISPLAY = { DISPLAY: ':99999' };
 
 async function workflow(edit?: (text: string) => string): Promise<string> {
-  const dir = join(await tempDir('mime-strict-'), 'play-song');
-  await cp(FIXTURE, dir, { recursive: true });
+  const dir = await copyWorkflow('play-song-recorded', undefined, { as: 'play-song' });
   if (edit) {
     const file = join(dir, 'schema.json');
     await writeFile(file, edit(await readFile(file, 'utf8')));

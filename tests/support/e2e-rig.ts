@@ -50,6 +50,22 @@ export async function tempDir(prefix: string): Promise<string> {
   return dir;
 }
 
+/** A fresh temp folder for every test of the block (or file), removed after it; returns its getter. */
+export function useTestDir(prefix: string): () => string {
+  let dir: string | undefined;
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), prefix));
+  });
+  afterEach(async () => {
+    if (dir) await rm(dir, { recursive: true, force: true });
+    dir = undefined;
+  });
+  return () => {
+    if (!dir) throw new Error('the test folder exists only while a test runs');
+    return dir;
+  };
+}
+
 /**
  * Temp folders for a describe block (or file) set up in `beforeAll`: each made with the returned
  * function is removed after the block's last test.
@@ -66,17 +82,26 @@ export function useTempDirs(): (prefix: string) => Promise<string> {
   };
 }
 
+/** Copies `fixtures/<path>` (a folder or a file) to `to`; returns `to`. */
+export async function copyFixture(path: string, to: string): Promise<string> {
+  await cp(join(REPO_ROOT, 'fixtures', path), to, { recursive: true });
+  return to;
+}
+
 /**
- * A copy of `fixtures/workflows/<name>` in a temp folder of the current test, as `<tmp>/<name>`
- * (its runs are written inside it); `edit` changes its schema.json first.
+ * A copy of `fixtures/workflows/<name>` as `<folder>/<as>` (its runs are written inside it): the
+ * folder is `into`, else a temp folder of the current test; `edit` changes its schema.json first.
  */
-export async function copyWorkflow(name: string, edit?: (schema: any) => void): Promise<string> {
-  const dir = join(await tempDir(`mime-${name}-`), name);
-  await cp(join(REPO_ROOT, 'fixtures', 'workflows', name), dir, { recursive: true });
+export async function copyWorkflow(
+  name: string,
+  edit?: (schema: any) => void,
+  { as = name, into }: { as?: string; into?: string } = {},
+): Promise<string> {
+  const dir = await copyFixture(join('workflows', name), join(into ?? (await tempDir(`mime-${name}-`)), as));
   if (edit) {
     const schema = JSON.parse(await readFile(join(dir, 'schema.json'), 'utf8'));
     edit(schema);
-    await writeFile(join(dir, 'schema.json'), JSON.stringify(schema, null, 2));
+    await writeFile(join(dir, 'schema.json'), `${JSON.stringify(schema, null, 2)}\n`);
   }
   return dir;
 }
