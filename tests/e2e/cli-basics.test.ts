@@ -9,6 +9,7 @@ const COMMANDS = [
   'record',
   'reflect',
   'edit',
+  'studio',
   'replay',
   'report',
   'heal',

@@ -18,6 +18,7 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   record: async () => (await import('./commands/record.ts')).registerRecord,
   reflect: async () => (await import('./commands/reflect.ts')).registerReflect,
   edit: async () => (await import('./commands/edit.ts')).registerEdit,
+  studio: async () => (await import('./commands/studio.ts')).registerStudio,
   replay: async () => (await import('./commands/replay.ts')).registerReplay,
   report: async () => (await import('./commands/report.ts')).registerReport,
   heal: async () => (await import('./commands/heal.ts')).registerHeal,

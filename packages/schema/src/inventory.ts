@@ -109,7 +109,8 @@ async function readRun(dir: string, run_id: string): Promise<RunEntry> {
   return entry;
 }
 
-async function readWorkflowEntry(dir: string, session_id: string): Promise<WorkflowEntry> {
+/** One workflow folder as `listHome` lists it (`session_id`: its folder's name). */
+export async function readWorkflowEntry(dir: string, session_id: string): Promise<WorkflowEntry> {
   const entry: WorkflowEntry = {
     session_id,
     dir,

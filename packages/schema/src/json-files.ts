@@ -1,4 +1,5 @@
-import { appendFile, mkdir, open } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { appendFile, copyFile, mkdir, open } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import indexToPosition from 'index-to-position';
 import {
@@ -248,6 +249,24 @@ export async function writeFileAtomically(
     // The temporary file is gone and the previous file untouched: say where space ran out.
     if (code === 'ENOSPC' || code === 'EDQUOT') throw new DiskFullError(file, { cause: error });
     throw error;
+  }
+}
+
+/** A time stamp for the copies kept of replaced files: `20261125T080000123Z`. */
+export function backupStamp(now: Date = new Date()): string {
+  return now.toISOString().replace(/[-:]/g, '').replace('.', '');
+}
+
+/** Copies `from` to `to`, or to `to` with `-2`, `-3`... before its extension when that is taken; returns the copy. */
+export async function copyFileUnique(from: string, to: string): Promise<string> {
+  for (let n = 1; ; n += 1) {
+    const target = n === 1 ? to : to.replace(/(\.\w+)$/, `-${n}$1`);
+    try {
+      await copyFile(from, target, constants.COPYFILE_EXCL);
+      return target;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
   }
 }
 

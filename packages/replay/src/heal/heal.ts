@@ -6,12 +6,13 @@
  * written back as `{param}`, secrets never stored). The change is shown as a diff of schema.json and
  * applied atomically, after validation, keeping the previous files beside it.
  */
-import { constants } from 'node:fs';
-import { copyFile, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
+  backupStamp,
   checkWorkflow,
   commitFiles,
+  copyFileUnique,
   eventOfAction,
   type HealAction,
   HealFile,
@@ -140,12 +141,12 @@ export async function applyHeal(plan: HealPlan): Promise<{ backup: string }> {
         `${join(workflowDir, WORKFLOW_FILE)} changed while the heal was prepared (another heal or an edit); nothing was changed: prepare the heal again`,
       );
     }
-    const stamp = new Date().toISOString().replace(/[-:]/g, '').replace('.', '');
-    const backup = await copyUnique(
+    const stamp = backupStamp();
+    const backup = await copyFileUnique(
       join(workflowDir, WORKFLOW_FILE),
       join(workflowDir, `schema.${stamp}.json`),
     );
-    await copyUnique(join(workflowDir, MANIFEST_FILE), join(workflowDir, `manifest.${stamp}.jsonl`));
+    await copyFileUnique(join(workflowDir, MANIFEST_FILE), join(workflowDir, `manifest.${stamp}.jsonl`));
     const frames = await Promise.all(
       plan.frames.map(async (frame) => ({
         path: frame.to,
@@ -163,18 +164,6 @@ export async function applyHeal(plan: HealPlan): Promise<{ backup: string }> {
 }
 
 /** Copies `from` to `to`, or to `to` with `-2`, `-3`... before its extension: a backup never replaces one. */
-async function copyUnique(from: string, to: string): Promise<string> {
-  for (let n = 1; ; n += 1) {
-    const target = n === 1 ? to : to.replace(/(\.\w+)$/, `-${n}$1`);
-    try {
-      await copyFile(from, target, constants.COPYFILE_EXCL);
-      return target;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-  }
-}
-
 interface Rebuilt {
   workflow: Workflow;
   events: ManifestEvent[];

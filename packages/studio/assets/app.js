@@ -1,0 +1,400 @@
+/**
+ * The studio's page: the workflow list (#/) and a workflow's page (#/w/<id>) with its steps as cards,
+ * "make this a param" and saving. Built from DOM nodes only: workflow text is data, never markup.
+ */
+
+const main = document.getElementById('main');
+const status = document.getElementById('status');
+
+/** Shows `children` (nested arrays and nulls allowed) as the page's content. */
+function show(...children) {
+  main.replaceChildren(
+    ...children.flat(Number.POSITIVE_INFINITY).filter((c) => c !== null && c !== undefined && c !== false),
+  );
+}
+
+/** An element with attributes (`on*` as listeners) and children (strings become text). */
+function h(tag, attributes = {}, ...children) {
+  const node = document.createElement(tag);
+  for (const [key, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (key.startsWith('on')) node.addEventListener(key.slice(2), value);
+    else node.setAttribute(key, value === true ? '' : String(value));
+  }
+  for (const child of children.flat(Number.POSITIVE_INFINITY)) {
+    if (child === null || child === undefined || child === false) continue;
+    node.append(typeof child === 'string' || typeof child === 'number' ? String(child) : child);
+  }
+  return node;
+}
+
+function say(message, { error = false } = {}) {
+  status.textContent = message;
+  status.classList.toggle('error', error);
+}
+
+/** Calls the studio's API; resolves `{ok, status, body}`. Writes carry the header a foreign page cannot send. */
+async function api(path, { method = 'GET', body } = {}) {
+  const response = await fetch(path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json', 'x-mime-studio': '1' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const type = response.headers.get('content-type') ?? '';
+  const data = type.includes('json') ? await response.json() : null;
+  return { ok: response.ok, status: response.status, body: data };
+}
+
+const fileUrl = (id, path) =>
+  `/api/workflows/${encodeURIComponent(id)}/file?path=${encodeURIComponent(path)}`;
+
+async function showList() {
+  const { ok, body } = await api('/api/workflows');
+  if (!ok) return failed(body);
+  document.title = 'Workflows · mime studio';
+  const items = body.workflows.map((w) =>
+    h(
+      'li',
+      { class: 'card' },
+      h(
+        'a',
+        { href: `#/w/${encodeURIComponent(w.id)}` },
+        w.thumbnail ? h('img', { src: fileUrl(w.id, w.thumbnail), alt: '' }) : h('img', { alt: '' }),
+        h('h2', {}, w.name ?? w.id),
+        h(
+          'p',
+          { class: 'muted' },
+          `${w.steps} steps · params: ${w.params.length ? w.params.join(', ') : 'none'}`,
+        ),
+        h(
+          'p',
+          { class: w.last_run?.outcome ? `outcome-${w.last_run.outcome}` : 'muted' },
+          w.last_run ? `last run: ${w.last_run.outcome ?? 'unfinished'}` : 'never run',
+        ),
+        w.problem ? h('p', { class: 'problem' }, w.problem) : null,
+      ),
+    ),
+  );
+  show(
+    h('h1', {}, 'Workflows'),
+    items.length
+      ? h('ul', { class: 'cards' }, items)
+      : h(
+          'p',
+          { class: 'muted' },
+          'No workflows in this home yet: record one with mime record, then mime reflect.',
+        ),
+  );
+  say('');
+}
+
+/** The page of one workflow: `state` holds the draft being edited and the version it was opened at. */
+async function showWorkflow(id) {
+  const { ok, body } = await api(`/api/workflows/${encodeURIComponent(id)}`);
+  if (!ok) return failed(body);
+  const state = { id, workflow: body.workflow, version: body.version, dirty: false, problems: [] };
+  render(state);
+  say(body.warnings.length ? body.warnings.map((w) => w.message).join('; ') : '');
+}
+
+function render(state) {
+  const { workflow } = state;
+  document.title = `${workflow.task_name} · mime studio`;
+  const steps = workflow.plan.subtasks.flatMap((s) => s.steps);
+  const save = h(
+    'button',
+    { class: 'primary', disabled: !state.dirty, onclick: () => saveWorkflow(state) },
+    'Save',
+  );
+  show(
+    h('p', {}, h('a', { href: '#/' }, '← Workflows')),
+    h('div', { class: 'head' }, h('h1', {}, workflow.task_name), save),
+    problemsAt(state, ''),
+    h('p', { class: 'muted' }, workflow.task_description_user),
+    paramsTable(workflow),
+    runPanel(state),
+    workflow.plan.subtasks.map((subtask, k) =>
+      h(
+        'section',
+        { class: 'subtask', 'aria-labelledby': `subtask-${k}` },
+        h('h2', { id: `subtask-${k}` }, `Subtask ${subtask.subtask_i + 1}`),
+        h('p', {}, subtask.text),
+        subtask.dependencies.length
+          ? h('p', { class: 'muted' }, `Uses: ${subtask.dependencies.join(', ')}`)
+          : null,
+        problemsAt(state, `plan.subtasks[${k}].`),
+        h(
+          'div',
+          { class: 'steps' },
+          subtask.steps.map((step, j) =>
+            stepCard(state, step, steps[steps.indexOf(step) + 1], `plan.subtasks[${k}].steps[${j}].`),
+          ),
+        ),
+      ),
+    ),
+  );
+}
+
+/** Starting a replay with params and a mode, and watching its steps come in. */
+function runPanel(state) {
+  const { workflow } = state;
+  const inputs = workflow.task_params.map((p) =>
+    h(
+      'p',
+      {},
+      h('label', { for: `run-${p.name}` }, `${p.name} `),
+      h('input', {
+        id: `run-${p.name}`,
+        name: p.name,
+        type: p.sensitive ? 'password' : 'text',
+        value: p.sensitive ? '' : (p.example ?? ''),
+        autocomplete: 'off',
+      }),
+    ),
+  );
+  const mode = h(
+    'select',
+    { id: 'run-mode', name: 'mode' },
+    ['auto', 'trace', 'agent'].map((m) => h('option', { value: m }, m)),
+  );
+  const log = h('ol', { class: 'run-log', 'aria-live': 'polite', 'aria-label': 'Run progress' });
+  const shot = h('img', { class: 'run-shot', alt: 'The screen at the latest step', hidden: true });
+  const stop = h('button', { type: 'button', hidden: true }, 'Stop');
+  const start = h('button', { type: 'submit', class: 'primary', disabled: state.dirty }, 'Run');
+  const form = h(
+    'form',
+    {
+      class: 'run',
+      'aria-label': 'Run this workflow',
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const params = Object.fromEntries(
+          workflow.task_params.map((p) => [p.name, form.elements[p.name].value]),
+        );
+        const result = await api(`/api/workflows/${encodeURIComponent(state.id)}/runs`, {
+          method: 'POST',
+          body: { mode: mode.value, params },
+        });
+        if (!result.ok) return say(result.body?.error?.message ?? 'the run did not start', { error: true });
+        // Secrets are not kept in the page once sent.
+        for (const p of workflow.task_params) if (p.sensitive) form.elements[p.name].value = '';
+        watchRun(result.body.run.id, { log, shot, stop, start });
+      },
+    },
+    h('h2', {}, 'Run'),
+    inputs,
+    h('p', {}, h('label', { for: 'run-mode' }, 'Mode '), mode, ' ', start, ' ', stop),
+    state.dirty ? h('p', { class: 'muted' }, 'Save first: a run replays the saved workflow.') : null,
+  );
+  return h('section', { class: 'run-panel' }, form, log, shot);
+}
+
+/** The log line of each run event the page shows. */
+const RUN_LINES = {
+  subtask_start: (e) => `Subtask ${e.position} of ${e.count}: ${e.text}`,
+  step: (e) =>
+    `Step ${e.step_i + 1}: ${e.description} (${e.executed_by}${e.rung ? `, found by ${e.rung}` : ''})`,
+  extract: (e) => `${e.variable} = ${e.value}`,
+  divergence: (e) =>
+    `diverged at ${e.step_i === null ? 'the outcome check' : `step ${e.step_i + 1}`} (${e.check})`,
+  handover: (e) => `handed to the model: ${e.reason}`,
+};
+
+/** Streams a run's events into its log, the latest step's screenshot beside it. */
+function watchRun(runId, { log, shot, stop, start }) {
+  log.replaceChildren();
+  start.disabled = true;
+  stop.hidden = false;
+  stop.onclick = () => api(`/api/runs/${runId}/stop`, { method: 'POST', body: {} });
+  const line = (text, kind = '') => log.append(h('li', { class: kind }, text));
+  const source = new EventSource(`/api/runs/${runId}/events`);
+  say('Running…');
+  source.onmessage = (message) => {
+    const data = JSON.parse(message.data);
+    if (data.kind === 'end') {
+      source.close();
+      start.disabled = false;
+      stop.hidden = true;
+      const text =
+        data.outcome === 'success'
+          ? '✓ success'
+          : `${data.outcome === 'aborted' ? '■ aborted' : '✗ failed'} [${data.code}] ${data.reason ?? ''}`;
+      line(text, `outcome-${data.outcome}`);
+      return say(text, { error: data.outcome !== 'success' });
+    }
+    const event = data.event;
+    const text = RUN_LINES[event.type]?.(event);
+    if (text)
+      line(
+        text,
+        event.type === 'divergence'
+          ? 'problem'
+          : event.type === 'step' || event.type === 'extract'
+            ? ''
+            : 'muted',
+      );
+    if (event.type === 'step') {
+      shot.src = `/api/runs/${runId}/file?path=${encodeURIComponent(event.screenshot)}`;
+      shot.hidden = false;
+    }
+  };
+}
+
+function paramsTable(workflow) {
+  if (workflow.task_params.length === 0) {
+    return h('p', { class: 'muted' }, 'No params yet: use "Make this a param" on a typed value.');
+  }
+  return h(
+    'table',
+    { 'aria-label': 'Params' },
+    h('thead', {}, h('tr', {}, h('th', {}, 'Param'), h('th', {}, 'Example'), h('th', {}, 'Sensitive'))),
+    h(
+      'tbody',
+      {},
+      workflow.task_params.map((p) =>
+        h(
+          'tr',
+          {},
+          h('td', {}, p.name),
+          h('td', {}, p.sensitive ? '(hidden)' : (p.example ?? '')),
+          h('td', {}, p.sensitive ? 'yes' : 'no'),
+        ),
+      ),
+    ),
+  );
+}
+
+/** Problems of the last save under `prefix` (a path such as `plan.subtasks[0].steps[1].`), shown where they are. */
+function problemsAt(state, prefix) {
+  const mine = state.problems.filter((p) =>
+    prefix === ''
+      ? !p.path.startsWith('plan.subtasks[')
+      : p.path.startsWith(prefix) && !p.path.slice(prefix.length).startsWith('steps['),
+  );
+  return mine.map((p) => h('p', { class: 'problem', role: 'alert' }, `${p.path}: ${p.message}`));
+}
+
+function screenshot(state, path, caption, point) {
+  if (!path) return h('figure', { class: 'shot' }, h('figcaption', {}, `${caption}: none`));
+  const marker = h('span', { class: 'point', hidden: true });
+  const image = h('img', {
+    src: fileUrl(state.id, path),
+    alt: `${caption}: the screen ${caption === 'Before' ? 'before' : 'after'} the step`,
+    loading: 'lazy',
+    onload: (event) => {
+      if (!point) return;
+      const { naturalWidth, naturalHeight } = event.target;
+      marker.style.left = `${(100 * point.x) / naturalWidth}%`;
+      marker.style.top = `${(100 * point.y) / naturalHeight}%`;
+      marker.hidden = false;
+    },
+  });
+  return h('figure', { class: 'shot' }, image, marker, h('figcaption', {}, caption));
+}
+
+function stepCard(state, step, next, prefix) {
+  const element = step.target.element;
+  const facts = [
+    ['Action', step.action_value === null ? step.action_type : `${step.action_type} ${step.action_value}`],
+    ['Intent', step.intent],
+    ['Target', step.target.primary],
+    element
+      ? [
+          'Accessible element',
+          `${element.role} "${element.name}"${element.window?.name ? ` in "${element.window.name}"` : ''}`,
+        ]
+      : null,
+    step.post_action.length ? ['Expected', step.post_action.join(' ')] : null,
+  ].filter(Boolean);
+  return h(
+    'article',
+    { class: 'step', 'data-step': step.i, 'aria-label': `Step ${step.i + 1}` },
+    screenshot(state, step.source?.screenshot, 'Before', step.source?.point),
+    screenshot(state, next?.source?.screenshot, 'After', null),
+    h(
+      'div',
+      {},
+      h('h3', {}, `Step ${step.i + 1}`),
+      h(
+        'dl',
+        { class: 'facts' },
+        facts.map(([term, value]) => [h('dt', {}, term), h('dd', {}, value)]),
+      ),
+      problemsAt(state, prefix),
+      isLiteralTyping(step) ? makeParamForm(state, step) : null,
+    ),
+  );
+}
+
+const isLiteralTyping = (step) =>
+  step.action_type === 'TYPE' &&
+  (step.action_value ?? '').trim() !== '' &&
+  !/\{[A-Za-z_]\w*\}/.test(step.action_value);
+
+function makeParamForm(state, step) {
+  const inputId = `param-name-${step.i}`;
+  const input = h('input', {
+    id: inputId,
+    name: 'param',
+    placeholder: 'e.g. song_name',
+    autocomplete: 'off',
+    required: true,
+  });
+  const form = h(
+    'form',
+    {
+      class: 'make-param',
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const name = input.value.trim();
+        const result = await api(`/api/workflows/${encodeURIComponent(state.id)}/make-param`, {
+          method: 'POST',
+          body: { workflow: state.workflow, step_i: step.i, name },
+        });
+        if (!result.ok)
+          return say(result.body?.error?.message ?? 'the param could not be made', { error: true });
+        state.workflow = result.body.workflow;
+        state.dirty = true;
+        state.problems = [];
+        render(state);
+        say(`${name} is a param now: save to keep it`);
+      },
+    },
+    h('label', { for: inputId }, `Make "${step.action_value}" a param named`),
+    input,
+    h('button', { type: 'submit' }, 'Make this a param'),
+  );
+  return form;
+}
+
+async function saveWorkflow(state) {
+  const result = await api(`/api/workflows/${encodeURIComponent(state.id)}`, {
+    method: 'PUT',
+    body: { workflow: state.workflow, version: state.version },
+  });
+  if (result.ok) {
+    state.version = result.body.version;
+    state.dirty = false;
+    state.problems = [];
+    render(state);
+    return say('Saved.');
+  }
+  state.problems = result.body?.error?.problems ?? [];
+  render(state);
+  say(result.body?.error?.message ?? `not saved (HTTP ${result.status})`, { error: true });
+}
+
+function failed(body) {
+  show(h('p', { class: 'problem', role: 'alert' }, body?.error?.message ?? 'the studio did not answer'));
+  say('');
+}
+
+async function route() {
+  const match = /^#\/w\/(.+)$/.exec(location.hash);
+  if (match) await showWorkflow(decodeURIComponent(match[1]));
+  else await showList();
+  main.focus();
+}
+
+window.addEventListener('hashchange', route);
+route();

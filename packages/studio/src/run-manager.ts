@@ -1,0 +1,134 @@
+/**
+ * Replays started from the studio: one at a time (there is one screen), in this process, through
+ * `@mime-desktop/replay` (loaded at the first run). Each run's events (redacted by the replay: a
+ * sensitive value is `{name}` in every one) are kept for the page and streamed to it as they come.
+ * Sensitive values reach the replay through its environment only, never a file or an event.
+ */
+import { randomUUID } from 'node:crypto';
+import type { ReplayEvent } from '@mime-desktop/replay';
+import { MimeError, type ReplayMode } from '@mime-desktop/schema';
+
+/** A run cannot start: another one is running, or what was asked is not a run. */
+export class RunRefusedError extends MimeError {
+  constructor(message: string) {
+    super('MIME_RUN_REFUSED', message);
+  }
+}
+
+/** An event of a run, as the page gets it: the replay's event, or the end with its summary. */
+export type RunMessage =
+  | { kind: 'event'; event: ReplayEvent }
+  | { kind: 'end'; outcome: string; code: string | null; reason: string | null; dir: string | null };
+
+export interface StudioRun {
+  id: string;
+  workflowId: string;
+  /** The run folder, once the replay made it. */
+  dir: string | null;
+  messages: RunMessage[];
+  done: boolean;
+}
+
+export interface StartRun {
+  workflowId: string;
+  workflowDir: string;
+  mode: ReplayMode;
+  /** Values of plain params. */
+  params: Record<string, string>;
+  /** Values of sensitive params: passed as MIME_PARAM_<NAME> in the replay's environment. */
+  secrets: Record<string, string>;
+}
+
+export class RunManager {
+  readonly #runs = new Map<string, StudioRun>();
+  readonly #listeners = new Map<string, Set<(message: RunMessage, index: number) => void>>();
+  #running: { run: StudioRun; abort: AbortController } | null = null;
+
+  get(id: string): StudioRun | undefined {
+    return this.#runs.get(id);
+  }
+
+  /** Starts a replay; resolves once it started (its events then stream). */
+  async start(request: StartRun): Promise<StudioRun> {
+    if (this.#running) {
+      throw new RunRefusedError(
+        `a run of ${this.#running.run.workflowId} is going on: stop it or wait for it (there is one screen)`,
+      );
+    }
+    const { replay, secretEnvName } = await import('@mime-desktop/replay');
+    const run: StudioRun = {
+      id: randomUUID(),
+      workflowId: request.workflowId,
+      dir: null,
+      messages: [],
+      done: false,
+    };
+    const abort = new AbortController();
+    this.#runs.set(run.id, run);
+    this.#running = { run, abort };
+    const secretsEnv = Object.fromEntries(
+      Object.entries(request.secrets).map(([name, value]) => [secretEnvName(name), value]),
+    );
+    const end = (message: Extract<RunMessage, { kind: 'end' }>) => {
+      run.done = true;
+      this.#running = null;
+      this.#send(run, message);
+    };
+    replay(request.workflowDir, {
+      mode: request.mode,
+      params: request.params,
+      env: { ...process.env, ...secretsEnv },
+      signal: abort.signal,
+      onEvent: (event) => {
+        if (event.type === 'run_start') run.dir = event.dir;
+        this.#send(run, { kind: 'event', event });
+      },
+    }).then(
+      ({ summary, dir }) =>
+        end({ kind: 'end', outcome: summary.outcome, code: summary.code, reason: summary.reason, dir }),
+      (error: unknown) =>
+        end({
+          kind: 'end',
+          outcome: 'failed',
+          code: error instanceof MimeError ? error.code : 'MIME_INTERNAL',
+          reason: error instanceof Error ? error.message : String(error),
+          dir: run.dir,
+        }),
+    );
+    return run;
+  }
+
+  /** Stops the running replay (outcome aborted), as the fail-safe does. */
+  stop(id: string): boolean {
+    if (this.#running?.run.id !== id) return false;
+    this.#running.abort.abort('stopped from the studio');
+    return true;
+  }
+
+  /**
+   * Calls `listener` with every message of run `id` from the `from`-th on, past ones at once and
+   * coming ones as they come, each with its index; returns how to stop listening.
+   */
+  listen(id: string, listener: (message: RunMessage, index: number) => void, from = 0): () => void {
+    const run = this.#runs.get(id);
+    const past = run?.messages ?? [];
+    for (let index = from; index < past.length; index += 1) listener(past[index] as RunMessage, index);
+    const listeners = this.#listeners.get(id) ?? new Set();
+    listeners.add(listener);
+    this.#listeners.set(id, listeners);
+    return () => listeners.delete(listener);
+  }
+
+  /** Stops the running replay, if any, and waits for it to end. */
+  async close(): Promise<void> {
+    const running = this.#running;
+    if (!running) return;
+    running.abort.abort('the studio is closing');
+    await new Promise<void>((resolve) => this.listen(running.run.id, (m) => m.kind === 'end' && resolve()));
+  }
+
+  #send(run: StudioRun, message: RunMessage): void {
+    const index = run.messages.push(message) - 1;
+    for (const listener of this.#listeners.get(run.id) ?? []) listener(message, index);
+  }
+}

@@ -1,0 +1,301 @@
+/**
+ * The studio's HTTP server, on 127.0.0.1 unless told otherwise. Every request must name this server
+ * in its Host (no DNS rebinding) and carry the token: the URL mime printed sets it as a strict,
+ * HttpOnly cookie; scripts may send it as `x-mime-token`. A write must also come from this server's
+ * own Origin and carry `x-mime-studio: 1`, which a foreign page cannot send without a preflight this
+ * server never allows (CSRF).
+ */
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { serve } from '@hono/node-server';
+import {
+  FileReadError,
+  isMimeError,
+  MimeError,
+  type ReplayMode,
+  readPngInside,
+  type Workflow,
+} from '@mime-desktop/schema';
+import { type Context, Hono } from 'hono';
+import { getCookie, setCookie } from 'hono/cookie';
+import { streamSSE } from 'hono/streaming';
+import { makeParam, StudioEditError } from './make-param.ts';
+import { RunManager, RunRefusedError } from './run-manager.ts';
+import {
+  WorkflowConflictError,
+  WorkflowInvalidError,
+  WorkflowNotFoundError,
+  WorkflowStore,
+} from './workflow-store.ts';
+
+const COOKIE = 'mime_studio';
+const ASSETS = fileURLToPath(new URL('../assets/', import.meta.url));
+const ASSET_TYPES: Record<string, string> = {
+  'app.js': 'text/javascript; charset=utf-8',
+  'style.css': 'text/css; charset=utf-8',
+};
+
+export interface StudioOptions {
+  /** The mime home whose workflows the studio shows. */
+  home: string;
+  /** Port to listen on; 0 (the default) picks a free one. */
+  port?: number;
+  /** Address to listen on. Default 127.0.0.1; anything else lets other machines in (with the token). */
+  host?: string;
+  /** The token requests must carry. Default: 32 random bytes. */
+  token?: string;
+}
+
+export interface Studio {
+  /** The URL to open: it carries the token. */
+  url: string;
+  origin: string;
+  token: string;
+  close(): Promise<void>;
+}
+
+/** The studio cannot listen where it was asked to (a port in use, an address not on this machine). */
+export class StudioListenError extends MimeError {
+  constructor(message: string, cause: unknown) {
+    super('MIME_STUDIO_LISTEN', message, { cause, exit: 'usage' });
+  }
+}
+
+function sameToken(given: string | undefined, token: string): boolean {
+  if (given === undefined) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(token);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function fail(
+  c: Context,
+  status: 400 | 401 | 403 | 404 | 409 | 422 | 500,
+  code: string,
+  message: string,
+  extra = {},
+) {
+  return c.json({ error: { code, message, ...extra } }, status);
+}
+
+/** An error as the page shows it, with the status that says what kind it is. */
+function answerError(c: Context, error: unknown) {
+  if (error instanceof WorkflowInvalidError)
+    return fail(c, 422, error.code, error.message, { problems: error.problems });
+  if (error instanceof WorkflowConflictError)
+    return fail(c, 409, error.code, error.message, { version: error.version });
+  if (error instanceof WorkflowNotFoundError) return fail(c, 404, error.code, error.message);
+  if (error instanceof StudioEditError) return fail(c, 400, error.code, error.message);
+  if (error instanceof RunRefusedError) return fail(c, 409, error.code, error.message);
+  if (isMimeError(error)) return fail(c, 400, error.code, error.message);
+  return fail(c, 500, 'MIME_INTERNAL', error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * A frame of a run by its path in the run folder: a step's event comes before its frame is written
+ * (frames are written in the background), so a frame still missing is waited for a moment while the
+ * run goes on.
+ */
+async function runFrame(dir: string, path: string, done: () => boolean): Promise<Buffer> {
+  for (let waited = 0; ; waited += 100) {
+    try {
+      return await readPngInside(dir, path, 'the run screenshot');
+    } catch (error) {
+      const missing = error instanceof FileReadError && error.message.includes('the screenshot is missing');
+      if (!missing || waited >= 3000 || done()) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
+/** The page's files, read once. */
+const assets = new Map<string, Promise<string>>();
+function asset(name: string): Promise<string> {
+  let text = assets.get(name);
+  if (!text) {
+    text = readFile(`${ASSETS}${name}`, 'utf8');
+    assets.set(name, text);
+  }
+  return text;
+}
+
+/** The studio's routes for `store`, guarded for `hosts`/`origins` and `token`. */
+export function studioApp(
+  store: WorkflowStore,
+  runs: RunManager,
+  guard: { token: string; hosts: () => string[] },
+): Hono {
+  const app = new Hono();
+  app.use('*', async (c, next) => {
+    const host = c.req.header('host') ?? '';
+    if (!guard.hosts().includes(host)) return fail(c, 403, 'MIME_FORBIDDEN', `Invalid Host header: ${host}`);
+    if (c.req.method === 'GET' && c.req.path === '/' && sameToken(c.req.query('token'), guard.token)) {
+      setCookie(c, COOKIE, guard.token, { httpOnly: true, sameSite: 'Strict', path: '/' });
+      return c.redirect('/', 303);
+    }
+    if (!sameToken(getCookie(c, COOKIE) ?? c.req.header('x-mime-token'), guard.token)) {
+      return fail(c, 401, 'MIME_UNAUTHORIZED', 'open the URL `mime studio` printed: it carries the token');
+    }
+    if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
+      const origin = c.req.header('origin');
+      if (origin === undefined || !guard.hosts().some((h) => origin === `http://${h}`)) {
+        return fail(c, 403, 'MIME_FORBIDDEN', `Invalid Origin header: ${origin ?? '(none)'}`);
+      }
+      if (c.req.header('x-mime-studio') !== '1') {
+        return fail(c, 403, 'MIME_FORBIDDEN', 'a write must carry the x-mime-studio header');
+      }
+    }
+    await next();
+  });
+  app.onError((error, c) => answerError(c, error));
+
+  app.get('/', async (c) => c.html(await asset('index.html')));
+  app.get('/assets/:name', async (c) => {
+    const name = c.req.param('name');
+    const type = ASSET_TYPES[name];
+    if (!type) return fail(c, 404, 'MIME_NOT_FOUND', `no asset ${name}`);
+    return c.body(await asset(name), 200, { 'content-type': type, 'cache-control': 'private, max-age=300' });
+  });
+  app.get('/api/workflows', async (c) => c.json({ workflows: await store.list() }));
+  app.get('/api/workflows/:id', async (c) => c.json(await store.open(c.req.param('id'))));
+  app.get('/api/workflows/:id/file', async (c) => {
+    const png = await store.frame(c.req.param('id'), c.req.query('path') ?? '');
+    return c.body(new Uint8Array(png), 200, {
+      'content-type': 'image/png',
+      'cache-control': 'private, max-age=60',
+    });
+  });
+  app.put('/api/workflows/:id', async (c) => {
+    const body = (await c.req.json().catch(() => null)) as { workflow?: unknown; version?: unknown } | null;
+    if (!body || typeof body.version !== 'string') {
+      return fail(
+        c,
+        400,
+        'MIME_BAD_REQUEST',
+        'send {"workflow": {...}, "version": "<the version you opened>"}',
+      );
+    }
+    return c.json(await store.save(c.req.param('id'), body.workflow, body.version));
+  });
+  app.post('/api/workflows/:id/make-param', async (c) => {
+    const body = (await c.req.json().catch(() => null)) as {
+      workflow?: Workflow;
+      step_i?: number;
+      name?: string;
+      sensitive?: boolean;
+    } | null;
+    if (!body?.workflow || typeof body.step_i !== 'number' || typeof body.name !== 'string') {
+      return fail(c, 400, 'MIME_BAD_REQUEST', 'send {"workflow": {...}, "step_i": <n>, "name": "<param>"}');
+    }
+    const workflow = makeParam(body.workflow, {
+      step_i: body.step_i,
+      name: body.name,
+      sensitive: body.sensitive,
+    });
+    return c.json({ workflow });
+  });
+  app.post('/api/workflows/:id/runs', async (c) => {
+    const id = c.req.param('id');
+    const body = (await c.req.json().catch(() => null)) as { mode?: unknown; params?: unknown } | null;
+    const mode = body?.mode ?? 'auto';
+    if (mode !== 'auto' && mode !== 'trace' && mode !== 'agent') {
+      return fail(
+        c,
+        400,
+        'MIME_BAD_REQUEST',
+        `mode must be auto, trace or agent, got ${JSON.stringify(mode)}`,
+      );
+    }
+    const values = (body?.params ?? {}) as Record<string, unknown>;
+    const { workflow } = await store.open(id);
+    const sensitive = new Set(workflow.task_params.filter((p) => p.sensitive).map((p) => p.name));
+    const params: Record<string, string> = {};
+    const secrets: Record<string, string> = {};
+    for (const [name, value] of Object.entries(values)) {
+      if (typeof value !== 'string' || value === '') continue;
+      (sensitive.has(name) ? secrets : params)[name] = value;
+    }
+    const run = await runs.start({
+      workflowId: id,
+      workflowDir: await store.folder(id),
+      mode: mode as ReplayMode,
+      params,
+      secrets,
+    });
+    return c.json({ run: { id: run.id } });
+  });
+  app.get('/api/runs/:run/events', (c) => {
+    const run = runs.get(c.req.param('run'));
+    if (!run) return fail(c, 404, 'MIME_NOT_FOUND', 'no such run in this studio');
+    // A reconnecting EventSource says the last message it got: it gets only those after it.
+    const after = Number(c.req.header('last-event-id') ?? -1);
+    return streamSSE(c, async (stream) => {
+      let writes = Promise.resolve();
+      let unsubscribe: () => void = () => undefined;
+      await new Promise<void>((resolve) => {
+        unsubscribe = runs.listen(
+          run.id,
+          (message, index) => {
+            writes = writes.then(() => stream.writeSSE({ id: String(index), data: JSON.stringify(message) }));
+            if (message.kind === 'end') resolve();
+          },
+          Number.isInteger(after) ? after + 1 : 0,
+        );
+        stream.onAbort(resolve);
+      });
+      unsubscribe();
+      // The end is written before the stream closes.
+      await writes;
+    });
+  });
+  app.post('/api/runs/:run/stop', (c) => c.json({ stopped: runs.stop(c.req.param('run')) }));
+  app.get('/api/runs/:run/file', async (c) => {
+    const run = runs.get(c.req.param('run'));
+    if (!run?.dir) return fail(c, 404, 'MIME_NOT_FOUND', 'no such run in this studio');
+    const png = await runFrame(run.dir, c.req.query('path') ?? '', () => run.done);
+    return c.body(new Uint8Array(png), 200, { 'content-type': 'image/png' });
+  });
+  return app;
+}
+
+/** Starts the studio on `home`; resolves once it listens. */
+export async function startStudio(options: StudioOptions): Promise<Studio> {
+  const token = options.token ?? randomBytes(32).toString('base64url');
+  const hostname = options.host ?? '127.0.0.1';
+  let hosts: string[] = [];
+  const runs = new RunManager();
+  const app = studioApp(new WorkflowStore(options.home), runs, { token, hosts: () => hosts });
+  const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
+    const listening = serve({ fetch: app.fetch, port: options.port ?? 0, hostname }, () =>
+      resolve(listening),
+    );
+    listening.once('error', (error: NodeJS.ErrnoException) =>
+      reject(
+        new StudioListenError(
+          error.code === 'EADDRINUSE'
+            ? `port ${options.port} on ${hostname} is in use: choose another with --port, or leave it out for a free one`
+            : `cannot listen on ${hostname}:${options.port ?? 0} (${error.message}): check --host and --port`,
+          error,
+        ),
+      ),
+    );
+  });
+  const { port } = server.address() as AddressInfo;
+  hosts = [
+    `127.0.0.1:${port}`,
+    `localhost:${port}`,
+    ...(hostname === '127.0.0.1' ? [] : [`${hostname}:${port}`]),
+  ];
+  const origin = `http://127.0.0.1:${port}`;
+  return {
+    url: `${origin}/?token=${token}`,
+    origin,
+    token,
+    close: async () => {
+      await runs.close();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

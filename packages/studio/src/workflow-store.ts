@@ -1,0 +1,166 @@
+/**
+ * The workflows of a mime home as the studio shows and saves them. A workflow is named by its folder
+ * under `<home>/workflows/`; every path a request names stays inside it (the guard the CLI uses).
+ * Saving validates with the schema's own checks, takes the folder's lock, refuses to overwrite a file
+ * changed on disk since it was opened (its version, the SHA-256 of its bytes), keeps the previous file
+ * beside it as `schema.<time>.json` (as a heal does) and writes atomically.
+ */
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import {
+  backupStamp,
+  checkWorkflow,
+  copyFileUnique,
+  listHome,
+  MimeError,
+  type Problem,
+  parseJsonText,
+  readPngInside,
+  readWorkflowEntry,
+  resolveInside,
+  WORKFLOW_FILE,
+  type Workflow,
+  withFolderLock,
+  writeWorkflow,
+} from '@mime-desktop/schema';
+
+/** No workflow of that name in the home. */
+export class WorkflowNotFoundError extends MimeError {
+  constructor(id: string) {
+    super('MIME_NOT_FOUND', `no workflow named "${id}" in this home`);
+  }
+}
+
+/** The workflow as saved would not be valid: nothing was written; the problems say where. */
+export class WorkflowInvalidError extends MimeError {
+  readonly problems: Problem[];
+
+  constructor(problems: Problem[]) {
+    super(
+      'MIME_INVALID_WORKFLOW',
+      `the workflow is not valid (${problems.length} problem${problems.length === 1 ? '' : 's'}): nothing was saved`,
+    );
+    this.problems = problems;
+  }
+}
+
+/** The file changed on disk since the page loaded it: not overwritten. */
+export class WorkflowConflictError extends MimeError {
+  readonly version: string;
+
+  constructor(file: string, version: string) {
+    super(
+      'MIME_EDIT_CONFLICT',
+      `${file} changed on disk since you opened it (an edit, a heal or a reflect): it was not overwritten; reload it and make your change again`,
+    );
+    this.version = version;
+  }
+}
+
+/** A workflow in the list. */
+export interface WorkflowSummary {
+  id: string;
+  name: string | null;
+  state: 'ready' | 'draft' | 'invalid';
+  params: string[];
+  steps: number;
+  last_run: { run_id: string; outcome: string | null; started_at: string | null } | null;
+  /** The first step's screenshot, relative to the workflow folder. */
+  thumbnail: string | null;
+  problem: string | null;
+}
+
+/** A workflow opened for review and editing. */
+export interface OpenedWorkflow {
+  id: string;
+  workflow: Workflow;
+  /** SHA-256 of schema.json as read: a save names it, and is refused if the file changed since. */
+  version: string;
+  /** What reading an older (ai_mime) layout changed. */
+  warnings: Problem[];
+  runs: Array<{ run_id: string; outcome: string | null; started_at: string | null }>;
+}
+
+const versionOf = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
+
+export class WorkflowStore {
+  readonly home: string;
+
+  constructor(home: string) {
+    this.home = home;
+  }
+
+  async list(): Promise<WorkflowSummary[]> {
+    const { workflows } = await listHome(this.home);
+    return Promise.all(
+      workflows.map(async (entry) => {
+        const opened = entry.state === 'invalid' ? null : await this.open(entry.session_id).catch(() => null);
+        const first = opened?.workflow.plan.subtasks.flatMap((s) => s.steps).find((s) => s.source);
+        return {
+          id: entry.session_id,
+          name: entry.name,
+          state: entry.state,
+          params: entry.params,
+          steps: entry.steps,
+          last_run: entry.last_run && {
+            run_id: entry.last_run.run_id,
+            outcome: entry.last_run.outcome,
+            started_at: entry.last_run.started_at,
+          },
+          thumbnail: first?.source?.screenshot ?? null,
+          problem: entry.problem,
+        };
+      }),
+    );
+  }
+
+  /** The folder of workflow `id`, inside `<home>/workflows/`. */
+  async folder(id: string): Promise<string> {
+    if (!/^[\w][\w.-]*$/.test(id)) throw new WorkflowNotFoundError(id);
+    return resolveInside(join(this.home, 'workflows'), id, 'the workflow name').catch(() => {
+      throw new WorkflowNotFoundError(id);
+    });
+  }
+
+  async open(id: string): Promise<OpenedWorkflow> {
+    const dir = await this.folder(id);
+    const bytes = await readFile(join(dir, WORKFLOW_FILE)).catch(() => {
+      throw new WorkflowNotFoundError(id);
+    });
+    const file = join(dir, WORKFLOW_FILE);
+    const checked = checkWorkflow(parseJsonText(bytes.toString('utf8'), file));
+    if (!checked.ok) throw new WorkflowInvalidError(checked.problems);
+    const { runs } = await readWorkflowEntry(dir, id);
+    return {
+      id,
+      workflow: checked.workflow,
+      version: versionOf(bytes),
+      warnings: checked.warnings,
+      runs: runs.map((r) => ({ run_id: r.run_id, outcome: r.outcome, started_at: r.started_at })),
+    };
+  }
+
+  /**
+   * Saves `document` over workflow `id` if it is valid and the file is still at `version`; returns the
+   * new version and where the previous file was kept.
+   */
+  async save(id: string, document: unknown, version: string): Promise<{ version: string; previous: string }> {
+    const dir = await this.folder(id);
+    const checked = checkWorkflow(document);
+    if (!checked.ok) throw new WorkflowInvalidError(checked.problems);
+    const file = join(dir, WORKFLOW_FILE);
+    return withFolderLock(dir, { holder: 'mime studio' }, async () => {
+      const now = versionOf(await readFile(file));
+      if (now !== version) throw new WorkflowConflictError(file, now);
+      const previous = await copyFileUnique(file, join(dir, `schema.${backupStamp()}.json`));
+      await writeWorkflow(file, checked.workflow);
+      return { version: versionOf(await readFile(file)), previous };
+    });
+  }
+
+  /** A screenshot of workflow `id` by its path in the folder (a PNG inside it, bounded). */
+  async frame(id: string, path: string): Promise<Buffer> {
+    return readPngInside(await this.folder(id), path, 'the screenshot');
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * The studio's server over real HTTP: the token, the Host and the Origin guard every request; saving
+ * validates, keeps the previous file and never overwrites a change made on disk; a path out of the
+ * workflow's folder is refused.
+ */
+
+import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadWorkflow } from '@mime-desktop/schema';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Studio, startStudio } from '../src/server.ts';
+
+const FIXTURE = new URL('../../../fixtures/workflows/play-song-recorded', import.meta.url).pathname;
+
+let home: string;
+let studio: Studio;
+let cookie: string;
+let port: string;
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** One request with exactly these headers (Host included), as any client could send it. */
+function send(
+  path: string,
+  options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const req = httpRequest(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method: options.method ?? 'GET',
+        headers: {
+          host: `127.0.0.1:${port}`,
+          ...(body ? { 'content-type': 'application/json' } : {}),
+          ...options.headers,
+        },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString('utf8'),
+          }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+/** What the page sends for a write: its cookie, its Origin and the studio header. */
+const pageWrite = () => ({ cookie, origin: `http://127.0.0.1:${port}`, 'x-mime-studio': '1' });
+
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'mime-studio-'));
+  await cp(FIXTURE, join(home, 'workflows', 'play-song'), { recursive: true });
+  studio = await startStudio({ home });
+  port = new URL(studio.origin).port;
+  const login = await send(`/?token=${studio.token}`);
+  expect(login.status).toBe(303);
+  const setCookie = String(login.headers['set-cookie']);
+  expect(setCookie).toMatch(/HttpOnly/);
+  expect(setCookie).toMatch(/SameSite=Strict/);
+  cookie = setCookie.split(';')[0] as string;
+});
+
+afterAll(async () => {
+  await studio?.close();
+  await rm(home, { recursive: true, force: true });
+});
+
+describe('the studio server', () => {
+  it('refuses requests without the token, with a wrong one, and for another Host', async () => {
+    expect((await send('/api/workflows')).status).toBe(401);
+    expect((await send('/?token=wrong')).status).toBe(401);
+    expect((await send('/api/workflows', { headers: { 'x-mime-token': 'x'.repeat(43) } })).status).toBe(401);
+    const rebound = await send('/api/workflows', { headers: { cookie, host: `evil.example:${port}` } });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body).toContain('Invalid Host header');
+  });
+
+  it('lists the workflows of the home and serves the page, with the cookie or the token header', async () => {
+    const listed = JSON.parse((await send('/api/workflows', { headers: { cookie } })).body);
+    expect(listed.workflows).toEqual([
+      expect.objectContaining({
+        id: 'play-song',
+        params: ['song_name'],
+        thumbnail: expect.stringMatching(/\.png$/),
+      }),
+    ]);
+    const byHeader = await send('/api/workflows', { headers: { 'x-mime-token': studio.token } });
+    expect(byHeader.status).toBe(200);
+    const page = await send('/', { headers: { cookie } });
+    expect(page.body).toContain('<main id="main"');
+    const frame = await send(`/api/workflows/play-song/file?path=${listed.workflows[0].thumbnail}`, {
+      headers: { cookie },
+    });
+    expect(frame.status).toBe(200);
+    expect(frame.headers['content-type']).toBe('image/png');
+  });
+
+  it('refuses a write from another Origin, without one, or without the studio header (CSRF)', async () => {
+    const opened = JSON.parse((await send('/api/workflows/play-song', { headers: { cookie } })).body);
+    const body = { workflow: opened.workflow, version: opened.version };
+    const put = (headers: Record<string, string>) =>
+      send('/api/workflows/play-song', { method: 'PUT', headers, body });
+    const foreign = await put({ ...pageWrite(), origin: 'http://evil.example' });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body).toContain('Invalid Origin header: http://evil.example');
+    const { origin: _origin, ...noOrigin } = pageWrite();
+    expect((await put(noOrigin)).status).toBe(403);
+    const { 'x-mime-studio': _header, ...noHeader } = pageWrite();
+    expect((await put(noHeader)).status).toBe(403);
+  });
+
+  it('saves a valid workflow, keeps the previous file, and refuses to overwrite a change made on disk', async () => {
+    const file = join(home, 'workflows', 'play-song', 'schema.json');
+    const opened = JSON.parse((await send('/api/workflows/play-song', { headers: { cookie } })).body);
+    const workflow = { ...opened.workflow, task_name: 'play a song' };
+    const saved = await send('/api/workflows/play-song', {
+      method: 'PUT',
+      headers: pageWrite(),
+      body: { workflow, version: opened.version },
+    });
+    expect(saved.status, saved.body).toBe(200);
+    expect((await loadWorkflow(file)).workflow.task_name).toBe('play a song');
+    const kept = (await readdir(join(home, 'workflows', 'play-song'))).filter((f) =>
+      /^schema\.\d{8}T\d+Z\.json$/.test(f),
+    );
+    expect(kept).toHaveLength(1);
+    // Someone edits the file meanwhile: a save from the old version is refused, the file stays theirs.
+    const theirs = (await readFile(file, 'utf8')).replace('play a song', 'their title');
+    await writeFile(file, theirs);
+    const stale = await send('/api/workflows/play-song', {
+      method: 'PUT',
+      headers: pageWrite(),
+      body: { workflow: { ...workflow, task_name: 'mine' }, version: JSON.parse(saved.body).version },
+    });
+    expect(stale.status).toBe(409);
+    expect(JSON.parse(stale.body).error.code).toBe('MIME_EDIT_CONFLICT');
+    expect(await readFile(file, 'utf8')).toBe(theirs);
+  });
+
+  it('names where an invalid workflow is wrong and writes nothing', async () => {
+    const file = join(home, 'workflows', 'play-song', 'schema.json');
+    const before = await readFile(file, 'utf8');
+    const opened = JSON.parse((await send('/api/workflows/play-song', { headers: { cookie } })).body);
+    const broken = structuredClone(opened.workflow);
+    broken.plan.subtasks[0].steps[0].intent = '';
+    const answer = await send('/api/workflows/play-song', {
+      method: 'PUT',
+      headers: pageWrite(),
+      body: { workflow: broken, version: opened.version },
+    });
+    expect(answer.status).toBe(422);
+    expect(JSON.parse(answer.body).error.problems).toContainEqual(
+      expect.objectContaining({
+        path: 'plan.subtasks[0].steps[0].intent',
+        message: expect.stringContaining('intent'),
+      }),
+    );
+    expect(await readFile(file, 'utf8')).toBe(before);
+  });
+
+  it('says a port in use is a usage error, naming the port', async () => {
+    const taken = Number(port);
+    await expect(startStudio({ home, port: taken })).rejects.toMatchObject({
+      code: 'MIME_STUDIO_LISTEN',
+      exit: 'usage',
+      message: expect.stringContaining(`port ${taken} on 127.0.0.1 is in use`),
+    });
+  });
+
+  it('never serves a file out of the workflow folder, nor a workflow out of the home', async () => {
+    const out = await send('/api/workflows/play-song/file?path=../../../../etc/passwd', {
+      headers: { cookie },
+    });
+    expect(out.status).toBe(400);
+    expect(out.body).not.toContain('root:');
+    const notPng = await send('/api/workflows/play-song/file?path=schema.json', { headers: { cookie } });
+    expect(notPng.status).toBe(400);
+    expect((await send('/api/workflows/..%2F..%2Fetc', { headers: { cookie } })).status).toBe(404);
+    expect((await send('/api/workflows/nope', { headers: { cookie } })).status).toBe(404);
+  });
+});

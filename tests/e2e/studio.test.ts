@@ -1,0 +1,173 @@
+/// <reference lib="dom" />
+/// <reference lib="dom.iterable" />
+/**
+ * `mime studio` in a real browser (playwright-core driving the system's Chromium): a workflow reflected
+ * without params is opened, its steps shown with their screenshots, the typed song made a param and
+ * saved; the file validates and `mime replay --param` plays another song with it on the demo app. A
+ * change made on disk after the page loaded is shown, never overwritten.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { loadWorkflow } from '@mime-desktop/schema';
+import { copyWorkflow, runsOf, tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
+import { type RunningMime, runMime, startMime } from '@mime-desktop/test-support/run-mime';
+import { type Browser, chromium, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const desktop = useDesktop();
+let browser: Browser;
+
+beforeAll(async () => {
+  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+/** A home with the demo workflow as a reflect without params makes it: the song typed literally. */
+async function homeWithLiteralWorkflow(): Promise<{ home: string; dir: string }> {
+  const home = await tempDir('mime-studio-e2e-');
+  const dir = await copyWorkflow(
+    'play-song-recorded',
+    (schema) => {
+      Object.assign(schema, JSON.parse(JSON.stringify(schema).replaceAll('{song_name}', 'Numb')));
+      schema.task_params = [];
+    },
+    { as: 'play-song', into: join(home, 'workflows') },
+  );
+  return { home, dir };
+}
+
+/** `mime studio` on `home`, its URL, and a page that opened it. */
+async function openStudio(
+  home: string,
+  env?: NodeJS.ProcessEnv,
+): Promise<{ studio: RunningMime; page: Page }> {
+  const studio = startMime(['studio', '--home', home], { env });
+  const url = await studio.waitForStdoutLine();
+  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{40,}$/);
+  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(url);
+  return { studio, page };
+}
+
+async function stop(studio: RunningMime): Promise<void> {
+  studio.kill('SIGTERM');
+  expect((await studio.done).exitCode).toBe(0);
+}
+
+describe('mime studio', () => {
+  it('turns a typed value into a param, saves a valid workflow, and replay uses the param', {
+    timeout: 120_000,
+  }, async () => {
+    const { home, dir } = await homeWithLiteralWorkflow();
+    const { studio, page } = await openStudio(home);
+    try {
+      // The token moved into a cookie: the address bar no longer shows it.
+      expect(page.url()).not.toContain('token');
+      await page.getByRole('link', { name: /play/i }).click();
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      // Every step's screenshots load (lazily, as each card scrolls into view).
+      const shots = page.locator('article.step img');
+      await shots.first().waitFor();
+      expect(await shots.count()).toBeGreaterThanOrEqual(8);
+      for (const shot of await shots.all()) {
+        await shot.scrollIntoViewIfNeeded();
+        await page.waitForFunction((img) => (img as HTMLImageElement).complete, await shot.elementHandle());
+        expect(await shot.evaluate((img) => (img as HTMLImageElement).naturalWidth)).toBeGreaterThan(0);
+      }
+      // The typing step's card says what it does, on which element, and why.
+      const typing = page.getByRole('article', { name: 'Step 2' });
+      await typing.getByText('TYPE Numb', { exact: true }).waitFor();
+      expect(await typing.locator('dd').allTextContents()).toContain('TYPE Numb');
+      await page.getByLabel('Make "Numb" a param named').fill('song');
+      await page.getByRole('button', { name: 'Make this a param' }).click();
+      await page.getByRole('status').filter({ hasText: 'song is a param now' }).waitFor();
+      await typing.getByText('TYPE {song}', { exact: true }).waitFor();
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
+    } finally {
+      await page.close();
+      await stop(studio);
+    }
+    const { workflow } = await loadWorkflow(dir);
+    expect(workflow.task_params).toEqual([expect.objectContaining({ name: 'song', example: 'Numb' })]);
+    const typed = workflow.plan.subtasks.flatMap((s) => s.steps).find((s) => s.action_type === 'TYPE');
+    expect(typed?.action_value).toBe('{song}');
+    const replayed = await runMime(['replay', dir, '--mode', 'trace', '--param', 'song=Faint', '--json'], {
+      env: desktop().env,
+    });
+    expect(replayed.exitCode, replayed.stderr).toBe(0);
+    const summary = JSON.parse(replayed.stdout);
+    expect(summary.outcome).toBe('success');
+    expect(summary.params).toMatchObject({ song: 'Faint' });
+    expect(Object.values(summary.extracts)).toContain('Faint');
+  });
+
+  it('runs the demo with a new song and streams its steps in to success', { timeout: 90_000 }, async () => {
+    // The app as the recording starts: an earlier test played another song.
+    await desktop().resetApp();
+    const home = await tempDir('mime-studio-run-');
+    const dir = await copyWorkflow('play-song-recorded', undefined, {
+      as: 'play-song',
+      into: join(home, 'workflows'),
+    });
+    const { studio, page } = await openStudio(home, desktop().env);
+    const failedRequests: string[] = [];
+    page.on('response', (r) => r.status() >= 400 && failedRequests.push(`${r.status()} ${r.url()}`));
+    try {
+      await page.getByRole('link', { name: /play/i }).click();
+      await page.getByLabel('song_name').fill('Faint');
+      await page.getByLabel('Mode').selectOption('trace');
+      await page.getByRole('button', { name: 'Run', exact: true }).click();
+      const log = page.getByRole('list', { name: 'Run progress' });
+      // The run's last line is its outcome.
+      await log.locator('li[class^="outcome-"]').waitFor({ timeout: 60_000 });
+      const lines = await log.getByRole('listitem').allTextContents();
+      expect(lines.at(-1), `${lines.join('\n')}\n${await page.getByRole('status').textContent()}`).toBe(
+        '✓ success',
+      );
+      expect(lines.filter((l) => /^Step \d+:/.test(l))).toHaveLength(5);
+      // Each step's screen was shown, none failed to load; no line came twice (no replay of the stream).
+      expect(failedRequests.filter((r) => !r.endsWith('/favicon.ico'))).toEqual([]);
+      expect(new Set(lines).size).toBe(lines.length);
+      expect(lines).toContain('song_now_playing = Faint');
+      expect(
+        await page
+          .getByRole('img', { name: 'The screen at the latest step' })
+          .evaluate((img) => (img as HTMLImageElement).naturalWidth),
+      ).toBeGreaterThan(0);
+    } finally {
+      await page.close();
+      await stop(studio);
+    }
+    const [run] = await runsOf(dir);
+    const summary = JSON.parse(await readFile(join(run as string, 'summary.json'), 'utf8'));
+    expect(summary).toMatchObject({ outcome: 'success', mode: 'trace', params: { song_name: 'Faint' } });
+  });
+
+  it('shows a change made on disk after the page loaded, and never overwrites it', {
+    timeout: 60_000,
+  }, async () => {
+    const { home, dir } = await homeWithLiteralWorkflow();
+    const { studio, page } = await openStudio(home);
+    const file = join(dir, 'schema.json');
+    try {
+      await page.getByRole('link', { name: /play/i }).click();
+      await page.getByLabel('Make "Numb" a param named').fill('song');
+      await page.getByRole('button', { name: 'Make this a param' }).click();
+      await page.getByRole('status').filter({ hasText: 'song is a param now' }).waitFor();
+      const theirs = (await readFile(file, 'utf8')).replace(
+        '"task_name": "',
+        '"task_name": "edited elsewhere: ',
+      );
+      await writeFile(file, theirs);
+      await page.getByRole('button', { name: 'Save' }).click();
+      await page.getByRole('status').filter({ hasText: 'changed on disk since you opened it' }).waitFor();
+      expect(await readFile(file, 'utf8')).toBe(theirs);
+    } finally {
+      await page.close();
+      await stop(studio);
+    }
+  });
+});
