@@ -56,13 +56,31 @@ async function stop(studio: RunningMime): Promise<void> {
   expect((await studio.done).exitCode).toBe(0);
 }
 
+/** Runs `use` on a page of `mime studio` on `home`; closes both after it (the studio exits 0). */
+async function onStudioPage(home: string, use: (page: Page) => Promise<void>, env?: NodeJS.ProcessEnv) {
+  const { studio, page } = await openStudio(home, env);
+  try {
+    await use(page);
+  } finally {
+    await page.close();
+    await stop(studio);
+  }
+}
+
+/** Waits until the page's status line says `text`. */
+const statusSays = (page: Page, text: string) => page.getByRole('status').filter({ hasText: text }).waitFor();
+
+async function save(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'Save' }).click();
+  await statusSays(page, 'Saved.');
+}
+
 describe('mime studio', () => {
   it('turns a typed value into a param, saves a valid workflow, and replay uses the param', {
     timeout: 120_000,
   }, async () => {
     const { home, dir } = await homeWithLiteralWorkflow();
-    const { studio, page } = await openStudio(home);
-    try {
+    await onStudioPage(home, async (page) => {
       // The token moved into a cookie: the address bar no longer shows it.
       expect(page.url()).not.toContain('token');
       await page.getByRole('link', { name: /play/i }).click();
@@ -82,14 +100,10 @@ describe('mime studio', () => {
       expect(await typing.locator('dd').allTextContents()).toContain('TYPE Numb');
       await page.getByLabel('Make "Numb" a param named').fill('song');
       await page.getByRole('button', { name: 'Make this a param' }).click();
-      await page.getByRole('status').filter({ hasText: 'song is a param now' }).waitFor();
+      await statusSays(page, 'song is a param now');
       await typing.getByText('TYPE {song}', { exact: true }).waitFor();
-      await page.getByRole('button', { name: 'Save' }).click();
-      await page.getByRole('status').filter({ hasText: 'Saved.' }).waitFor();
-    } finally {
-      await page.close();
-      await stop(studio);
-    }
+      await save(page);
+    });
     const { workflow } = await loadWorkflow(dir);
     expect(workflow.task_params).toEqual([expect.objectContaining({ name: 'song', example: 'Numb' })]);
     const typed = workflow.plan.subtasks.flatMap((s) => s.steps).find((s) => s.action_type === 'TYPE');
@@ -112,62 +126,96 @@ describe('mime studio', () => {
       as: 'play-song',
       into: join(home, 'workflows'),
     });
-    const { studio, page } = await openStudio(home, desktop().env);
-    const failedRequests: string[] = [];
-    page.on('response', (r) => r.status() >= 400 && failedRequests.push(`${r.status()} ${r.url()}`));
-    try {
-      await page.getByRole('link', { name: /play/i }).click();
-      await page.getByLabel('song_name').fill('Faint');
-      await page.getByLabel('Mode').selectOption('trace');
-      await page.getByRole('button', { name: 'Run', exact: true }).click();
-      const log = page.getByRole('list', { name: 'Run progress' });
-      // The run's last line is its outcome.
-      await log.locator('li[class^="outcome-"]').waitFor({ timeout: 60_000 });
-      const lines = await log.getByRole('listitem').allTextContents();
-      expect(lines.at(-1), `${lines.join('\n')}\n${await page.getByRole('status').textContent()}`).toBe(
-        '✓ success',
-      );
-      expect(lines.filter((l) => /^Step \d+:/.test(l))).toHaveLength(5);
-      // Each step's screen was shown, none failed to load; no line came twice (no replay of the stream).
-      expect(failedRequests.filter((r) => !r.endsWith('/favicon.ico'))).toEqual([]);
-      expect(new Set(lines).size).toBe(lines.length);
-      expect(lines).toContain('song_now_playing = Faint');
-      expect(
-        await page
-          .getByRole('img', { name: 'The screen at the latest step' })
-          .evaluate((img) => (img as HTMLImageElement).naturalWidth),
-      ).toBeGreaterThan(0);
-    } finally {
-      await page.close();
-      await stop(studio);
-    }
+    await onStudioPage(
+      home,
+      async (page) => {
+        const failedRequests: string[] = [];
+        page.on('response', (r) => r.status() >= 400 && failedRequests.push(`${r.status()} ${r.url()}`));
+        await page.getByRole('link', { name: /play/i }).click();
+        await page.getByLabel('song_name', { exact: true }).fill('Faint');
+        await page.getByLabel('Mode').selectOption('trace');
+        await page.getByRole('button', { name: 'Run', exact: true }).click();
+        const log = page.getByRole('list', { name: 'Run progress' });
+        // The run's last line is its outcome.
+        await log.locator('li[class^="outcome-"]').waitFor({ timeout: 60_000 });
+        const lines = await log.getByRole('listitem').allTextContents();
+        expect(lines.at(-1), `${lines.join('\n')}\n${await page.getByRole('status').textContent()}`).toBe(
+          '✓ success',
+        );
+        expect(lines.filter((l) => /^Step \d+:/.test(l))).toHaveLength(5);
+        // Each step's screen was shown, none failed to load; no line came twice (no replay of the stream).
+        expect(failedRequests.filter((r) => !r.endsWith('/favicon.ico'))).toEqual([]);
+        expect(new Set(lines).size).toBe(lines.length);
+        expect(lines).toContain('song_now_playing = Faint');
+        expect(
+          await page
+            .getByRole('img', { name: 'The screen at the latest step' })
+            .evaluate((img) => (img as HTMLImageElement).naturalWidth),
+        ).toBeGreaterThan(0);
+      },
+      desktop().env,
+    );
     const [run] = await runsOf(dir);
     const summary = JSON.parse(await readFile(join(run as string, 'summary.json'), 'utf8'));
     expect(summary).toMatchObject({ outcome: 'success', mode: 'trace', params: { song_name: 'Faint' } });
+  });
+
+  it('adds a dependency on what an earlier subtask extracts, and renames a param with its templates', {
+    timeout: 60_000,
+  }, async () => {
+    const home = await tempDir('mime-studio-deps-');
+    const dir = await copyWorkflow(
+      'play-song-recorded',
+      (schema) => {
+        schema.plan.subtasks.push({
+          subtask_i: 2,
+          text: 'Say which song is playing.',
+          dependencies: [],
+          steps: [],
+        });
+      },
+      { as: 'play-song', into: join(home, 'workflows') },
+    );
+    await onStudioPage(home, async (page) => {
+      await page.getByRole('link', { name: /play/i }).click();
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      // Only a later subtask is offered what subtask 2 extracts.
+      expect(await page.getByLabel('Use a value from an earlier subtask in subtask 2').count()).toBe(0);
+      await page
+        .getByLabel('Use a value from an earlier subtask in subtask 3')
+        .selectOption('song_now_playing');
+      await page.getByRole('button', { name: 'Add dependency' }).click();
+      await statusSays(page, 'subtask 3 uses song_now_playing now');
+      await page.getByLabel('Rename song_name to').fill('title');
+      await page.getByRole('button', { name: 'Rename', exact: true }).click();
+      await statusSays(page, 'song_name is title now');
+      await save(page);
+    });
+    const { workflow } = await loadWorkflow(dir);
+    expect(workflow.plan.subtasks[2]?.dependencies).toEqual(['song_now_playing']);
+    expect(workflow.task_params.map((p) => p.name)).toEqual(['title']);
+    expect(JSON.stringify(workflow)).not.toContain('{song_name}');
+    expect(JSON.stringify(workflow)).toContain('{title}');
   });
 
   it('shows a change made on disk after the page loaded, and never overwrites it', {
     timeout: 60_000,
   }, async () => {
     const { home, dir } = await homeWithLiteralWorkflow();
-    const { studio, page } = await openStudio(home);
     const file = join(dir, 'schema.json');
-    try {
+    await onStudioPage(home, async (page) => {
       await page.getByRole('link', { name: /play/i }).click();
       await page.getByLabel('Make "Numb" a param named').fill('song');
       await page.getByRole('button', { name: 'Make this a param' }).click();
-      await page.getByRole('status').filter({ hasText: 'song is a param now' }).waitFor();
+      await statusSays(page, 'song is a param now');
       const theirs = (await readFile(file, 'utf8')).replace(
         '"task_name": "',
         '"task_name": "edited elsewhere: ',
       );
       await writeFile(file, theirs);
       await page.getByRole('button', { name: 'Save' }).click();
-      await page.getByRole('status').filter({ hasText: 'changed on disk since you opened it' }).waitFor();
+      await statusSays(page, 'changed on disk since you opened it');
       expect(await readFile(file, 'utf8')).toBe(theirs);
-    } finally {
-      await page.close();
-      await stop(studio);
-    }
+    });
   });
 });

@@ -111,7 +111,7 @@ function render(state) {
     h('div', { class: 'head' }, h('h1', {}, workflow.task_name), save),
     problemsAt(state, ''),
     h('p', { class: 'muted' }, workflow.task_description_user),
-    paramsTable(workflow),
+    paramsTable(state),
     runPanel(state),
     workflow.plan.subtasks.map((subtask, k) =>
       h(
@@ -119,9 +119,7 @@ function render(state) {
         { class: 'subtask', 'aria-labelledby': `subtask-${k}` },
         h('h2', { id: `subtask-${k}` }, `Subtask ${subtask.subtask_i + 1}`),
         h('p', {}, subtask.text),
-        subtask.dependencies.length
-          ? h('p', { class: 'muted' }, `Uses: ${subtask.dependencies.join(', ')}`)
-          : null,
+        dependencies(state, subtask, k),
         problemsAt(state, `plan.subtasks[${k}].`),
         h(
           'div',
@@ -240,27 +238,70 @@ function watchRun(runId, { log, shot, stop, start }) {
   };
 }
 
-function paramsTable(workflow) {
+/** The params, each renamed (its templates follow) or deleted (its templates say its example again). */
+function paramsTable(state) {
+  const { workflow } = state;
   if (workflow.task_params.length === 0) {
     return h('p', { class: 'muted' }, 'No params yet: use "Make this a param" on a typed value.');
   }
+  const row = (p) => {
+    const inputId = `rename-${p.name}`;
+    const input = h('input', {
+      id: inputId,
+      placeholder: 'new name',
+      autocomplete: 'off',
+      required: true,
+      size: 12,
+    });
+    return h(
+      'tr',
+      {},
+      h('td', {}, p.name),
+      h('td', {}, p.sensitive ? '(hidden)' : (p.example ?? '')),
+      h('td', {}, p.sensitive ? 'yes' : 'no'),
+      h(
+        'td',
+        {},
+        h(
+          'form',
+          {
+            class: 'make-param',
+            onsubmit: (event) => {
+              event.preventDefault();
+              const to = input.value.trim();
+              edit(
+                state,
+                { kind: 'rename-param', name: p.name, to },
+                `${p.name} is ${to} now: save to keep it`,
+              );
+            },
+          },
+          h('label', { for: inputId, class: 'muted' }, `Rename ${p.name} to`),
+          input,
+          h('button', { type: 'submit' }, 'Rename'),
+          h(
+            'button',
+            {
+              type: 'button',
+              'aria-label': `Delete ${p.name}`,
+              onclick: () =>
+                edit(state, { kind: 'delete-param', name: p.name }, `${p.name} is deleted: save to keep it`),
+            },
+            'Delete',
+          ),
+        ),
+      ),
+    );
+  };
   return h(
     'table',
     { 'aria-label': 'Params' },
-    h('thead', {}, h('tr', {}, h('th', {}, 'Param'), h('th', {}, 'Example'), h('th', {}, 'Sensitive'))),
     h(
-      'tbody',
+      'thead',
       {},
-      workflow.task_params.map((p) =>
-        h(
-          'tr',
-          {},
-          h('td', {}, p.name),
-          h('td', {}, p.sensitive ? '(hidden)' : (p.example ?? '')),
-          h('td', {}, p.sensitive ? 'yes' : 'no'),
-        ),
-      ),
+      h('tr', {}, h('th', {}, 'Param'), h('th', {}, 'Example'), h('th', {}, 'Sensitive'), h('th', {}, '')),
     ),
+    h('tbody', {}, workflow.task_params.map(row)),
   );
 }
 
@@ -344,20 +385,10 @@ function makeParamForm(state, step) {
     'form',
     {
       class: 'make-param',
-      onsubmit: async (event) => {
+      onsubmit: (event) => {
         event.preventDefault();
         const name = input.value.trim();
-        const result = await api(`/api/workflows/${encodeURIComponent(state.id)}/make-param`, {
-          method: 'POST',
-          body: { workflow: state.workflow, step_i: step.i, name },
-        });
-        if (!result.ok)
-          return say(result.body?.error?.message ?? 'the param could not be made', { error: true });
-        state.workflow = result.body.workflow;
-        state.dirty = true;
-        state.problems = [];
-        render(state);
-        say(`${name} is a param now: save to keep it`);
+        edit(state, { kind: 'make-param', step_i: step.i, name }, `${name} is a param now: save to keep it`);
       },
     },
     h('label', { for: inputId }, `Make "${step.action_value}" a param named`),
@@ -365,6 +396,83 @@ function makeParamForm(state, step) {
     h('button', { type: 'submit' }, 'Make this a param'),
   );
   return form;
+}
+
+/** Asks the studio to apply `change` to the draft; the page shows the result, unsaved. */
+async function edit(state, change, done) {
+  const result = await api(`/api/workflows/${encodeURIComponent(state.id)}/edit`, {
+    method: 'POST',
+    body: { workflow: state.workflow, edit: change },
+  });
+  if (!result.ok) return say(result.body?.error?.message ?? 'the change could not be made', { error: true });
+  state.workflow = result.body.workflow;
+  state.dirty = true;
+  state.problems = [];
+  render(state);
+  say(done);
+}
+
+/** What subtask `k` uses from earlier subtasks, and what more it could use (their extracts only). */
+function dependencies(state, subtask, k) {
+  const upstream = state.workflow.plan.subtasks
+    .slice(0, k)
+    .flatMap((s) => s.steps)
+    .filter((s) => s.action_type === 'EXTRACT' && s.variable_name)
+    .map((s) => s.variable_name);
+  const offered = upstream.filter((v) => !subtask.dependencies.includes(v));
+  const used = subtask.dependencies.map((variable) =>
+    h(
+      'li',
+      {},
+      `Uses ${variable} `,
+      h(
+        'button',
+        {
+          type: 'button',
+          'aria-label': `Stop using ${variable} in subtask ${subtask.subtask_i + 1}`,
+          onclick: () =>
+            edit(
+              state,
+              { kind: 'remove-dependency', subtask_i: subtask.subtask_i, variable },
+              `subtask ${subtask.subtask_i + 1} no longer uses ${variable}: save to keep it`,
+            ),
+        },
+        'Remove',
+      ),
+    ),
+  );
+  if (offered.length === 0 && used.length === 0) return null;
+  const selectId = `dependency-${subtask.subtask_i}`;
+  const select = h(
+    'select',
+    { id: selectId },
+    offered.map((v) => h('option', { value: v }, v)),
+  );
+  const add =
+    offered.length === 0
+      ? null
+      : h(
+          'form',
+          {
+            class: 'make-param',
+            onsubmit: (event) => {
+              event.preventDefault();
+              edit(
+                state,
+                { kind: 'add-dependency', subtask_i: subtask.subtask_i, variable: select.value },
+                `subtask ${subtask.subtask_i + 1} uses ${select.value} now: save to keep it`,
+              );
+            },
+          },
+          h(
+            'label',
+            { for: selectId },
+            `Use a value from an earlier subtask in subtask ${subtask.subtask_i + 1}`,
+          ),
+          select,
+          h('button', { type: 'submit' }, 'Add dependency'),
+        );
+  return [used.length ? h('ul', { class: 'dependencies' }, used) : null, add];
 }
 
 async function saveWorkflow(state) {

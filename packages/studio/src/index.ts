@@ -1,6 +1,16 @@
-export { type MakeParamRequest, makeParam, StudioEditError } from './make-param.ts';
 export { RunManager, type RunMessage, RunRefusedError, type StudioRun } from './run-manager.ts';
 export { type Studio, StudioListenError, type StudioOptions, startStudio, studioApp } from './server.ts';
+export {
+  addDependency,
+  applyEdit,
+  deleteParam,
+  makeParam,
+  removeDependency,
+  renameParam,
+  StudioEditError,
+  upstreamExtracts,
+  type WorkflowEdit,
+} from './workflow-edits.ts';
 export {
   type OpenedWorkflow,
   WorkflowConflictError,

@@ -11,18 +11,20 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import {
+  checkWorkflow,
   FileReadError,
   isMimeError,
   MimeError,
   type ReplayMode,
   readPngInside,
-  type Workflow,
 } from '@mime-desktop/schema';
 import { type Context, Hono } from 'hono';
+import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
+import { secureHeaders } from 'hono/secure-headers';
 import { streamSSE } from 'hono/streaming';
-import { makeParam, StudioEditError } from './make-param.ts';
 import { RunManager, RunRefusedError } from './run-manager.ts';
+import { applyEdit, StudioEditError, type WorkflowEdit } from './workflow-edits.ts';
 import {
   WorkflowConflictError,
   WorkflowInvalidError,
@@ -31,6 +33,8 @@ import {
 } from './workflow-store.ts';
 
 const COOKIE = 'mime_studio';
+/** The largest request body (a workflow being saved). */
+const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const ASSETS = fileURLToPath(new URL('../assets/', import.meta.url));
 const ASSET_TYPES: Record<string, string> = {
   'app.js': 'text/javascript; charset=utf-8',
@@ -72,7 +76,7 @@ function sameToken(given: string | undefined, token: string): boolean {
 
 function fail(
   c: Context,
-  status: 400 | 401 | 403 | 404 | 409 | 422 | 500,
+  status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 500,
   code: string,
   message: string,
   extra = {},
@@ -149,6 +153,30 @@ export function studioApp(
     }
     await next();
   });
+  // The page loads nothing from elsewhere, is never framed, and never sends its address (the token
+  // was in it) to anyone.
+  app.use(
+    '*',
+    secureHeaders({
+      contentSecurityPolicy: {
+        defaultSrc: ["'self'"],
+        objectSrc: ["'none'"],
+        baseUri: ["'none'"],
+        frameAncestors: ["'none'"],
+      },
+      xFrameOptions: 'DENY',
+      referrerPolicy: 'no-referrer',
+    }),
+  );
+  // A workflow is a few hundred KiB; a request body is bounded well above that.
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: (c) =>
+        fail(c, 413, 'MIME_TOO_LARGE', `a request body is at most ${MAX_BODY_BYTES / 1024 / 1024} MiB`),
+    }),
+  );
   app.onError((error, c) => answerError(c, error));
 
   app.get('/', async (c) => c.html(await asset('index.html')));
@@ -179,22 +207,20 @@ export function studioApp(
     }
     return c.json(await store.save(c.req.param('id'), body.workflow, body.version));
   });
-  app.post('/api/workflows/:id/make-param', async (c) => {
-    const body = (await c.req.json().catch(() => null)) as {
-      workflow?: Workflow;
-      step_i?: number;
-      name?: string;
-      sensitive?: boolean;
-    } | null;
-    if (!body?.workflow || typeof body.step_i !== 'number' || typeof body.name !== 'string') {
-      return fail(c, 400, 'MIME_BAD_REQUEST', 'send {"workflow": {...}, "step_i": <n>, "name": "<param>"}');
+  app.post('/api/workflows/:id/edit', async (c) => {
+    const body = (await c.req.json().catch(() => null)) as { workflow?: unknown; edit?: WorkflowEdit } | null;
+    if (!body?.workflow || typeof body.edit?.kind !== 'string') {
+      return fail(
+        c,
+        400,
+        'MIME_BAD_REQUEST',
+        'send {"workflow": {...}, "edit": {"kind": "make-param", ...}}',
+      );
     }
-    const workflow = makeParam(body.workflow, {
-      step_i: body.step_i,
-      name: body.name,
-      sensitive: body.sensitive,
-    });
-    return c.json({ workflow });
+    // The draft the page holds is checked first: an edit applies to a valid workflow only.
+    const checked = checkWorkflow(body.workflow);
+    if (!checked.ok) throw new WorkflowInvalidError(checked.problems);
+    return c.json({ workflow: applyEdit(checked.workflow, body.edit) });
   });
   app.post('/api/workflows/:id/runs', async (c) => {
     const id = c.req.param('id');

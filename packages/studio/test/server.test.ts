@@ -36,11 +36,15 @@ function send(
       {
         host: '127.0.0.1',
         port,
+        // A connection of its own each time: no request leaves another a half-read socket.
+        agent: false,
         path,
         method: options.method ?? 'GET',
         headers: {
           host: `127.0.0.1:${port}`,
-          ...(body ? { 'content-type': 'application/json' } : {}),
+          ...(body
+            ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }
+            : {}),
           ...options.headers,
         },
       },
@@ -105,6 +109,11 @@ describe('the studio server', () => {
     expect(byHeader.status).toBe(200);
     const page = await send('/', { headers: { cookie } });
     expect(page.body).toContain('<main id="main"');
+    // Nothing from elsewhere, never framed, the address (it held the token) never sent on.
+    expect(page.headers['content-security-policy']).toContain("default-src 'self'");
+    expect(page.headers['content-security-policy']).toContain("frame-ancestors 'none'");
+    expect(page.headers['referrer-policy']).toBe('no-referrer');
+    expect(page.headers['x-frame-options']).toBe('DENY');
     const frame = await send(`/api/workflows/play-song/file?path=${listed.workflows[0].thumbnail}`, {
       headers: { cookie },
     });
@@ -173,6 +182,37 @@ describe('the studio server', () => {
       }),
     );
     expect(await readFile(file, 'utf8')).toBe(before);
+  });
+
+  it('applies an edit to the draft without saving it, and refuses an unknown edit or an invalid draft', async () => {
+    const file = join(home, 'workflows', 'play-song', 'schema.json');
+    const before = await readFile(file, 'utf8');
+    const opened = JSON.parse((await send('/api/workflows/play-song', { headers: { cookie } })).body);
+    const edit = (body: unknown) =>
+      send('/api/workflows/play-song/edit', { method: 'POST', headers: pageWrite(), body });
+    const renamed = await edit({
+      workflow: opened.workflow,
+      edit: { kind: 'rename-param', name: 'song_name', to: 'title' },
+    });
+    expect(renamed.status, renamed.body).toBe(200);
+    expect(JSON.parse(renamed.body).workflow.task_params[0].name).toBe('title');
+    expect(await readFile(file, 'utf8')).toBe(before);
+    const unknown = await edit({ workflow: opened.workflow, edit: { kind: 'format-disk' } });
+    expect(unknown.status).toBe(400);
+    expect(JSON.parse(unknown.body).error.message).toBe('no edit named "format-disk"');
+    const invalid = await edit({ workflow: { task_name: 1 }, edit: { kind: 'delete-param', name: 'x' } });
+    expect(invalid.status).toBe(422);
+  });
+
+  it('refuses a request body over its bound, reading no more of it', async () => {
+    // It says it is 17 MiB: refused from its length, before any of it is read.
+    const answer = await send('/api/workflows/play-song', {
+      method: 'PUT',
+      headers: { ...pageWrite(), 'content-length': String(17 * 1024 * 1024) },
+      body: {},
+    });
+    expect(answer.status).toBe(413);
+    expect(JSON.parse(answer.body).error.code).toBe('MIME_TOO_LARGE');
   });
 
   it('says a port in use is a usage error, naming the port', async () => {

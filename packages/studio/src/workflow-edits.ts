@@ -1,0 +1,215 @@
+/**
+ * The edits the studio offers, as pure functions: each returns a new workflow (the caller validates
+ * and saves it) or throws {@link StudioEditError} saying why the edit does not apply.
+ * - "Make this a param": a typed value becomes a `{name}` template and a `task_params` entry in one
+ *   action, the missing path from a reflected workflow with no params to one that replays with new
+ *   values. Every other text that says the same value says the template instead, so the run's checks
+ *   look for this run's value.
+ * - Renaming a param: its templates follow. Deleting one: its templates become its example again.
+ * - Dependencies of a subtask: only variables extracted by an earlier subtask.
+ */
+import { IDENTIFIER, MimeError, type Workflow, type WorkflowStep } from '@mime-desktop/schema';
+
+/** A change the workflow cannot take: no such step, nothing to make a param of, a bad name. */
+export class StudioEditError extends MimeError {
+  constructor(message: string) {
+    super('MIME_STUDIO_EDIT', message);
+  }
+}
+
+/** An edit of a workflow, as the page asks for it. */
+export type WorkflowEdit =
+  | { kind: 'make-param'; step_i: number; name: string; description?: string; sensitive?: boolean }
+  | { kind: 'rename-param'; name: string; to: string }
+  | { kind: 'delete-param'; name: string }
+  | { kind: 'add-dependency'; subtask_i: number; variable: string }
+  | { kind: 'remove-dependency'; subtask_i: number; variable: string };
+
+/** Applies one edit. */
+export function applyEdit(workflow: Workflow, edit: WorkflowEdit): Workflow {
+  switch (edit.kind) {
+    case 'make-param':
+      return makeParam(workflow, edit);
+    case 'rename-param':
+      return renameParam(workflow, edit.name, edit.to);
+    case 'delete-param':
+      return deleteParam(workflow, edit.name);
+    case 'add-dependency':
+      return addDependency(workflow, edit.subtask_i, edit.variable);
+    case 'remove-dependency':
+      return removeDependency(workflow, edit.subtask_i, edit.variable);
+    default:
+      // The page's request is data: an edit this studio does not know is refused, named.
+      throw new StudioEditError(`no edit named ${JSON.stringify((edit as { kind: unknown }).kind)}`);
+  }
+}
+
+/** The workflow with `change` applied to every text a person or the model reads, templates included. */
+function mapTexts(workflow: Workflow, change: (text: string) => string): Workflow {
+  const step = (s: WorkflowStep): WorkflowStep => ({
+    ...s,
+    action_value: s.action_value === null ? null : change(s.action_value),
+    intent: change(s.intent),
+    expected_current_state: change(s.expected_current_state),
+    post_action: s.post_action.map(change),
+    target: {
+      ...s.target,
+      primary: change(s.target.primary),
+      fallback: s.target.fallback && change(s.target.fallback),
+    },
+  });
+  return {
+    ...workflow,
+    task_description_user: change(workflow.task_description_user),
+    detailed_task_description: change(workflow.detailed_task_description),
+    success_criteria: change(workflow.success_criteria),
+    plan: {
+      ...workflow.plan,
+      subtasks: workflow.plan.subtasks.map((subtask) => ({
+        ...subtask,
+        text: change(subtask.text),
+        steps: subtask.steps.map(step),
+      })),
+    },
+  };
+}
+
+const escaped = (literal: string) => literal.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** `text` with every whole occurrence of `value` (not inside a word or a template) as `{name}`. */
+function templated(text: string, value: string, name: string): string {
+  const start = /^\w/.test(value) ? '(?<![\\w{])' : '';
+  const end = /\w$/.test(value) ? '(?![\\w}])' : '';
+  return text.replace(new RegExp(`${start}${escaped(value)}${end}`, 'g'), `{${name}}`);
+}
+
+function checkNewName(workflow: Workflow, name: string): void {
+  if (!IDENTIFIER.test(name)) {
+    throw new StudioEditError(
+      `"${name}" cannot name a param: use letters, digits and _ (not first), e.g. song_name`,
+    );
+  }
+  if (workflow.task_params.some((p) => p.name === name)) {
+    throw new StudioEditError(`the workflow already has a param named ${name}: choose another name`);
+  }
+}
+
+/** The workflow with step `step_i`'s typed value as the param `name` (see the module comment). */
+export function makeParam(
+  workflow: Workflow,
+  request: { step_i: number; name: string; description?: string; sensitive?: boolean },
+): Workflow {
+  const { name } = request;
+  checkNewName(workflow, name);
+  const step = workflow.plan.subtasks.flatMap((s) => s.steps).find((s) => s.i === request.step_i);
+  if (!step) throw new StudioEditError(`the workflow has no step ${request.step_i}`);
+  const value = step.action_value ?? '';
+  if (step.action_type !== 'TYPE' || value.trim() === '') {
+    throw new StudioEditError(`step ${step.i} types no text: only a typed value can become a param`);
+  }
+  if (/\{[A-Za-z_]\w*\}/.test(value)) {
+    throw new StudioEditError(`step ${step.i} already types a template (${value}): it is a param already`);
+  }
+  const sensitive = request.sensitive ?? false;
+  const changed = mapTexts(workflow, (text) => templated(text, value, name));
+  return {
+    ...changed,
+    task_params: [
+      ...workflow.task_params,
+      {
+        name,
+        type: 'string',
+        description: request.description ?? `the text typed at step ${step.i}`,
+        // A secret's value is never stored, not even as its example.
+        example: sensitive ? null : value,
+        sensitive,
+        optional: false,
+      },
+    ],
+    plan: {
+      ...changed.plan,
+      subtasks: changed.plan.subtasks.map((subtask) => ({
+        ...subtask,
+        // The step itself types the param, whatever else it typed around the value.
+        steps: subtask.steps.map((s) => (s.i === step.i ? { ...s, action_value: `{${name}}` } : s)),
+      })),
+    },
+  };
+}
+
+function paramNamed(workflow: Workflow, name: string) {
+  const param = workflow.task_params.find((p) => p.name === name);
+  if (!param) throw new StudioEditError(`the workflow has no param named ${name}`);
+  return param;
+}
+
+/** The workflow with param `name` called `to`, every `{name}` template with it. */
+export function renameParam(workflow: Workflow, name: string, to: string): Workflow {
+  paramNamed(workflow, name);
+  checkNewName(workflow, to);
+  const changed = mapTexts(workflow, (text) => text.replaceAll(`{${name}}`, `{${to}}`));
+  return {
+    ...changed,
+    task_params: workflow.task_params.map((p) => (p.name === name ? { ...p, name: to } : p)),
+  };
+}
+
+/** The workflow without param `name`: its templates say its example again (a secret has none to say). */
+export function deleteParam(workflow: Workflow, name: string): Workflow {
+  const param = paramNamed(workflow, name);
+  const uses = JSON.stringify(workflow.plan).split(`{${name}}`).length - 1;
+  if (uses > 0 && param.example === null) {
+    throw new StudioEditError(
+      `${name} has no example to type in its place, and the workflow uses {${name}} ${uses} time${uses === 1 ? '' : 's'}: give it an example first, or keep it`,
+    );
+  }
+  const changed = mapTexts(workflow, (text) => text.replaceAll(`{${name}}`, param.example ?? ''));
+  return { ...changed, task_params: workflow.task_params.filter((p) => p.name !== name) };
+}
+
+/** The variables the subtasks before `subtask_i` extract: what it may depend on. */
+export function upstreamExtracts(workflow: Workflow, subtask_i: number): string[] {
+  const index = workflow.plan.subtasks.findIndex((s) => s.subtask_i === subtask_i);
+  if (index < 0) throw new StudioEditError(`the workflow has no subtask ${subtask_i}`);
+  return workflow.plan.subtasks
+    .slice(0, index)
+    .flatMap((s) => s.steps)
+    .flatMap((s) => (s.action_type === 'EXTRACT' && s.variable_name ? [s.variable_name] : []));
+}
+
+function withDependencies(
+  workflow: Workflow,
+  subtask_i: number,
+  change: (deps: string[]) => string[],
+): Workflow {
+  return {
+    ...workflow,
+    plan: {
+      ...workflow.plan,
+      subtasks: workflow.plan.subtasks.map((s) =>
+        s.subtask_i === subtask_i ? { ...s, dependencies: change(s.dependencies) } : s,
+      ),
+    },
+  };
+}
+
+/** The workflow with subtask `subtask_i` using `variable`, which an earlier subtask must extract. */
+export function addDependency(workflow: Workflow, subtask_i: number, variable: string): Workflow {
+  const offered = upstreamExtracts(workflow, subtask_i);
+  if (!offered.includes(variable)) {
+    throw new StudioEditError(
+      `subtask ${subtask_i} can use only what an earlier subtask extracts (${offered.length > 0 ? offered.join(', ') : 'none does'}), not ${variable}`,
+    );
+  }
+  const subtask = workflow.plan.subtasks.find((s) => s.subtask_i === subtask_i);
+  if (subtask?.dependencies.includes(variable)) {
+    throw new StudioEditError(`subtask ${subtask_i} uses ${variable} already`);
+  }
+  return withDependencies(workflow, subtask_i, (deps) => [...deps, variable]);
+}
+
+/** The workflow with subtask `subtask_i` no longer using `variable`. */
+export function removeDependency(workflow: Workflow, subtask_i: number, variable: string): Workflow {
+  upstreamExtracts(workflow, subtask_i);
+  return withDependencies(workflow, subtask_i, (deps) => deps.filter((d) => d !== variable));
+}

@@ -1,0 +1,157 @@
+/**
+ * "Make this a param" on the real fixture workflow, made literal first: the typed value becomes the
+ * `{name}` template and a `task_params` entry, every text that said the value says the template, and
+ * the result passes the schema's own checks.
+ */
+import { readFile } from 'node:fs/promises';
+import { checkWorkflow, type Workflow } from '@mime-desktop/schema';
+import { describe, expect, it } from 'vitest';
+import {
+  addDependency,
+  deleteParam,
+  makeParam,
+  removeDependency,
+  renameParam,
+  StudioEditError,
+  upstreamExtracts,
+} from '../src/workflow-edits.ts';
+
+const FIXTURE = new URL('../../../fixtures/workflows/play-song-recorded/schema.json', import.meta.url);
+
+/** The fixture as a reflect without params would have made it: "Numb" typed literally. */
+async function literalWorkflow(): Promise<Workflow> {
+  const text = (await readFile(FIXTURE, 'utf8')).replaceAll('{song_name}', 'Numb');
+  const document = JSON.parse(text);
+  document.task_params = [];
+  const checked = checkWorkflow(document);
+  if (!checked.ok) throw new Error(JSON.stringify(checked.problems));
+  return checked.workflow;
+}
+
+const typingStep = (workflow: Workflow) =>
+  workflow.plan.subtasks.flatMap((s) => s.steps).find((s) => s.action_type === 'TYPE');
+
+describe('makeParam', () => {
+  it('turns the typed value into a param, its template and every mention of it', async () => {
+    const workflow = await literalWorkflow();
+    const step = typingStep(workflow);
+    expect(step?.action_value).toBe('Numb');
+    const made = makeParam(workflow, { step_i: step?.i ?? -1, name: 'song' });
+    expect(made.task_params).toEqual([
+      expect.objectContaining({ name: 'song', example: 'Numb', sensitive: false, optional: false }),
+    ]);
+    expect(typingStep(made)?.action_value).toBe('{song}');
+    const texts = JSON.stringify(made.plan.subtasks.map((s) => s.text));
+    expect(texts).toContain('{song}');
+    expect(texts).not.toMatch(/\bNumb\b/);
+    const checked = checkWorkflow(JSON.parse(JSON.stringify(made)));
+    expect(checked.ok ? [] : checked.problems).toEqual([]);
+    // The input is not changed.
+    expect(typingStep(workflow)?.action_value).toBe('Numb');
+  });
+
+  it('keeps a secret out of the file: no example', async () => {
+    const workflow = await literalWorkflow();
+    const made = makeParam(workflow, {
+      step_i: typingStep(workflow)?.i ?? -1,
+      name: 'password',
+      sensitive: true,
+    });
+    expect(made.task_params[0]).toMatchObject({ name: 'password', sensitive: true, example: null });
+    expect(JSON.stringify(made)).not.toMatch(/\bNumb\b/);
+  });
+
+  it('replaces whole words only, never inside another word or template', async () => {
+    const workflow = await literalWorkflow();
+    const step = typingStep(workflow);
+    const edited: Workflow = {
+      ...workflow,
+      success_criteria: 'Numb plays; Numbness and {Numb} stay',
+    };
+    const made = makeParam(edited, { step_i: step?.i ?? -1, name: 'song' });
+    expect(made.success_criteria).toBe('{song} plays; Numbness and {Numb} stay');
+  });
+
+  it('refuses a bad name, a taken name, a step that types nothing, a template, and no such step', async () => {
+    const workflow = await literalWorkflow();
+    const i = typingStep(workflow)?.i ?? -1;
+    const click = workflow.plan.subtasks.flatMap((s) => s.steps).find((s) => s.action_type === 'CLICK');
+    expect(() => makeParam(workflow, { step_i: i, name: '2song' })).toThrow(/cannot name a param/);
+    const made = makeParam(workflow, { step_i: i, name: 'song' });
+    expect(() => makeParam(made, { step_i: i, name: 'song' })).toThrow(/already has a param named song/);
+    expect(() => makeParam(made, { step_i: i, name: 'other' })).toThrow(/already types a template/);
+    expect(() => makeParam(workflow, { step_i: click?.i ?? -1, name: 'x' })).toThrow(/types no text/);
+    expect(() => makeParam(workflow, { step_i: 99, name: 'x' })).toThrow(StudioEditError);
+  });
+});
+
+/** The demo workflow as shipped: `{song_name}` a param, the song playing extracted in the last subtask. */
+async function demoWorkflow(): Promise<Workflow> {
+  const checked = checkWorkflow(JSON.parse(await readFile(FIXTURE, 'utf8')));
+  if (!checked.ok) throw new Error(JSON.stringify(checked.problems));
+  return checked.workflow;
+}
+
+/** The demo with a third subtask that could use what the second extracts. */
+async function withThirdSubtask(): Promise<Workflow> {
+  const workflow = await demoWorkflow();
+  const third = { subtask_i: 2, text: 'Say which song is playing.', dependencies: [], steps: [] };
+  return { ...workflow, plan: { ...workflow.plan, subtasks: [...workflow.plan.subtasks, third] } };
+}
+
+describe('renameParam and deleteParam', () => {
+  it('renames a param and every template of it', async () => {
+    const renamed = renameParam(await demoWorkflow(), 'song_name', 'title');
+    expect(renamed.task_params.map((p) => p.name)).toEqual(['title']);
+    const text = JSON.stringify(renamed);
+    expect(text).not.toContain('{song_name}');
+    expect(text).toContain('{title}');
+    const checked = checkWorkflow(JSON.parse(text));
+    expect(checked.ok ? [] : checked.problems).toEqual([]);
+  });
+
+  it('deletes a param, its templates saying its example again', async () => {
+    const deleted = deleteParam(await demoWorkflow(), 'song_name');
+    expect(deleted.task_params).toEqual([]);
+    expect(JSON.stringify(deleted)).not.toContain('{song_name}');
+    expect(typingStep(deleted)?.action_value).toBe('Numb');
+    const checked = checkWorkflow(JSON.parse(JSON.stringify(deleted)));
+    expect(checked.ok ? [] : checked.problems).toEqual([]);
+  });
+
+  it('refuses to delete a used param without an example, and names that are not there or taken', async () => {
+    const workflow = await demoWorkflow();
+    const secret = {
+      ...workflow,
+      task_params: workflow.task_params.map((p) => ({ ...p, sensitive: true, example: null })),
+    };
+    expect(() => deleteParam(secret, 'song_name')).toThrow(/has no example to type in its place/);
+    expect(() => renameParam(workflow, 'nope', 'x')).toThrow(/no param named nope/);
+    const literal = await literalWorkflow();
+    const withA = makeParam(literal, { step_i: typingStep(literal)?.i ?? -1, name: 'a' });
+    expect(() => renameParam(withA, 'a', 'a')).toThrow(/already has a param named a/);
+  });
+});
+
+describe('dependencies', () => {
+  it('offers only what earlier subtasks extract, and adds and removes it', async () => {
+    const workflow = await withThirdSubtask();
+    expect(upstreamExtracts(workflow, 0)).toEqual([]);
+    expect(upstreamExtracts(workflow, 2)).toEqual(['song_now_playing']);
+    const added = addDependency(workflow, 2, 'song_now_playing');
+    expect(added.plan.subtasks[2]?.dependencies).toEqual(['song_now_playing']);
+    const checked = checkWorkflow(JSON.parse(JSON.stringify(added)));
+    expect(checked.ok ? [] : checked.problems).toEqual([]);
+    expect(removeDependency(added, 2, 'song_now_playing').plan.subtasks[2]?.dependencies).toEqual([]);
+  });
+
+  it('refuses a variable no earlier subtask extracts, a repeat, and no such subtask', async () => {
+    const workflow = await withThirdSubtask();
+    expect(() => addDependency(workflow, 1, 'song_now_playing')).toThrow(
+      /can use only what an earlier subtask extracts \(none does\), not song_now_playing/,
+    );
+    const added = addDependency(workflow, 2, 'song_now_playing');
+    expect(() => addDependency(added, 2, 'song_now_playing')).toThrow(/uses song_now_playing already/);
+    expect(() => addDependency(workflow, 9, 'x')).toThrow(/no subtask 9/);
+  });
+});
