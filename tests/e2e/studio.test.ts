@@ -160,7 +160,7 @@ describe('mime studio', () => {
     expect(summary).toMatchObject({ outcome: 'success', mode: 'trace', params: { song_name: 'Faint' } });
   });
 
-  it('adds a dependency on what an earlier subtask extracts, and renames a param with its templates', {
+  it("adds a dependency on what an earlier subtask extracts, renames a param with its templates, sets its example and a subtask's text", {
     timeout: 60_000,
   }, async () => {
     const home = await tempDir('mime-studio-deps-');
@@ -189,11 +189,20 @@ describe('mime studio', () => {
       await page.getByLabel('Rename song_name to').fill('title');
       await page.getByRole('button', { name: 'Rename', exact: true }).click();
       await statusSays(page, 'song_name is title now');
+      await page.getByLabel('Example of title').fill('Faint');
+      await page.getByRole('button', { name: 'Set', exact: true }).click();
+      await statusSays(page, 'example is "Faint" now');
+      await page
+        .getByLabel('Text of subtask 3')
+        .fill('Say which song plays now. Expected outcome: it is said.');
+      await page.getByRole('button', { name: 'Apply' }).last().click();
+      await statusSays(page, "subtask 3's text changed");
       await save(page);
     });
     const { workflow } = await loadWorkflow(dir);
     expect(workflow.plan.subtasks[2]?.dependencies).toEqual(['song_now_playing']);
-    expect(workflow.task_params.map((p) => p.name)).toEqual(['title']);
+    expect(workflow.task_params).toEqual([expect.objectContaining({ name: 'title', example: 'Faint' })]);
+    expect(workflow.plan.subtasks[2]?.text).toBe('Say which song plays now. Expected outcome: it is said.');
     expect(JSON.stringify(workflow)).not.toContain('{song_name}');
     expect(JSON.stringify(workflow)).toContain('{title}');
   });

@@ -118,7 +118,7 @@ function render(state) {
         'section',
         { class: 'subtask', 'aria-labelledby': `subtask-${k}` },
         h('h2', { id: `subtask-${k}` }, `Subtask ${subtask.subtask_i + 1}`),
-        h('p', {}, subtask.text),
+        subtaskTextForm(state, subtask),
         dependencies(state, subtask, k),
         problemsAt(state, `plan.subtasks[${k}].`),
         h(
@@ -238,6 +238,52 @@ function watchRun(runId, { log, shot, stop, start }) {
   };
 }
 
+/** A param's example (the value a run types when given none), editable in place. */
+function exampleForm(state, p) {
+  const inputId = `example-${p.name}`;
+  const input = h('input', { id: inputId, value: p.example ?? '', autocomplete: 'off', size: 14 });
+  return h(
+    'form',
+    {
+      class: 'make-param',
+      onsubmit: (event) => {
+        event.preventDefault();
+        edit(
+          state,
+          { kind: 'set-param', name: p.name, example: input.value },
+          `${p.name}'s example is "${input.value}" now: save to keep it`,
+        );
+      },
+    },
+    h('label', { for: inputId, class: 'muted' }, `Example of ${p.name}`),
+    input,
+    h('button', { type: 'submit' }, 'Set'),
+  );
+}
+
+/** A subtask's text (its instruction and expected outcome), editable in place. */
+function subtaskTextForm(state, subtask) {
+  const id = `text-${subtask.subtask_i}`;
+  const area = h('textarea', { id, rows: 2 }, subtask.text);
+  return h(
+    'form',
+    {
+      class: 'subtask-text',
+      onsubmit: (event) => {
+        event.preventDefault();
+        edit(
+          state,
+          { kind: 'set-subtask-text', subtask_i: subtask.subtask_i, text: area.value },
+          `subtask ${subtask.subtask_i + 1}'s text changed: save to keep it`,
+        );
+      },
+    },
+    h('label', { for: id, class: 'muted' }, `Text of subtask ${subtask.subtask_i + 1}`),
+    area,
+    h('button', { type: 'submit' }, 'Apply'),
+  );
+}
+
 /** The params, each renamed (its templates follow) or deleted (its templates say its example again). */
 function paramsTable(state) {
   const { workflow } = state;
@@ -257,8 +303,29 @@ function paramsTable(state) {
       'tr',
       {},
       h('td', {}, p.name),
-      h('td', {}, p.sensitive ? '(hidden)' : (p.example ?? '')),
-      h('td', {}, p.sensitive ? 'yes' : 'no'),
+      h('td', {}, p.sensitive ? '(never stored)' : exampleForm(state, p)),
+      h(
+        'td',
+        {},
+        h('input', {
+          type: 'checkbox',
+          checked: p.sensitive,
+          'aria-label': `${p.name} is sensitive`,
+          onchange: (event) =>
+            edit(
+              state,
+              {
+                kind: 'set-param',
+                name: p.name,
+                sensitive: event.target.checked,
+                example: event.target.checked ? null : undefined,
+              },
+              event.target.checked
+                ? `${p.name} is sensitive now (its value is asked for at each run, never stored): save to keep it`
+                : `${p.name} is not sensitive now: save to keep it`,
+            ),
+        }),
+      ),
       h(
         'td',
         {},

@@ -8,6 +8,8 @@ export {
   removeDependency,
   renameParam,
   StudioEditError,
+  setParam,
+  setSubtaskText,
   upstreamExtracts,
   type WorkflowEdit,
 } from './workflow-edits.ts';

@@ -6,6 +6,8 @@
  *   values. Every other text that says the same value says the template instead, so the run's checks
  *   look for this run's value.
  * - Renaming a param: its templates follow. Deleting one: its templates become its example again.
+ *   Its example, description and sensitive flag change in place (a secret keeps no example).
+ * - A subtask's text (its instruction and "Expected outcome: ..."), templates checked on save.
  * - Dependencies of a subtask: only variables extracted by an earlier subtask.
  */
 import { IDENTIFIER, MimeError, type Workflow, type WorkflowStep } from '@mime-desktop/schema';
@@ -22,6 +24,8 @@ export type WorkflowEdit =
   | { kind: 'make-param'; step_i: number; name: string; description?: string; sensitive?: boolean }
   | { kind: 'rename-param'; name: string; to: string }
   | { kind: 'delete-param'; name: string }
+  | { kind: 'set-param'; name: string; example?: string | null; sensitive?: boolean; description?: string }
+  | { kind: 'set-subtask-text'; subtask_i: number; text: string }
   | { kind: 'add-dependency'; subtask_i: number; variable: string }
   | { kind: 'remove-dependency'; subtask_i: number; variable: string };
 
@@ -34,6 +38,10 @@ export function applyEdit(workflow: Workflow, edit: WorkflowEdit): Workflow {
       return renameParam(workflow, edit.name, edit.to);
     case 'delete-param':
       return deleteParam(workflow, edit.name);
+    case 'set-param':
+      return setParam(workflow, edit.name, edit);
+    case 'set-subtask-text':
+      return setSubtaskText(workflow, edit.subtask_i, edit.text);
     case 'add-dependency':
       return addDependency(workflow, edit.subtask_i, edit.variable);
     case 'remove-dependency':
@@ -165,6 +173,43 @@ export function deleteParam(workflow: Workflow, name: string): Workflow {
   }
   const changed = mapTexts(workflow, (text) => text.replaceAll(`{${name}}`, param.example ?? ''));
   return { ...changed, task_params: workflow.task_params.filter((p) => p.name !== name) };
+}
+
+/** The workflow with param `name`'s example, description or sensitive flag changed; a secret keeps no example. */
+export function setParam(
+  workflow: Workflow,
+  name: string,
+  change: { example?: string | null; sensitive?: boolean; description?: string },
+): Workflow {
+  const param = paramNamed(workflow, name);
+  const sensitive = change.sensitive ?? param.sensitive;
+  const example = change.example === undefined ? param.example : change.example;
+  if (sensitive && example !== null && example !== '') {
+    throw new StudioEditError(`${name} is sensitive: its value is never stored, so it keeps no example`);
+  }
+  const updated = {
+    ...param,
+    sensitive,
+    example: sensitive || example === '' ? null : example,
+    description: change.description ?? param.description,
+  };
+  return { ...workflow, task_params: workflow.task_params.map((p) => (p.name === name ? updated : p)) };
+}
+
+/** The workflow with subtask `subtask_i`'s text (instruction and expected outcome) replaced. */
+export function setSubtaskText(workflow: Workflow, subtask_i: number, text: string): Workflow {
+  if (!workflow.plan.subtasks.some((s) => s.subtask_i === subtask_i)) {
+    throw new StudioEditError(`the workflow has no subtask ${subtask_i}`);
+  }
+  if (text.trim() === '')
+    throw new StudioEditError(`subtask ${subtask_i + 1} needs a text: say what it does`);
+  return {
+    ...workflow,
+    plan: {
+      ...workflow.plan,
+      subtasks: workflow.plan.subtasks.map((s) => (s.subtask_i === subtask_i ? { ...s, text } : s)),
+    },
+  };
 }
 
 /** The variables the subtasks before `subtask_i` extract: what it may depend on. */

@@ -13,6 +13,8 @@ import {
   removeDependency,
   renameParam,
   StudioEditError,
+  setParam,
+  setSubtaskText,
   upstreamExtracts,
 } from '../src/workflow-edits.ts';
 
@@ -153,5 +155,31 @@ describe('dependencies', () => {
     const added = addDependency(workflow, 2, 'song_now_playing');
     expect(() => addDependency(added, 2, 'song_now_playing')).toThrow(/uses song_now_playing already/);
     expect(() => addDependency(workflow, 9, 'x')).toThrow(/no subtask 9/);
+  });
+});
+
+describe('setParam and setSubtaskText', () => {
+  it("changes a param's example and flags; a secret keeps no example", async () => {
+    const workflow = await demoWorkflow();
+    expect(setParam(workflow, 'song_name', { example: 'Faint' }).task_params[0]).toMatchObject({
+      example: 'Faint',
+    });
+    const secret = setParam(workflow, 'song_name', { sensitive: true, example: null });
+    expect(secret.task_params[0]).toMatchObject({ sensitive: true, example: null });
+    expect(() => setParam(workflow, 'song_name', { sensitive: true })).toThrow(
+      /is sensitive: its value is never stored/,
+    );
+    const checked = checkWorkflow(JSON.parse(JSON.stringify(secret)));
+    expect(checked.ok ? [] : checked.problems).toEqual([]);
+  });
+
+  it("replaces a subtask's text, and refuses an empty one; a template of no param fails the schema's check", async () => {
+    const workflow = await demoWorkflow();
+    const edited = setSubtaskText(workflow, 0, 'Find {song_name}. Expected outcome: it is listed.');
+    expect(edited.plan.subtasks[0]?.text).toBe('Find {song_name}. Expected outcome: it is listed.');
+    expect(() => setSubtaskText(workflow, 0, '  ')).toThrow(/needs a text/);
+    const unknown = setSubtaskText(workflow, 0, 'Find {artist}.');
+    const checked = checkWorkflow(JSON.parse(JSON.stringify(unknown)));
+    expect(checked.ok).toBe(false);
   });
 });
