@@ -242,46 +242,27 @@ function watchRun(runId, { log, shot, stop, start }) {
 function exampleForm(state, p) {
   const inputId = `example-${p.name}`;
   const input = h('input', { id: inputId, value: p.example ?? '', autocomplete: 'off', size: 14 });
-  return h(
-    'form',
-    {
-      class: 'make-param',
-      onsubmit: (event) => {
-        event.preventDefault();
-        edit(
-          state,
-          { kind: 'set-param', name: p.name, example: input.value },
-          `${p.name}'s example is "${input.value}" now: save to keep it`,
-        );
-      },
-    },
-    h('label', { for: inputId, class: 'muted' }, `Example of ${p.name}`),
-    input,
-    h('button', { type: 'submit' }, 'Set'),
-  );
+  return editForm(state, {
+    field: input,
+    label: `Example of ${p.name}`,
+    button: 'Set',
+    change: () => ({ kind: 'set-param', name: p.name, example: input.value }),
+    done: () => `${p.name}'s example is "${input.value}" now: save to keep it`,
+  });
 }
 
 /** A subtask's text (its instruction and expected outcome), editable in place. */
 function subtaskTextForm(state, subtask) {
   const id = `text-${subtask.subtask_i}`;
   const area = h('textarea', { id, rows: 2 }, subtask.text);
-  return h(
-    'form',
-    {
-      class: 'subtask-text',
-      onsubmit: (event) => {
-        event.preventDefault();
-        edit(
-          state,
-          { kind: 'set-subtask-text', subtask_i: subtask.subtask_i, text: area.value },
-          `subtask ${subtask.subtask_i + 1}'s text changed: save to keep it`,
-        );
-      },
-    },
-    h('label', { for: id, class: 'muted' }, `Text of subtask ${subtask.subtask_i + 1}`),
-    area,
-    h('button', { type: 'submit' }, 'Apply'),
-  );
+  return editForm(state, {
+    field: area,
+    label: `Text of subtask ${subtask.subtask_i + 1}`,
+    button: 'Apply',
+    className: 'subtask-text',
+    change: () => ({ kind: 'set-subtask-text', subtask_i: subtask.subtask_i, text: area.value }),
+    done: () => `subtask ${subtask.subtask_i + 1}'s text changed: save to keep it`,
+  });
 }
 
 /** The params, each renamed (its templates follow) or deleted (its templates say its example again). */
@@ -329,24 +310,13 @@ function paramsTable(state) {
       h(
         'td',
         {},
-        h(
-          'form',
-          {
-            class: 'make-param',
-            onsubmit: (event) => {
-              event.preventDefault();
-              const to = input.value.trim();
-              edit(
-                state,
-                { kind: 'rename-param', name: p.name, to },
-                `${p.name} is ${to} now: save to keep it`,
-              );
-            },
-          },
-          h('label', { for: inputId, class: 'muted' }, `Rename ${p.name} to`),
-          input,
-          h('button', { type: 'submit' }, 'Rename'),
-          h(
+        editForm(state, {
+          field: input,
+          label: `Rename ${p.name} to`,
+          button: 'Rename',
+          change: () => ({ kind: 'rename-param', name: p.name, to: input.value.trim() }),
+          done: () => `${p.name} is ${input.value.trim()} now: save to keep it`,
+          extra: h(
             'button',
             {
               type: 'button',
@@ -356,7 +326,7 @@ function paramsTable(state) {
             },
             'Delete',
           ),
-        ),
+        }),
       ),
     );
   };
@@ -448,21 +418,14 @@ function makeParamForm(state, step) {
     autocomplete: 'off',
     required: true,
   });
-  const form = h(
-    'form',
-    {
-      class: 'make-param',
-      onsubmit: (event) => {
-        event.preventDefault();
-        const name = input.value.trim();
-        edit(state, { kind: 'make-param', step_i: step.i, name }, `${name} is a param now: save to keep it`);
-      },
-    },
-    h('label', { for: inputId }, `Make "${step.action_value}" a param named`),
-    input,
-    h('button', { type: 'submit' }, 'Make this a param'),
-  );
-  return form;
+  return editForm(state, {
+    field: input,
+    label: `Make "${step.action_value}" a param named`,
+    labelClass: null,
+    button: 'Make this a param',
+    change: () => ({ kind: 'make-param', step_i: step.i, name: input.value.trim() }),
+    done: () => `${input.value.trim()} is a param now: save to keep it`,
+  });
 }
 
 /** Asks the studio to apply `change` to the draft; the page shows the result, unsaved. */
@@ -477,6 +440,28 @@ async function edit(state, change, done) {
   state.problems = [];
   render(state);
   say(done);
+}
+
+/**
+ * A form of one labelled field and a button asking for one edit: `change()` gives the edit and `done()`
+ * what the status line says after it, both reading the field when the form is sent.
+ */
+function editForm(
+  state,
+  { field, label, labelClass = 'muted', button, change, done, className = 'make-param', extra = null },
+) {
+  const onsubmit = (event) => {
+    event.preventDefault();
+    edit(state, change(), done());
+  };
+  return h(
+    'form',
+    { class: className, onsubmit },
+    h('label', { for: field.id, class: labelClass }, label),
+    field,
+    h('button', { type: 'submit' }, button),
+    extra,
+  );
 }
 
 /** What subtask `k` uses from earlier subtasks, and what more it could use (their extracts only). */
@@ -518,27 +503,14 @@ function dependencies(state, subtask, k) {
   const add =
     offered.length === 0
       ? null
-      : h(
-          'form',
-          {
-            class: 'make-param',
-            onsubmit: (event) => {
-              event.preventDefault();
-              edit(
-                state,
-                { kind: 'add-dependency', subtask_i: subtask.subtask_i, variable: select.value },
-                `subtask ${subtask.subtask_i + 1} uses ${select.value} now: save to keep it`,
-              );
-            },
-          },
-          h(
-            'label',
-            { for: selectId },
-            `Use a value from an earlier subtask in subtask ${subtask.subtask_i + 1}`,
-          ),
-          select,
-          h('button', { type: 'submit' }, 'Add dependency'),
-        );
+      : editForm(state, {
+          field: select,
+          label: `Use a value from an earlier subtask in subtask ${subtask.subtask_i + 1}`,
+          labelClass: null,
+          button: 'Add dependency',
+          change: () => ({ kind: 'add-dependency', subtask_i: subtask.subtask_i, variable: select.value }),
+          done: () => `subtask ${subtask.subtask_i + 1} uses ${select.value} now: save to keep it`,
+        });
   return [used.length ? h('ul', { class: 'dependencies' }, used) : null, add];
 }
 

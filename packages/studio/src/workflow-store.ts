@@ -95,7 +95,9 @@ export class WorkflowStore {
     const { workflows } = await listHome(this.home);
     return Promise.all(
       workflows.map(async (entry) => {
-        const opened = entry.state === 'invalid' ? null : await this.open(entry.session_id).catch(() => null);
+        // listHome read the runs already: only the workflow itself is read again, for its first frame.
+        const opened =
+          entry.state === 'invalid' ? null : await this.#read(entry.session_id).catch(() => null);
         const first = opened?.workflow.plan.subtasks.flatMap((s) => s.steps).find((s) => s.source);
         return {
           id: entry.session_id,
@@ -124,6 +126,19 @@ export class WorkflowStore {
   }
 
   async open(id: string): Promise<OpenedWorkflow> {
+    const read = await this.#read(id);
+    const { runs } = await readWorkflowEntry(read.dir, id);
+    return {
+      id,
+      workflow: read.workflow,
+      version: read.version,
+      warnings: read.warnings,
+      runs: runs.map((r) => ({ run_id: r.run_id, outcome: r.outcome, started_at: r.started_at })),
+    };
+  }
+
+  /** Workflow `id` read and checked, with its version; its runs not read. */
+  async #read(id: string) {
     const dir = await this.folder(id);
     const bytes = await readFile(join(dir, WORKFLOW_FILE)).catch(() => {
       throw new WorkflowNotFoundError(id);
@@ -131,14 +146,7 @@ export class WorkflowStore {
     const file = join(dir, WORKFLOW_FILE);
     const checked = checkWorkflow(parseJsonText(bytes.toString('utf8'), file));
     if (!checked.ok) throw new WorkflowInvalidError(checked.problems);
-    const { runs } = await readWorkflowEntry(dir, id);
-    return {
-      id,
-      workflow: checked.workflow,
-      version: versionOf(bytes),
-      warnings: checked.warnings,
-      runs: runs.map((r) => ({ run_id: r.run_id, outcome: r.outcome, started_at: r.started_at })),
-    };
+    return { dir, workflow: checked.workflow, version: versionOf(bytes), warnings: checked.warnings };
   }
 
   /**
