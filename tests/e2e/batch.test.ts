@@ -58,12 +58,14 @@ const runsOf = async (dir: string, row: number) =>
   (await readdir(join(dir, `row-${row}`))).filter((name) => /^\d{8}T\d{6}Z-/.test(name));
 
 describe('mime replay --rows --workers 2', () => {
-  it('runs 20 rows on private displays, reports the one that fails, and resumes only it', async () => {
-    const songs = Array.from({ length: 20 }, (_, i) =>
+  /** Enough rows for both workers to take several each around the one that fails. */
+  const ROWS = 10;
+  it('runs 10 rows on private displays, reports the one that fails, and resumes only it', async () => {
+    const songs = Array.from({ length: ROWS }, (_, i) =>
       i === 6 ? 'No Such Song' : (SONGS[i % SONGS.length] as string),
     );
     const rows = await rowsFile('rows.csv', songs);
-    const out = join(root, 'batch-20');
+    const out = join(root, 'batch-10');
     const result = await runMime(
       [
         'replay',
@@ -79,15 +81,15 @@ describe('mime replay --rows --workers 2', () => {
         '--json',
         '--reporter',
         'junit',
-        join(root, 'batch-20.xml'),
+        join(root, 'batch-10.xml'),
       ],
       { env: { ...NO_DISPLAY, GITHUB_ACTIONS: 'true' } },
     );
     expect(result.exitCode, result.stderr).toBe(1);
     // For CI: a JUnit test case per row (valid against the Jenkins schema), an annotation for the failed row.
-    const xml = await readFile(join(root, 'batch-20.xml'), 'utf8');
+    const xml = await readFile(join(root, 'batch-10.xml'), 'utf8');
     expect(await junitSchemaErrors(xml)).toEqual([]);
-    expect(xml).toMatch(/<testsuite name="play song"[^>]* tests="20" failures="1" errors="0"/);
+    expect(xml).toMatch(/<testsuite name="play song"[^>]* tests="10" failures="1" errors="0"/);
     expect(xml).toMatch(
       /<testcase classname="play song" name="row 7: song_name=No Such Song" time="[\d.]+">\s*<failure message="[^"]+" type="MIME_REPLAY_DIVERGENCE"\/>/,
     );
@@ -99,15 +101,15 @@ describe('mime replay --rows --workers 2', () => {
       .trim()
       .split('\n')
       .map((l) => JSON.parse(l));
-    expect(lines).toHaveLength(20);
+    expect(lines).toHaveLength(ROWS);
 
     const batch = await readBatch(out);
     expect(batch).toMatchObject({
       workers: 2,
-      counts: { success: 19, failed: 1, not_run: 0 },
+      counts: { success: ROWS - 1, failed: 1, not_run: 0 },
       task_name: 'play song',
     });
-    expect(batch.rows.map((r) => r.row)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    expect(batch.rows.map((r) => r.row)).toEqual(Array.from({ length: ROWS }, (_, i) => i + 1));
     for (const row of batch.rows) {
       expect(row.params).toEqual({ song_name: songs[row.row - 1] });
       expect(await runsOf(out, row.row)).toHaveLength(1);
@@ -125,8 +127,8 @@ describe('mime replay --rows --workers 2', () => {
     });
 
     const page = await readFile(join(out, 'batch.html'), 'utf8');
-    expect(page.match(/href="row-\d+\/[^"]+\/report\.html"/g)).toHaveLength(20);
-    expect(page).toContain('19 of 20 rows succeeded, 1 failed');
+    expect(page.match(/href="row-\d+\/[^"]+\/report\.html"/g)).toHaveLength(ROWS);
+    expect(page).toContain(`${ROWS - 1} of ${ROWS} rows succeeded, 1 failed`);
     expect(page).toContain('MIME_REPLAY_DIVERGENCE');
 
     const resume = await runMime(
@@ -155,9 +157,9 @@ describe('mime replay --rows --workers 2', () => {
         .map((l) => JSON.parse(l).row),
     ).toEqual([7]);
     expect(await runsOf(out, 7)).toHaveLength(2);
-    for (const row of [1, 6, 8, 20]) expect(await runsOf(out, row)).toHaveLength(1);
+    for (const row of [1, 6, 8, ROWS]) expect(await runsOf(out, row)).toHaveLength(1);
     const again = await readBatch(out);
-    expect(again.counts).toEqual({ success: 19, failed: 1, not_run: 0 });
+    expect(again.counts).toEqual({ success: ROWS - 1, failed: 1, not_run: 0 });
     expect(again.rows[6]?.runs).toHaveLength(2);
   }, 600_000);
 });

@@ -10,19 +10,12 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadWorkflow } from '@mime-desktop/schema';
 import { copyWorkflow, runsOf, tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
-import { type RunningMime, runMime, startMime } from '@mime-desktop/test-support/run-mime';
-import { type Browser, chromium, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runMime } from '@mime-desktop/test-support/run-mime';
+import { save, statusSays, useStudioBrowser } from '@mime-desktop/test-support/studio-page';
+import { describe, expect, it } from 'vitest';
 
 const desktop = useDesktop();
-let browser: Browser;
-
-beforeAll(async () => {
-  browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox'] });
-});
-afterAll(async () => {
-  await browser?.close();
-});
+const { onStudioPage } = useStudioBrowser();
 
 /** A home with the demo workflow as a reflect without params makes it: the song typed literally. */
 async function homeWithLiteralWorkflow(): Promise<{ home: string; dir: string }> {
@@ -38,41 +31,20 @@ async function homeWithLiteralWorkflow(): Promise<{ home: string; dir: string }>
   return { home, dir };
 }
 
-/** `mime studio` on `home`, its URL, and a page that opened it. */
-async function openStudio(
-  home: string,
-  env?: NodeJS.ProcessEnv,
-): Promise<{ studio: RunningMime; page: Page }> {
-  const studio = startMime(['studio', '--home', home], { env });
-  const url = await studio.waitForStdoutLine();
-  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{40,}$/);
-  const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-  await page.goto(url);
-  return { studio, page };
-}
-
-async function stop(studio: RunningMime): Promise<void> {
-  studio.kill('SIGTERM');
-  expect((await studio.done).exitCode).toBe(0);
-}
-
-/** Runs `use` on a page of `mime studio` on `home`; closes both after it (the studio exits 0). */
-async function onStudioPage(home: string, use: (page: Page) => Promise<void>, env?: NodeJS.ProcessEnv) {
-  const { studio, page } = await openStudio(home, env);
-  try {
-    await use(page);
-  } finally {
-    await page.close();
-    await stop(studio);
-  }
-}
-
-/** Waits until the page's status line says `text`. */
-const statusSays = (page: Page, text: string) => page.getByRole('status').filter({ hasText: text }).waitFor();
-
-async function save(page: Page): Promise<void> {
-  await page.getByRole('button', { name: 'Save' }).click();
-  await statusSays(page, 'Saved.');
+/** A home with the demo workflow and a third subtask of no steps, saying `text`. */
+async function homeWithThirdSubtask(
+  text: string,
+  dependencies: string[],
+): Promise<{ home: string; dir: string }> {
+  const home = await tempDir('mime-studio-subtasks-');
+  const dir = await copyWorkflow(
+    'play-song-recorded',
+    (schema) => {
+      schema.plan.subtasks.push({ subtask_i: 2, text, dependencies, steps: [] });
+    },
+    { as: 'play-song', into: join(home, 'workflows') },
+  );
+  return { home, dir };
 }
 
 describe('mime studio', () => {
@@ -118,7 +90,9 @@ describe('mime studio', () => {
     expect(Object.values(summary.extracts)).toContain('Faint');
   });
 
-  it('runs the demo with a new song and streams its steps in to success', { timeout: 90_000 }, async () => {
+  it('runs the demo with a new song, pauses and resumes it, and streams its steps in to success', {
+    timeout: 90_000,
+  }, async () => {
     // The app as the recording starts: an earlier test played another song.
     await desktop().resetApp();
     const home = await tempDir('mime-studio-run-');
@@ -136,12 +110,23 @@ describe('mime studio', () => {
         await page.getByLabel('Mode').selectOption('trace');
         await page.getByRole('button', { name: 'Run', exact: true }).click();
         const log = page.getByRole('list', { name: 'Run progress' });
-        // The run's last line is its outcome.
+        // Paused at its first step, the run acts no more until resumed: the song is not played, the
+        // run does not end (a step may still look for its target, before its action).
+        await log.getByText(/^Step 1:/).waitFor({ timeout: 30_000 });
+        await page.getByRole('button', { name: 'Pause' }).click();
+        await log.getByText('Paused: the run waits before its next action').waitFor();
+        await page.waitForTimeout(4000);
+        expect((await desktop().readAppState()).playing).not.toBe('Faint');
+        expect(await log.locator('li[class^="outcome-"]').count()).toBe(0);
+        await page.getByRole('button', { name: 'Resume' }).click();
+        await log.getByText('Resumed', { exact: true }).waitFor();
+        // The run's outcome line, then a link to its report.
         await log.locator('li[class^="outcome-"]').waitFor({ timeout: 60_000 });
         const lines = await log.getByRole('listitem').allTextContents();
-        expect(lines.at(-1), `${lines.join('\n')}\n${await page.getByRole('status').textContent()}`).toBe(
+        expect(lines.at(-2), `${lines.join('\n')}\n${await page.getByRole('status').textContent()}`).toBe(
           '✓ success',
         );
+        expect(lines.at(-1)).toBe('Open the report of this run');
         expect(lines.filter((l) => /^Step \d+:/.test(l))).toHaveLength(5);
         // Each step's screen was shown, none failed to load; no line came twice (no replay of the stream).
         expect(failedRequests.filter((r) => !r.endsWith('/favicon.ico'))).toEqual([]);
@@ -152,6 +137,13 @@ describe('mime studio', () => {
             .getByRole('img', { name: 'The screen at the latest step' })
             .evaluate((img) => (img as HTMLImageElement).naturalWidth),
         ).toBeGreaterThan(0);
+        // The run's page embeds its report.
+        await log.getByRole('link', { name: 'Open the report of this run' }).click();
+        await page
+          .frameLocator('iframe[title="Run report"]')
+          .getByText(/success/)
+          .first()
+          .waitFor();
       },
       desktop().env,
     );
@@ -163,19 +155,7 @@ describe('mime studio', () => {
   it("adds a dependency on what an earlier subtask extracts, renames a param with its templates, sets its example and a subtask's text", {
     timeout: 60_000,
   }, async () => {
-    const home = await tempDir('mime-studio-deps-');
-    const dir = await copyWorkflow(
-      'play-song-recorded',
-      (schema) => {
-        schema.plan.subtasks.push({
-          subtask_i: 2,
-          text: 'Say which song is playing.',
-          dependencies: [],
-          steps: [],
-        });
-      },
-      { as: 'play-song', into: join(home, 'workflows') },
-    );
+    const { home, dir } = await homeWithThirdSubtask('Say which song is playing.', []);
     await onStudioPage(home, async (page) => {
       await page.getByRole('link', { name: /play/i }).click();
       await page.getByRole('heading', { level: 1 }).waitFor();
@@ -205,6 +185,44 @@ describe('mime studio', () => {
     expect(workflow.plan.subtasks[2]?.text).toBe('Say which song plays now. Expected outcome: it is said.');
     expect(JSON.stringify(workflow)).not.toContain('{song_name}');
     expect(JSON.stringify(workflow)).toContain('{title}');
+  });
+
+  it("edits a step's words, moves a step, and refuses to delete a subtask whose value a later one uses", {
+    timeout: 60_000,
+  }, async () => {
+    const { home, dir } = await homeWithThirdSubtask('Say {song_now_playing} aloud.', ['song_now_playing']);
+    const before = (await loadWorkflow(dir)).workflow;
+    await onStudioPage(home, async (page) => {
+      await page.getByRole('link', { name: /play/i }).click();
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await page.getByText('Edit step 1', { exact: true }).click();
+      await page.getByLabel('Intent').first().fill('Click the search field at the top');
+      await page.getByLabel('Expected after it (a line each)').first().fill('The field has the focus.');
+      await page.getByRole('button', { name: 'Apply to step 1' }).click();
+      await statusSays(page, 'step 1 changed');
+      await page.getByRole('button', { name: 'Move step 2 down' }).click();
+      await statusSays(page, 'step 2 moved down');
+      // The first step cannot move up; a subtask whose extract a later one uses cannot go.
+      expect(await page.getByRole('button', { name: 'Move step 1 up' }).isDisabled()).toBe(true);
+      await page.getByRole('button', { name: 'Delete subtask 2' }).click();
+      await statusSays(page, 'deleting subtask 2 would leave the workflow invalid');
+      await page.getByRole('button', { name: 'Delete step 5' }).waitFor();
+      await save(page);
+    });
+    const { workflow } = await loadWorkflow(dir);
+    const [first, second] = workflow.plan.subtasks;
+    expect(first?.steps[0]).toMatchObject({
+      intent: 'Click the search field at the top',
+      post_action: ['The field has the focus.'],
+    });
+    expect(first?.steps.map((s) => [s.i, s.action_type])).toEqual([
+      [0, 'CLICK'],
+      [1, 'KEYPRESS'],
+      [2, 'TYPE'],
+    ]);
+    expect(first?.steps[2]?.source).toEqual(before.plan.subtasks[0]?.steps[1]?.source);
+    expect(second?.steps).toEqual(before.plan.subtasks[1]?.steps);
+    expect(workflow.plan.subtasks).toHaveLength(3);
   });
 
   it('shows a change made on disk after the page loaded, and never overwrites it', {

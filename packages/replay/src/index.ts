@@ -37,7 +37,15 @@ export {
   SetupError,
   TraceUnavailableError,
 } from './errors.ts';
-export { applyHeal, HealError, type HealPlan, planHeal } from './heal/heal.ts';
+export {
+  applyHeal,
+  type HealChange,
+  HealError,
+  type HealOptions,
+  type HealPlan,
+  type HealStepView,
+  planHeal,
+} from './heal/heal.ts';
 export {
   type BudgetLimits,
   type BudgetName,
@@ -60,7 +68,7 @@ export {
   type ResolvedParam,
   secretEnvName,
 } from './kernel/materialize.ts';
-export { DEFAULT_PAUSE_HOTKEY } from './kernel/pause-gate.ts';
+export { DEFAULT_PAUSE_HOTKEY, PauseControl } from './kernel/pause-gate.ts';
 export { DEFAULT_SETTLE, DEFAULT_STEP_TIMEOUT_MS, type SettleOptions } from './kernel/settings.ts';
 export {
   DEFAULT_MODE,

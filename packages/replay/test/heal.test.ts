@@ -22,7 +22,10 @@ afterEach(async () => {
 });
 
 /** The play-song workflow with a run whose heal.json holds `actions` (subtask 0 traced as recorded). */
-async function runWith(agent: Array<Pick<HealAction, 'action'>>): Promise<string> {
+async function runWith(
+  agent: Array<Pick<HealAction, 'action'>>,
+  options: { moved?: number } = {},
+): Promise<string> {
   const root = await mkdtemp(join(tmpdir(), 'mime-heal-unit-'));
   dirs.push(root);
   const workflow = join(root, 'play-song');
@@ -51,6 +54,12 @@ async function runWith(agent: Array<Pick<HealAction, 'action'>>): Promise<string
     );
     action.action = event.action_type === null ? null : actionOfEvent(event);
   }
+  // A step re-found 40x24 px away from where it was recorded.
+  const moved = traced.find((a) => a.step_i === options.moved);
+  if (moved?.action && 'point' in moved.action && moved.action.point) {
+    moved.by = 'regrounded';
+    moved.action = { ...moved.action, point: { x: moved.action.point.x + 40, y: moved.action.point.y + 24 } };
+  }
   const heal: HealFile = {
     version: HEAL_VERSION,
     run_id: 'run-1',
@@ -58,7 +67,7 @@ async function runWith(agent: Array<Pick<HealAction, 'action'>>): Promise<string
     workflow_sha256: sha256(await readFile(join(workflow, 'schema.json'), 'utf8')),
     manifest_sha256: sha256(await readFile(join(workflow, 'manifest.jsonl'))),
     params: { song_name: 'Faint' },
-    regrounded: [],
+    regrounded: options.moved === undefined ? [] : [options.moved],
     agent_subtasks: [1],
     actions: [
       ...traced,
@@ -124,6 +133,73 @@ describe('planHeal', () => {
     await expect(planHeal(run)).rejects.toMatchObject({
       code: 'MIME_HEAL_INVALID',
       message: 'heal.json holds an action that cannot be recorded (wait)',
+    });
+  });
+
+  it('leaves out a rejected change: that subtask keeps its recorded steps and events', async () => {
+    const at = { x: 300, y: 200 };
+    const run = await runWith([{ action: { action: 'right_click', point: at } }], { moved: 0 });
+    const original = Workflow.parse(JSON.parse(await readFile(join(FIXTURE, 'schema.json'), 'utf8')));
+    const eventsOf = (manifest: string) =>
+      manifest
+        .trim()
+        .split('\n')
+        .map((line) => ManifestEvent.parse(JSON.parse(line)));
+    const recorded = eventsOf(await readFile(join(FIXTURE, 'manifest.jsonl'), 'utf8'));
+    const was = original.plan.subtasks[0]?.steps[0]?.source?.point ?? { x: 0, y: 0 };
+    const now = { x: was.x + 40, y: was.y + 24 };
+
+    const all = await planHeal(run);
+    expect(all.changes.map((c) => [c.id, c.kind, c.before.length, c.after.length])).toEqual([
+      ['subtask-0', 'moved', 1, 1],
+      ['subtask-1', 'agent', original.plan.subtasks[1]?.steps.length, 1],
+    ]);
+    expect(all.changes[0]?.text).toMatch(/^step 0 \(.*\) is found at its new place$/);
+    expect(all.changes[0]?.before[0]).toMatchObject({ in: 'workflow', point: was });
+    expect(all.changes[0]?.after[0]).toMatchObject({ in: 'run', screenshot: 'frame.png', point: now });
+    expect(all.changes[1]?.after[0]).toMatchObject({ action_type: 'RIGHT_CLICK', in: 'run', point: at });
+    expect(all.rejected).toEqual([]);
+
+    /** The steps of subtask `k` without their numbers, and the events they name (without times). */
+    const stepsOf = (workflow: Workflow, events: ManifestEvent[], k: number) =>
+      (workflow.plan.subtasks[k]?.steps ?? []).map(({ i: _i, source, ...step }) => {
+        const { timestamp: _t, ...event } = events[source?.event_index ?? -1] ?? {};
+        return { ...step, screenshot: source?.screenshot, point: source?.point, event };
+      });
+
+    // Subtask 1 rejected: its recorded steps and events come back; subtask 0 is from the run.
+    const kept = await planHeal(run, { reject: ['subtask-1'] });
+    expect(kept.rejected).toEqual(['subtask-1']);
+    const healed = Workflow.parse(JSON.parse(kept.after));
+    expect(stepsOf(healed, eventsOf(kept.manifest), 1)).toEqual(stepsOf(original, recorded, 1));
+    expect(healed.plan.subtasks[0]?.steps[0]?.source?.point).toEqual(now);
+    // Each subtask's last step is followed by a screen of its own: the run's after subtask 0, the
+    // recording's at the end (after the kept subtask 1).
+    const keptEvents = eventsOf(kept.manifest);
+    const afterFirst = keptEvents[(healed.plan.subtasks[0]?.steps.at(-1)?.source?.event_index ?? -2) + 1];
+    expect(afterFirst?.screenshot).toMatch(/^screenshots\/heal-run-1\//);
+    expect(keptEvents.at(-1)).toMatchObject({ action_type: null, screenshot: recorded.at(-1)?.screenshot });
+
+    // Subtask 0 rejected: the moved step keeps its recorded place and frame; the agent's subtask is written.
+    const stay = await planHeal(run, { reject: ['subtask-0'] });
+    const stayed = Workflow.parse(JSON.parse(stay.after));
+    expect(stepsOf(stayed, eventsOf(stay.manifest), 0)).toEqual(stepsOf(original, recorded, 0));
+    expect(stayed.plan.subtasks[1]?.steps.map((s) => s.action_type)).toEqual(['RIGHT_CLICK']);
+    // The kept subtask's last step is followed by the screen that followed it when it was recorded.
+    const stayEvents = eventsOf(stay.manifest);
+    const lastKept = stayed.plan.subtasks[0]?.steps.at(-1)?.source?.event_index ?? -2;
+    const lastRecorded = original.plan.subtasks[0]?.steps.at(-1)?.source?.event_index ?? -2;
+    expect(stayEvents[lastKept + 1]).toMatchObject({
+      action_type: null,
+      screenshot: recorded[lastRecorded + 1]?.screenshot,
+    });
+
+    await expect(planHeal(run, { reject: ['subtask-0', 'subtask-1'] })).rejects.toMatchObject({
+      code: 'MIME_HEAL_NOTHING',
+    });
+    await expect(planHeal(run, { reject: ['step-0'] })).rejects.toMatchObject({
+      code: 'MIME_HEAL_INVALID',
+      message: 'this heal has no change step-0; its changes are subtask-0, subtask-1',
     });
   });
 });

@@ -1,6 +1,7 @@
 /**
- * The studio's page: the workflow list (#/) and a workflow's page (#/w/<id>) with its steps as cards,
- * "make this a param" and saving. Built from DOM nodes only: workflow text is data, never markup.
+ * The studio's page: the workflow list (#/), a workflow's page (#/w/<id>) with its steps as cards,
+ * its edits, saving and runs, and a run's page (#/w/<id>/r/<run>) with its report and its heal.
+ * Built from DOM nodes only: workflow text is data, never markup.
  */
 
 const main = document.getElementById('main');
@@ -28,6 +29,15 @@ function h(tag, attributes = {}, ...children) {
   return node;
 }
 
+/** What the status line says once the next page is shown (after an action that moves to it). */
+let sayNext = null;
+
+/** Moves to `hash`, whose page then says `message`. */
+function go(hash, message) {
+  sayNext = message;
+  location.hash = hash;
+}
+
 function say(message, { error = false } = {}) {
   status.textContent = message;
   status.classList.toggle('error', error);
@@ -45,8 +55,10 @@ async function api(path, { method = 'GET', body } = {}) {
   return { ok: response.ok, status: response.status, body: data };
 }
 
-const fileUrl = (id, path) =>
-  `/api/workflows/${encodeURIComponent(id)}/file?path=${encodeURIComponent(path)}`;
+const workflowUrl = (id) => `/api/workflows/${encodeURIComponent(id)}`;
+const fileUrl = (id, path) => `${workflowUrl(id)}/file?path=${encodeURIComponent(path)}`;
+const runUrl = (id, run) => `${workflowUrl(id)}/runs/${encodeURIComponent(run)}`;
+const runPage = (id, run) => `#/w/${encodeURIComponent(id)}/r/${encodeURIComponent(run)}`;
 
 async function showList() {
   const { ok, body } = await api('/api/workflows');
@@ -92,9 +104,17 @@ async function showList() {
 async function showWorkflow(id) {
   const { ok, body } = await api(`/api/workflows/${encodeURIComponent(id)}`);
   if (!ok) return failed(body);
-  const state = { id, workflow: body.workflow, version: body.version, dirty: false, problems: [] };
+  const state = {
+    id,
+    workflow: body.workflow,
+    version: body.version,
+    runs: body.runs,
+    dirty: false,
+    problems: [],
+  };
   render(state);
-  say(body.warnings.length ? body.warnings.map((w) => w.message).join('; ') : '');
+  say(sayNext ?? (body.warnings.length ? body.warnings.map((w) => w.message).join('; ') : ''));
+  sayNext = null;
 }
 
 function render(state) {
@@ -113,11 +133,23 @@ function render(state) {
     h('p', { class: 'muted' }, workflow.task_description_user),
     paramsTable(state),
     runPanel(state),
+    runHistory(state),
     workflow.plan.subtasks.map((subtask, k) =>
       h(
         'section',
         { class: 'subtask', 'aria-labelledby': `subtask-${k}` },
-        h('h2', { id: `subtask-${k}` }, `Subtask ${subtask.subtask_i + 1}`),
+        h(
+          'div',
+          { class: 'head' },
+          h('h2', { id: `subtask-${k}` }, `Subtask ${subtask.subtask_i + 1}`),
+          orderButtons(state, {
+            what: `subtask ${subtask.subtask_i + 1}`,
+            first: k === 0,
+            last: k === workflow.plan.subtasks.length - 1,
+            move: (by) => ({ kind: 'move-subtask', subtask_i: subtask.subtask_i, by }),
+            remove: { kind: 'delete-subtask', subtask_i: subtask.subtask_i },
+          }),
+        ),
         subtaskTextForm(state, subtask),
         dependencies(state, subtask, k),
         problemsAt(state, `plan.subtasks[${k}].`),
@@ -125,7 +157,10 @@ function render(state) {
           'div',
           { class: 'steps' },
           subtask.steps.map((step, j) =>
-            stepCard(state, step, steps[steps.indexOf(step) + 1], `plan.subtasks[${k}].steps[${j}].`),
+            stepCard(state, step, steps[steps.indexOf(step) + 1], `plan.subtasks[${k}].steps[${j}].`, {
+              first: j === 0,
+              last: j === subtask.steps.length - 1,
+            }),
           ),
         ),
       ),
@@ -158,6 +193,7 @@ function runPanel(state) {
   const log = h('ol', { class: 'run-log', 'aria-live': 'polite', 'aria-label': 'Run progress' });
   const shot = h('img', { class: 'run-shot', alt: 'The screen at the latest step', hidden: true });
   const stop = h('button', { type: 'button', hidden: true }, 'Stop');
+  const pause = h('button', { type: 'button', hidden: true }, 'Pause');
   const start = h('button', { type: 'submit', class: 'primary', disabled: state.dirty }, 'Run');
   const form = h(
     'form',
@@ -176,15 +212,46 @@ function runPanel(state) {
         if (!result.ok) return say(result.body?.error?.message ?? 'the run did not start', { error: true });
         // Secrets are not kept in the page once sent.
         for (const p of workflow.task_params) if (p.sensitive) form.elements[p.name].value = '';
-        watchRun(result.body.run.id, { log, shot, stop, start });
+        watchRun(result.body.run.id, { id: state.id, log, shot, stop, pause, start });
       },
     },
     h('h2', {}, 'Run'),
     inputs,
-    h('p', {}, h('label', { for: 'run-mode' }, 'Mode '), mode, ' ', start, ' ', stop),
+    h('p', {}, h('label', { for: 'run-mode' }, 'Mode '), mode, ' ', start, ' ', pause, ' ', stop),
     state.dirty ? h('p', { class: 'muted' }, 'Save first: a run replays the saved workflow.') : null,
   );
   return h('section', { class: 'run-panel' }, form, log, shot);
+}
+
+/** The workflow's runs, newest first, each opening its report (and its heal, if it learned one). */
+function runHistory(state) {
+  if (state.runs.length === 0) return null;
+  const items = [...state.runs]
+    .reverse()
+    .map((r) =>
+      h(
+        'li',
+        {},
+        h(
+          'a',
+          { href: runPage(state.id, r.run_id) },
+          r.started_at ? new Date(r.started_at).toLocaleString() : r.run_id,
+        ),
+        ' ',
+        h('span', { class: r.outcome ? `outcome-${r.outcome}` : 'muted' }, r.outcome ?? 'unfinished'),
+        h(
+          'span',
+          { class: 'muted' },
+          ` · ${r.mode ?? '?'}${r.duration_ms === null ? '' : ` · ${(r.duration_ms / 1000).toFixed(1)} s`}`,
+        ),
+      ),
+    );
+  return h(
+    'section',
+    { class: 'runs', 'aria-labelledby': 'runs-heading' },
+    h('h2', { id: 'runs-heading' }, 'Runs'),
+    h('ol', { class: 'run-list' }, items),
+  );
 }
 
 /** The log line of each run event the page shows. */
@@ -196,41 +263,55 @@ const RUN_LINES = {
   divergence: (e) =>
     `diverged at ${e.step_i === null ? 'the outcome check' : `step ${e.step_i + 1}`} (${e.check})`,
   handover: (e) => `handed to the model: ${e.reason}`,
+  paused: () => 'Paused: the run waits before its next action',
+  resumed: () => 'Resumed',
 };
 
+/** How a run line looks, by its event (the others are muted). */
+const RUN_LINE_KINDS = { divergence: 'problem', step: '', extract: '' };
+
 /** Streams a run's events into its log, the latest step's screenshot beside it. */
-function watchRun(runId, { log, shot, stop, start }) {
+function watchRun(runId, { id, log, shot, stop, pause, start }) {
   log.replaceChildren();
   start.disabled = true;
   stop.hidden = false;
+  pause.hidden = false;
+  pause.textContent = 'Pause';
   stop.onclick = () => api(`/api/runs/${runId}/stop`, { method: 'POST', body: {} });
+  // The button says what the run did last (paused or resumed), as its events come in.
+  pause.onclick = () =>
+    api(`/api/runs/${runId}/${pause.textContent === 'Pause' ? 'pause' : 'resume'}`, {
+      method: 'POST',
+      body: {},
+    });
   const line = (text, kind = '') => log.append(h('li', { class: kind }, text));
   const source = new EventSource(`/api/runs/${runId}/events`);
   say('Running…');
+  const ended = (data) => {
+    source.close();
+    start.disabled = false;
+    stop.hidden = true;
+    pause.hidden = true;
+    const text =
+      data.outcome === 'success'
+        ? '✓ success'
+        : `${data.outcome === 'aborted' ? '■ aborted' : '✗ failed'} [${data.code}] ${data.reason ?? ''}`;
+    line(text, `outcome-${data.outcome}`);
+    if (data.dir) {
+      const run = data.dir.split('/').filter(Boolean).at(-1);
+      log.append(h('li', {}, h('a', { href: runPage(id, run) }, 'Open the report of this run')));
+    }
+    say(text, { error: data.outcome !== 'success' });
+  };
   source.onmessage = (message) => {
     const data = JSON.parse(message.data);
-    if (data.kind === 'end') {
-      source.close();
-      start.disabled = false;
-      stop.hidden = true;
-      const text =
-        data.outcome === 'success'
-          ? '✓ success'
-          : `${data.outcome === 'aborted' ? '■ aborted' : '✗ failed'} [${data.code}] ${data.reason ?? ''}`;
-      line(text, `outcome-${data.outcome}`);
-      return say(text, { error: data.outcome !== 'success' });
-    }
+    if (data.kind === 'end') return ended(data);
     const event = data.event;
+    if (event.type === 'paused' || event.type === 'resumed') {
+      pause.textContent = event.type === 'paused' ? 'Resume' : 'Pause';
+    }
     const text = RUN_LINES[event.type]?.(event);
-    if (text)
-      line(
-        text,
-        event.type === 'divergence'
-          ? 'problem'
-          : event.type === 'step' || event.type === 'extract'
-            ? ''
-            : 'muted',
-      );
+    if (text) line(text, RUN_LINE_KINDS[event.type] ?? 'muted');
     if (event.type === 'step') {
       shot.src = `/api/runs/${runId}/file?path=${encodeURIComponent(event.screenshot)}`;
       shot.hidden = false;
@@ -370,7 +451,7 @@ function screenshot(state, path, caption, point) {
   return h('figure', { class: 'shot' }, image, marker, h('figcaption', {}, caption));
 }
 
-function stepCard(state, step, next, prefix) {
+function stepCard(state, step, next, prefix, place) {
   const element = step.target.element;
   const facts = [
     ['Action', step.action_value === null ? step.action_type : `${step.action_type} ${step.action_value}`],
@@ -400,6 +481,67 @@ function stepCard(state, step, next, prefix) {
       ),
       problemsAt(state, prefix),
       isLiteralTyping(step) ? makeParamForm(state, step) : null,
+      stepForm(state, step),
+      orderButtons(state, {
+        what: `step ${step.i + 1}`,
+        ...place,
+        move: (by) => ({ kind: 'move-step', step_i: step.i, by }),
+        remove: { kind: 'delete-step', step_i: step.i },
+      }),
+    ),
+  );
+}
+
+/** Buttons that move `what` up or down within its list, and delete it. */
+function orderButtons(state, { what, first, last, move, remove }) {
+  const button = (label, text, change, done, disabled = false) =>
+    h(
+      'button',
+      { type: 'button', 'aria-label': label, disabled, onclick: () => edit(state, change, done) },
+      text,
+    );
+  return h(
+    'p',
+    { class: 'order' },
+    button(`Move ${what} up`, '↑ Up', move(-1), `${what} moved up: save to keep it`, first),
+    button(`Move ${what} down`, '↓ Down', move(1), `${what} moved down: save to keep it`, last),
+    button(`Delete ${what}`, 'Delete', remove, `${what} deleted: save to keep it`),
+  );
+}
+
+/** A step's words (intent, target, value, expected outcome), edited in a disclosure of its card. */
+function stepForm(state, step) {
+  const id = (name) => `step-${step.i}-${name}`;
+  const field = (name, label, node) => h('p', {}, h('label', { for: id(name) }, label), node);
+  const intent = h('input', { id: id('intent'), value: step.intent, autocomplete: 'off' });
+  const target = h('input', { id: id('target'), value: step.target.primary, autocomplete: 'off' });
+  const value =
+    step.action_value === null
+      ? null
+      : h('input', { id: id('value'), value: step.action_value, autocomplete: 'off' });
+  const expected = h('textarea', { id: id('expected'), rows: 2 }, step.post_action.join('\n'));
+  const onsubmit = (event) => {
+    event.preventDefault();
+    const fields = {
+      intent: intent.value,
+      target: target.value,
+      expected: expected.value.split('\n'),
+      ...(value ? { action_value: value.value } : {}),
+    };
+    edit(state, { kind: 'set-step', step_i: step.i, fields }, `step ${step.i + 1} changed: save to keep it`);
+  };
+  return h(
+    'details',
+    { class: 'step-edit' },
+    h('summary', {}, `Edit step ${step.i + 1}`),
+    h(
+      'form',
+      { onsubmit },
+      field('intent', 'Intent', intent),
+      field('target', 'Target', target),
+      value ? field('value', 'Value', value) : null,
+      field('expected', 'Expected after it (a line each)', expected),
+      h('button', { type: 'submit' }, `Apply to step ${step.i + 1}`),
     ),
   );
 }
@@ -531,14 +673,196 @@ async function saveWorkflow(state) {
   say(result.body?.error?.message ?? `not saved (HTTP ${result.status})`, { error: true });
 }
 
+/** A run: what it was, the heal it learned (if any) to accept change by change, and its report. */
+async function showRun(id, run) {
+  const { ok, body } = await api(runUrl(id, run));
+  if (!ok) return failed(body);
+  const r = body.run;
+  document.title = `Run ${run} · mime studio`;
+  show(
+    h('p', {}, h('a', { href: `#/w/${encodeURIComponent(id)}` }, '← Workflow')),
+    h('h1', {}, `Run ${run}`),
+    h(
+      'p',
+      {},
+      h('span', { class: r.outcome ? `outcome-${r.outcome}` : 'muted' }, r.outcome ?? 'unfinished'),
+      h(
+        'span',
+        { class: 'muted' },
+        ` · ${r.mode ?? '?'} mode · started ${r.started_at ? new Date(r.started_at).toLocaleString() : '?'}`,
+      ),
+    ),
+    healPanel(id, run, body.heal),
+    h('iframe', {
+      class: 'report',
+      title: 'Run report',
+      src: `${runUrl(id, run)}/report`,
+      sandbox: 'allow-scripts',
+    }),
+  );
+  say('');
+}
+
+/** The part of a screenshot around a step's target: its box with a margin, or around its point. */
+function cropArea(view) {
+  const margin = 40;
+  if (view.box) {
+    return {
+      x: Math.max(0, view.box.x - margin),
+      y: Math.max(0, view.box.y - margin),
+      width: view.box.width + 2 * margin,
+      height: view.box.height + 2 * margin,
+    };
+  }
+  if (view.point)
+    return { x: Math.max(0, view.point.x - 100), y: Math.max(0, view.point.y - 60), width: 200, height: 120 };
+  return null;
+}
+
+/** A step as a heal shows it: the crop of its target on its frame, its action and intent. */
+function healStep(id, run, view, side) {
+  const area = cropArea(view);
+  if (!view.screenshot) return healCaption(view, h('p', { class: 'muted' }, 'no screenshot'));
+  const src =
+    view.in === 'run'
+      ? `${runUrl(id, run)}/file?path=${encodeURIComponent(view.screenshot)}`
+      : fileUrl(id, view.screenshot);
+  // A step with no place (an extract reads the whole screen) shows the whole screen.
+  if (!area)
+    return healCaption(
+      view,
+      h('img', { class: 'whole', src, alt: `${side}: the screen of "${view.intent}"` }),
+    );
+  const image = h('img', { src, alt: `${side}: the target of "${view.intent}"` });
+  image.style.left = `${-area.x}px`;
+  image.style.top = `${-area.y}px`;
+  const frame = h('div', { class: 'crop' }, image);
+  frame.style.width = `${area.width}px`;
+  frame.style.height = `${area.height}px`;
+  if (view.box) {
+    const box = h('span', { class: 'target' });
+    Object.assign(box.style, {
+      left: `${view.box.x - area.x}px`,
+      top: `${view.box.y - area.y}px`,
+      width: `${view.box.width}px`,
+      height: `${view.box.height}px`,
+    });
+    frame.append(box);
+  }
+  return healCaption(view, frame);
+}
+
+/** A heal step's picture with what the step does under it. */
+function healCaption(view, picture) {
+  const action = view.action_value === null ? view.action_type : `${view.action_type} ${view.action_value}`;
+  return h(
+    'figure',
+    { class: 'heal-step' },
+    picture,
+    h('figcaption', {}, h('strong', {}, action), ` ${view.intent}`),
+  );
+}
+
+/** The heal a run learned: each change side by side, accepted or rejected, then applied. */
+function healPanel(id, run, heal) {
+  if (!heal) return null;
+  const heading = h('h2', { id: 'heal-heading' }, 'The workflow is out of date on this screen');
+  if (heal.state === 'refused') {
+    return h(
+      'section',
+      { class: 'heal', 'aria-labelledby': 'heal-heading' },
+      heading,
+      h('p', { class: 'problem' }, `[${heal.code}] ${heal.message}`),
+    );
+  }
+  const changes = heal.changes.map((change) =>
+    h(
+      'fieldset',
+      { class: 'change' },
+      h('legend', {}, change.text),
+      h(
+        'div',
+        { class: 'sides' },
+        h(
+          'div',
+          {},
+          h('h3', {}, 'Recorded'),
+          change.before.length
+            ? change.before.map((v) => healStep(id, run, v, 'Recorded'))
+            : h('p', { class: 'muted' }, 'no step'),
+        ),
+        h(
+          'div',
+          {},
+          h('h3', {}, 'From this run'),
+          change.after.map((v) => healStep(id, run, v, 'From this run')),
+        ),
+      ),
+      h(
+        'p',
+        { class: 'choice' },
+        ['accept', 'reject'].map((choice) =>
+          h(
+            'label',
+            {},
+            h('input', {
+              type: 'radio',
+              name: `heal-${change.id}`,
+              value: choice,
+              checked: choice === 'accept',
+            }),
+            choice === 'accept' ? ' Accept ' : ' Reject (keep as recorded) ',
+          ),
+        ),
+      ),
+    ),
+  );
+  const form = h(
+    'form',
+    {
+      'aria-labelledby': 'heal-heading',
+      onsubmit: async (event) => {
+        event.preventDefault();
+        const reject = heal.changes
+          .filter((c) => form.elements[`heal-${c.id}`].value === 'reject')
+          .map((c) => c.id);
+        const result = await api(`${runUrl(id, run)}/heal`, { method: 'POST', body: { reject } });
+        if (!result.ok)
+          return say(result.body?.error?.message ?? 'the heal was not applied', { error: true });
+        const { applied, rejected, backup } = result.body;
+        go(
+          `#/w/${encodeURIComponent(id)}`,
+          `Healed: ${applied.length} change(s) written, ${rejected.length} rejected; the previous schema is kept as ${backup.split('/').at(-1)}`,
+        );
+      },
+    },
+    h(
+      'p',
+      {},
+      'A heal records the workflow again from this run, so the next auto replay here needs no model. Accept or reject each change:',
+    ),
+    changes,
+    h('p', {}, h('button', { type: 'submit', class: 'primary' }, 'Apply heal')),
+    h(
+      'details',
+      {},
+      h('summary', {}, 'schema.json as the heal writes it (every change accepted)'),
+      h('pre', { class: 'diff' }, heal.diff),
+    ),
+  );
+  return h('section', { class: 'heal' }, heading, form);
+}
+
 function failed(body) {
   show(h('p', { class: 'problem', role: 'alert' }, body?.error?.message ?? 'the studio did not answer'));
   say('');
 }
 
 async function route() {
-  const match = /^#\/w\/(.+)$/.exec(location.hash);
-  if (match) await showWorkflow(decodeURIComponent(match[1]));
+  const run = /^#\/w\/([^/]+)\/r\/([^/]+)$/.exec(location.hash);
+  const workflow = /^#\/w\/([^/]+)$/.exec(location.hash);
+  if (run) await showRun(decodeURIComponent(run[1]), decodeURIComponent(run[2]));
+  else if (workflow) await showWorkflow(decodeURIComponent(workflow[1]));
   else await showList();
   main.focus();
 }

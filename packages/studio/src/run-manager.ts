@@ -5,7 +5,7 @@
  * Sensitive values reach the replay through its environment only, never a file or an event.
  */
 import { randomUUID } from 'node:crypto';
-import type { ReplayEvent } from '@mime-desktop/replay';
+import type { PauseControl, ReplayEvent } from '@mime-desktop/replay';
 import { MimeError, type ReplayMode } from '@mime-desktop/schema';
 
 /** A run cannot start: another one is running, or what was asked is not a run. */
@@ -42,7 +42,7 @@ export interface StartRun {
 export class RunManager {
   readonly #runs = new Map<string, StudioRun>();
   readonly #listeners = new Map<string, Set<(message: RunMessage, index: number) => void>>();
-  #running: { run: StudioRun; abort: AbortController } | null = null;
+  #running: { run: StudioRun; abort: AbortController; pause: PauseControl } | null = null;
 
   get(id: string): StudioRun | undefined {
     return this.#runs.get(id);
@@ -55,7 +55,7 @@ export class RunManager {
         `a run of ${this.#running.run.workflowId} is going on: stop it or wait for it (there is one screen)`,
       );
     }
-    const { replay, secretEnvName } = await import('@mime-desktop/replay');
+    const { PauseControl, replay, secretEnvName } = await import('@mime-desktop/replay');
     const run: StudioRun = {
       id: randomUUID(),
       workflowId: request.workflowId,
@@ -64,8 +64,9 @@ export class RunManager {
       done: false,
     };
     const abort = new AbortController();
+    const pause = new PauseControl();
     this.#runs.set(run.id, run);
-    this.#running = { run, abort };
+    this.#running = { run, abort, pause };
     const secretsEnv = Object.fromEntries(
       Object.entries(request.secrets).map(([name, value]) => [secretEnvName(name), value]),
     );
@@ -79,6 +80,7 @@ export class RunManager {
       params: request.params,
       env: { ...process.env, ...secretsEnv },
       signal: abort.signal,
+      pause,
       onEvent: (event) => {
         if (event.type === 'run_start') run.dir = event.dir;
         this.#send(run, { kind: 'event', event });
@@ -96,6 +98,14 @@ export class RunManager {
         }),
     );
     return run;
+  }
+
+  /** Pauses the running replay before its next action, or resumes it, as the pause hotkey does. */
+  pause(id: string, paused: boolean): boolean {
+    if (this.#running?.run.id !== id) return false;
+    if (paused) this.#running.pause.pause();
+    else this.#running.pause.resume();
+    return true;
   }
 
   /** Stops the running replay (outcome aborted), as the fail-safe does. */

@@ -23,9 +23,11 @@ import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
 import { secureHeaders } from 'hono/secure-headers';
 import { streamSSE } from 'hono/streaming';
+import { acceptHeal, reviewHeal } from './heal-review.ts';
 import { RunManager, RunRefusedError } from './run-manager.ts';
 import { applyEdit, StudioEditError, type WorkflowEdit } from './workflow-edits.ts';
 import {
+  RunNotFoundError,
   WorkflowConflictError,
   WorkflowInvalidError,
   WorkflowNotFoundError,
@@ -84,16 +86,20 @@ function fail(
   return c.json({ error: { code, message, ...extra } }, status);
 }
 
+/** Errors that say someone else changed or holds the workflow. */
+const CONFLICTS = new Set(['MIME_HEAL_CONFLICT', 'MIME_WORKFLOW_LOCKED']);
+
 /** An error as the page shows it, with the status that says what kind it is. */
 function answerError(c: Context, error: unknown) {
   if (error instanceof WorkflowInvalidError)
     return fail(c, 422, error.code, error.message, { problems: error.problems });
   if (error instanceof WorkflowConflictError)
     return fail(c, 409, error.code, error.message, { version: error.version });
-  if (error instanceof WorkflowNotFoundError) return fail(c, 404, error.code, error.message);
+  if (error instanceof WorkflowNotFoundError || error instanceof RunNotFoundError)
+    return fail(c, 404, error.code, error.message);
   if (error instanceof StudioEditError) return fail(c, 400, error.code, error.message);
   if (error instanceof RunRefusedError) return fail(c, 409, error.code, error.message);
-  if (isMimeError(error)) return fail(c, 400, error.code, error.message);
+  if (isMimeError(error)) return fail(c, CONFLICTS.has(error.code) ? 409 : 400, error.code, error.message);
   return fail(c, 500, 'MIME_INTERNAL', error instanceof Error ? error.message : String(error));
 }
 
@@ -113,6 +119,32 @@ async function runFrame(dir: string, path: string, done: () => boolean): Promise
     }
   }
 }
+
+/** A run's report is shown in a sandboxed frame of the page: its own inline style, data: images and script only. */
+const REPORT_PATH = /^\/api\/workflows\/[^/]+\/runs\/[^/]+\/report$/;
+const pageHeaders = secureHeaders({
+  contentSecurityPolicy: {
+    defaultSrc: ["'self'"],
+    objectSrc: ["'none'"],
+    baseUri: ["'none'"],
+    frameAncestors: ["'none'"],
+  },
+  xFrameOptions: 'DENY',
+  referrerPolicy: 'no-referrer',
+});
+const reportHeaders = secureHeaders({
+  contentSecurityPolicy: {
+    defaultSrc: ["'none'"],
+    imgSrc: ['data:'],
+    styleSrc: ["'unsafe-inline'"],
+    // The report's own meta policy narrows this to its script's hash; the sandbox gives it no origin.
+    scriptSrc: ["'unsafe-inline'"],
+    frameAncestors: ["'self'"],
+    sandbox: ['allow-scripts'],
+  },
+  xFrameOptions: 'SAMEORIGIN',
+  referrerPolicy: 'no-referrer',
+});
 
 /** The page's files, read once. */
 const assets = new Map<string, Promise<string>>();
@@ -153,21 +185,9 @@ export function studioApp(
     }
     await next();
   });
-  // The page loads nothing from elsewhere, is never framed, and never sends its address (the token
-  // was in it) to anyone.
-  app.use(
-    '*',
-    secureHeaders({
-      contentSecurityPolicy: {
-        defaultSrc: ["'self'"],
-        objectSrc: ["'none'"],
-        baseUri: ["'none'"],
-        frameAncestors: ["'none'"],
-      },
-      xFrameOptions: 'DENY',
-      referrerPolicy: 'no-referrer',
-    }),
-  );
+  // The page loads nothing from elsewhere, is never framed (a report only by the page), and never sends
+  // its address (the token was in it) to anyone.
+  app.use('*', (c, next) => (REPORT_PATH.test(c.req.path) ? reportHeaders : pageHeaders)(c, next));
   // A workflow is a few hundred KiB; a request body is bounded well above that.
   app.use(
     '*',
@@ -276,7 +296,41 @@ export function studioApp(
       await writes;
     });
   });
+  const RUN = '/api/workflows/:id/runs/:run';
+  app.get(RUN, async (c) => {
+    const { id, run } = c.req.param();
+    const dir = await store.runFolder(id, run);
+    const { runs: listed } = await store.open(id);
+    const entry = listed.find((r) => r.run_id === run);
+    if (!entry) throw new RunNotFoundError(id, run);
+    return c.json({ run: entry, heal: await reviewHeal(dir) });
+  });
+  app.get(`${RUN}/report`, async (c) => {
+    const { id, run } = c.req.param();
+    const page = await store.report(id, run);
+    if (!page) return fail(c, 404, 'MIME_NOT_FOUND', `run ${run} has no report (still running, or killed)`);
+    return c.body(new Uint8Array(page), 200, { 'content-type': 'text/html; charset=utf-8' });
+  });
+  app.get(`${RUN}/file`, async (c) => {
+    const { id, run } = c.req.param();
+    const png = await store.runFrame(id, run, c.req.query('path') ?? '');
+    return c.body(new Uint8Array(png), 200, {
+      'content-type': 'image/png',
+      'cache-control': 'private, max-age=60',
+    });
+  });
+  app.post(`${RUN}/heal`, async (c) => {
+    const { id, run } = c.req.param();
+    const body = (await c.req.json().catch(() => null)) as { reject?: unknown } | null;
+    const reject = body?.reject ?? [];
+    if (!Array.isArray(reject) || !reject.every((r) => typeof r === 'string')) {
+      return fail(c, 400, 'MIME_BAD_REQUEST', 'send {"reject": ["step-0", "subtask-1", ...]}');
+    }
+    return c.json(await acceptHeal(await store.runFolder(id, run), reject));
+  });
   app.post('/api/runs/:run/stop', (c) => c.json({ stopped: runs.stop(c.req.param('run')) }));
+  app.post('/api/runs/:run/pause', (c) => c.json({ paused: runs.pause(c.req.param('run'), true) }));
+  app.post('/api/runs/:run/resume', (c) => c.json({ resumed: runs.pause(c.req.param('run'), false) }));
   app.get('/api/runs/:run/file', async (c) => {
     const run = runs.get(c.req.param('run'));
     if (!run?.dir) return fail(c, 404, 'MIME_NOT_FOUND', 'no such run in this studio');

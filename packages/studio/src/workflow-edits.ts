@@ -9,8 +9,11 @@
  *   Its example, description and sensitive flag change in place (a secret keeps no example).
  * - A subtask's text (its instruction and "Expected outcome: ..."), templates checked on save.
  * - Dependencies of a subtask: only variables extracted by an earlier subtask.
+ * - A step's fields (intent, target, value, expected outcome); steps moved within their subtask and
+ *   subtasks within the plan, or deleted: numbers follow the plan order, and a change that would
+ *   leave a value used before it is extracted (or not at all) is refused, naming it.
  */
-import { IDENTIFIER, MimeError, type Workflow, type WorkflowStep } from '@mime-desktop/schema';
+import { checkWorkflow, IDENTIFIER, MimeError, type Workflow, type WorkflowStep } from '@mime-desktop/schema';
 
 /** A change the workflow cannot take: no such step, nothing to make a param of, a bad name. */
 export class StudioEditError extends MimeError {
@@ -27,7 +30,23 @@ export type WorkflowEdit =
   | { kind: 'set-param'; name: string; example?: string | null; sensitive?: boolean; description?: string }
   | { kind: 'set-subtask-text'; subtask_i: number; text: string }
   | { kind: 'add-dependency'; subtask_i: number; variable: string }
-  | { kind: 'remove-dependency'; subtask_i: number; variable: string };
+  | { kind: 'remove-dependency'; subtask_i: number; variable: string }
+  | { kind: 'set-step'; step_i: number; fields: StepFields }
+  | { kind: 'move-step'; step_i: number; by: -1 | 1 }
+  | { kind: 'delete-step'; step_i: number }
+  | { kind: 'move-subtask'; subtask_i: number; by: -1 | 1 }
+  | { kind: 'delete-subtask'; subtask_i: number };
+
+/** The fields of a step a person edits; those left out stay as they are. */
+export interface StepFields {
+  intent?: string;
+  /** What to act on, in words (`target.primary`). */
+  target?: string;
+  /** What is typed, the keys pressed, the extract's query; null for none. */
+  action_value?: string | null;
+  /** What the screen shows after the step, one line each (`post_action`). */
+  expected?: string[];
+}
 
 /** Applies one edit. */
 export function applyEdit(workflow: Workflow, edit: WorkflowEdit): Workflow {
@@ -46,6 +65,16 @@ export function applyEdit(workflow: Workflow, edit: WorkflowEdit): Workflow {
       return addDependency(workflow, edit.subtask_i, edit.variable);
     case 'remove-dependency':
       return removeDependency(workflow, edit.subtask_i, edit.variable);
+    case 'set-step':
+      return setStep(workflow, edit.step_i, edit.fields ?? {});
+    case 'move-step':
+      return moveStep(workflow, edit.step_i, edit.by);
+    case 'delete-step':
+      return deleteStep(workflow, edit.step_i);
+    case 'move-subtask':
+      return moveSubtask(workflow, edit.subtask_i, edit.by);
+    case 'delete-subtask':
+      return deleteSubtask(workflow, edit.subtask_i);
     default:
       // The page's request is data: an edit this studio does not know is refused, named.
       throw new StudioEditError(`no edit named ${JSON.stringify((edit as { kind: unknown }).kind)}`);
@@ -257,4 +286,132 @@ export function addDependency(workflow: Workflow, subtask_i: number, variable: s
 export function removeDependency(workflow: Workflow, subtask_i: number, variable: string): Workflow {
   upstreamExtracts(workflow, subtask_i);
   return withDependencies(workflow, subtask_i, (deps) => deps.filter((d) => d !== variable));
+}
+
+/** Where step `step_i` is: its subtask's index in the plan and its index in that subtask. */
+function stepAt(workflow: Workflow, step_i: number): { k: number; j: number; step: WorkflowStep } {
+  for (const [k, subtask] of workflow.plan.subtasks.entries()) {
+    const j = subtask.steps.findIndex((s) => s.i === step_i);
+    if (j >= 0) return { k, j, step: subtask.steps[j] as WorkflowStep };
+  }
+  throw new StudioEditError(`the workflow has no step ${step_i}`);
+}
+
+function subtaskIndex(workflow: Workflow, subtask_i: number): number {
+  const k = workflow.plan.subtasks.findIndex((s) => s.subtask_i === subtask_i);
+  if (k < 0) throw new StudioEditError(`the workflow has no subtask ${subtask_i}`);
+  return k;
+}
+
+/**
+ * The plan with its subtasks and steps numbered again in plan order, checked: an order that uses a
+ * value before a subtask extracts it (or one no subtask extracts any more) is refused, saying where.
+ */
+function renumbered(workflow: Workflow, subtasks: Workflow['plan']['subtasks'], what: string): Workflow {
+  let next = 0;
+  const plan = {
+    ...workflow.plan,
+    subtasks: subtasks.map((subtask, k) => ({
+      ...subtask,
+      subtask_i: k,
+      steps: subtask.steps.map((step) => ({ ...step, i: next++ })),
+    })),
+  };
+  const result = { ...workflow, plan };
+  const checked = checkWorkflow(result);
+  if (!checked.ok) {
+    const [first] = checked.problems;
+    throw new StudioEditError(`${what} would leave the workflow invalid (${first?.path}: ${first?.message})`);
+  }
+  return result;
+}
+
+/** The workflow with step `step_i`'s intent, target, value or expected outcome changed. */
+export function setStep(workflow: Workflow, step_i: number, fields: StepFields): Workflow {
+  const { step } = stepAt(workflow, step_i);
+  for (const [name, value] of [
+    ['intent', fields.intent],
+    ['target', fields.target],
+  ] as const) {
+    if (value !== undefined && value.trim() === '')
+      throw new StudioEditError(`step ${step_i + 1} needs its ${name}: say it in words`);
+  }
+  const value = fields.action_value === undefined ? step.action_value : fields.action_value;
+  if (['TYPE', 'KEYPRESS', 'EXTRACT'].includes(step.action_type) && (value ?? '').trim() === '') {
+    throw new StudioEditError(
+      `step ${step_i + 1} (${step.action_type}) needs a value: ${step.action_type === 'TYPE' ? 'the text it types' : step.action_type === 'KEYPRESS' ? 'the keys it presses' : 'what it reads'}`,
+    );
+  }
+  const changed: WorkflowStep = {
+    ...step,
+    intent: fields.intent ?? step.intent,
+    target: fields.target === undefined ? step.target : { ...step.target, primary: fields.target },
+    action_value: value,
+    post_action:
+      fields.expected === undefined ? step.post_action : fields.expected.map((l) => l.trim()).filter(Boolean),
+  };
+  return {
+    ...workflow,
+    plan: {
+      ...workflow.plan,
+      subtasks: workflow.plan.subtasks.map((s) => ({
+        ...s,
+        steps: s.steps.map((x) => (x.i === step_i ? changed : x)),
+      })),
+    },
+  };
+}
+
+/** The workflow with step `step_i` one place earlier (`by` -1) or later (1) in its subtask. */
+export function moveStep(workflow: Workflow, step_i: number, by: -1 | 1): Workflow {
+  if (by !== -1 && by !== 1) throw new StudioEditError('a step moves by one place: by is -1 or 1');
+  const { k, j } = stepAt(workflow, step_i);
+  const steps = [...(workflow.plan.subtasks[k]?.steps ?? [])];
+  const to = j + by;
+  if (to < 0 || to >= steps.length) {
+    throw new StudioEditError(
+      `step ${step_i + 1} is the ${by < 0 ? 'first' : 'last'} of its subtask: it moves only within it`,
+    );
+  }
+  [steps[j], steps[to]] = [steps[to] as WorkflowStep, steps[j] as WorkflowStep];
+  const subtasks = workflow.plan.subtasks.map((s, n) => (n === k ? { ...s, steps } : s));
+  return renumbered(workflow, subtasks, `moving step ${step_i + 1}`);
+}
+
+/** The workflow without step `step_i`. */
+export function deleteStep(workflow: Workflow, step_i: number): Workflow {
+  const { k } = stepAt(workflow, step_i);
+  const subtasks = workflow.plan.subtasks.map((s, n) =>
+    n === k ? { ...s, steps: s.steps.filter((x) => x.i !== step_i) } : s,
+  );
+  return renumbered(workflow, subtasks, `deleting step ${step_i + 1}`);
+}
+
+/** The workflow with subtask `subtask_i` one place earlier (`by` -1) or later (1) in the plan. */
+export function moveSubtask(workflow: Workflow, subtask_i: number, by: -1 | 1): Workflow {
+  if (by !== -1 && by !== 1) throw new StudioEditError('a subtask moves by one place: by is -1 or 1');
+  const k = subtaskIndex(workflow, subtask_i);
+  const subtasks = [...workflow.plan.subtasks];
+  const to = k + by;
+  if (to < 0 || to >= subtasks.length) {
+    throw new StudioEditError(`subtask ${subtask_i + 1} is the ${by < 0 ? 'first' : 'last'} of the plan`);
+  }
+  [subtasks[k], subtasks[to]] = [subtasks[to], subtasks[k]] as [
+    Workflow['plan']['subtasks'][number],
+    Workflow['plan']['subtasks'][number],
+  ];
+  return renumbered(workflow, subtasks, `moving subtask ${subtask_i + 1}`);
+}
+
+/** The workflow without subtask `subtask_i` and its steps. */
+export function deleteSubtask(workflow: Workflow, subtask_i: number): Workflow {
+  const k = subtaskIndex(workflow, subtask_i);
+  if (workflow.plan.subtasks.length === 1) {
+    throw new StudioEditError('a workflow keeps at least one subtask: this is its only one');
+  }
+  return renumbered(
+    workflow,
+    workflow.plan.subtasks.filter((_, n) => n !== k),
+    `deleting subtask ${subtask_i + 1}`,
+  );
 }

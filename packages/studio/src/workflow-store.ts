@@ -6,6 +6,7 @@
  * beside it as `schema.<time>.json` (as a heal does) and writes atomically.
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
@@ -16,7 +17,10 @@ import {
   MimeError,
   type Problem,
   parseJsonText,
+  RUN_FILES,
+  RUNS_FOLDER,
   readPngInside,
+  readRegularFile,
   readWorkflowEntry,
   resolveInside,
   WORKFLOW_FILE,
@@ -58,6 +62,18 @@ export class WorkflowConflictError extends MimeError {
   }
 }
 
+/** No run of that name in the workflow's runs. */
+export class RunNotFoundError extends MimeError {
+  constructor(id: string, run: string) {
+    super('MIME_NOT_FOUND', `workflow "${id}" has no run "${run}"`);
+  }
+}
+
+/** The largest report.html the studio shows (its screenshots are embedded). */
+const MAX_REPORT_BYTES = 64 * 1024 * 1024;
+/** A folder name: a workflow's or a run's. */
+const FOLDER_NAME = /^\w[\w.-]*$/;
+
 /** A workflow in the list. */
 export interface WorkflowSummary {
   id: string;
@@ -79,7 +95,16 @@ export interface OpenedWorkflow {
   version: string;
   /** What reading an older (ai_mime) layout changed. */
   warnings: Problem[];
-  runs: Array<{ run_id: string; outcome: string | null; started_at: string | null }>;
+  runs: RunListing[];
+}
+
+/** A run as the workflow page lists it. */
+export interface RunListing {
+  run_id: string;
+  mode: string | null;
+  outcome: string | null;
+  started_at: string | null;
+  duration_ms: number | null;
 }
 
 const versionOf = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
@@ -119,7 +144,7 @@ export class WorkflowStore {
 
   /** The folder of workflow `id`, inside `<home>/workflows/`. */
   async folder(id: string): Promise<string> {
-    if (!/^[\w][\w.-]*$/.test(id)) throw new WorkflowNotFoundError(id);
+    if (!FOLDER_NAME.test(id)) throw new WorkflowNotFoundError(id);
     return resolveInside(join(this.home, 'workflows'), id, 'the workflow name').catch(() => {
       throw new WorkflowNotFoundError(id);
     });
@@ -133,7 +158,13 @@ export class WorkflowStore {
       workflow: read.workflow,
       version: read.version,
       warnings: read.warnings,
-      runs: runs.map((r) => ({ run_id: r.run_id, outcome: r.outcome, started_at: r.started_at })),
+      runs: runs.map(({ run_id, mode, outcome, started_at, duration_ms }) => ({
+        run_id,
+        mode,
+        outcome,
+        started_at,
+        duration_ms,
+      })),
     };
   }
 
@@ -170,5 +201,28 @@ export class WorkflowStore {
   /** A screenshot of workflow `id` by its path in the folder (a PNG inside it, bounded). */
   async frame(id: string, path: string): Promise<Buffer> {
     return readPngInside(await this.folder(id), path, 'the screenshot');
+  }
+
+  /** The folder of run `run` of workflow `id`, inside its `.replay/`. */
+  async runFolder(id: string, run: string): Promise<string> {
+    const runs = join(await this.folder(id), RUNS_FOLDER);
+    if (!FOLDER_NAME.test(run)) throw new RunNotFoundError(id, run);
+    const dir = await resolveInside(runs, run, 'the run name').catch(() => {
+      throw new RunNotFoundError(id, run);
+    });
+    return dir;
+  }
+
+  /** A screenshot of a run by its path in the run folder. */
+  async runFrame(id: string, run: string, path: string): Promise<Buffer> {
+    return readPngInside(await this.runFolder(id, run), path, 'the run screenshot');
+  }
+
+  /** The run's report.html, or null when it has none (still running, killed). */
+  async report(id: string, run: string): Promise<Buffer | null> {
+    // A link named report.html that leads out of the run folder is refused like any other path.
+    const file = await resolveInside(await this.runFolder(id, run), RUN_FILES.report, 'the report');
+    if (!existsSync(file)) return null;
+    return readRegularFile(file, MAX_REPORT_BYTES, 'the report');
   }
 }

@@ -4,7 +4,7 @@
  * workflow's folder is refused.
  */
 
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -234,5 +234,53 @@ describe('the studio server', () => {
     expect(notPng.status).toBe(400);
     expect((await send('/api/workflows/..%2F..%2Fetc', { headers: { cookie } })).status).toBe(404);
     expect((await send('/api/workflows/nope', { headers: { cookie } })).status).toBe(404);
+  });
+
+  it("serves a run's report framed by the page only, sandboxed, and refuses run paths out of the workflow", async () => {
+    const runs = join(home, 'workflows', 'play-song', '.replay');
+    await mkdir(join(runs, 'run-1'), { recursive: true });
+    await writeFile(join(runs, 'run-1', 'report.html'), '<!doctype html><p>the report</p>');
+    const run = await send('/api/workflows/play-song/runs/run-1', { headers: { cookie } });
+    expect(run.status).toBe(200);
+    expect(JSON.parse(run.body)).toMatchObject({ run: { run_id: 'run-1' }, heal: null });
+    const report = await send('/api/workflows/play-song/runs/run-1/report', { headers: { cookie } });
+    expect(report.status).toBe(200);
+    expect(report.body).toContain('the report');
+    const policy = String(report.headers['content-security-policy']);
+    expect(policy).toContain("frame-ancestors 'self'");
+    expect(policy).toContain('sandbox allow-scripts');
+    expect(policy).toContain("default-src 'none'");
+    expect(report.headers['x-frame-options']).toBe('SAMEORIGIN');
+
+    // A report.html that is a link out of the run folder is refused; so are runs out of .replay/.
+    await mkdir(join(runs, 'run-2'), { recursive: true });
+    await symlink('/etc/passwd', join(runs, 'run-2', 'report.html'));
+    const linked = await send('/api/workflows/play-song/runs/run-2/report', { headers: { cookie } });
+    expect(linked.status).toBe(400);
+    expect(linked.body).not.toContain('root:');
+    for (const path of [
+      'runs/..%2F..%2F..',
+      'runs/nope',
+      'runs/nope/report',
+      'runs/run-1/file?path=../../schema.json',
+    ]) {
+      const answer = await send(`/api/workflows/play-song/${path}`, { headers: { cookie } });
+      expect([400, 404], path).toContain(answer.status);
+    }
+
+    // A run that learned no heal has none to apply; a malformed request is named.
+    const none = await send('/api/workflows/play-song/runs/run-1/heal', {
+      method: 'POST',
+      headers: pageWrite(),
+      body: { reject: [] },
+    });
+    expect(none.status).toBe(400);
+    expect(JSON.parse(none.body).error.code).toBe('MIME_HEAL_NOTHING');
+    const bad = await send('/api/workflows/play-song/runs/run-1/heal', {
+      method: 'POST',
+      headers: pageWrite(),
+      body: { reject: 'subtask-0' },
+    });
+    expect(JSON.parse(bad.body).error.code).toBe('MIME_BAD_REQUEST');
   });
 });

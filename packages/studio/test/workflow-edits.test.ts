@@ -9,11 +9,16 @@ import { describe, expect, it } from 'vitest';
 import {
   addDependency,
   deleteParam,
+  deleteStep,
+  deleteSubtask,
   makeParam,
+  moveStep,
+  moveSubtask,
   removeDependency,
   renameParam,
   StudioEditError,
   setParam,
+  setStep,
   setSubtaskText,
   upstreamExtracts,
 } from '../src/workflow-edits.ts';
@@ -181,5 +186,124 @@ describe('setParam and setSubtaskText', () => {
     const unknown = setSubtaskText(workflow, 0, 'Find {artist}.');
     const checked = checkWorkflow(JSON.parse(JSON.stringify(unknown)));
     expect(checked.ok).toBe(false);
+  });
+});
+
+/** The fixture as it is: subtask 0 searches (click, type {song_name}, enter), subtask 1 plays and extracts. */
+async function fixtureWorkflow(): Promise<Workflow> {
+  const checked = checkWorkflow(JSON.parse(await readFile(FIXTURE, 'utf8')));
+  if (!checked.ok) throw new Error(JSON.stringify(checked.problems));
+  return checked.workflow;
+}
+
+const shape = (workflow: Workflow) =>
+  workflow.plan.subtasks.map((s) => [s.subtask_i, s.steps.map((x) => [x.i, x.action_type])]);
+
+describe('step and subtask edits', () => {
+  it("changes a step's intent, target, value and expected outcome, and refuses an empty one", async () => {
+    const workflow = await fixtureWorkflow();
+    const typing = typingStep(workflow);
+    const changed = setStep(workflow, typing?.i ?? -1, {
+      intent: 'Type the song to look for',
+      target: 'the search field at the top',
+      action_value: '{song_name} live',
+      expected: ['The field shows the song.', '  ', 'Nothing else changed.'],
+    });
+    const now = typingStep(changed);
+    expect(now).toMatchObject({
+      intent: 'Type the song to look for',
+      target: { primary: 'the search field at the top', fallback: typing?.target.fallback },
+      action_value: '{song_name} live',
+      post_action: ['The field shows the song.', 'Nothing else changed.'],
+      source: typing?.source,
+    });
+    expect(checkWorkflow(changed).ok).toBe(true);
+    expect(() => setStep(workflow, typing?.i ?? -1, { action_value: ' ' })).toThrow(
+      'needs a value: the text it types',
+    );
+    expect(() => setStep(workflow, 0, { intent: '' })).toThrow('step 1 needs its intent');
+    expect(() => setStep(workflow, 99, { intent: 'x' })).toThrow('the workflow has no step 99');
+  });
+
+  it('moves a step within its subtask and deletes one, numbering the steps again in plan order', async () => {
+    const workflow = await fixtureWorkflow();
+    const before = shape(workflow);
+    const moved = moveStep(workflow, 1, 1);
+    expect(shape(moved)).toEqual([
+      [
+        0,
+        [
+          [0, 'CLICK'],
+          [1, 'KEYPRESS'],
+          [2, 'TYPE'],
+        ],
+      ],
+      before[1],
+    ]);
+    expect(moved.plan.subtasks[0]?.steps[1]?.source).toEqual(workflow.plan.subtasks[0]?.steps[2]?.source);
+    expect(() => moveStep(workflow, 0, -1)).toThrow('step 1 is the first of its subtask');
+    expect(() => moveStep(workflow, 2, 1)).toThrow('step 3 is the last of its subtask');
+    const deleted = deleteStep(workflow, 0);
+    expect(shape(deleted)).toEqual([
+      [
+        0,
+        [
+          [0, 'TYPE'],
+          [1, 'KEYPRESS'],
+        ],
+      ],
+      [
+        1,
+        [
+          [2, 'CLICK'],
+          [3, 'EXTRACT'],
+        ],
+      ],
+    ]);
+    expect(checkWorkflow(deleted).ok).toBe(true);
+  });
+
+  it('moves and deletes subtasks, refusing an order that uses a value before it is extracted', async () => {
+    const workflow = await fixtureWorkflow();
+    const swapped = moveSubtask(workflow, 1, -1);
+    expect(swapped.plan.subtasks.map((s) => [s.subtask_i, s.steps[0]?.action_type])).toEqual([
+      [0, 'CLICK'],
+      [1, 'CLICK'],
+    ]);
+    expect(swapped.plan.subtasks[0]?.text).toBe(workflow.plan.subtasks[1]?.text);
+    expect(swapped.plan.subtasks[0]?.steps.map((s) => s.i)).toEqual([0, 1]);
+    expect(() => moveSubtask(workflow, 0, -1)).toThrow('subtask 1 is the first of the plan');
+
+    // A third subtask that uses what subtask 2 extracts cannot come before it, nor outlive it.
+    const extended = addDependency(
+      setSubtaskText(
+        {
+          ...workflow,
+          plan: {
+            ...workflow.plan,
+            subtasks: [
+              ...workflow.plan.subtasks,
+              { subtask_i: 2, text: 'Say it.', dependencies: [], steps: [] },
+            ],
+          },
+        },
+        2,
+        'Say {song_now_playing}.',
+      ),
+      2,
+      'song_now_playing',
+    );
+    expect(checkWorkflow(extended).ok).toBe(true);
+    expect(() => moveSubtask(extended, 2, -1)).toThrow(
+      /^moving subtask 3 would leave the workflow invalid \(plan\.subtasks\[1\]\.dependencies\[0\]: /,
+    );
+    expect(() => deleteSubtask(extended, 1)).toThrow(/^deleting subtask 2 would leave the workflow invalid/);
+    expect(shape(deleteSubtask(extended, 2))).toEqual(shape(workflow));
+    expect(() =>
+      deleteSubtask(
+        { ...workflow, plan: { ...workflow.plan, subtasks: workflow.plan.subtasks.slice(0, 1) } },
+        0,
+      ),
+    ).toThrow('a workflow keeps at least one subtask');
   });
 });

@@ -5,6 +5,7 @@ import { mark, printData, printJson, say, style } from '../output.ts';
 
 interface HealFlags {
   apply?: boolean;
+  reject?: string[];
   json?: boolean;
 }
 
@@ -21,7 +22,10 @@ function describePlan(plan: HealPlan): string[] {
     );
   return [
     `Heal of ${plan.workflowDir} learned by run ${plan.runId}:`,
-    ...plan.changes.map((c) => `  - ${c}`),
+    ...plan.changes.map(
+      (c) =>
+        `  - [${c.id}] ${c.text}${plan.rejected.includes(c.id) ? style.yellow(' (rejected: kept as recorded)') : ''}`,
+    ),
     `  - manifest.jsonl recorded again from the run (${plan.frames.length} frames added under screenshots/heal-${plan.runId}/)`,
     '',
     ...diff,
@@ -30,13 +34,14 @@ function describePlan(plan: HealPlan): string[] {
 
 /** Plans the heal of a run and, with `apply`, applies it; prints the change either way. */
 export async function runHeal(runDir: string, flags: HealFlags): Promise<ExitCode> {
-  const plan = await planHeal(runDir);
+  const plan = await planHeal(runDir, { reject: flags.reject });
   const applied = flags.apply ? await applyHeal(plan) : null;
   if (flags.json) {
     printJson({
       workflow: plan.workflowDir,
       run_id: plan.runId,
-      changes: plan.changes,
+      changes: plan.changes.map(({ id, kind, subtask_i, text }) => ({ id, kind, subtask_i, text })),
+      rejected: plan.rejected,
       frames: plan.frames.map((f) => f.to),
       diff: plan.diff,
       applied: applied !== null,
@@ -65,10 +70,14 @@ export function registerHeal(program: Command, run: (code: Promise<ExitCode>) =>
     )
     .argument('<run-dir>', 'a run folder: <workflow>/.replay/<run_id>/')
     .option('--apply', 'write the change (after validating it)')
+    .option(
+      '--reject <change...>',
+      'leave out changes by their id (subtask-<n>, as listed): those subtasks keep their recorded steps',
+    )
     .option('--json', 'print the change as JSON on stdout')
     .addHelpText(
       'after',
-      '\nExamples:\n  mime heal workflows/play-song/.replay/20261122T103000Z-3fa2\n  mime heal workflows/play-song/.replay/20261122T103000Z-3fa2 --apply\n\nExit codes: 0 shown or applied, 2 nothing to heal, a workflow changed since the run, or an invalid result.',
+      '\nExamples:\n  mime heal workflows/play-song/.replay/20261122T103000Z-3fa2\n  mime heal workflows/play-song/.replay/20261122T103000Z-3fa2 --apply\n  mime heal workflows/play-song/.replay/20261122T103000Z-3fa2 --apply --reject subtask-1\n\nExit codes: 0 shown or applied, 2 nothing to heal (or every change rejected), a workflow changed since the run, an unknown change id, or an invalid result.',
     )
     .action((runDir: string, flags: HealFlags) => run(runHeal(runDir, flags)));
 }

@@ -77,8 +77,32 @@ function describeEvent(event: Extract<RecorderEvent, { type: 'event' }>): string
   }
 }
 
+/**
+ * Progress lines wait while a prompt owns the terminal: an event stored meanwhile (the extract just
+ * answered, a click on the display) would otherwise land in the middle of the prompt's line.
+ */
+class ProgressLines {
+  #waiting: string[] | null = null;
+
+  say(line: string): void {
+    if (this.#waiting) this.#waiting.push(line);
+    else say(line);
+  }
+
+  hold(): void {
+    this.#waiting ??= [];
+  }
+
+  release(): void {
+    const waiting = this.#waiting ?? [];
+    this.#waiting = null;
+    for (const line of waiting) say(line);
+  }
+}
+
 /** Progress on stderr; the session id on stdout (first line) so scripts can pick it up. */
-function reportProgress(event: RecorderEvent, name: string, json: boolean): void {
+function reportProgress(event: RecorderEvent, name: string, json: boolean, lines: ProgressLines): void {
+  const say = (line: string) => lines.say(line);
   switch (event.type) {
     case 'started':
       if (!json) printData(event.sessionId);
@@ -116,8 +140,13 @@ function reportProgress(event: RecorderEvent, name: string, json: boolean): void
  * The annotation prompt, answered in this terminal: one key picks what to add (no Enter), then the
  * text is a line.
  */
-async function promptInTerminal(keys: TerminalKeys, onInterrupt: () => void): Promise<Annotation | null> {
+async function promptInTerminal(
+  keys: TerminalKeys,
+  lines: ProgressLines,
+  onInterrupt: () => void,
+): Promise<Annotation | null> {
   return keys.hold(async () => {
+    lines.hold();
     say(style.cyan('Recording paused.'));
     try {
       process.stderr.write(
@@ -152,6 +181,7 @@ async function promptInTerminal(keys: TerminalKeys, onInterrupt: () => void): Pr
       }
     } finally {
       say(style.cyan('Recording resumed.'));
+      lines.release();
     }
   });
 }
@@ -252,6 +282,7 @@ export function registerRecord(program: Command, run: (code: Promise<ExitCode>) 
           const log = createRunLog('record', 'record.log');
           const interrupt = () => controller.abort('interrupt');
           const keys = process.stdin.isTTY ? new TerminalKeys() : undefined;
+          const lines = new ProgressLines();
           const terminate = () => controller.abort('signal');
           process.once('SIGINT', interrupt);
           process.once('SIGTERM', terminate);
@@ -265,7 +296,7 @@ export function registerRecord(program: Command, run: (code: Promise<ExitCode>) 
               maxDurationMs: seconds === undefined ? undefined : seconds * 1000,
               signal: controller.signal,
               hotkeys: { annotate: flags.annotateKey, stop: flags.stopKey, secret: flags.secretKey },
-              promptAnnotation: keys ? () => promptInTerminal(keys, interrupt) : undefined,
+              promptAnnotation: keys ? () => promptInTerminal(keys, lines, interrupt) : undefined,
               // Ctrl+I in this terminal too: it need not be on the recorded display (ssh, tmux).
               annotateFrom: keys
                 ? (ask) => keys.listen({ onAnnotate: ask, onInterrupt: interrupt })
@@ -276,7 +307,7 @@ export function registerRecord(program: Command, run: (code: Promise<ExitCode>) 
               onEvent: (event) => {
                 if (event.type === 'started') log.attach(event.dir);
                 log.event(event);
-                reportProgress(event, name, flags.json === true);
+                reportProgress(event, name, flags.json === true, lines);
               },
             });
             if (flags.json) printJson(result);

@@ -167,6 +167,7 @@ export function replayOptionFlags(
       DEFAULT_AGENT_SCOPE,
     ),
     pauseHotkey: { from: 'its default (the hotkey is printed when the run starts)' },
+    pause: { from: 'the pause hotkey (a library option: the pause button of a UI)' },
     runsDir: { from: '<workflow>/.replay, or the batch folder with --rows' },
     stepTimeoutMs: valueFlag(
       '--step-timeout <seconds>',

@@ -272,7 +272,6 @@ async function readParams(flags: ReplayFlags, workflow: Workflow): Promise<Recor
   return params;
 }
 
-/** The closing lines on stderr (and the summary on stdout with --json); the exit code of the outcome. */
 /** After a run that learned a heal: applies it with `--heal`, else says how to see it. */
 async function offerHeal(result: ReplayResult, flags: ReplayFlags): Promise<void> {
   if (result.heal === null) return;
@@ -283,10 +282,11 @@ async function offerHeal(result: ReplayResult, flags: ReplayFlags): Promise<void
   const plan = await planHeal(result.dir);
   const { backup } = await applyHeal(plan);
   say(
-    `${style.green('✓')} healed ${plan.workflowDir}: ${plan.changes.join('; ')} (previous schema: ${backup})`,
+    `${style.green('✓')} healed ${plan.workflowDir}: ${plan.changes.map((c) => c.text).join('; ')} (previous schema: ${backup})`,
   );
 }
 
+/** The closing lines on stderr (and the summary on stdout with --json); the exit code of the outcome. */
 function reportResult(result: ReplayResult, flags: ReplayFlags): ExitCode {
   const { summary } = result;
   if (flags.json) printJson({ ...summary, dir: result.dir, report: result.report });

@@ -3,8 +3,11 @@
  * if it had been recorded on today's screen: every executed action becomes a manifest event whose PRE
  * frame is the run's frame before it; steps re-found at a new place keep their text with the new
  * place; a subtask the agent did gets the agent's actions as its recorded steps (typed param values
- * written back as `{param}`, secrets never stored). The change is shown as a diff of schema.json and
- * applied atomically, after validation, keeping the previous files beside it.
+ * written back as `{param}`, secrets never stored). Each change (a step at a new place, a subtask the
+ * agent redid) is one change a subtask, which can be rejected on its own: that subtask then keeps its
+ * recorded steps and events.
+ * The change is shown as a diff of schema.json and applied atomically, after validation, keeping the
+ * previous files beside it.
  */
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
@@ -21,6 +24,7 @@ import {
   RUN_FILES,
   RUNS_FOLDER,
   readJsonFile,
+  readManifest,
   readPngInside,
   type StepActionType,
   serializeWorkflow,
@@ -42,6 +46,39 @@ export class HealError extends MimeError {
   }
 }
 
+/** A step as a heal shows it beside its counterpart: its frame is in the workflow folder or the run's. */
+export interface HealStepView {
+  intent: string;
+  action_type: StepActionType;
+  action_value: string | null;
+  /** The step's PRE frame, relative to `in`'s folder, or null. */
+  screenshot: string | null;
+  in: 'workflow' | 'run';
+  point: { x: number; y: number } | null;
+  box: { x: number; y: number; width: number; height: number } | null;
+}
+
+/**
+ * What a heal changes in one subtask (steps found at a new place, actions the agent took), accepted
+ * unless its id is rejected.
+ */
+export interface HealChange {
+  /** `subtask-<n>`. */
+  id: string;
+  /** `agent` when the agent acted in the subtask, else `moved`. */
+  kind: 'moved' | 'agent';
+  subtask_i: number;
+  text: string;
+  /** The recorded steps it replaces, and the steps it writes instead. */
+  before: HealStepView[];
+  after: HealStepView[];
+}
+
+export interface HealOptions {
+  /** Ids of changes to leave out: their steps keep what was recorded. */
+  reject?: readonly string[];
+}
+
 /** What a heal changes, ready to show or apply. */
 export interface HealPlan {
   runDir: string;
@@ -56,13 +93,15 @@ export interface HealPlan {
   frames: Array<{ from: string; to: string }>;
   /** Unified diff of schema.json. */
   diff: string;
-  /** One line a change: a step at a new place, a subtask redone by the agent. */
-  changes: string[];
+  /** Every change the run learned, rejected ones included. */
+  changes: HealChange[];
+  /** Ids of the changes left out. */
+  rejected: string[];
   heal: HealFile;
 }
 
 /** Reads a run's heal.json and plans the change to its workflow (`<workflow>/.replay/<run>/`). */
-export async function planHeal(runDir: string): Promise<HealPlan> {
+export async function planHeal(runDir: string, options: HealOptions = {}): Promise<HealPlan> {
   const healPath = join(runDir, RUN_FILES.heal);
   const raw = await readJsonFile(healPath).catch(() => {
     throw new HealError(
@@ -94,7 +133,22 @@ export async function planHeal(runDir: string): Promise<HealPlan> {
       'MIME_HEAL_INVALID',
       `${join(workflowDir, WORKFLOW_FILE)} is not valid; fix it with mime edit first`,
     );
-  const built = rebuild(checked.workflow, heal);
+  const recorded = (await readManifest(join(workflowDir, MANIFEST_FILE))).map((line) => line.event);
+  const reject = new Set(options.reject ?? []);
+  const built = rebuild(checked.workflow, heal, recorded, reject);
+  const unknown = [...reject].filter((id) => !built.changes.some((c) => c.id === id));
+  if (unknown.length > 0) {
+    throw new HealError(
+      'MIME_HEAL_INVALID',
+      `this heal has no change ${unknown.join(', ')}; its changes are ${built.changes.map((c) => c.id).join(', ') || 'none'}`,
+    );
+  }
+  if (built.changes.length > 0 && built.changes.every((c) => built.rejected.has(c.id))) {
+    throw new HealError(
+      'MIME_HEAL_NOTHING',
+      'every change of this heal is rejected: there is nothing to write',
+    );
+  }
   const after = serializeWorkflow(built.workflow);
   const valid = checkWorkflow(JSON.parse(after));
   if (!valid.ok) {
@@ -121,6 +175,7 @@ export async function planHeal(runDir: string): Promise<HealPlan> {
       `healed by run ${heal.run_id}`,
     ),
     changes: built.changes,
+    rejected: [...built.rejected],
     heal,
   };
 }
@@ -163,15 +218,38 @@ export async function applyHeal(plan: HealPlan): Promise<{ backup: string }> {
   });
 }
 
-/** Copies `from` to `to`, or to `to` with `-2`, `-3`... before its extension: a backup never replaces one. */
 interface Rebuilt {
   workflow: Workflow;
   events: ManifestEvent[];
   frames: Array<{ from: string; to: string }>;
-  changes: string[];
+  changes: HealChange[];
+  /** The changes left out. */
+  rejected: Set<string>;
 }
 
-function rebuild(workflow: Workflow, heal: HealFile): Rebuilt {
+/** A step as a heal shows it, its frame in `place`'s folder. */
+function viewOf(step: WorkflowStep, place: HealStepView['in']): HealStepView {
+  return {
+    intent: step.intent,
+    action_type: step.action_type,
+    action_value: step.action_value,
+    screenshot: step.source?.screenshot ?? null,
+    in: place,
+    point: step.source?.point ?? null,
+    box: step.source?.box ?? null,
+  };
+}
+
+/**
+ * The workflow recorded again from the run: every change accepted unless `reject` names it (a rejected
+ * step or subtask keeps its recorded steps, with their recorded events and frames).
+ */
+function rebuild(
+  workflow: Workflow,
+  heal: HealFile,
+  recorded: readonly ManifestEvent[],
+  reject: ReadonlySet<string>,
+): Rebuilt {
   const events: ManifestEvent[] = [];
   const frames: Array<{ from: string; to: string }> = [];
   const copied = new Map<string, string>();
@@ -190,43 +268,65 @@ function rebuild(workflow: Workflow, heal: HealFile): Rebuilt {
     events.push(manifestEvent(action, screenshot, started + events.length * 0.001));
     return { index: events.length - 1, screenshot };
   };
-  const changes: string[] = [];
-  const subtasks = workflow.plan.subtasks.map((subtask) => {
-    const actions = heal.actions.filter((a) => a.subtask_i === subtask.subtask_i);
-    const byAgent = actions.filter((a) => a.by === 'agent').length;
-    if (actions.length === 0 && subtask.steps.length > 0) {
+  /** A recorded step kept as it was, with its recorded event. */
+  const keep = (step: WorkflowStep): WorkflowStep => {
+    if (!step.source) return step;
+    const event = recorded[step.source.event_index];
+    if (!event || event.action_type === null) {
       throw new HealError(
         'MIME_HEAL_INVALID',
-        `run ${heal.run_id} did not replay subtask ${subtask.subtask_i}; heal a run that replayed the whole workflow`,
+        `step ${step.i} names event ${step.source.event_index}, which manifest.jsonl does not hold; fix the workflow with mime edit first`,
       );
     }
-    const steps = actions.map((action): WorkflowStep => {
-      const { index, screenshot } = record(action);
-      const original = action.step_i === null ? undefined : subtask.steps.find((s) => s.i === action.step_i);
-      if (original && action.by !== 'agent') {
-        if (action.by === 'regrounded')
-          changes.push(`step ${original.i} (${original.intent}) is found at its new place`);
-        return movedStep(original, action, index, screenshot);
-      }
-      return agentStep(action, index, screenshot, heal);
+    events.push({ ...event, timestamp: started + events.length * 0.001 });
+    return { ...step, source: { ...step.source, event_index: events.length - 1 } };
+  };
+  /** A screen with no action (the recorder ends a recording with one). */
+  const screenOnly = (screenshot: string) =>
+    events.push({
+      action_type: null,
+      action_details: {},
+      screenshot,
+      timestamp: started + events.length * 0.001,
+      details: null,
     });
-    if (byAgent > 0) {
-      const replaced = subtask.steps.filter(
-        (s) => !actions.some((a) => a.step_i === s.i && a.by !== 'agent'),
-      ).length;
-      changes.push(
-        `subtask ${subtask.subtask_i}: ${byAgent} action(s) the agent took replace ${replaced} recorded step(s) that no longer fit the screen`,
-      );
+  /** An executed action recorded as its step: a recorded step at this run's place, or the agent's. */
+  const placed = (action: HealAction, original: WorkflowStep | undefined): WorkflowStep => {
+    const { index, screenshot } = record(action);
+    return original
+      ? movedStep(original, action, index, screenshot)
+      : agentStep(action, index, screenshot, heal);
+  };
+  const parts = workflow.plan.subtasks.map((subtask) => subtaskPart(subtask, heal));
+  const changes = parts.flatMap((part) => {
+    const change = changeOf(part, heal);
+    return change ? [change] : [];
+  });
+  const rejected = new Set(changes.map((c) => c.id).filter((id) => reject.has(id)));
+  const isKept = (part: SubtaskPart | undefined) => part !== undefined && rejected.has(part.id);
+  const subtasks = parts.map((part, k) => {
+    const { subtask, actions, originalOf } = part;
+    const kept = isKept(part);
+    const steps = kept ? subtask.steps.map(keep) : actions.map((a) => placed(a, originalOf(a)));
+    // Where the next subtask comes from the other screen (the recording's or the run's), this one's
+    // last step keeps the screen that followed it on its own: a marker with no action holds it.
+    const following = parts[k + 1];
+    if (following && isKept(following) !== kept && steps.length > 0) {
+      const last = steps.at(-1)?.source?.event_index ?? -1;
+      const screen = kept
+        ? recorded[(subtask.steps.at(-1)?.source?.event_index ?? -2) + 1]?.screenshot
+        : (following.actions[0]?.frame ?? heal.final_frame);
+      if (last === events.length - 1 && screen) screenOnly(kept ? screen : frameFor(screen));
     }
     return { ...subtask, steps };
   });
-  events.push({
-    action_type: null,
-    action_details: {},
-    screenshot: frameFor(heal.final_frame),
-    timestamp: started + events.length * 0.001,
-    details: null,
-  });
+  // The end: the recording's last screen after a kept last subtask, else the run's.
+  const recordedEnd = recorded.at(-1);
+  screenOnly(
+    isKept(parts.at(-1)) && recordedEnd?.action_type === null && recordedEnd.screenshot
+      ? recordedEnd.screenshot
+      : frameFor(heal.final_frame),
+  );
   let next = 0;
   const numbered = subtasks.map((s) => ({ ...s, steps: s.steps.map((step) => ({ ...step, i: next++ })) }));
   return {
@@ -234,6 +334,70 @@ function rebuild(workflow: Workflow, heal: HealFile): Rebuilt {
     events,
     frames,
     changes,
+    rejected,
+  };
+}
+
+/** What a subtask did in the run: its actions, the recorded step of each, and its change's id. */
+interface SubtaskPart {
+  subtask: Workflow['plan']['subtasks'][number];
+  actions: HealAction[];
+  /** The recorded step an action replayed (trace or re-found), or undefined for the agent's. */
+  originalOf(action: HealAction): WorkflowStep | undefined;
+  id: string;
+}
+
+function subtaskPart(subtask: SubtaskPart['subtask'], heal: HealFile): SubtaskPart {
+  const actions = heal.actions.filter((a) => a.subtask_i === subtask.subtask_i);
+  if (actions.length === 0 && subtask.steps.length > 0) {
+    throw new HealError(
+      'MIME_HEAL_INVALID',
+      `run ${heal.run_id} did not replay subtask ${subtask.subtask_i}; heal a run that replayed the whole workflow`,
+    );
+  }
+  return {
+    subtask,
+    actions,
+    originalOf: (action) =>
+      action.step_i === null || action.by === 'agent'
+        ? undefined
+        : subtask.steps.find((s) => s.i === action.step_i),
+    id: `subtask-${subtask.subtask_i}`,
+  };
+}
+
+/**
+ * The change a subtask makes, or null when it replayed as recorded. One change a subtask: its steps
+ * were replayed on one screen, and a trace places each step after a re-found one by the same shift,
+ * so a subtask is recorded again whole, or kept whole.
+ */
+function changeOf({ subtask, actions, originalOf, id }: SubtaskPart, heal: HealFile): HealChange | null {
+  const moved = actions.filter((a) => a.by === 'regrounded' && originalOf(a));
+  const agentActions = actions.filter((a) => !originalOf(a));
+  if (moved.length === 0 && agentActions.length === 0) return null;
+  const replaced = subtask.steps.filter((s) => !actions.some((a) => originalOf(a) === s));
+  const texts = moved.map((a) => {
+    const original = originalOf(a) as WorkflowStep;
+    return `step ${original.i} (${original.intent}) is found at its new place`;
+  });
+  if (agentActions.length > 0) {
+    texts.push(
+      `subtask ${subtask.subtask_i}: ${agentActions.length} action(s) the agent took replace ${replaced.length} recorded step(s) that no longer fit the screen`,
+    );
+  }
+  const changed = new Set([...moved.map(originalOf), ...replaced]);
+  return {
+    id,
+    kind: agentActions.length > 0 ? 'agent' : 'moved',
+    subtask_i: subtask.subtask_i,
+    text: texts.join('; '),
+    before: subtask.steps.filter((s) => changed.has(s)).map((s) => viewOf(s, 'workflow')),
+    after: actions
+      .filter((a) => moved.includes(a) || agentActions.includes(a))
+      .map((a) => {
+        const original = originalOf(a);
+        return viewOf(original ? movedStep(original, a, 0, a.frame) : agentStep(a, 0, a.frame, heal), 'run');
+      }),
   };
 }
 

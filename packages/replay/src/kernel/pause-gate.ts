@@ -5,7 +5,31 @@ import { formatKeyChord, type KeyChord, normalizeKeyChord } from '@mime-desktop/
 export const DEFAULT_PAUSE_HOTKEY = 'ctrl+alt+shift+p';
 
 /**
- * Pauses a replay between actions: the hotkey toggles it, and executors wait at `wait()` before
+ * Pauses and resumes a run from code (a button of a UI), as the pause hotkey does: pass it as
+ * `ReplayOptions.pause`. Commands given while no run listens are not kept.
+ */
+export class PauseControl {
+  readonly #listeners = new Set<(paused: boolean) => void>();
+
+  /** Pauses the run before its next action (the run emits `paused`). */
+  pause(): void {
+    for (const listener of this.#listeners) listener(true);
+  }
+
+  /** Resumes a paused run (the run emits `resumed`). */
+  resume(): void {
+    for (const listener of this.#listeners) listener(false);
+  }
+
+  /** Calls `listener` with each command; returns how to stop. */
+  listen(listener: (paused: boolean) => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+}
+
+/**
+ * Pauses a replay between actions: the hotkey or a {@link PauseControl} pauses it, and executors wait at `wait()` before
  * each action while it is paused. The fail-safe still aborts a paused run.
  */
 export class PauseGate {
@@ -32,6 +56,11 @@ export class PauseGate {
       this.#resume?.();
     }
     this.#onChange(this.#paused);
+  }
+
+  /** Pauses or resumes; nothing changes (and nothing is said) when it already is so. */
+  set(paused: boolean): void {
+    if (paused !== this.#paused) this.toggle();
   }
 
   /** Resolves at once when running, or when resumed; rejects when `signal` aborts meanwhile. */

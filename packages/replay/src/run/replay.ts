@@ -42,7 +42,7 @@ import { EventLog } from '../kernel/event-log.ts';
 import type { ReplayEventListener } from '../kernel/events.ts';
 import { fingerprintWorkflow, type WorkflowFingerprint } from '../kernel/fingerprint.ts';
 import { checkParams, type MaterializedWorkflow, materializeWorkflow } from '../kernel/materialize.ts';
-import { DEFAULT_PAUSE_HOTKEY, PauseGate } from '../kernel/pause-gate.ts';
+import { DEFAULT_PAUSE_HOTKEY, type PauseControl, PauseGate } from '../kernel/pause-gate.ts';
 import { planFromWorkflow } from '../kernel/plan.ts';
 import { PlanCursor } from '../kernel/plan-cursor.ts';
 import { createRedactor } from '../kernel/redact.ts';
@@ -128,6 +128,8 @@ export interface ReplayOptions {
   agentScope?: AgentScopeSetting;
   /** Hotkey that pauses the run before its next action and resumes it; `null` for none. Default `ctrl+alt+shift+p`. */
   pauseHotkey?: string | null;
+  /** Pauses and resumes the run from code (a UI's button), as the hotkey does. Default none. */
+  pause?: PauseControl;
   /** Folder that holds the runs. Default `<workflow>/.replay`. */
   runsDir?: string;
   /**
@@ -180,6 +182,7 @@ export interface PreparedReplay {
   limits: Required<BudgetLimits>;
   model: ModelProvider;
   pauseHotkey: string | null;
+  pause: PauseControl | undefined;
   /** Whether to run the workflow's setup command, and its `fresh` reset; their environment. */
   setup: { launch: boolean; fresh: boolean; env: NodeJS.ProcessEnv };
   onEvent: ReplayEventListener | undefined;
@@ -273,6 +276,7 @@ export async function prepareReplay(
     limits,
     model,
     pauseHotkey: options.pauseHotkey === undefined ? DEFAULT_PAUSE_HOTKEY : options.pauseHotkey,
+    pause: options.pause,
     setup: {
       launch: options.runSetup ?? false,
       fresh: options.fresh ?? false,
@@ -352,6 +356,7 @@ export async function executeReplay(prepared: PreparedReplay, desktop: Desktop):
     log.emit({ type: paused ? 'paused' : 'resumed', hotkey: hotkey ?? '' }),
   );
   const pauseHooks = settings.dryRun ? null : await pause.listen(desktop, hotkey);
+  const stopPauseControl = prepared.pause?.listen((paused) => pause.set(paused));
   const ocr = prepared.ocr ?? new OcrEngine();
   const agent = createAgentRuntime(prepared.agent, materialized.workflow, log);
   const context: RunContext = {
@@ -405,6 +410,7 @@ export async function executeReplay(prepared: PreparedReplay, desktop: Desktop):
   } finally {
     clearTimeout(timer);
     await pauseHooks?.stop();
+    stopPauseControl?.();
     // The run's own OCR worker thread would keep the process alive.
     if (!prepared.ocr) await ocr.close();
   }

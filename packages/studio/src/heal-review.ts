@@ -1,0 +1,43 @@
+/**
+ * A run's heal as the studio shows it: each change (a step found at a new place, a subtask the agent
+ * redid) with the recorded steps and the run's steps side by side, accepted or rejected one by one and
+ * applied by the replay's own `planHeal`/`applyHeal` (what `mime heal --apply --reject` does).
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { HealChange } from '@mime-desktop/replay';
+import { isMimeError, RUN_FILES } from '@mime-desktop/schema';
+
+/** What the page shows of a run's heal. */
+export type HealReview =
+  | { state: 'ready'; changes: HealChange[]; diff: string }
+  /** The run learned a heal that cannot be applied (the workflow changed since, an invalid result). */
+  | { state: 'refused'; code: string; message: string };
+
+/** The heal run `runDir` learned, or null when it learned none. */
+export async function reviewHeal(runDir: string): Promise<HealReview | null> {
+  if (!existsSync(join(runDir, RUN_FILES.heal))) return null;
+  const { planHeal } = await import('@mime-desktop/replay');
+  try {
+    const plan = await planHeal(runDir);
+    return { state: 'ready', changes: plan.changes, diff: plan.diff };
+  } catch (error) {
+    if (!isMimeError(error)) throw error;
+    return { state: 'refused', code: error.code, message: error.message };
+  }
+}
+
+/** Applies the heal of `runDir` without the changes `reject` names; says where the previous schema is. */
+export async function acceptHeal(
+  runDir: string,
+  reject: readonly string[],
+): Promise<{ backup: string; applied: string[]; rejected: string[] }> {
+  const { applyHeal, planHeal } = await import('@mime-desktop/replay');
+  const plan = await planHeal(runDir, { reject });
+  const { backup } = await applyHeal(plan);
+  return {
+    backup,
+    applied: plan.changes.filter((c) => !plan.rejected.includes(c.id)).map((c) => c.id),
+    rejected: plan.rejected,
+  };
+}
