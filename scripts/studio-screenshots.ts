@@ -2,7 +2,7 @@
 /// <reference lib="dom.iterable" />
 /**
  * `pnpm studio:screenshots`: the README's pictures of `mime studio`, taken in Chromium (light and dark)
- * on a copy of the demo workflow: the workflow list and a workflow's page. Writes docs/studio-*.png.
+ * on a copy of the demo workflow and a recording not reflected yet: the list and a workflow's page. Writes docs/studio-*.png.
  */
 import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -13,6 +13,10 @@ import { startStudio } from '../packages/studio/src/server.ts';
 const root = join(import.meta.dirname, '..');
 const home = await mkdtemp(join(tmpdir(), 'mime-studio-shots-'));
 await cp(join(root, 'fixtures', 'workflows', 'play-song-recorded'), join(home, 'workflows', 'play-song'), {
+  recursive: true,
+});
+// A recording not reflected yet, as the list offers it.
+await cp(join(root, 'fixtures', 'recordings', 'mousepad-save'), join(home, 'recordings', 'mousepad-save'), {
   recursive: true,
 });
 const studio = await startStudio({ home });

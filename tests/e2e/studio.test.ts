@@ -6,12 +6,13 @@
  * saved; the file validates and `mime replay --param` plays another song with it on the demo app. A
  * change made on disk after the page loaded is shown, never overwritten.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadWorkflow } from '@mime-desktop/schema';
-import { copyWorkflow, runsOf, tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
+import { copyFixture, copyWorkflow, runsOf, tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { runMime } from '@mime-desktop/test-support/run-mime';
 import { save, statusSays, useStudioBrowser } from '@mime-desktop/test-support/studio-page';
+import type { Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 
 const desktop = useDesktop();
@@ -46,6 +47,9 @@ async function homeWithThirdSubtask(
   );
   return { home, dir };
 }
+
+/** A control without a name, as a line of an aria snapshot shows it (`- textbox`, `- button [disabled]`). */
+const UNNAMED_CONTROL = /^\s*- (button|textbox|checkbox|combobox|link|radio|spinbutton)(?=\s*(\[|:|$))/;
 
 describe('mime studio', () => {
   it('turns a typed value into a param, saves a valid workflow, and replay uses the param', {
@@ -223,6 +227,117 @@ describe('mime studio', () => {
     expect(first?.steps[2]?.source).toEqual(before.plan.subtasks[0]?.steps[1]?.source);
     expect(second?.steps).toEqual(before.plan.subtasks[1]?.steps);
     expect(workflow.plan.subtasks).toHaveLength(3);
+  });
+
+  it('reflects a recording from the list, showing its progress, into a workflow ready to review', {
+    timeout: 60_000,
+  }, async () => {
+    const home = await tempDir('mime-studio-reflect-');
+    await copyFixture('recordings/play-song', join(home, 'recordings', 'play-song'));
+    await onStudioPage(home, async (page) => {
+      const recordings = page.getByRole('region', { name: 'Recordings not reflected yet' });
+      await recordings.getByRole('button', { name: /^Reflect / }).click();
+      const log = page.getByRole('list', { name: 'Reflect progress' });
+      await log.getByText('✓ reflected').waitFor({ timeout: 45_000 });
+      const lines = await log.getByRole('listitem').allTextContents();
+      // No model is configured here: the studio says so, and the workflow is made from the recording.
+      expect(lines[0]).toMatch(/^No model is configured/);
+      expect(lines).toContain('Made from the recording alone (no model)');
+      expect(lines.some((l) => /^\d+ subtask\(s\), params: /.test(l))).toBe(true);
+      await log.getByRole('link', { name: 'Open the workflow' }).click();
+      await page.getByRole('article', { name: 'Step 1' }).waitFor();
+    });
+    const { workflow } = await loadWorkflow(join(home, 'workflows', 'play-song'));
+    expect(workflow.plan.subtasks.flatMap((s) => s.steps).length).toBeGreaterThan(3);
+    expect((await runMime(['validate', join(home, 'workflows', 'play-song')])).exitCode).toBe(0);
+  });
+
+  it('is used with the keyboard alone, every control named and its focus shown', {
+    timeout: 60_000,
+  }, async () => {
+    const { home, dir } = await homeWithLiteralWorkflow();
+    await onStudioPage(home, async (page) => {
+      /** Presses Tab (Shift+Tab with `back`) until `target` has the focus, which must show. */
+      const tabTo = async (target: Locator, back = false) => {
+        for (let presses = 0; presses < 300; presses += 1) {
+          await page.keyboard.press(back ? 'Shift+Tab' : 'Tab');
+          if (await target.evaluate((el) => el === document.activeElement)) {
+            expect(await target.evaluate((el) => getComputedStyle(el).outlineStyle)).not.toBe('none');
+            return;
+          }
+        }
+        throw new Error(`Tab never reaches ${target}`);
+      };
+      /** Every control in the page's accessibility tree (as Chromium computes it) has a name. */
+      const allNamed = async () => {
+        const tree = await page.locator('body').ariaSnapshot();
+        expect(tree).toMatch(/- (button|link) "/);
+        expect(tree.split('\n').filter((line) => UNNAMED_CONTROL.test(line))).toEqual([]);
+      };
+      for (const unnamed of ['- textbox', '  - button [disabled]', '- link:']) {
+        expect(unnamed).toMatch(UNNAMED_CONTROL);
+      }
+      expect('- button "Up" [disabled]').not.toMatch(UNNAMED_CONTROL);
+      await page.getByRole('heading', { name: 'Workflows' }).waitFor();
+      await allNamed();
+      await tabTo(page.getByRole('link', { name: /play/i }));
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await allNamed();
+      await tabTo(page.getByLabel('Make "Numb" a param named'));
+      await page.keyboard.type('song');
+      await page.keyboard.press('Enter');
+      await statusSays(page, 'song is a param now');
+      await tabTo(page.getByRole('button', { name: 'Save' }));
+      await page.keyboard.press('Enter');
+      await statusSays(page, 'Saved.');
+      await page.getByText('Edit step 1', { exact: true }).click();
+      await allNamed();
+    });
+    const { workflow } = await loadWorkflow(dir);
+    expect(workflow.task_params.map((p) => p.name)).toEqual(['song']);
+  });
+
+  it('runs with a sensitive param typed into a password field: the app gets it, no file of the run holds it', {
+    timeout: 90_000,
+  }, async () => {
+    await desktop().resetApp();
+    const home = await tempDir('mime-studio-secret-');
+    const dir = await copyWorkflow('play-song-recorded', undefined, {
+      as: 'play-song',
+      into: join(home, 'workflows'),
+    });
+    await onStudioPage(
+      home,
+      async (page) => {
+        await page.getByRole('link', { name: /play/i }).click();
+        await page.getByLabel('song_name is sensitive').check();
+        await statusSays(page, 'song_name is sensitive now');
+        await save(page);
+        const field = page.getByLabel('song_name', { exact: true });
+        expect(await field.getAttribute('type')).toBe('password');
+        await field.fill('Faint');
+        await page.getByLabel('Mode').selectOption('trace');
+        await page.getByRole('button', { name: 'Run', exact: true }).click();
+        const log = page.getByRole('list', { name: 'Run progress' });
+        await log.locator('li[class^="outcome-"]').waitFor({ timeout: 60_000 });
+        expect(await log.locator('li[class^="outcome-"]').textContent()).toBe('✓ success');
+        // The page no longer holds it either.
+        expect(await field.inputValue()).toBe('');
+        expect(await log.textContent()).not.toContain('Faint');
+      },
+      desktop().env,
+    );
+    expect((await desktop().readAppState()).playing).toBe('Faint');
+    const { workflow } = await loadWorkflow(dir);
+    expect(workflow.task_params[0]).toMatchObject({ name: 'song_name', sensitive: true, example: null });
+    const [run] = await runsOf(dir);
+    const summary = JSON.parse(await readFile(join(run as string, 'summary.json'), 'utf8'));
+    expect(summary.params).toEqual({ song_name: '{song_name}' });
+    for (const name of await readdir(run as string, { recursive: true })) {
+      if (!/\.(json|jsonl|txt|html|log)$/.test(name)) continue;
+      expect(await readFile(join(run as string, name), 'utf8'), name).not.toContain('Faint');
+    }
   });
 
   it('shows a change made on disk after the page loaded, and never overwrites it', {

@@ -94,16 +94,105 @@ async function showList() {
       : h(
           'p',
           { class: 'muted' },
-          'No workflows in this home yet: record one with mime record, then mime reflect.',
+          'No workflows in this home yet: record one with mime record, then reflect it here.',
         ),
+    recordingsPanel(body.recordings),
   );
-  say('');
+  say(sayNext ?? '');
+  sayNext = null;
+}
+
+/** The recordings not reflected yet, each reflected from here with its progress shown. */
+function recordingsPanel(recordings) {
+  const waiting = recordings.filter((r) => !r.reflected);
+  if (waiting.length === 0) return null;
+  const withModel = h('input', { type: 'checkbox', id: 'reflect-model', checked: true });
+  const log = h('ol', { class: 'run-log', 'aria-live': 'polite', 'aria-label': 'Reflect progress' });
+  const rows = waiting.map((r) =>
+    h(
+      'li',
+      {},
+      h('strong', {}, r.name ?? r.id),
+      h('span', { class: 'muted' }, ` · ${r.events} actions${r.problem ? ` · ${r.problem}` : ''} `),
+      h(
+        'button',
+        {
+          type: 'button',
+          'aria-label': `Reflect ${r.name ?? r.id}`,
+          disabled: r.problem !== null,
+          onclick: (event) =>
+            reflectRecording(r, { withModel: withModel.checked, log, button: event.target }),
+        },
+        'Reflect',
+      ),
+    ),
+  );
+  return h(
+    'section',
+    { class: 'recordings', 'aria-labelledby': 'recordings-heading' },
+    h('h2', { id: 'recordings-heading' }, 'Recordings not reflected yet'),
+    h('ul', { class: 'recording-list' }, rows),
+    h(
+      'p',
+      {},
+      withModel,
+      h('label', { for: 'reflect-model' }, ' With the configured model (else from the recording alone)'),
+    ),
+    log,
+  );
+}
+
+/** The progress line of each reflect event the page shows. */
+const REFLECT_LINES = {
+  start: (e) => `Reflecting ${e.sessionId}: ${e.steps} steps`,
+  card: (e) => `Pass A: step ${e.i + 1} described (${e.done} of ${e.total})`,
+  retry: (e) => `retrying: ${e.reason}`,
+  'plan-start': () => 'Pass B: planning subtasks and params',
+  'model-free': () => 'Made from the recording alone (no model)',
+  'plan-done': (e) => `${e.subtasks} subtask(s), params: ${e.params.join(', ') || 'none'}`,
+};
+
+/** Reflects a recording, streaming its progress into `log`. */
+async function reflectRecording(recording, { withModel, log, button }) {
+  log.replaceChildren();
+  button.disabled = true;
+  const result = await api(`/api/recordings/${encodeURIComponent(recording.id)}/reflect`, {
+    method: 'POST',
+    body: { model: withModel },
+  });
+  if (!result.ok) {
+    button.disabled = false;
+    return say(result.body?.error?.message ?? 'the reflect did not start', { error: true });
+  }
+  say(`Reflecting ${recording.name ?? recording.id}…`);
+  const line = (text, kind = '') => log.append(h('li', { class: kind }, text));
+  const source = new EventSource(`/api/reflects/${result.body.reflect.id}/events`);
+  source.onmessage = (message) => {
+    const data = JSON.parse(message.data);
+    if (data.kind === 'note') return line(data.text, 'muted');
+    if (data.kind === 'event') {
+      const text = REFLECT_LINES[data.event.type]?.(data.event);
+      return text ? line(text) : undefined;
+    }
+    source.close();
+    button.disabled = false;
+    if (data.outcome !== 'success') {
+      line(`✗ failed [${data.code}] ${data.reason ?? ''}`, 'outcome-failed');
+      return say(`the reflect failed: ${data.reason ?? data.code}`, { error: true });
+    }
+    line('✓ reflected', 'outcome-success');
+    log.append(
+      h('li', {}, h('a', { href: `#/w/${encodeURIComponent(data.workflowId)}` }, 'Open the workflow')),
+    );
+    say(`${recording.name ?? recording.id} is reflected: its workflow is ready to review.`);
+  };
 }
 
 /** The page of one workflow: `state` holds the draft being edited and the version it was opened at. */
 async function showWorkflow(id) {
   const { ok, body } = await api(`/api/workflows/${encodeURIComponent(id)}`);
   if (!ok) return failed(body);
+  preloadFirstScreens(id, body.workflow);
   const state = {
     id,
     workflow: body.workflow,
@@ -115,6 +204,19 @@ async function showWorkflow(id) {
   render(state);
   say(sayNext ?? (body.warnings.length ? body.warnings.map((w) => w.message).join('; ') : ''));
   sayNext = null;
+}
+
+/** How many steps' screens the first view of a workflow shows (they load at once, the rest lazily). */
+const FIRST_SCREENS = 4;
+
+/** Starts fetching the first steps' screens while the page is built. */
+function preloadFirstScreens(id, workflow) {
+  const first = workflow.plan.subtasks.flatMap((s) => s.steps).slice(0, FIRST_SCREENS + 1);
+  for (const step of first) {
+    if (!step.source?.screenshot) continue;
+    const image = new Image();
+    image.src = fileUrl(id, step.source.screenshot);
+  }
 }
 
 function render(state) {
@@ -433,13 +535,13 @@ function problemsAt(state, prefix) {
   return mine.map((p) => h('p', { class: 'problem', role: 'alert' }, `${p.path}: ${p.message}`));
 }
 
-function screenshot(state, path, caption, point) {
+function screenshot(state, path, caption, point, eager = false) {
   if (!path) return h('figure', { class: 'shot' }, h('figcaption', {}, `${caption}: none`));
   const marker = h('span', { class: 'point', hidden: true });
   const image = h('img', {
     src: fileUrl(state.id, path),
     alt: `${caption}: the screen ${caption === 'Before' ? 'before' : 'after'} the step`,
-    loading: 'lazy',
+    loading: eager ? 'eager' : 'lazy',
     onload: (event) => {
       if (!point) return;
       const { naturalWidth, naturalHeight } = event.target;
@@ -468,8 +570,8 @@ function stepCard(state, step, next, prefix, place) {
   return h(
     'article',
     { class: 'step', 'data-step': step.i, 'aria-label': `Step ${step.i + 1}` },
-    screenshot(state, step.source?.screenshot, 'Before', step.source?.point),
-    screenshot(state, next?.source?.screenshot, 'After', null),
+    screenshot(state, step.source?.screenshot, 'Before', step.source?.point, step.i < FIRST_SCREENS),
+    screenshot(state, next?.source?.screenshot, 'After', null, step.i < FIRST_SCREENS),
     h(
       'div',
       {},
@@ -481,7 +583,7 @@ function stepCard(state, step, next, prefix, place) {
       ),
       problemsAt(state, prefix),
       isLiteralTyping(step) ? makeParamForm(state, step) : null,
-      stepForm(state, step),
+      stepEditor(state, step),
       orderButtons(state, {
         what: `step ${step.i + 1}`,
         ...place,
@@ -509,7 +611,22 @@ function orderButtons(state, { what, first, last, move, remove }) {
   );
 }
 
-/** A step's words (intent, target, value, expected outcome), edited in a disclosure of its card. */
+/** A disclosure of a step's card that builds its form when it is first opened (a page of many steps loads fast). */
+function stepEditor(state, step) {
+  const details = h(
+    'details',
+    {
+      class: 'step-edit',
+      ontoggle: () => {
+        if (details.open && details.childElementCount === 1) details.append(stepForm(state, step));
+      },
+    },
+    h('summary', {}, `Edit step ${step.i + 1}`),
+  );
+  return details;
+}
+
+/** A step's words (intent, target, value, expected outcome) as a form. */
 function stepForm(state, step) {
   const id = (name) => `step-${step.i}-${name}`;
   const field = (name, label, node) => h('p', {}, h('label', { for: id(name) }, label), node);
@@ -531,18 +648,13 @@ function stepForm(state, step) {
     edit(state, { kind: 'set-step', step_i: step.i, fields }, `step ${step.i + 1} changed: save to keep it`);
   };
   return h(
-    'details',
-    { class: 'step-edit' },
-    h('summary', {}, `Edit step ${step.i + 1}`),
-    h(
-      'form',
-      { onsubmit },
-      field('intent', 'Intent', intent),
-      field('target', 'Target', target),
-      value ? field('value', 'Value', value) : null,
-      field('expected', 'Expected after it (a line each)', expected),
-      h('button', { type: 'submit' }, `Apply to step ${step.i + 1}`),
-    ),
+    'form',
+    { onsubmit },
+    field('intent', 'Intent', intent),
+    field('target', 'Target', target),
+    value ? field('value', 'Value', value) : null,
+    field('expected', 'Expected after it (a line each)', expected),
+    h('button', { type: 'submit' }, `Apply to step ${step.i + 1}`),
   );
 }
 
@@ -864,7 +976,8 @@ async function route() {
   if (run) await showRun(decodeURIComponent(run[1]), decodeURIComponent(run[2]));
   else if (workflow) await showWorkflow(decodeURIComponent(workflow[1]));
   else await showList();
-  main.focus();
+  // No scroll: focusing must not lay out the whole page before its first screens load.
+  main.focus({ preventScroll: true });
 }
 
 window.addEventListener('hashchange', route);

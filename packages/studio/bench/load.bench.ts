@@ -81,20 +81,32 @@ try {
     opened.push(performance.now() - started);
   }
   await context.close();
-  // The first page of a fresh browser context: the studio's HTML, script and styles loaded too.
+  // The first page of a fresh browser context: the studio's HTML, script and styles loaded too; and,
+  // for scale, the same for the list page of an empty home (what any page costs there).
   const cold: number[] = [];
+  const floor: number[] = [];
+  const emptyHome = await mkdtemp(join(tmpdir(), 'mime-bench-empty-'));
+  const empty = await startStudio({ home: emptyHome });
   for (let load = 0; load < LOADS; load += 1) {
-    const fresh = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    await fresh.addCookies([{ name: 'mime_studio', value: studio.token, url: studio.origin }]);
-    const first = await fresh.newPage();
-    const started = performance.now();
-    await first.goto(`${studio.origin}/#/w/long`);
-    await ready(first);
-    cold.push(performance.now() - started);
-    await fresh.close();
+    for (const [server, path, times] of [
+      [studio, '/#/w/long', cold],
+      [empty, '/#/', floor],
+    ] as const) {
+      const fresh = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+      await fresh.addCookies([{ name: 'mime_studio', value: server.token, url: server.origin }]);
+      const first = await fresh.newPage();
+      const started = performance.now();
+      await first.goto(`${server.origin}${path}`);
+      if (server === studio) await ready(first);
+      else await first.locator('main h1').waitFor();
+      times.push(performance.now() - started);
+      await fresh.close();
+    }
   }
+  await empty.close();
+  await rm(emptyHome, { recursive: true, force: true });
   process.stdout.write(
-    `studio: a ${i}-step workflow's page ready (all cards, the screenshots in view decoded): opened from the list ${median(opened).toFixed(0)} ms, in a fresh browser context ${median(cold).toFixed(0)} ms (medians of ${LOADS}, Chromium headless, no HTTP cache)\n`,
+    `studio: a ${i}-step workflow's page ready (all cards, the screenshots in view decoded): opened from the list ${median(opened).toFixed(0)} ms, in a fresh browser context ${median(cold).toFixed(0)} ms (an empty home's list page there: ${median(floor).toFixed(0)} ms) (medians of ${LOADS}, Chromium headless, no HTTP cache)\n`,
   );
 } finally {
   await browser.close();

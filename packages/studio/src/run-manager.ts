@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PauseControl, ReplayEvent } from '@mime-desktop/replay';
 import { MimeError, type ReplayMode } from '@mime-desktop/schema';
+import { MessageLog } from './message-log.ts';
 
 /** A run cannot start: another one is running, or what was asked is not a run. */
 export class RunRefusedError extends MimeError {
@@ -25,7 +26,7 @@ export interface StudioRun {
   workflowId: string;
   /** The run folder, once the replay made it. */
   dir: string | null;
-  messages: RunMessage[];
+  messages: MessageLog<RunMessage>;
   done: boolean;
 }
 
@@ -41,7 +42,6 @@ export interface StartRun {
 
 export class RunManager {
   readonly #runs = new Map<string, StudioRun>();
-  readonly #listeners = new Map<string, Set<(message: RunMessage, index: number) => void>>();
   #running: { run: StudioRun; abort: AbortController; pause: PauseControl } | null = null;
 
   get(id: string): StudioRun | undefined {
@@ -60,7 +60,7 @@ export class RunManager {
       id: randomUUID(),
       workflowId: request.workflowId,
       dir: null,
-      messages: [],
+      messages: new MessageLog(),
       done: false,
     };
     const abort = new AbortController();
@@ -73,7 +73,7 @@ export class RunManager {
     const end = (message: Extract<RunMessage, { kind: 'end' }>) => {
       run.done = true;
       this.#running = null;
-      this.#send(run, message);
+      run.messages.push(message);
     };
     replay(request.workflowDir, {
       mode: request.mode,
@@ -83,7 +83,7 @@ export class RunManager {
       pause,
       onEvent: (event) => {
         if (event.type === 'run_start') run.dir = event.dir;
-        this.#send(run, { kind: 'event', event });
+        run.messages.push({ kind: 'event', event });
       },
     }).then(
       ({ summary, dir }) =>
@@ -115,30 +115,11 @@ export class RunManager {
     return true;
   }
 
-  /**
-   * Calls `listener` with every message of run `id` from the `from`-th on, past ones at once and
-   * coming ones as they come, each with its index; returns how to stop listening.
-   */
-  listen(id: string, listener: (message: RunMessage, index: number) => void, from = 0): () => void {
-    const run = this.#runs.get(id);
-    const past = run?.messages ?? [];
-    for (let index = from; index < past.length; index += 1) listener(past[index] as RunMessage, index);
-    const listeners = this.#listeners.get(id) ?? new Set();
-    listeners.add(listener);
-    this.#listeners.set(id, listeners);
-    return () => listeners.delete(listener);
-  }
-
   /** Stops the running replay, if any, and waits for it to end. */
   async close(): Promise<void> {
     const running = this.#running;
     if (!running) return;
     running.abort.abort('the studio is closing');
-    await new Promise<void>((resolve) => this.listen(running.run.id, (m) => m.kind === 'end' && resolve()));
-  }
-
-  #send(run: StudioRun, message: RunMessage): void {
-    const index = run.messages.push(message) - 1;
-    for (const listener of this.#listeners.get(run.id) ?? []) listener(message, index);
+    await new Promise<void>((resolve) => running.run.messages.listen((m) => m.kind === 'end' && resolve()));
   }
 }

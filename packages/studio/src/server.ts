@@ -24,9 +24,12 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { secureHeaders } from 'hono/secure-headers';
 import { streamSSE } from 'hono/streaming';
 import { acceptHeal, reviewHeal } from './heal-review.ts';
+import type { MessageLog } from './message-log.ts';
+import { ReflectManager } from './reflect-manager.ts';
 import { RunManager, RunRefusedError } from './run-manager.ts';
 import { applyEdit, StudioEditError, type WorkflowEdit } from './workflow-edits.ts';
 import {
+  RecordingNotFoundError,
   RunNotFoundError,
   WorkflowConflictError,
   WorkflowInvalidError,
@@ -95,7 +98,11 @@ function answerError(c: Context, error: unknown) {
     return fail(c, 422, error.code, error.message, { problems: error.problems });
   if (error instanceof WorkflowConflictError)
     return fail(c, 409, error.code, error.message, { version: error.version });
-  if (error instanceof WorkflowNotFoundError || error instanceof RunNotFoundError)
+  if (
+    error instanceof WorkflowNotFoundError ||
+    error instanceof RunNotFoundError ||
+    error instanceof RecordingNotFoundError
+  )
     return fail(c, 404, error.code, error.message);
   if (error instanceof StudioEditError) return fail(c, 400, error.code, error.message);
   if (error instanceof RunRefusedError) return fail(c, 409, error.code, error.message);
@@ -146,6 +153,31 @@ const reportHeaders = secureHeaders({
   referrerPolicy: 'no-referrer',
 });
 
+/**
+ * The messages of a job as Server-Sent Events, from the first the page has not seen (a reconnecting
+ * EventSource says the last it got) to the end.
+ */
+function streamMessages<M extends { kind: string }>(c: Context, log: MessageLog<M>) {
+  const after = Number(c.req.header('last-event-id') ?? -1);
+  return streamSSE(c, async (stream) => {
+    let writes = Promise.resolve();
+    let unsubscribe: () => void = () => undefined;
+    await new Promise<void>((resolve) => {
+      unsubscribe = log.listen(
+        (message, index) => {
+          writes = writes.then(() => stream.writeSSE({ id: String(index), data: JSON.stringify(message) }));
+          if (message.kind === 'end') resolve();
+        },
+        Number.isInteger(after) ? after + 1 : 0,
+      );
+      stream.onAbort(resolve);
+    });
+    unsubscribe();
+    // The end is written before the stream closes.
+    await writes;
+  });
+}
+
 /** The page's files, read once. */
 const assets = new Map<string, Promise<string>>();
 function asset(name: string): Promise<string> {
@@ -160,9 +192,10 @@ function asset(name: string): Promise<string> {
 /** The studio's routes for `store`, guarded for `hosts`/`origins` and `token`. */
 export function studioApp(
   store: WorkflowStore,
-  runs: RunManager,
+  jobs: { runs: RunManager; reflects: ReflectManager },
   guard: { token: string; hosts: () => string[] },
 ): Hono {
+  const { runs, reflects } = jobs;
   const app = new Hono();
   app.use('*', async (c, next) => {
     const host = c.req.header('host') ?? '';
@@ -206,7 +239,7 @@ export function studioApp(
     if (!type) return fail(c, 404, 'MIME_NOT_FOUND', `no asset ${name}`);
     return c.body(await asset(name), 200, { 'content-type': type, 'cache-control': 'private, max-age=300' });
   });
-  app.get('/api/workflows', async (c) => c.json({ workflows: await store.list() }));
+  app.get('/api/workflows', async (c) => c.json(await store.list()));
   app.get('/api/workflows/:id', async (c) => c.json(await store.open(c.req.param('id'))));
   app.get('/api/workflows/:id/file', async (c) => {
     const png = await store.frame(c.req.param('id'), c.req.query('path') ?? '');
@@ -275,26 +308,18 @@ export function studioApp(
   app.get('/api/runs/:run/events', (c) => {
     const run = runs.get(c.req.param('run'));
     if (!run) return fail(c, 404, 'MIME_NOT_FOUND', 'no such run in this studio');
-    // A reconnecting EventSource says the last message it got: it gets only those after it.
-    const after = Number(c.req.header('last-event-id') ?? -1);
-    return streamSSE(c, async (stream) => {
-      let writes = Promise.resolve();
-      let unsubscribe: () => void = () => undefined;
-      await new Promise<void>((resolve) => {
-        unsubscribe = runs.listen(
-          run.id,
-          (message, index) => {
-            writes = writes.then(() => stream.writeSSE({ id: String(index), data: JSON.stringify(message) }));
-            if (message.kind === 'end') resolve();
-          },
-          Number.isInteger(after) ? after + 1 : 0,
-        );
-        stream.onAbort(resolve);
-      });
-      unsubscribe();
-      // The end is written before the stream closes.
-      await writes;
-    });
+    return streamMessages(c, run.messages);
+  });
+  app.post('/api/recordings/:id/reflect', async (c) => {
+    const id = c.req.param('id');
+    const body = (await c.req.json().catch(() => null)) as { model?: unknown } | null;
+    const job = await reflects.start(id, await store.recording(id), { withModel: body?.model !== false });
+    return c.json({ reflect: { id: job.id } });
+  });
+  app.get('/api/reflects/:job/events', (c) => {
+    const job = reflects.get(c.req.param('job'));
+    if (!job) return fail(c, 404, 'MIME_NOT_FOUND', 'no such reflect in this studio');
+    return streamMessages(c, job.messages);
   });
   const RUN = '/api/workflows/:id/runs/:run';
   app.get(RUN, async (c) => {
@@ -346,7 +371,8 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
   const hostname = options.host ?? '127.0.0.1';
   let hosts: string[] = [];
   const runs = new RunManager();
-  const app = studioApp(new WorkflowStore(options.home), runs, { token, hosts: () => hosts });
+  const reflects = new ReflectManager();
+  const app = studioApp(new WorkflowStore(options.home), { runs, reflects }, { token, hosts: () => hosts });
   const server = await new Promise<ReturnType<typeof serve>>((resolve, reject) => {
     const listening = serve({ fetch: app.fetch, port: options.port ?? 0, hostname }, () =>
       resolve(listening),
@@ -374,7 +400,7 @@ export async function startStudio(options: StudioOptions): Promise<Studio> {
     origin,
     token,
     close: async () => {
-      await runs.close();
+      await Promise.all([runs.close(), reflects.close()]);
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

@@ -25,6 +25,7 @@ import {
   resolveInside,
   WORKFLOW_FILE,
   type Workflow,
+  type WorkflowEntry,
   withFolderLock,
   writeWorkflow,
 } from '@mime-desktop/schema';
@@ -69,6 +70,13 @@ export class RunNotFoundError extends MimeError {
   }
 }
 
+/** No recording of that name in the home. */
+export class RecordingNotFoundError extends MimeError {
+  constructor(id: string) {
+    super('MIME_NOT_FOUND', `no recording named "${id}" in this home`);
+  }
+}
+
 /** The largest report.html the studio shows (its screenshots are embedded). */
 const MAX_REPORT_BYTES = 64 * 1024 * 1024;
 /** A folder name: a workflow's or a run's. */
@@ -84,6 +92,17 @@ export interface WorkflowSummary {
   last_run: { run_id: string; outcome: string | null; started_at: string | null } | null;
   /** The first step's screenshot, relative to the workflow folder. */
   thumbnail: string | null;
+  problem: string | null;
+}
+
+/** A recording of the home, and whether its workflow is made. */
+export interface RecordingSummary {
+  id: string;
+  name: string | null;
+  created_at: string | null;
+  events: number;
+  /** Its workflow is made and valid (reflected). */
+  reflected: boolean;
   problem: string | null;
 }
 
@@ -116,8 +135,24 @@ export class WorkflowStore {
     this.home = home;
   }
 
-  async list(): Promise<WorkflowSummary[]> {
-    const { workflows } = await listHome(this.home);
+  /** The home's workflows, and its recordings with whether each is reflected. */
+  async list(): Promise<{ workflows: WorkflowSummary[]; recordings: RecordingSummary[] }> {
+    const { workflows, recordings } = await listHome(this.home);
+    const ready = new Set(workflows.filter((w) => w.state === 'ready').map((w) => w.session_id));
+    return {
+      workflows: await this.#summaries(workflows),
+      recordings: recordings.map((r) => ({
+        id: r.session_id,
+        name: r.name,
+        created_at: r.created_at,
+        events: r.events,
+        reflected: ready.has(r.session_id),
+        problem: r.problem,
+      })),
+    };
+  }
+
+  async #summaries(workflows: WorkflowEntry[]): Promise<WorkflowSummary[]> {
     return Promise.all(
       workflows.map(async (entry) => {
         // listHome read the runs already: only the workflow itself is read again, for its first frame.
@@ -148,6 +183,17 @@ export class WorkflowStore {
     return resolveInside(join(this.home, 'workflows'), id, 'the workflow name').catch(() => {
       throw new WorkflowNotFoundError(id);
     });
+  }
+
+  /** The folder of recording `id`, inside `<home>/recordings/`. */
+  async recording(id: string): Promise<string> {
+    const missing = () => new RecordingNotFoundError(id);
+    if (!FOLDER_NAME.test(id)) throw missing();
+    const dir = await resolveInside(join(this.home, 'recordings'), id, 'the recording name').catch(() => {
+      throw missing();
+    });
+    if (!existsSync(dir)) throw missing();
+    return dir;
   }
 
   async open(id: string): Promise<OpenedWorkflow> {

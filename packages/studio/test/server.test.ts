@@ -241,7 +241,7 @@ describe('the studio server', () => {
     await mkdir(join(runs, 'run-1'), { recursive: true });
     await writeFile(join(runs, 'run-1', 'report.html'), '<!doctype html><p>the report</p>');
     const run = await send('/api/workflows/play-song/runs/run-1', { headers: { cookie } });
-    expect(run.status).toBe(200);
+    expect(run.status, run.body).toBe(200);
     expect(JSON.parse(run.body)).toMatchObject({ run: { run_id: 'run-1' }, heal: null });
     const report = await send('/api/workflows/play-song/runs/run-1/report', { headers: { cookie } });
     expect(report.status).toBe(200);
@@ -282,5 +282,50 @@ describe('the studio server', () => {
       body: { reject: 'subtask-0' },
     });
     expect(JSON.parse(bad.body).error.code).toBe('MIME_BAD_REQUEST');
+  });
+
+  it('reflects only a recording of the home, named by its folder', async () => {
+    expect(JSON.parse((await send('/api/workflows', { headers: { cookie } })).body).recordings).toEqual([]);
+    for (const id of ['nope', '..%2F..%2Fetc', '.hidden']) {
+      const answer = await send(`/api/recordings/${id}/reflect`, {
+        method: 'POST',
+        headers: pageWrite(),
+        body: { model: false },
+      });
+      expect(answer.status, id).toBe(404);
+      expect(JSON.parse(answer.body).error.code).toBe('MIME_NOT_FOUND');
+    }
+    expect((await send('/api/reflects/nope/events', { headers: { cookie } })).status).toBe(404);
+  });
+
+  it('opens a workflow as ai_mime writes it, upgraded and warned about, and saves it as mime v2 without its stored secret', async () => {
+    const dir = join(home, 'workflows', 'from-ai-mime');
+    await mkdir(dir, { recursive: true });
+    await cp(
+      new URL('../../../fixtures/compat/ai_mime/schema.v2.json', import.meta.url).pathname,
+      join(dir, 'schema.json'),
+    );
+    const opened = JSON.parse((await send('/api/workflows/from-ai-mime', { headers: { cookie } })).body);
+    expect(opened.warnings.map((w: { message: string }) => w.message).join('\n')).toMatch(
+      /secret|sensitive/i,
+    );
+    expect(
+      opened.workflow.plan.subtasks.map((s: { steps: Array<{ i: number }> }) => s.steps.map((x) => x.i)),
+    ).toEqual([
+      [0, 1, 2],
+      [3, 4],
+    ]);
+    const listed = JSON.parse((await send('/api/workflows', { headers: { cookie } })).body);
+    expect(listed.workflows.map((w: { id: string }) => w.id)).toContain('from-ai-mime');
+    const saved = await send('/api/workflows/from-ai-mime', {
+      method: 'PUT',
+      headers: pageWrite(),
+      body: { workflow: opened.workflow, version: opened.version },
+    });
+    expect(saved.status, saved.body).toBe(200);
+    const after = await readFile(join(dir, 'schema.json'), 'utf8');
+    expect(JSON.parse(after).version).toBe(2);
+    expect(after).not.toContain('4821');
+    expect((await loadWorkflow(dir)).warnings).toEqual([]);
   });
 });
