@@ -4,9 +4,10 @@
  * page cannot reach it through DNS rebinding). Each client session gets a server of its own; the
  * catalog and the desktop lock are shared.
  */
-import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { sameAccessToken } from '@mime-desktop/schema';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { McpOptionError } from './errors.ts';
@@ -27,17 +28,6 @@ export interface HttpOptions {
 export interface HttpServer {
   url: string;
   close(): Promise<void>;
-}
-
-/** A token for a server that was not given one: 32 random bytes, base64url. */
-export function newToken(): string {
-  return randomBytes(32).toString('base64url');
-}
-
-function sameToken(given: string, token: string): boolean {
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 function reply(
@@ -84,7 +74,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServer> {
       return false;
     }
     const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
-    if (auth === undefined || !sameToken(auth, options.token)) {
+    if (!sameAccessToken(auth, options.token)) {
       reply(res, 401, 'a bearer token is needed: the one `mime mcp --http` printed, or MIME_MCP_TOKEN', {
         'www-authenticate': 'Bearer',
       });

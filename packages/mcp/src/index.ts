@@ -1,3 +1,5 @@
+/** A token for `serveHttp` when none is given (the schema's `newAccessToken`). */
+export { newAccessToken as newToken } from '@mime-desktop/schema';
 export { type CatalogEntry, GENERIC_TOOLS, WorkflowCatalog } from './catalog.ts';
 export { DesktopLock } from './desktop-lock.ts';
 export { DesktopBusyError, McpOptionError, NotFoundError } from './errors.ts';
@@ -8,7 +10,7 @@ export {
   skillMarkdown,
   skillNameOf,
 } from './export-skill.ts';
-export { type HttpOptions, type HttpServer, newToken, serveHttp } from './http.ts';
+export { type HttpOptions, type HttpServer, serveHttp } from './http.ts';
 export {
   CLIENTS,
   configFile,

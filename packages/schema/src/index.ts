@@ -1,3 +1,4 @@
+export * from './access-token.ts';
 export * from './batch.ts';
 export * from './bounded-read.ts';
 export * from './doctor-check.ts';

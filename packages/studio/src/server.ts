@@ -5,7 +5,6 @@
  * own Origin and carry `x-mime-studio: 1`, which a foreign page cannot send without a preflight this
  * server never allows (CSRF).
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
@@ -15,8 +14,10 @@ import {
   FileReadError,
   isMimeError,
   MimeError,
+  newAccessToken,
   type ReplayMode,
   readPngInside,
+  sameAccessToken,
 } from '@mime-desktop/schema';
 import { type Context, Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
@@ -70,13 +71,6 @@ export class StudioListenError extends MimeError {
   constructor(message: string, cause: unknown) {
     super('MIME_STUDIO_LISTEN', message, { cause, exit: 'usage' });
   }
-}
-
-function sameToken(given: string | undefined, token: string): boolean {
-  if (given === undefined) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
 }
 
 function fail(
@@ -200,11 +194,11 @@ export function studioApp(
   app.use('*', async (c, next) => {
     const host = c.req.header('host') ?? '';
     if (!guard.hosts().includes(host)) return fail(c, 403, 'MIME_FORBIDDEN', `Invalid Host header: ${host}`);
-    if (c.req.method === 'GET' && c.req.path === '/' && sameToken(c.req.query('token'), guard.token)) {
+    if (c.req.method === 'GET' && c.req.path === '/' && sameAccessToken(c.req.query('token'), guard.token)) {
       setCookie(c, COOKIE, guard.token, { httpOnly: true, sameSite: 'Strict', path: '/' });
       return c.redirect('/', 303);
     }
-    if (!sameToken(getCookie(c, COOKIE) ?? c.req.header('x-mime-token'), guard.token)) {
+    if (!sameAccessToken(getCookie(c, COOKIE) ?? c.req.header('x-mime-token'), guard.token)) {
       return fail(c, 401, 'MIME_UNAUTHORIZED', 'open the URL `mime studio` printed: it carries the token');
     }
     if (c.req.method !== 'GET' && c.req.method !== 'HEAD') {
@@ -367,7 +361,7 @@ export function studioApp(
 
 /** Starts the studio on `home`; resolves once it listens. */
 export async function startStudio(options: StudioOptions): Promise<Studio> {
-  const token = options.token ?? randomBytes(32).toString('base64url');
+  const token = options.token ?? newAccessToken();
   const hostname = options.host ?? '127.0.0.1';
   let hosts: string[] = [];
   const runs = new RunManager();
