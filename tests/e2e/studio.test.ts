@@ -206,6 +206,15 @@ describe('mime studio', () => {
       await statusSays(page, 'step 1 changed');
       await page.getByRole('button', { name: 'Move step 2 down' }).click();
       await statusSays(page, 'step 2 moved down');
+      // A new param, then its template where its value goes.
+      await page.getByLabel('Add a param named').fill('artist');
+      await page.getByLabel('Its example').fill('Linkin Park');
+      await page.getByRole('button', { name: 'Add param' }).click();
+      await statusSays(page, 'artist is a param now: write {artist} where its value goes');
+      await page.getByText('Edit step 3', { exact: true }).click();
+      await page.getByLabel('Value').fill('{song_name} {artist}');
+      await page.getByRole('button', { name: 'Apply to step 3' }).click();
+      await statusSays(page, 'step 3 changed');
       // The first step cannot move up; a subtask whose extract a later one uses cannot go.
       expect(await page.getByRole('button', { name: 'Move step 1 up' }).isDisabled()).toBe(true);
       await page.getByRole('button', { name: 'Delete subtask 2' }).click();
@@ -225,6 +234,8 @@ describe('mime studio', () => {
       [2, 'TYPE'],
     ]);
     expect(first?.steps[2]?.source).toEqual(before.plan.subtasks[0]?.steps[1]?.source);
+    expect(first?.steps[2]?.action_value).toBe('{song_name} {artist}');
+    expect(workflow.task_params.at(-1)).toMatchObject({ name: 'artist', example: 'Linkin Park' });
     expect(second?.steps).toEqual(before.plan.subtasks[1]?.steps);
     expect(workflow.plan.subtasks).toHaveLength(3);
   });

@@ -234,6 +234,7 @@ function render(state) {
     problemsAt(state, ''),
     h('p', { class: 'muted' }, workflow.task_description_user),
     paramsTable(state),
+    addParamForm(state),
     runPanel(state),
     runHistory(state),
     workflow.plan.subtasks.map((subtask, k) =>
@@ -449,6 +450,32 @@ function subtaskTextForm(state, subtask) {
 }
 
 /** The params, each renamed (its templates follow) or deleted (its templates say its example again). */
+/** A new param by name and example; its `{name}` is then written where it goes (a step's value, a text). */
+function addParamForm(state) {
+  const name = h('input', {
+    id: 'new-param',
+    placeholder: 'e.g. artist',
+    autocomplete: 'off',
+    required: true,
+    size: 12,
+  });
+  const example = h('input', {
+    id: 'new-param-example',
+    autocomplete: 'off',
+    size: 14,
+    'aria-label': 'Its example',
+  });
+  return editForm(state, {
+    field: name,
+    label: 'Add a param named',
+    button: 'Add param',
+    change: () => ({ kind: 'add-param', name: name.value.trim(), example: example.value }),
+    done: () =>
+      `${name.value.trim()} is a param now: write {${name.value.trim()}} where its value goes (a step's value, a subtask's text), then save`,
+    more: [h('span', { class: 'muted', 'aria-hidden': 'true' }, 'example'), example],
+  });
+}
+
 function paramsTable(state) {
   const { workflow } = state;
   if (workflow.task_params.length === 0) {
@@ -698,11 +725,22 @@ async function edit(state, change, done) {
 
 /**
  * A form of one labelled field and a button asking for one edit: `change()` gives the edit and `done()`
- * what the status line says after it, both reading the field when the form is sent.
+ * what the status line says after it, both reading the field when the form is sent. `more` goes
+ * between the field and the button, `extra` after the button.
  */
 function editForm(
   state,
-  { field, label, labelClass = 'muted', button, change, done, className = 'make-param', extra = null },
+  {
+    field,
+    label,
+    labelClass = 'muted',
+    button,
+    change,
+    done,
+    className = 'make-param',
+    more = null,
+    extra = null,
+  },
 ) {
   const onsubmit = (event) => {
     event.preventDefault();
@@ -713,6 +751,7 @@ function editForm(
     { class: className, onsubmit },
     h('label', { for: field.id, class: labelClass }, label),
     field,
+    more,
     h('button', { type: 'submit' }, button),
     extra,
   );

@@ -5,6 +5,7 @@ export { RunManager, type RunMessage, RunRefusedError, type StudioRun } from './
 export { type Studio, StudioListenError, type StudioOptions, startStudio, studioApp } from './server.ts';
 export {
   addDependency,
+  addParam,
   applyEdit,
   deleteParam,
   deleteStep,

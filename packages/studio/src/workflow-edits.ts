@@ -5,6 +5,7 @@
  *   action, the missing path from a reflected workflow with no params to one that replays with new
  *   values. Every other text that says the same value says the template instead, so the run's checks
  *   look for this run's value.
+ * - Adding a param by name (its `{name}` then written where it goes, in a step's value or a text).
  * - Renaming a param: its templates follow. Deleting one: its templates become its example again.
  *   Its example, description and sensitive flag change in place (a secret keeps no example).
  * - A subtask's text (its instruction and "Expected outcome: ..."), templates checked on save.
@@ -25,6 +26,7 @@ export class StudioEditError extends MimeError {
 /** An edit of a workflow, as the page asks for it. */
 export type WorkflowEdit =
   | { kind: 'make-param'; step_i: number; name: string; description?: string; sensitive?: boolean }
+  | { kind: 'add-param'; name: string; example?: string | null; description?: string; sensitive?: boolean }
   | { kind: 'rename-param'; name: string; to: string }
   | { kind: 'delete-param'; name: string }
   | { kind: 'set-param'; name: string; example?: string | null; sensitive?: boolean; description?: string }
@@ -53,6 +55,8 @@ export function applyEdit(workflow: Workflow, edit: WorkflowEdit): Workflow {
   switch (edit.kind) {
     case 'make-param':
       return makeParam(workflow, edit);
+    case 'add-param':
+      return addParam(workflow, edit);
     case 'rename-param':
       return renameParam(workflow, edit.name, edit.to);
     case 'delete-param':
@@ -171,6 +175,34 @@ export function makeParam(
         steps: subtask.steps.map((s) => (s.i === step.i ? { ...s, action_value: `{${name}}` } : s)),
       })),
     },
+  };
+}
+
+/** The workflow with a new param `name`, used nowhere yet: `{name}` goes where its value is to be typed or said. */
+export function addParam(
+  workflow: Workflow,
+  request: { name: string; example?: string | null; description?: string; sensitive?: boolean },
+): Workflow {
+  const { name } = request;
+  checkNewName(workflow, name);
+  const sensitive = request.sensitive ?? false;
+  const example = request.example ?? null;
+  if (sensitive && example !== null && example !== '') {
+    throw new StudioEditError(`${name} is sensitive: its value is never stored, so it keeps no example`);
+  }
+  return {
+    ...workflow,
+    task_params: [
+      ...workflow.task_params,
+      {
+        name,
+        type: 'string',
+        description: request.description ?? `the ${name.replaceAll('_', ' ')}`,
+        example: example === '' ? null : example,
+        sensitive,
+        optional: false,
+      },
+    ],
   };
 }
 

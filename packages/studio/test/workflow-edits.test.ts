@@ -8,6 +8,7 @@ import { checkWorkflow, type Workflow } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
 import {
   addDependency,
+  addParam,
   deleteParam,
   deleteStep,
   deleteSubtask,
@@ -305,5 +306,30 @@ describe('step and subtask edits', () => {
         0,
       ),
     ).toThrow('a workflow keeps at least one subtask');
+  });
+});
+
+describe('addParam', () => {
+  it('adds a param used nowhere yet, whose template a step then types; a taken name or a secret with an example is refused', async () => {
+    const workflow = await fixtureWorkflow();
+    const added = addParam(workflow, { name: 'artist', example: 'Linkin Park' });
+    expect(added.task_params.at(-1)).toMatchObject({
+      name: 'artist',
+      example: 'Linkin Park',
+      sensitive: false,
+      optional: false,
+    });
+    const typing = typingStep(added);
+    const used = setStep(added, typing?.i ?? -1, { action_value: '{song_name} {artist}' });
+    expect(checkWorkflow(used).ok).toBe(true);
+    expect(() => addParam(workflow, { name: 'song_name' })).toThrow('already has a param named song_name');
+    expect(() => addParam(workflow, { name: '2x' })).toThrow('"2x" cannot name a param');
+    expect(() => addParam(workflow, { name: 'pin', example: '1234', sensitive: true })).toThrow(
+      'pin is sensitive: its value is never stored',
+    );
+    expect(addParam(workflow, { name: 'pin', sensitive: true }).task_params.at(-1)).toMatchObject({
+      sensitive: true,
+      example: null,
+    });
   });
 });
