@@ -35,5 +35,5 @@ export async function wakeAccessibility(env: NodeJS.ProcessEnv = process.env): P
   const address = env.DBUS_SESSION_BUS_ADDRESS;
   if (process.platform !== 'linux' || !address) return;
   const { wakeAtspi } = await import('./atspi.ts');
-  await wakeAtspi(address);
+  await wakeAtspi(address, env);
 }

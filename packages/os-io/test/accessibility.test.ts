@@ -1,16 +1,20 @@
 /**
- * The AT-SPI adapter on the real accessibility bus of a private display: a form page in Chromium
- * and a GTK3 dialog (zenity), driven with xdotool.
+ * The AT-SPI adapter on the real accessibility bus of a private display: a form page in Chromium,
+ * a GTK3 dialog (zenity) and a Qt 5 editor (FeatherPad) started by mime, driven with xdotool.
  */
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AccessibleElement } from '@mime-desktop/schema';
 import {
   type DesktopHarness,
   FORM_APP_PATH,
   startDesktopHarness,
 } from '@mime-desktop/test-support/desktop-harness';
+import { gtkAppEnv, waitForWindowTitle, windowGeometry } from '@mime-desktop/test-support/gtk-apps';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Accessibility, accessibleAppEnv, openAccessibility } from '../src/index.ts';
+import { type Accessibility, accessibleAppEnv, launchApp, openAccessibility } from '../src/index.ts';
 
 let harness: DesktopHarness;
 let a11y: Accessibility;
@@ -115,4 +119,40 @@ describe('a GTK3 dialog (zenity)', () => {
     expect(named).toHaveLength(1);
     expect(named[0]?.extents?.y).not.toBe(city.extents?.y);
   });
+});
+
+describe('a Qt 5 app (FeatherPad) started by mime', () => {
+  it('joins the tree (the accessibility bus named on the root window), its editor read after typing', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mime-a11y-qt-'));
+    try {
+      const file = join(dir, 'qt-a11y.txt');
+      await writeFile(file, '');
+      // Qt 5 registers before its accessibility connection is up unless the root window names the bus.
+      await launchApp(`featherpad ${file}`, await gtkAppEnv(harness));
+      const id = await waitForWindowTitle(harness, 'qt-a11y.txt');
+      expect(
+        await execa('xprop', ['-root', 'AT_SPI_BUS'], { env: harness.env }).then((r) => r.stdout),
+      ).toMatch(/^AT_SPI_BUS\(STRING\) = "unix:/);
+      await expect
+        .poll(async () => (await a11y.apps()).join(' '), { timeout: 10_000 })
+        .toMatch(/featherpad/i);
+      const window = await windowGeometry(harness, id);
+      await harness.click(window.x + window.width / 2, window.y + window.height / 2);
+      // The editor is under its centre, not the nameless viewport Qt lays over it.
+      const at = await a11y.elementAt({
+        x: Math.round(window.x + window.width / 2),
+        y: Math.round(window.y + window.height / 2),
+      });
+      expect(at).toMatchObject({ role: 'text', app: 'FeatherPad' });
+      expect(at?.path.at(-1)).toMatchObject({ role: 'text' });
+      await harness.typeText('hello qt');
+      await expect.poll(async () => (await a11y.focused())?.text, { timeout: 5000 }).toBe('hello qt');
+      expect(await a11y.focused()).toMatchObject({ role: 'text', app: expect.stringMatching(/featherpad/i) });
+      await harness.pressKeys('ctrl+s');
+      await expect.poll(() => readFile(file, 'utf8'), { timeout: 5000 }).toMatch(/^hello qt/);
+      await harness.pressKeys('ctrl+q');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });
