@@ -313,7 +313,8 @@ class Atspi implements Accessibility {
       this.#extents(ref),
       this.#extents(parent),
     ]).catch(() => [null, null, null] as const);
-    if (!node || node.name !== '' || !FEATURELESS_ROLES.has(node.role) || !box || !parentBox) return false;
+    if (!node || !box || !parentBox) return false;
+    if (node.name !== '' || !FEATURELESS_ROLES.has(node.role)) return false;
     return (['x', 'y', 'width', 'height'] as const).every((k) => box[k] === parentBox[k]);
   }
 
