@@ -3,7 +3,9 @@
  * under `<home>/workflows/`; every path a request names stays inside it (the guard the CLI uses).
  * Saving validates with the schema's own checks, takes the folder's lock, refuses to overwrite a file
  * changed on disk since it was opened (its version, the SHA-256 of its bytes), keeps the previous file
- * beside it as `schema.<time>.json` (as a heal does) and writes atomically.
+ * beside it as `schema.<time>.json` (as a heal does) and writes atomically. Recordings are listed
+ * (reflected or not) and found under `<home>/recordings/`, a workflow's runs under its `.replay/`,
+ * each by its folder's name, never a path.
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
