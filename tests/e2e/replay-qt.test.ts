@@ -1,13 +1,13 @@
 /**
  * Accessibility-first replay on a real Qt 5 app: FeatherPad under Xvfb with openbox, recorded with
  * `mime record --launch` (click into the editor, type a line, Ctrl+S), reflected without a model,
- * then replayed in auto mode with new values with the window moved, and on a 1920x1080 screen with
- * the app started by the recording's setup: each time the editor is found by its element (the
- * accessibility rung), the file holds the new line, no model call. (FeatherPad's dark colour scheme
- * and Qt scaled 1.25x do not pass yet: see the tracker.)
+ * then replayed in auto mode with new values: with the window moved, and (the app started by the
+ * recording's setup) in FeatherPad's dark colour scheme, scaled 1.25x (QT_SCALE_FACTOR) and on a
+ * 1920x1080 screen. Each time the editor is found by its element (the accessibility rung), the file
+ * holds the new line, no model call.
  */
-import { readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { accessibleAppEnv } from '@mime-desktop/test-support/accessible-element';
 import type { DesktopHarness } from '@mime-desktop/test-support/desktop-harness';
 import {
@@ -21,13 +21,14 @@ import {
 import { gtkAppEnv, waitForWindowTitle, windowGeometry } from '@mime-desktop/test-support/gtk-apps';
 import { runMime, startMime } from '@mime-desktop/test-support/run-mime';
 import { execa } from 'execa';
+import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 
 const desktop = useDesktop({ app: false, windowManager: true });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('a Qt 5 editor (FeatherPad)', () => {
-  it('is recorded with its elements, and replayed moved and on a bigger screen by the accessibility rung', {
+  it('is recorded with its elements, and replayed moved, dark, scaled 1.25x and on a bigger screen by the accessibility rung', {
     timeout: 180_000,
   }, async () => {
     const env = await gtkAppEnv(desktop());
@@ -73,13 +74,26 @@ describe('a Qt 5 editor (FeatherPad)', () => {
     expect(param?.example).toBe('Hello from Qt');
 
     /** Checks a replay's outcome: success, no model, the new line saved, the click found by its element. */
-    const expectReplayed = async (replayed: Awaited<ReturnType<typeof runMime>>, line: string) => {
+    const expectReplayed = async (
+      replayed: Awaited<ReturnType<typeof runMime>>,
+      line: string,
+      colours: 'light' | 'dark' = 'light',
+    ) => {
       expect(replayed.exitCode, replayed.stderr).toBe(0);
       expect(JSON.parse(replayed.stdout).usage.calls).toBe(0);
       await expect.poll(() => readFile(file, 'utf8'), { timeout: 5000 }).toMatch(new RegExp(`^${line}`));
       const run = (await runsOf(workflow)).at(-1) as string;
       const steps = dataOf(await readEvents(run), 'step');
-      expect(steps.find((s) => s.action?.action === 'left_click')?.rung).toBe('accessibility');
+      const click = steps.find((s) => s.action?.action === 'left_click');
+      expect(click?.rung).toBe('accessibility');
+      // The editor's colours where it clicked, in the frame the run saved before the click.
+      const { point } = click.action;
+      const { data } = await sharp(join(run, click.screenshot))
+        .extract({ left: Math.round(point.x), top: Math.round(point.y), width: 1, height: 1 })
+        .greyscale()
+        .raw()
+        .toBuffer({ resolveWithObject: true });
+      expect((data[0] ?? 0) < 96 ? 'dark' : 'light').toBe(colours);
     };
     const replay = (line: string, runEnv: NodeJS.ProcessEnv, extra: string[] = []) =>
       runMime(
@@ -109,6 +123,21 @@ describe('a Qt 5 editor (FeatherPad)', () => {
     await expectReplayed(await replay('Moved window', env), 'Moved window');
     await quit(desktop());
     await editor;
+
+    // FeatherPad's dark colour scheme, the app started by the replay (the recording's setup).
+    const config = join(env.XDG_CONFIG_HOME as string, 'featherpad', 'fp.conf');
+    await mkdir(dirname(config), { recursive: true });
+    await writeFile(config, '[text]\ndarkColorScheme=true\n');
+    await expectReplayed(await replay('Dark colours', env, ['--run-setup']), 'Dark colours', 'dark');
+    await quit(desktop());
+
+    // Qt scaled 1.25x (light colours again).
+    await writeFile(config, '[text]\ndarkColorScheme=false\n');
+    await expectReplayed(
+      await replay('Scaled up', { ...env, QT_SCALE_FACTOR: '1.25' }, ['--run-setup']),
+      'Scaled up',
+    );
+    await quit(desktop());
 
     // A 1920x1080 screen instead of the recorded 1280x800.
     await withDesktop({ app: false, windowManager: true, width: 1920, height: 1080 }, async (big) => {

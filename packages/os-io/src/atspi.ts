@@ -14,6 +14,7 @@ import { type AccessibleElement, type ElementBox, isSecretElement } from '@mime-
 import dbus from '@particle/dbus-next';
 import type { Accessibility, FindOptions, OpenedAccessibility } from './accessibility.ts';
 import type { LogicalPoint } from './units.ts';
+import { readWindowTree } from './x-window-tree.ts';
 
 type Ref = readonly [bus: string, path: string];
 type Bus = ReturnType<typeof dbus.sessionBus>;
@@ -21,10 +22,13 @@ type Bus = ReturnType<typeof dbus.sessionBus>;
 const ACCESSIBLE = 'org.a11y.atspi.Accessible';
 const COMPONENT = 'org.a11y.atspi.Component';
 const TEXT = 'org.a11y.atspi.Text';
+const APPLICATION = 'org.a11y.atspi.Application';
 const PROPERTIES = 'org.freedesktop.DBus.Properties';
 const REGISTRY = 'org.a11y.atspi.Registry';
-const ROOT: Ref = [REGISTRY, '/org/a11y/atspi/accessible/root'];
 const NULL_PATH = '/org/a11y/atspi/null';
+/** The path of an app's own root element (its children are its windows). */
+const APP_ROOT = '/org/a11y/atspi/accessible/root';
+const ROOT: Ref = [REGISTRY, APP_ROOT];
 /** AT-SPI coordinate type: screen. */
 const SCREEN = 0;
 /** AT-SPI relation type: labelled by. */
@@ -86,6 +90,50 @@ function nearestLabel(
   return best?.name ?? null;
 }
 
+/**
+ * How many screen pixels one of an app's AT-SPI pixels is: Qt 5 (`QT_SCALE_FACTOR`) and GTK 3
+ * (`GDK_SCALE`) report extents in their own device-independent pixels, so under a scale of 1.25 a
+ * window 875 px wide on the screen says it is 700 wide. Told by a window of the app whose reported
+ * box, scaled, is the box of a window on the screen (size and place alike, within 2 px a unit);
+ * null when none is.
+ */
+export function reportedScale(
+  reported: readonly ElementBox[],
+  screen: readonly { x: number; y: number; width: number; height: number }[],
+): number | null {
+  const matches = (r: ElementBox, s: number) =>
+    screen.some((b) => {
+      const near = (actual: number, expected: number) => Math.abs(actual - expected) <= 2 * Math.max(1, s);
+      return (
+        near(b.width, r.width * s) && near(b.height, r.height * s) && near(b.x, r.x * s) && near(b.y, r.y * s)
+      );
+    });
+  const windows = reported.filter((r) => r.width >= 32 && r.height >= 32);
+  if (windows.some((r) => matches(r, 1))) return 1;
+  for (const r of windows) {
+    for (const b of screen) {
+      const s = Math.round((b.width / r.width) * 100) / 100;
+      if (s >= 0.5 && s <= 4 && matches(r, s)) return s;
+    }
+  }
+  return null;
+}
+
+/** How long an app whose scale could not be told is taken at 1 before it is looked at again, ms. */
+const SCALE_RETRY_MS = 2000;
+/**
+ * Toolkits whose elements are reported at their windows' scale. Chromium (and Electron) report a
+ * scaled window (`--force-device-scale-factor`) in its own pixels but the page's elements in screen
+ * pixels already; other toolkits are taken as reporting screen pixels.
+ */
+const SCALED_TOOLKITS = /^(qt|gtk|gail)/i;
+
+/** An app's scales: of its windows' boxes, and of its elements' boxes. */
+interface AppScale {
+  window: number;
+  content: number;
+}
+
 interface Node {
   ref: Ref;
   role: string;
@@ -95,12 +143,16 @@ interface Node {
 class Atspi implements Accessibility {
   readonly #session: Bus;
   readonly #bus: Bus;
+  readonly #env: NodeJS.ProcessEnv;
   /** The element that last gained the keyboard focus, from the toolkits' events. */
   #focus: Ref | null = null;
+  /** Each app's scale (by its bus name; see {@link reportedScale}), and until when an unknown one holds. */
+  readonly #scales = new Map<string, { scale: Promise<AppScale>; until: number }>();
 
-  constructor(session: Bus, bus: Bus) {
+  constructor(session: Bus, bus: Bus, env: NodeJS.ProcessEnv) {
     this.#session = session;
     this.#bus = bus;
+    this.#env = env;
     bus.on('message', (message) => {
       if (message.member !== 'StateChanged' || message.body[0] !== 'focused') return;
       if (message.body[1] === 1) this.#focus = [message.sender, message.path];
@@ -172,11 +224,51 @@ class Atspi implements Accessibility {
     return stateNames((bits ?? []) as number[]);
   }
 
-  async #extents(ref: Ref): Promise<ElementBox | null> {
+  /** The element's box as its app reports it (in the app's own pixels). */
+  async #reportedExtents(ref: Ref): Promise<ElementBox | null> {
     const [box] = await this.#call(ref, COMPONENT, 'GetExtents', 'u', [SCREEN]).catch(() => [null]);
     if (!Array.isArray(box)) return null;
     const [x, y, width, height] = box as number[];
     return { x: x ?? 0, y: y ?? 0, width: Math.max(0, width ?? 0), height: Math.max(0, height ?? 0) };
+  }
+
+  /** The element's box on the screen (`window`: the box of one of the app's windows). */
+  async #extents(ref: Ref, kind: keyof AppScale = 'content'): Promise<ElementBox | null> {
+    const [box, scales] = await Promise.all([this.#reportedExtents(ref), this.#scaleOf(ref[0])]);
+    const scale = scales[kind];
+    if (!box || scale === 1) return box;
+    const at = (v: number) => Math.round(v * scale);
+    return { x: at(box.x), y: at(box.y), width: at(box.width), height: at(box.height) };
+  }
+
+  /**
+   * The scales of the app on bus `name`: its windows' reported boxes against the screen's windows
+   * (see {@link reportedScale}), and its elements' by its toolkit.
+   */
+  #scaleOf(name: string): Promise<AppScale> {
+    const known = this.#scales.get(name);
+    if (known && known.until > performance.now()) return known.scale;
+    const entry = { scale: Promise.resolve({ window: 1, content: 1 }), until: Number.POSITIVE_INFINITY };
+    entry.scale = (async () => {
+      const app: Ref = [name, APP_ROOT];
+      const [windows, toolkit] = await Promise.all([
+        this.#children(app).catch((): Ref[] => []),
+        this.#prop(app, APPLICATION, 'ToolkitName').catch(() => ''),
+      ]);
+      const [reported, screen] = await Promise.all([
+        Promise.all(windows.map((w) => this.#reportedExtents(w))),
+        readWindowTree(this.#env).catch(() => []),
+      ]);
+      const scale = reportedScale(
+        reported.flatMap((b) => (b ? [b] : [])),
+        screen.map((w) => w.box),
+      );
+      if (scale === null) entry.until = performance.now() + SCALE_RETRY_MS;
+      const window = scale ?? 1;
+      return { window, content: SCALED_TOOLKITS.test(String(toolkit ?? '')) ? window : 1 };
+    })();
+    this.#scales.set(name, entry);
+    return entry.scale;
   }
 
   /**
@@ -275,7 +367,10 @@ class Atspi implements Accessibility {
     const windows = await this.#windows();
     const placed = await Promise.all(
       windows.map(async (w) => {
-        const [box, states] = await Promise.all([this.#extents(w.window.ref), this.#states(w.window.ref)]);
+        const [box, states] = await Promise.all([
+          this.#extents(w.window.ref, 'window'),
+          this.#states(w.window.ref),
+        ]);
         return box && contains(box, point) && states.includes('showing') ? { ...w, box, states } : null;
       }),
     );
@@ -288,10 +383,11 @@ class Atspi implements Accessibility {
       .sort((a, b) => rank(b) - rank(a) || a.box.width * a.box.height - b.box.width * b.box.height);
     if (!top) return null;
     let current: Ref = top.window.ref;
+    const scale = (await this.#scaleOf(current[0])).content;
     for (let depth = 0; depth < 64; depth += 1) {
       const [child] = await this.#call(current, COMPONENT, 'GetAccessibleAtPoint', 'iiu', [
-        Math.round(point.x),
-        Math.round(point.y),
+        Math.round(point.x / scale),
+        Math.round(point.y / scale),
         SCREEN,
       ]).catch(() => [null]);
       const next = child as [string, string] | null;
@@ -493,7 +589,7 @@ export async function openAtspi(env: NodeJS.ProcessEnv = process.env): Promise<O
   let buses: Buses | undefined;
   try {
     buses = await connectBuses(address);
-    const atspi = new Atspi(buses.session, buses.bus);
+    const atspi = new Atspi(buses.session, buses.bus, env);
     await atspi.watchFocus();
     return { ok: true, accessibility: atspi };
   } catch (error) {

@@ -9,6 +9,7 @@ import { accessibleAppEnv, accessibleCommand } from './accessibility.ts';
 import { DesktopFailureError, UnsupportedPlatformError } from './errors.ts';
 import { wakeAccessibility } from './open-accessibility.ts';
 import { pause } from './time.ts';
+import { readWindowTree } from './x-window-tree.ts';
 
 const run = promisify(execFile);
 
@@ -101,47 +102,26 @@ interface TreeWindow {
   box: { x: number; y: number; width: number; height: number };
 }
 
-/** One line of `xwininfo -tree`: `0x40002c "title": ("instance" "Class")  400x300+100+100  +100+100`. */
-const TREE_LINE =
-  /^(\s*)(0x[0-9a-f]+) (?:"(.*)"|\(has no name\)): \((.*)\)\s+(\d+)x(\d+)[+-]-?\d+[+-]-?\d+\s+\+?(-?\d+)\+?(-?\d+)\s*$/;
-
 /**
  * The root's children, top of the stacking order first (xwininfo lists them so), each with the
  * title and WM_CLASS of the first window at or under it that has a class (a window manager's frame
  * holds the app's window).
  */
 async function topLevelWindows(env: NodeJS.ProcessEnv): Promise<TreeWindow[]> {
-  const { stdout } = await run('xwininfo', ['-root', '-tree'], { env, maxBuffer: 16 * 1024 * 1024 }).catch(
-    (error: { message: string }) => {
-      throw new DesktopFailureError(`xwininfo could not list the windows: ${error.message}`, {
-        cause: error,
-      });
-    },
-  );
   const windows: TreeWindow[] = [];
   let depth: number | null = null;
-  for (const line of stdout.split('\n')) {
-    const match = TREE_LINE.exec(line);
-    if (!match) continue;
-    const [, indent = '', hex = '0', title = '', klass = '', w, h, x, y] = match;
-    if (depth === null) depth = indent.length;
-    const classes = [...klass.matchAll(/"([^"]*)"/g)].map((m) => m[1] ?? '');
-    const id = String(Number.parseInt(hex, 16));
-    if (indent.length === depth) {
-      windows.push({
-        ids: new Set([id]),
-        title,
-        classes,
-        box: { x: Number(x), y: Number(y), width: Number(w), height: Number(h) },
-      });
+  for (const line of await readWindowTree(env)) {
+    depth ??= line.depth;
+    if (line.depth === depth) {
+      windows.push({ ids: new Set([line.id]), title: line.title, classes: line.classes, box: line.box });
       continue;
     }
     const top = windows.at(-1);
     if (!top) continue;
-    top.ids.add(id);
-    if (top.classes.length === 0 && classes.length > 0) {
-      top.classes = classes;
-      top.title = title;
+    top.ids.add(line.id);
+    if (top.classes.length === 0 && line.classes.length > 0) {
+      top.classes = line.classes;
+      top.title = line.title;
     }
   }
   return windows;

@@ -84,6 +84,24 @@ describe('a page in Chromium', () => {
   });
 });
 
+/** A nameless entry of a zenity form, known by its label. */
+const zenityEntry = (label: string, title: string): AccessibleElement => ({
+  role: 'text',
+  name: '',
+  label,
+  app: 'zenity',
+  window: { role: 'dialog', name: title },
+  path: [],
+  states: [],
+  extents: null,
+});
+
+/** The one element with this identity, once the app shows it. */
+async function findOne(identity: AccessibleElement): Promise<AccessibleElement[]> {
+  await expect.poll(async () => (await a11y.find(identity)).length, { timeout: 10_000 }).toBe(1);
+  return a11y.find(identity);
+}
+
 describe('a GTK3 dialog (zenity)', () => {
   let dialog: ResultPromise | undefined;
   afterAll(() => {
@@ -96,18 +114,8 @@ describe('a GTK3 dialog (zenity)', () => {
       ['--forms', '--title', 'Address', '--text', 'Where to', '--add-entry', 'Name', '--add-entry', 'City'],
       { env: accessibleAppEnv(harness.env), reject: false },
     );
-    const identity: AccessibleElement = {
-      role: 'text',
-      name: '',
-      label: 'City',
-      app: 'zenity',
-      window: { role: 'dialog', name: 'Address' },
-      path: [],
-      states: [],
-      extents: null,
-    };
-    await expect.poll(async () => (await a11y.find(identity)).length, { timeout: 10_000 }).toBe(1);
-    const [city] = await a11y.find(identity);
+    const identity = zenityEntry('City', 'Address');
+    const [city] = await findOne(identity);
     if (!city) throw new Error('not found');
     const at = await a11y.elementAt(center(city));
     expect(at).toMatchObject({ role: 'text', name: '', label: 'City', window: { name: 'Address' } });
@@ -118,6 +126,31 @@ describe('a GTK3 dialog (zenity)', () => {
     const named = await a11y.find({ ...identity, label: 'Name' });
     expect(named).toHaveLength(1);
     expect(named[0]?.extents?.y).not.toBe(city.extents?.y);
+  });
+
+  it('gives the screen boxes of a dialog scaled 2x (GDK_SCALE), where GTK reports its own pixels', async () => {
+    const scaled = execa('zenity', ['--forms', '--title', 'Scaled', '--add-entry', 'Street'], {
+      env: { ...accessibleAppEnv(harness.env), GDK_SCALE: '2' },
+      reject: false,
+    });
+    try {
+      const window = await windowGeometry(harness, await waitForWindowTitle(harness, 'Scaled'));
+      const [street] = await findOne(zenityEntry('Street', 'Scaled'));
+      const box = street?.extents;
+      if (!street || !box) throw new Error('not found');
+      // Inside the window on the screen, at its scale (GTK says half of each).
+      expect(box.x).toBeGreaterThanOrEqual(window.x - 2);
+      expect(box.x + box.width).toBeLessThanOrEqual(window.x + window.width);
+      expect(box.y + box.height).toBeLessThanOrEqual(window.y + window.height);
+      expect(box.height).toBeGreaterThan(50);
+      expect(await a11y.elementAt(center(street))).toMatchObject({ role: 'text', label: 'Street' });
+      await harness.click(center(street).x, center(street).y);
+      await harness.typeText('Rue Haute');
+      await expect.poll(async () => (await a11y.focused())?.text, { timeout: 5000 }).toBe('Rue Haute');
+    } finally {
+      scaled.kill('SIGTERM');
+      await scaled;
+    }
   });
 });
 
@@ -150,6 +183,31 @@ describe('a Qt 5 app (FeatherPad) started by mime', () => {
       expect(await a11y.focused()).toMatchObject({ role: 'text', app: expect.stringMatching(/featherpad/i) });
       await harness.pressKeys('ctrl+s');
       await expect.poll(() => readFile(file, 'utf8'), { timeout: 5000 }).toMatch(/^hello qt/);
+      await harness.pressKeys('ctrl+q');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
+
+  it('gives the screen boxes of an app scaled 1.25x (QT_SCALE_FACTOR), where Qt reports its own pixels', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'mime-a11y-qt-'));
+    try {
+      const file = join(dir, 'qt-scaled.txt');
+      await writeFile(file, '');
+      await launchApp(`featherpad ${file}`, { ...(await gtkAppEnv(harness)), QT_SCALE_FACTOR: '1.25' });
+      const window = await windowGeometry(harness, await waitForWindowTitle(harness, 'qt-scaled.txt'));
+      // Low in the editor's right part: outside the window Qt reports (its 80%).
+      const point = {
+        x: Math.round(window.x + window.width * 0.9),
+        y: Math.round(window.y + window.height * 0.7),
+      };
+      await expect.poll(async () => (await a11y.elementAt(point))?.role, { timeout: 10_000 }).toBe('text');
+      const editor = await a11y.elementAt(point);
+      const box = editor?.extents;
+      if (!box) throw new Error('no extents');
+      expect(box.x).toBeGreaterThanOrEqual(window.x - 2);
+      expect(box.width).toBeGreaterThan(window.width * 0.9);
+      expect(box.x + box.width).toBeLessThanOrEqual(window.x + window.width + 2);
       await harness.pressKeys('ctrl+q');
     } finally {
       await rm(dir, { recursive: true, force: true });

@@ -220,6 +220,29 @@ export function checkChange(
 }
 
 /**
+ * Whether the live screen before an action looks as the recording did before it, where the recording
+ * changed: false under another theme or colours (dark for light), where "changed the way the
+ * recording shows" cannot be told and only "changed in the same place" can.
+ */
+export function looksAsRecorded(
+  liveBefore: RgbaImage,
+  before: RgbaImage,
+  after: RgbaImage,
+  region: Box,
+  layout: Layout,
+): boolean {
+  const nudges = isMoved(layout) ? [-6, -3, 0, 3, 6] : [0];
+  return nudges.some((ny) =>
+    nudges.some(
+      (nx) =>
+        layoutProgress(liveBefore, before, after, region, {
+          transform: { ...layout, dx: layout.dx + nx, dy: layout.dy + ny },
+        }).toBefore >= CHANGE_CHECK.stillBefore,
+    ),
+  );
+}
+
+/**
  * Whether the live screen changed since `liveBefore` where the recording's action changed it
  * (`expected`, mapped): at least 30% as many cells as the recording changed there, whatever
  * changed elsewhere (a focus ring moving on, a caret). Typing into another field changes nothing there.

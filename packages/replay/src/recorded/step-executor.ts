@@ -57,6 +57,7 @@ import {
   type Located,
   type Look,
   located,
+  looksAsRecorded,
   type TypedVerdict,
   typedTextCheckable,
 } from './checks.ts';
@@ -389,6 +390,7 @@ class RecordedRun {
       action.action === 'type' && event.action_type === 'type' && action.text !== event.action_details.text;
     return this.#verifyChange({
       liveBefore: otherText ? liveBefore : null,
+      liveBeforeIfUnlike: liveBefore,
       check: 'after_step',
       step_i: recorded.step.i,
       before: pre,
@@ -531,6 +533,8 @@ class RecordedRun {
   async #verifyChange(spec: {
     /** Given: only where the screen changed since this frame is checked (it must be where the recording changed). */
     liveBefore: RgbaImage | null;
+    /** The same, when this frame does not look as the recording did there (another theme). */
+    liveBeforeIfUnlike?: RgbaImage;
     /** A subtask's outcome: the recorded frame `after` is, relative to the workflow folder. */
     recordedFrame?: string;
     check: ScreenCheck;
@@ -546,14 +550,17 @@ class RecordedRun {
     if (before.width !== after.width || before.height !== after.height) return null;
     const region = this.#recordedChange(before, after);
     if (!region) return null;
-    const recordedCells = spec.liveBefore ? changedCellsIn(before, after, region) : 0;
+    const unlike = spec.liveBeforeIfUnlike;
+    const byPlace =
+      spec.liveBefore ?? (unlike && !looksAsRecorded(unlike, before, after, region, layout) ? unlike : null);
+    const recordedCells = byPlace ? changedCellsIn(before, after, region) : 0;
     const watched = await this.#screen.watch((live) => {
       // A layout found by a locator (not the recorded one) maps the compared region to any screen.
       const sameSize = (live.width === before.width && live.height === before.height) || layout !== RECORDED;
       const change = !sameSize
         ? { ok: false, toAfter: 0 }
-        : spec.liveBefore
-          ? checkPlace(spec.liveBefore, live, mapBox(layout, region), recordedCells)
+        : byPlace
+          ? checkPlace(byPlace, live, mapBox(layout, region), recordedCells)
           : checkChange(live, before, after, region, layout);
       return change.ok
         ? located(identity, layout, change.toAfter, '')
