@@ -27,6 +27,11 @@ export interface DesktopOptions {
   signal?: AbortSignal;
   /** Pauses between input steps (see {@link InputTiming} for each default). */
   timing?: InputTiming;
+  /**
+   * When the X keyboard typing goes through opens: at the first typing (default), or now, in the
+   * background, so the first typing does not wait for it (about 15 ms: a replay, which types soon).
+   */
+  keyboard?: 'at-first-typing' | 'now';
 }
 
 /**
@@ -53,6 +58,7 @@ export async function createDesktop(options: DesktopOptions = {}): Promise<Deskt
       process.platform === 'linux' ? XKeyboard.open().catch(() => undefined) : Promise.resolve(undefined);
     return keyboard;
   };
+  if (options.keyboard === 'now') void openKeyboard();
   // The accessibility bus opens at the first lookup (record and replay ask at once; capture-only users never).
   let accessibility: Promise<Accessibility | null> | undefined;
   const accessibilityOnce = () => {

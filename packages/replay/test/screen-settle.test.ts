@@ -1,5 +1,5 @@
 import type { RawFrame } from '@mime-desktop/os-io';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { measureFrameDifference, waitForSettle } from '../src/actions/screen-settle.ts';
 
 function frame(width: number, height: number, paint: (x: number, y: number) => number = () => 255): RawFrame {
@@ -92,6 +92,31 @@ describe('waitForSettle', () => {
     expect(settled.waitedMs).toBeLessThan(1000);
     expect(settled.captures).toBeGreaterThan(4);
     expect(settled.frame.data[0]).toBe(120);
+  });
+
+  it('takes the last capture of a still stretch when it is the stable window long, not an interval after', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      // A capture that takes 8 ms, as a 1280x800 grab does; the screen never changes.
+      const times: number[] = [];
+      const still = frame(4, 4);
+      const waiting = waitForSettle(
+        async () => {
+          times.push(performance.now());
+          await new Promise((resolve) => setTimeout(resolve, 8));
+          return still;
+        },
+        { intervalMs: 16, stableMs: 33 },
+      );
+      await vi.advanceTimersByTimeAsync(200);
+      const settled = await waiting;
+      expect(settled.settled).toBe(true);
+      // Captured at 0, after 16 ms of pause (at 24) and at 33, when the stretch is 33 ms long; at a
+      // fixed pace the third would have waited until 48.
+      expect(times.map((t) => t - (times[0] ?? 0))).toEqual([0, 24, 33]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('gives up after the timeout with the latest frame', async () => {

@@ -4,7 +4,7 @@
  * the pixels of text differ from the recording; whether a dialog opened, a field filled or a list
  * appeared shows in the layout.
  */
-import { type Box, clampBox, pixelWords, type RgbaImage } from './image.ts';
+import { type Box, clampBox, pixelWords, type RgbaImage, sameRows } from './image.ts';
 
 /** Size of the square cells a layout is reduced to, pixels. */
 const CELL = 4;
@@ -26,29 +26,39 @@ function pixelDiffers(a: RgbaImage, b: RgbaImage, offset: number, tolerance: num
 
 /**
  * Per CELL x CELL cell, the bounds [x0, y0, x1, y1] of its changed pixels (-1: none). Identical
- * pixels, most of two screens, are passed over with one 32-bit comparison.
+ * rows, most of two screens, are passed over natively, identical pixels with one 32-bit comparison.
  */
 function changedCells(
   a: RgbaImage,
   b: RgbaImage,
   tolerance: number,
 ): { cells: Int32Array; cols: number; rows: number } {
-  const cols = Math.ceil(a.width / CELL);
-  const rows = Math.ceil(a.height / CELL);
+  const { width, height } = a;
+  const cols = Math.ceil(width / CELL);
+  const rows = Math.ceil(height / CELL);
   const cells = new Int32Array(cols * rows * 4).fill(-1);
   const wa = pixelWords(a.data);
   const wb = pixelWords(b.data);
-  for (let y = 0; y < a.height; y += 1) {
-    for (let x = 0; x < a.width; x += 1) {
-      const pixel = y * a.width + x;
-      if (wa && wb && wa[pixel] === wb[pixel]) continue;
+  for (let y = 0; y < height; y += 1) {
+    // Most rows are the same in both frames: passed over natively.
+    if (sameRows(a, b, y)) continue;
+    const cellRow = Math.floor(y / CELL) * cols;
+    for (let x = 0; x < width; x += 1) {
+      const pixel = y * width + x;
+      if (wa !== null && wb !== null && wa[pixel] === wb[pixel]) continue;
       if (!pixelDiffers(a, b, pixel * 4, tolerance)) continue;
-      const at = (Math.floor(y / CELL) * cols + Math.floor(x / CELL)) * 4;
-      const fresh = cells[at] === -1;
-      cells[at] = fresh ? x : Math.min(cells[at] as number, x);
-      cells[at + 1] = fresh ? y : Math.min(cells[at + 1] as number, y);
-      cells[at + 2] = Math.max(cells[at + 2] as number, x);
-      cells[at + 3] = Math.max(cells[at + 3] as number, y);
+      const at = (cellRow + Math.floor(x / CELL)) * 4;
+      if (cells[at] === -1) {
+        cells[at] = x;
+        cells[at + 1] = y;
+        cells[at + 2] = x;
+        cells[at + 3] = y;
+        continue;
+      }
+      // Rows come in order: the first is the top, the latest the bottom.
+      if (x < (cells[at] as number)) cells[at] = x;
+      if (x > (cells[at + 2] as number)) cells[at + 2] = x;
+      cells[at + 3] = y;
     }
   }
   return { cells, cols, rows };
@@ -112,6 +122,7 @@ export function changedCellsIn(
   const wb = pixelWords(b.data);
   const changed = new Set<number>();
   for (let y = area.y; y < area.y + area.height; y += 1) {
+    if (sameRows(a, b, y)) continue;
     for (let x = area.x; x < area.x + area.width; x += 1) {
       const pixel = y * a.width + x;
       if (wa && wb && wa[pixel] === wb[pixel]) continue;

@@ -1,4 +1,5 @@
 import { join } from 'node:path';
+import pixelmatch from 'pixelmatch';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { similarity } from '../src/compare.ts';
@@ -73,5 +74,20 @@ describe('similarity', () => {
     expect(similarity(a, b, playButton)).toBe(1);
     const playingTitle = { x: 250, y: 620, width: 200, height: 40 };
     expect(similarity(a, b, playingTitle)).toBeLessThan(0.95);
+  });
+});
+
+describe('similarity over the rows that differ', () => {
+  it('counts what pixelmatch counts over the whole images', async () => {
+    const shots = await Promise.all([0, 1, 2, 3, 4].map((n) => decodeImage(join(SHOTS, `${n}.png`))));
+    let compared = 0;
+    for (const [k, a] of shots.entries()) {
+      const b = shots[k + 1];
+      if (!b) break;
+      const whole = pixelmatch(a.data, b.data, undefined, a.width, a.height, { threshold: 0.1 });
+      if (whole > 0) compared += 1;
+      expect(similarity(a, b)).toBe(1 - whole / (a.width * a.height));
+    }
+    expect(compared).toBeGreaterThanOrEqual(3);
   });
 });

@@ -100,10 +100,11 @@ export interface SettleWait extends SettleOptions {
 }
 
 /**
- * Captures every `intervalMs` until the screen has stayed the same (see `threshold`) for `stableMs`,
- * or `timeoutMs` passes, and returns the first frame of that stable stretch (on screen since then;
- * the one `onCandidate` saw), or the latest frame on a timeout. No fixed sleep: a screen that is
- * already still costs `stableMs` and a few captures.
+ * Captures every `intervalMs` until the screen has stayed the same (see `threshold`) for `stableMs`
+ * (two captures that far apart, and every one between them, alike), or `timeoutMs` passes, and
+ * returns the first frame of that stable stretch (on screen since then; the one `onCandidate` saw),
+ * or the latest frame on a timeout. No fixed sleep: a screen that is already still costs `stableMs`
+ * and a few captures.
  */
 export async function waitForSettle(
   capture: () => Promise<RawFrame>,
@@ -116,29 +117,34 @@ export async function waitForSettle(
   );
   const started = performance.now();
   if (afterAction && initialDelayMs > 0) await sleep(initialDelayMs, signal);
-  let stable = await capture();
+  // A frame's time is when its capture started (the server grabs the pixels as it is asked).
   let stableSince = performance.now();
+  let stable = await capture();
   let captures = 1;
   let announce = true;
   for (;;) {
     if (performance.now() - started >= timeoutMs) {
       return { frame: stable, settled: false, waitedMs: performance.now() - started, captures };
     }
+    // Every `intervalMs` while the screen changes; the last capture of a stable stretch falls when the
+    // stretch is `stableMs` long, not an interval after.
+    const due = Math.min(intervalMs, stableSince + stableMs - performance.now());
     // The pause runs while `onCandidate` starts its work (encoding the model image), not after it.
-    const pause = sleep(intervalMs, signal);
+    const pause = sleep(Math.max(0, due), signal);
     if (announce) onCandidate?.(stable);
     announce = false;
     await pause;
+    const at = performance.now();
     const current = await capture();
     captures += 1;
     if (measureFrameDifference(stable, current) > threshold) {
       stable = current;
-      stableSince = performance.now();
+      stableSince = at;
       announce = true;
       continue;
     }
-    const now = performance.now();
-    if (now - stableSince >= stableMs)
-      return { frame: stable, settled: true, waitedMs: now - started, captures };
+    if (at - stableSince >= stableMs) {
+      return { frame: stable, settled: true, waitedMs: performance.now() - started, captures };
+    }
   }
 }

@@ -17,6 +17,11 @@ const POLL_MS = 16;
  * agent's, because every look that follows polls until the screen shows what the recording shows.
  */
 const RECORDED_STABLE_MS = 33;
+/**
+ * How recent a frame the last look passed at once may be to serve the next look, ms (two frames at
+ * 60 Hz): nothing acted since, so the screen it shows is the screen now.
+ */
+const REUSE_MS = 33;
 
 export interface Watched<T> {
   look: Look<T>;
@@ -36,6 +41,8 @@ export class ScreenWatcher {
    * the first look, which then polls, and the look after it waits for the screen to settle.
    */
   #acted = false;
+  /** The frame the last look passed at once, when no action ran since. */
+  #last: { frame: RawFrame; live: RgbaImage; at: number } | null = null;
 
   constructor(
     desktop: Desktop,
@@ -51,37 +58,46 @@ export class ScreenWatcher {
   /** Tells the watcher an action ran: the next look waits for the screen to settle first. */
   acted(): void {
     this.#acted = true;
+    this.#last = null;
   }
 
   /**
    * Waits for the screen to settle when an action ran since the last look, then polls until `look`
    * passes or the step timeout. A look cannot always tell the app has not reacted yet (an extract
    * reads whatever is there), so after an action the screen must first stay the same for two frames.
-   * A screen already looked at since is not waited for again.
+   * A screen already looked at since is not waited for again, and the frame a look passed at once
+   * serves the next look when it comes within {@link REUSE_MS}.
    */
   async watch<T>(look: (live: RgbaImage) => Promise<Look<T>> | Look<T>): Promise<Watched<T>> {
     const started = performance.now();
     const capture = () => this.#desktop.captureFrame();
-    let frame = this.#acted
-      ? (
-          await waitForSettle(capture, {
-            ...this.#settle,
-            stableMs: Math.min(this.#settle.stableMs, RECORDED_STABLE_MS),
-            signal: this.#signal,
-          })
-        ).frame
-      : await capture();
+    const last = this.#last;
+    this.#last = null;
+    const reused = !this.#acted && last !== null && started - last.at <= REUSE_MS ? last : null;
+    let frame = reused
+      ? reused.frame
+      : this.#acted
+        ? (
+            await waitForSettle(capture, {
+              ...this.#settle,
+              stableMs: Math.min(this.#settle.stableMs, RECORDED_STABLE_MS),
+              signal: this.#signal,
+            })
+          ).frame
+        : await capture();
+    let live = reused ? reused.live : await liveImage(frame);
     // The screen counts as still for the next look only when this one passed at once: a look that
     // had to poll saw the screen changing.
     this.#acted = false;
     for (;;) {
-      const live = await liveImage(frame);
       const result = await look(live);
       const waitedMs = performance.now() - started;
+      if (result.ok && !this.#acted) this.#last = { frame, live, at: performance.now() };
       if (result.ok || waitedMs >= this.#timeoutMs) return { look: result, live, frame, waitedMs };
       this.#acted = true;
       await sleep(POLL_MS, this.#signal);
       frame = await capture();
+      live = await liveImage(frame);
     }
   }
 

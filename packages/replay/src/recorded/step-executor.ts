@@ -200,8 +200,8 @@ class RecordedRun {
   async #runSubtask(entry: SubtaskEntry): Promise<void> {
     const { subtask } = entry;
     const state: SubtaskState = { layout: null, done: [] };
-    for (const step of subtask.steps) {
-      const failure = await this.#runStep(step, entry, state);
+    for (const [k, step] of subtask.steps.entries()) {
+      const failure = await this.#runStep(step, entry, state, subtask.steps[k + 1]);
       if (failure !== null) {
         await this.#handOver(entry, state, failure);
         return;
@@ -216,8 +216,16 @@ class RecordedRun {
     this.#ctx.memory.noteSubtaskDone(subtask.text);
   }
 
-  /** Checks, executes and verifies one step; returns why the subtask cannot go on without the model, or null. */
-  async #runStep(step: WorkflowStep, entry: SubtaskEntry, state: SubtaskState): Promise<string | null> {
+  /**
+   * Checks, executes and verifies one step (`next`: the one after it in its subtask); returns why the
+   * subtask cannot go on without the model, or null.
+   */
+  async #runStep(
+    step: WorkflowStep,
+    entry: SubtaskEntry,
+    state: SubtaskState,
+    next: WorkflowStep | undefined,
+  ): Promise<string | null> {
     const { budgets, settings, log, memory } = this.#ctx;
     budgets.checkWallTime();
     budgets.chargeIteration(`subtask ${entry.subtask_i}`);
@@ -228,9 +236,11 @@ class RecordedRun {
       entry.recordStep({ i: step.i, executed_by: 'skipped', reason: recorded.message });
       return this.#needModel(recorded.message, null);
     }
-    // The frame after the action (checked after it, and the next step's PRE frame) decodes while
-    // this step's screen is waited for.
-    recorded.post().catch(() => undefined);
+    // This step's frames and the next one's decode, and where they change is found, while this
+    // step's screen is waited for.
+    this.#warm(recorded);
+    const nextRecorded = next && this.#steps.of(next);
+    if (nextRecorded && !(nextRecorded instanceof TraceUnavailableError)) this.#warm(nextRecorded);
     if (recorded.event.action_type === 'extract') return this.#extract(recorded, entry, turn, state);
     const before = await this.#lookBefore(recorded, turn, state);
     const action = before.ok ? recordedAction(recorded, before.value.map) : recordedAction(recorded);
@@ -550,18 +560,26 @@ class RecordedRun {
     if (before.width !== after.width || before.height !== after.height) return null;
     const region = this.#recordedChange(before, after);
     if (!region) return null;
-    const unlike = spec.liveBeforeIfUnlike;
-    const byPlace =
-      spec.liveBefore ?? (unlike && !looksAsRecorded(unlike, before, after, region, layout) ? unlike : null);
-    const recordedCells = byPlace ? changedCellsIn(before, after, region) : 0;
+    let recordedCells: number | null = null;
+    /** Whether the screen before the action looked otherwise than recorded (asked once, on a first miss). */
+    let unlike: boolean | null = null;
     const watched = await this.#screen.watch((live) => {
       // A layout found by a locator (not the recorded one) maps the compared region to any screen.
       const sameSize = (live.width === before.width && live.height === before.height) || layout !== RECORDED;
-      const change = !sameSize
+      const inPlace = (since: RgbaImage) => {
+        recordedCells ??= changedCellsIn(before, after, region);
+        return checkPlace(since, live, mapBox(layout, region), recordedCells);
+      };
+      let change = !sameSize
         ? { ok: false, toAfter: 0 }
-        : byPlace
-          ? checkPlace(byPlace, live, mapBox(layout, region), recordedCells)
+        : spec.liveBefore
+          ? inPlace(spec.liveBefore)
           : checkChange(live, before, after, region, layout);
+      const otherLook = spec.liveBeforeIfUnlike;
+      if (sameSize && !change.ok && !spec.liveBefore && otherLook) {
+        unlike ??= !looksAsRecorded(otherLook, before, after, region, layout);
+        if (unlike) change = inPlace(otherLook);
+      }
       return change.ok
         ? located(identity, layout, change.toAfter, '')
         : failed(
@@ -592,6 +610,15 @@ class RecordedRun {
       ...(spec.recordedFrame && this.#outcomeShots(turn, watched.frame, spec.recordedFrame)),
     });
     return null;
+  }
+
+  /** Decodes a step's recorded frames and finds where they differ, ahead of its checks; best effort. */
+  #warm(recorded: RecordedStep): void {
+    Promise.all([recorded.pre(), recorded.post()])
+      .then(([pre, post]) => {
+        if (post && pre.width === post.width && pre.height === post.height) this.#recordedChange(pre, post);
+      })
+      .catch(() => undefined);
   }
 
   /** Where two recorded frames differ (computed once a pair). */

@@ -301,9 +301,11 @@ export async function replay(
   options: ReplayOptions = {},
 ): Promise<ReplayResult> {
   const prepared = await prepareReplay(workflow, options);
-  // No fixed pause after an action: each mode waits for what it expects on the screen instead.
+  // No fixed pause after an action: each mode waits for what it expects on the screen instead. The
+  // keyboard opens while the run starts, not at its first typing.
   const desktop =
-    prepared.desktop ?? (await createDesktop({ signal: prepared.signal, timing: { afterActionMs: 0 } }));
+    prepared.desktop ??
+    (await createDesktop({ signal: prepared.signal, timing: { afterActionMs: 0 }, keyboard: 'now' }));
   try {
     return await finishReplay(prepared, await executeReplay(prepared, desktop));
   } finally {

@@ -1,0 +1,66 @@
+import type { Desktop, HookEvent } from '@mime-desktop/os-io';
+import { describe, expect, it } from 'vitest';
+import { PauseGate } from '../src/kernel/pause-gate.ts';
+
+/** A desktop whose hooks are fed by the test. */
+function hookedDesktop(): { desktop: Desktop; send: (event: Partial<HookEvent>) => void } {
+  let listener: ((event: HookEvent) => void) | undefined;
+  const desktop = {
+    startHooks: async (onEvent: (event: HookEvent) => void) => {
+      listener = onEvent;
+      return { stop: async () => undefined };
+    },
+  } as unknown as Desktop;
+  const send = (event: Partial<HookEvent>) =>
+    listener?.({ time: 0, keycode: 0, modifiers: [], ...event } as HookEvent);
+  return { desktop, send };
+}
+
+const held = ['ctrl', 'alt', 'shift'] as const;
+const settled = async (promise: Promise<void>) =>
+  Promise.race([promise.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 30))]);
+
+describe('PauseGate on the hotkey', () => {
+  it('resumes once the hotkey and its modifiers are let go, not while they are held', async () => {
+    const changes: boolean[] = [];
+    const gate = new PauseGate((paused) => changes.push(paused));
+    const { desktop, send } = hookedDesktop();
+    await gate.listen(desktop, 'ctrl+alt+shift+p');
+    send({ type: 'keydown', key: 'p', modifiers: [...held] });
+    expect(gate.paused).toBe(true);
+    send({ type: 'keyup', key: 'p', modifiers: [...held] });
+    send({ type: 'keyup', key: 'shift', modifiers: ['ctrl', 'alt'] });
+    send({ type: 'keyup', key: 'alt', modifiers: ['ctrl'] });
+    send({ type: 'keyup', key: 'ctrl', modifiers: [] });
+    // Resumed by the same chord: said at once, acted on once every key is up.
+    send({ type: 'keydown', key: 'p', modifiers: [...held] });
+    expect(changes).toEqual([true, false]);
+    const waiting = gate.wait(new AbortController().signal);
+    expect(await settled(waiting)).toBe(false);
+    send({ type: 'keyup', key: 'p', modifiers: [...held] });
+    send({ type: 'keyup', key: 'ctrl', modifiers: ['alt', 'shift'] });
+    expect(await settled(waiting)).toBe(false);
+    send({ type: 'keyup', key: 'shift', modifiers: ['alt', 'shift'] });
+    expect(await settled(waiting)).toBe(false);
+    // The last modifier's own key up may still count it.
+    send({ type: 'keyup', key: 'alt', modifiers: ['alt'] });
+    expect(await settled(waiting)).toBe(true);
+    expect(await settled(gate.wait(new AbortController().signal))).toBe(true);
+  });
+
+  it('resumes at once from code (a UI button), and after a second at most when a key up is missed', async () => {
+    const gate = new PauseGate(() => undefined);
+    gate.set(true);
+    const fromCode = gate.wait(new AbortController().signal);
+    gate.set(false);
+    expect(await settled(fromCode)).toBe(true);
+
+    const { desktop, send } = hookedDesktop();
+    await gate.listen(desktop, 'ctrl+alt+shift+p');
+    gate.set(true);
+    send({ type: 'keydown', key: 'p', modifiers: [...held] });
+    const started = performance.now();
+    await gate.wait(new AbortController().signal);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(900);
+  });
+});
