@@ -1,8 +1,8 @@
 /**
  * Accessibility-first replay on a real GTK3 dialog with two entries (zenity --forms): recorded with
  * `mime record` by input, reflected, then replayed in auto mode with new params while the dialog is
- * moved, in a dark theme, with fonts 1.25x, and on a bigger screen: 0 model calls, the values the
- * dialog hands back are the new ones.
+ * moved, in a dark theme, with fonts 1.25x, scaled 2x (GDK_SCALE) and on a bigger screen: 0 model
+ * calls, the values the dialog hands back are the new ones.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -113,6 +113,8 @@ const variants: Array<[string, { width?: number; height?: number }, Record<strin
   ['moved 150 px', {}, {}, true],
   ['in a dark theme', {}, { GTK_THEME: 'Adwaita:dark' }, false],
   ['with fonts 1.25x', {}, { GDK_DPI_SCALE: '1.25' }, false],
+  // GTK reports the elements' places in its own unscaled pixels: mime scales them to the screen's.
+  ['scaled 2x (GDK_SCALE)', {}, { GDK_SCALE: '2' }, false],
   ['on a 1920x1080 screen', { width: 1920, height: 1080 }, {}, false],
 ];
 

@@ -85,7 +85,9 @@ describe('trace and auto on the unchanged app', () => {
     expect((await desktop().readAppState()).action).toBe(pausedState.action);
     await desktop().pressKeys('ctrl+alt+shift+p');
     const result = await running.done;
-    expect(result.exitCode, result.stderr).toBe(0);
+    // The app's state says what the typing after the resume did, should it fail.
+    const state = JSON.stringify(await desktop().readAppState());
+    expect(result.exitCode, `${result.stderr}\napp state: ${state}`).toBe(0);
     expect(result.stderr).toContain('▶ resumed');
     expect((await desktop().readAppState()).playing).toBe('Faint');
     const runId = result.stdout.trim().split('\n')[0] as string;

@@ -55,8 +55,8 @@ function differingBands(a: RgbaImage, b: RgbaImage): { y: number; height: number
   return bands;
 }
 
-/** How much detail a region holds: the standard deviation of its greys (0 for a flat area, ~8+ for text or edges). */
-export function greyContrast(image: RgbaImage, box: Box): number {
+/** The mean of a region's greys (0-255) and their standard deviation (0 for a flat area, ~8+ for text or edges). */
+export function greyStats(image: RgbaImage, box: Box): { mean: number; deviation: number } {
   const area = clampBox(box, image);
   let sum = 0;
   let squares = 0;
@@ -71,9 +71,14 @@ export function greyContrast(image: RgbaImage, box: Box): number {
       n += 1;
     }
   }
-  if (n === 0) return 0;
+  if (n === 0) return { mean: 0, deviation: 0 };
   const mean = sum / n;
-  return Math.sqrt(Math.max(0, squares / n - mean * mean));
+  return { mean, deviation: Math.sqrt(Math.max(0, squares / n - mean * mean)) };
+}
+
+/** How much detail a region holds: the standard deviation of its greys (0 for a flat area, ~8+ for text or edges). */
+export function greyContrast(image: RgbaImage, box: Box): number {
+  return greyStats(image, box).deviation;
 }
 
 /**

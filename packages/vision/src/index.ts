@@ -1,4 +1,4 @@
-export { type CompareOptions, detailSimilarity, greyContrast, similarity } from './compare.ts';
+export { type CompareOptions, detailSimilarity, greyContrast, greyStats, similarity } from './compare.ts';
 export { type FindOptions, findTemplate, type TemplateMatch } from './find.ts';
 export {
   type Box,

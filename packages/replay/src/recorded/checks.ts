@@ -15,6 +15,7 @@ import {
   changedCellsIn,
   clampBox,
   crop,
+  greyStats,
   layoutProgress,
   type RgbaImage,
   similarity,
@@ -219,27 +220,23 @@ export function checkChange(
   return { ok: best.ok, toAfter: best.toAfter };
 }
 
+/** How far apart two mean greys (0-255) may be for two screens to count as in the same colours. */
+const OTHER_COLOURS_GREY = 64;
+
 /**
- * Whether the live screen before an action looks as the recording did before it, where the recording
- * changed: false under another theme or colours (dark for light), where "changed the way the
- * recording shows" cannot be told and only "changed in the same place" can.
+ * Whether the live screen before an action shows the region the recording changed in other colours
+ * (a dark theme for a light one: its mean grey is far from the recorded one), where "changed the way
+ * the recording shows" cannot be told and only "changed in the same place" can. Another value in a
+ * field or other rows in a list leave the colours as they were: the check stays by pixels then.
  */
-export function looksAsRecorded(
+export function inOtherColours(
   liveBefore: RgbaImage,
   before: RgbaImage,
-  after: RgbaImage,
   region: Box,
   layout: Layout,
 ): boolean {
-  const nudges = isMoved(layout) ? [-6, -3, 0, 3, 6] : [0];
-  return nudges.some((ny) =>
-    nudges.some(
-      (nx) =>
-        layoutProgress(liveBefore, before, after, region, {
-          transform: { ...layout, dx: layout.dx + nx, dy: layout.dy + ny },
-        }).toBefore >= CHANGE_CHECK.stillBefore,
-    ),
-  );
+  const recorded = greyStats(before, region).mean;
+  return Math.abs(greyStats(liveBefore, mapBox(layout, region)).mean - recorded) >= OTHER_COLOURS_GREY;
 }
 
 /**

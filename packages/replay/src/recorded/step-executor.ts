@@ -54,10 +54,10 @@ import {
   type Failure,
   failed,
   identity,
+  inOtherColours,
   type Located,
   type Look,
   located,
-  looksAsRecorded,
   type TypedVerdict,
   typedTextCheckable,
 } from './checks.ts';
@@ -543,7 +543,7 @@ class RecordedRun {
   async #verifyChange(spec: {
     /** Given: only where the screen changed since this frame is checked (it must be where the recording changed). */
     liveBefore: RgbaImage | null;
-    /** The same, when this frame does not look as the recording did there (another theme). */
+    /** The same, when this frame shows the recorded change's region in other colours (another theme). */
     liveBeforeIfUnlike?: RgbaImage;
     /** A subtask's outcome: the recorded frame `after` is, relative to the workflow folder. */
     recordedFrame?: string;
@@ -561,7 +561,7 @@ class RecordedRun {
     const region = this.#recordedChange(before, after);
     if (!region) return null;
     let recordedCells: number | null = null;
-    /** Whether the screen before the action looked otherwise than recorded (asked once, on a first miss). */
+    /** Whether the screen before the action was in other colours than recorded (asked once, on a first miss). */
     let unlike: boolean | null = null;
     const watched = await this.#screen.watch((live) => {
       // A layout found by a locator (not the recorded one) maps the compared region to any screen.
@@ -577,7 +577,7 @@ class RecordedRun {
           : checkChange(live, before, after, region, layout);
       const otherLook = spec.liveBeforeIfUnlike;
       if (sameSize && !change.ok && !spec.liveBefore && otherLook) {
-        unlike ??= !looksAsRecorded(otherLook, before, after, region, layout);
+        unlike ??= inOtherColours(otherLook, before, region, layout);
         if (unlike) change = inPlace(otherLook);
       }
       return change.ok
