@@ -1,6 +1,6 @@
 import type { Desktop, HookEvent } from '@mime-desktop/os-io';
 import { describe, expect, it } from 'vitest';
-import { PauseGate } from '../src/kernel/pause-gate.ts';
+import { PauseControl, PauseGate } from '../src/kernel/pause-gate.ts';
 
 /** A desktop whose hooks are fed by the test. */
 function hookedDesktop(): { desktop: Desktop; send: (event: Partial<HookEvent>) => void } {
@@ -16,6 +16,13 @@ function hookedDesktop(): { desktop: Desktop; send: (event: Partial<HookEvent>) 
   return { desktop, send };
 }
 
+/** A gate listening for the default hotkey on hooks the test feeds. */
+async function listeningGate(gate = new PauseGate(() => undefined)) {
+  const { desktop, send } = hookedDesktop();
+  await gate.listen(desktop, 'ctrl+alt+shift+p');
+  return { gate, send };
+}
+
 const held = ['ctrl', 'alt', 'shift'] as const;
 const settled = async (promise: Promise<void>) =>
   Promise.race([promise.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 30))]);
@@ -23,9 +30,7 @@ const settled = async (promise: Promise<void>) =>
 describe('PauseGate on the hotkey', () => {
   it('resumes once the hotkey and its modifiers are let go, not while they are held', async () => {
     const changes: boolean[] = [];
-    const gate = new PauseGate((paused) => changes.push(paused));
-    const { desktop, send } = hookedDesktop();
-    await gate.listen(desktop, 'ctrl+alt+shift+p');
+    const { gate, send } = await listeningGate(new PauseGate((paused) => changes.push(paused)));
     send({ type: 'keydown', key: 'p', modifiers: [...held] });
     expect(gate.paused).toBe(true);
     send({ type: 'keyup', key: 'p', modifiers: [...held] });
@@ -48,6 +53,21 @@ describe('PauseGate on the hotkey', () => {
     expect(await settled(gate.wait(new AbortController().signal))).toBe(true);
   });
 
+  it('holds an action while the user holds a modifier, paused or not', async () => {
+    const { gate, send } = await listeningGate();
+    send({ type: 'keydown', key: 'ctrl', modifiers: ['ctrl'] });
+    const waiting = gate.wait(new AbortController().signal);
+    expect(await settled(waiting)).toBe(false);
+    send({ type: 'keydown', key: 'c', modifiers: ['ctrl'] });
+    send({ type: 'keyup', key: 'c', modifiers: ['ctrl'] });
+    expect(await settled(waiting)).toBe(false);
+    send({ type: 'keyup', key: 'ctrl', modifiers: [] });
+    expect(await settled(waiting)).toBe(true);
+    // A plain key held does not hold the run (it is typing of the user's, not a chord in the way).
+    send({ type: 'keydown', key: 'a', modifiers: [] });
+    expect(await settled(gate.wait(new AbortController().signal))).toBe(true);
+  });
+
   it('resumes at once from code (a UI button), and after a second at most when a key up is missed', async () => {
     const gate = new PauseGate(() => undefined);
     gate.set(true);
@@ -55,12 +75,40 @@ describe('PauseGate on the hotkey', () => {
     gate.set(false);
     expect(await settled(fromCode)).toBe(true);
 
-    const { desktop, send } = hookedDesktop();
-    await gate.listen(desktop, 'ctrl+alt+shift+p');
+    const { send } = await listeningGate(gate);
     gate.set(true);
     send({ type: 'keydown', key: 'p', modifiers: [...held] });
+    gate.set(false);
     const started = performance.now();
     await gate.wait(new AbortController().signal);
     expect(performance.now() - started).toBeGreaterThanOrEqual(900);
+    // The missed key up is not waited for again.
+    expect(await settled(gate.wait(new AbortController().signal))).toBe(true);
+  });
+
+  it('stops waiting for keys when the run is aborted', async () => {
+    const { gate, send } = await listeningGate();
+    send({ type: 'keydown', key: 'alt', modifiers: ['alt'] });
+    const controller = new AbortController();
+    const waiting = gate.wait(controller.signal);
+    controller.abort(new Error('fail-safe'));
+    await expect(waiting).rejects.toThrow('fail-safe');
+  });
+});
+
+describe('PauseControl', () => {
+  it('holds a pause given before the run listens, and tells each command after', () => {
+    const control = new PauseControl();
+    control.pause();
+    const told: boolean[] = [];
+    const stop = control.listen((paused) => told.push(paused));
+    control.resume();
+    control.pause();
+    stop();
+    control.resume();
+    expect(told).toEqual([true, false, true]);
+    const later: boolean[] = [];
+    control.listen((paused) => later.push(paused));
+    expect(later).toEqual([]);
   });
 });

@@ -5,47 +5,58 @@ import { formatKeyChord, type KeyChord, normalizeKeyChord } from '@mime-desktop/
 export const DEFAULT_PAUSE_HOTKEY = 'ctrl+alt+shift+p';
 
 /**
- * The longest a resume by the hotkey waits for its keys to be let go, ms: typed while Ctrl and Alt are
- * still held, "Faint" reaches the app as Ctrl+Alt+F, Ctrl+Alt+A... (a key up the hook missed does not
- * hold the run longer).
+ * The longest an action waits for keys the user holds (a modifier, the pause hotkey's key just after
+ * it resumed the run), ms: typed while Ctrl and Alt are held, "Faint" reaches the app as Ctrl+Alt+F,
+ * Ctrl+Alt+A...; a click becomes a Ctrl+click. A key up the hook missed holds the run no longer.
  */
-const HOTKEY_RELEASE_MS = 1000;
+const KEYS_UP_MS = 1000;
 
 /**
  * Pauses and resumes a run from code (a button of a UI), as the pause hotkey does: pass it as
- * `ReplayOptions.pause`. Commands given while no run listens are not kept.
+ * `ReplayOptions.pause`. It keeps its state: paused before the run listens (a Pause pressed right
+ * after Run), the run pauses before its first action.
  */
 export class PauseControl {
   readonly #listeners = new Set<(paused: boolean) => void>();
+  #paused = false;
 
   /** Pauses the run before its next action (the run emits `paused`). */
   pause(): void {
+    this.#paused = true;
     for (const listener of this.#listeners) listener(true);
   }
 
   /** Resumes a paused run (the run emits `resumed`). */
   resume(): void {
+    this.#paused = false;
     for (const listener of this.#listeners) listener(false);
   }
 
-  /** Calls `listener` with each command; returns how to stop. */
+  /** Calls `listener` with each command (at once when paused already); returns how to stop. */
   listen(listener: (paused: boolean) => void): () => void {
     this.#listeners.add(listener);
+    if (this.#paused) listener(true);
     return () => this.#listeners.delete(listener);
   }
 }
 
 /**
- * Pauses a replay between actions: the hotkey or a {@link PauseControl} pauses it, and executors wait at `wait()` before
- * each action while it is paused. The fail-safe still aborts a paused run.
+ * Pauses a replay between actions: the hotkey or a {@link PauseControl} pauses it, and executors wait
+ * at `wait()` before each action while it is paused, and while the user holds a modifier key or the
+ * hotkey (as the hook sees them), so that no action of mime's overlaps keys of the user's. The
+ * fail-safe still aborts a paused run.
  */
 export class PauseGate {
   #paused = false;
   #resume: (() => void) | undefined;
   #resumed: Promise<void> = Promise.resolve();
   readonly #onChange: (paused: boolean) => void;
-  /** A resume by the hotkey, waiting for its keys to be let go. */
-  #release: { key: string; keyUp: boolean; done: () => void } | null = null;
+  /** The modifiers held now, as the hook last told. */
+  #modifiers: readonly string[] = [];
+  /** The hotkey's key while it is down. */
+  #hotkeyDown: string | null = null;
+  /** Told of each key that goes up. */
+  readonly #onKeyUp = new Set<() => void>();
 
   constructor(onChange: (paused: boolean) => void) {
     this.#onChange = onChange;
@@ -55,25 +66,12 @@ export class PauseGate {
     return this.#paused;
   }
 
-  /**
-   * Pauses or resumes. `heldKey`: the hotkey's key, still down with its modifiers; a resume then lets
-   * the run go on once they are all up (or after {@link HOTKEY_RELEASE_MS}).
-   */
-  toggle(heldKey?: string): void {
+  toggle(): void {
     this.#paused = !this.#paused;
     if (this.#paused) {
       this.#resumed = new Promise((resolve) => {
         this.#resume = resolve;
       });
-    } else if (heldKey !== undefined) {
-      const resume = this.#resume;
-      const timer = setTimeout(() => done(), HOTKEY_RELEASE_MS);
-      const done = () => {
-        clearTimeout(timer);
-        this.#release = null;
-        resume?.();
-      };
-      this.#release = { key: heldKey, keyUp: false, done };
     } else {
       this.#resume?.();
     }
@@ -86,43 +84,72 @@ export class PauseGate {
   }
 
   /**
-   * Resolves at once when running, or when resumed (by the hotkey: once its keys are up); rejects when
-   * `signal` aborts meanwhile.
+   * Resolves once running and no key the user holds is in the way (see {@link KEYS_UP_MS}); rejects
+   * when `signal` aborts meanwhile.
    */
-  wait(signal: AbortSignal): Promise<void> {
-    if (!this.#paused && !this.#release) return Promise.resolve();
-    return new Promise((resolve, reject) => {
-      const onAbort = () => reject(signal.reason);
-      if (signal.aborted) return onAbort();
-      signal.addEventListener('abort', onAbort, { once: true });
-      void this.#resumed.then(() => {
-        signal.removeEventListener('abort', onAbort);
+  async wait(signal: AbortSignal): Promise<void> {
+    if (this.#paused) await abortable(this.#resumed, signal);
+    if (!this.#keysHeld()) return;
+    let stop: () => void = () => undefined;
+    const up = new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        // A key up the hook missed: taken as up from now on.
+        this.#modifiers = [];
+        this.#hotkeyDown = null;
         resolve();
-      });
+      }, KEYS_UP_MS);
+      const check = () => {
+        if (!this.#keysHeld()) resolve();
+      };
+      this.#onKeyUp.add(check);
+      stop = () => {
+        clearTimeout(timer);
+        this.#onKeyUp.delete(check);
+      };
     });
+    try {
+      await abortable(up, signal);
+    } finally {
+      stop();
+    }
   }
 
-  /** A key let go: a resume by the hotkey goes on once its key and every modifier are up. */
-  #keyUp(key: string | null, modifiers: readonly string[]): void {
-    const release = this.#release;
-    if (!release) return;
-    if (key === release.key) release.keyUp = true;
-    // A modifier's own key up may still count it as held.
-    if (release.keyUp && modifiers.every((m) => m === key)) release.done();
+  #keysHeld(): boolean {
+    return this.#modifiers.length > 0 || this.#hotkeyDown !== null;
   }
 
-  /** Listens for the hotkey on the desktop's global hooks; `null` turns the hotkey off. */
+  /** Listens for the hotkey (and the keys held) on the desktop's global hooks; `null` turns it off. */
   async listen(desktop: Desktop, hotkey: string | null): Promise<HookSubscription | null> {
     if (!hotkey) return null;
     const chord = normalizeKeyChord(hotkey);
     return desktop.startHooks((event) => {
       if (event.type === 'keyup') {
-        this.#keyUp(event.key, event.modifiers);
+        // A modifier's own key up may still count it as held.
+        this.#modifiers = event.modifiers.filter((m) => m !== event.key);
+        if (event.key === this.#hotkeyDown) this.#hotkeyDown = null;
+        for (const told of this.#onKeyUp) told();
         return;
       }
-      if (event.type !== 'keydown' || event.key === null) return;
-      const pressed = formatKeyChord({ modifiers: event.modifiers, key: event.key } as KeyChord);
-      if (pressed === chord) this.toggle(event.key);
+      if (event.type !== 'keydown') return;
+      this.#modifiers = event.modifiers;
+      if (event.key === null) return;
+      if (formatKeyChord({ modifiers: event.modifiers, key: event.key } as KeyChord) === chord) {
+        this.#hotkeyDown = event.key;
+        this.toggle();
+      }
     });
   }
+}
+
+/** `promise`, or the signal's reason as soon as it aborts. */
+function abortable(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    void promise.then(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    });
+  });
 }
