@@ -97,10 +97,7 @@ function nearestLabel(
  * box, scaled, is the box of a window on the screen (size and place alike, within 2 px a unit);
  * null when none is.
  */
-export function reportedScale(
-  reported: readonly ElementBox[],
-  screen: readonly { x: number; y: number; width: number; height: number }[],
-): number | null {
+export function reportedScale(reported: readonly ElementBox[], screen: readonly ElementBox[]): number | null {
   const matches = (r: ElementBox, s: number) =>
     screen.some((b) => {
       const near = (actual: number, expected: number) => Math.abs(actual - expected) <= 2 * Math.max(1, s);

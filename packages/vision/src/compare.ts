@@ -1,5 +1,5 @@
 import pixelmatch from 'pixelmatch';
-import { type Box, clampBox, crop, type RgbaImage, sameRows } from './image.ts';
+import { type Box, clampBox, crop, type RgbaImage, rowsAlike } from './image.ts';
 
 /** How many rows away pixelmatch's anti-aliasing test reads: a pixel's neighbours, and theirs. */
 const AA_REACH = 2;
@@ -44,8 +44,9 @@ export function similarity(a: RgbaImage, b: RgbaImage, box?: Box, options: Compa
  */
 function differingBands(a: RgbaImage, b: RgbaImage): { y: number; height: number }[] {
   const bands: { y: number; height: number }[] = [];
+  const alike = rowsAlike(a, b);
   for (let y = 0; y < a.height; y += 1) {
-    if (sameRows(a, b, y)) continue;
+    if (alike(y)) continue;
     const top = Math.max(0, y - AA_REACH);
     const bottom = Math.min(a.height, y + AA_REACH + 1);
     const last = bands.at(-1);

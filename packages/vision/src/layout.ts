@@ -4,7 +4,7 @@
  * the pixels of text differ from the recording; whether a dialog opened, a field filled or a list
  * appeared shows in the layout.
  */
-import { type Box, clampBox, pixelWords, type RgbaImage, sameRows } from './image.ts';
+import { type Box, clampBox, pixelWords, type RgbaImage, rowsAlike } from './image.ts';
 
 /** Size of the square cells a layout is reduced to, pixels. */
 const CELL = 4;
@@ -39,9 +39,10 @@ function changedCells(
   const cells = new Int32Array(cols * rows * 4).fill(-1);
   const wa = pixelWords(a.data);
   const wb = pixelWords(b.data);
+  const alike = rowsAlike(a, b);
   for (let y = 0; y < height; y += 1) {
     // Most rows are the same in both frames: passed over natively.
-    if (sameRows(a, b, y)) continue;
+    if (alike(y)) continue;
     const cellRow = Math.floor(y / CELL) * cols;
     for (let x = 0; x < width; x += 1) {
       const pixel = y * width + x;
@@ -121,8 +122,9 @@ export function changedCellsIn(
   const wa = pixelWords(a.data);
   const wb = pixelWords(b.data);
   const changed = new Set<number>();
+  const alike = rowsAlike(a, b);
   for (let y = area.y; y < area.y + area.height; y += 1) {
-    if (sameRows(a, b, y)) continue;
+    if (alike(y)) continue;
     for (let x = area.x; x < area.x + area.width; x += 1) {
       const pixel = y * a.width + x;
       if (wa && wb && wa[pixel] === wb[pixel]) continue;

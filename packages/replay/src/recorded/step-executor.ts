@@ -399,8 +399,8 @@ class RecordedRun {
     const otherText =
       action.action === 'type' && event.action_type === 'type' && action.text !== event.action_details.text;
     return this.#verifyChange({
-      liveBefore: otherText ? liveBefore : null,
-      liveBeforeIfUnlike: liveBefore,
+      liveBefore,
+      byPlace: otherText ? 'always' : 'in-other-colours',
       check: 'after_step',
       step_i: recorded.step.i,
       before: pre,
@@ -541,10 +541,14 @@ class RecordedRun {
    * shows no visible change.
    */
   async #verifyChange(spec: {
-    /** Given: only where the screen changed since this frame is checked (it must be where the recording changed). */
+    /** The screen before the action, where the check may ask for a change since it (see `byPlace`). */
     liveBefore: RgbaImage | null;
-    /** The same, when this frame shows the recorded change's region in other colours (another theme). */
-    liveBeforeIfUnlike?: RgbaImage;
+    /**
+     * When only where the screen changed since `liveBefore` is checked (it must be where the recording
+     * changed), not how: always (other text typed than recorded), or where that screen shows the
+     * region in other colours than recorded (another theme). Default: never.
+     */
+    byPlace?: 'always' | 'in-other-colours';
     /** A subtask's outcome: the recorded frame `after` is, relative to the workflow folder. */
     recordedFrame?: string;
     check: ScreenCheck;
@@ -560,9 +564,10 @@ class RecordedRun {
     if (before.width !== after.width || before.height !== after.height) return null;
     const region = this.#recordedChange(before, after);
     if (!region) return null;
+    const { liveBefore, byPlace } = spec;
     let recordedCells: number | null = null;
     /** Whether the screen before the action was in other colours than recorded (asked once, on a first miss). */
-    let unlike: boolean | null = null;
+    let otherColours: boolean | null = null;
     const watched = await this.#screen.watch((live) => {
       // A layout found by a locator (not the recorded one) maps the compared region to any screen.
       const sameSize = (live.width === before.width && live.height === before.height) || layout !== RECORDED;
@@ -572,13 +577,12 @@ class RecordedRun {
       };
       let change = !sameSize
         ? { ok: false, toAfter: 0 }
-        : spec.liveBefore
-          ? inPlace(spec.liveBefore)
+        : liveBefore && byPlace === 'always'
+          ? inPlace(liveBefore)
           : checkChange(live, before, after, region, layout);
-      const otherLook = spec.liveBeforeIfUnlike;
-      if (sameSize && !change.ok && !spec.liveBefore && otherLook) {
-        unlike ??= inOtherColours(otherLook, before, region, layout);
-        if (unlike) change = inPlace(otherLook);
+      if (sameSize && !change.ok && liveBefore && byPlace === 'in-other-colours') {
+        otherColours ??= inOtherColours(liveBefore, before, region, layout);
+        if (otherColours) change = inPlace(liveBefore);
       }
       return change.ok
         ? located(identity, layout, change.toAfter, '')
