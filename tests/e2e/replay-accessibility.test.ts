@@ -186,7 +186,10 @@ describe('a workflow made without a model', () => {
         { env: { ...harness.env } },
       );
       expect((await formState(harness)).sent, result.stderr).toEqual({ name: 'Cy Young', city: 'Oslo' });
-      expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
+      expect(JSON.parse(result.stdout), result.stderr).toMatchObject({
+        outcome: 'success',
+        usage: { calls: 0 },
+      });
     });
   }, 90_000);
 });

@@ -261,6 +261,11 @@ export interface LayoutProgress {
   toBefore: number;
   /** How many cells the recorded action changed. */
   cells: number;
+  /**
+   * Share (0..1) of the cells the action left alone (alike in both recorded frames) that look the
+   * same live: how well the live region lines up with the recorded one, whatever the action did.
+   */
+  context: number;
 }
 
 /**
@@ -285,11 +290,18 @@ export function layoutProgress(
   let offScreen = 0;
   let toAfter = 0;
   let toBefore = 0;
+  let stable = 0;
+  let stableAlike = 0;
   for (let i = 0; i < now.length; i += 1) {
     const a = was[i] ?? 0;
     const b = will[i] ?? 0;
-    if (Math.abs(a - b) <= tolerance) continue;
     const n = now[i] ?? Number.NaN;
+    if (Math.abs(a - b) <= tolerance) {
+      if (Number.isNaN(n)) continue;
+      stable += 1;
+      if (Math.abs(n - a) <= tolerance) stableAlike += 1;
+      continue;
+    }
     if (Number.isNaN(n)) {
       offScreen += 1;
       continue;
@@ -298,9 +310,10 @@ export function layoutProgress(
     if (Math.abs(n - b) <= tolerance) toAfter += 1;
     if (Math.abs(n - a) <= tolerance) toBefore += 1;
   }
+  const context = stable === 0 ? 0 : stableAlike / stable;
   // A change that is mostly off the live screen cannot be told from none.
-  if (offScreen > cells) return { toAfter: 0, toBefore: 0, cells: cells + offScreen };
+  if (offScreen > cells) return { toAfter: 0, toBefore: 0, cells: cells + offScreen, context };
   return cells === 0
-    ? { toAfter: 1, toBefore: 1, cells }
-    : { toAfter: toAfter / cells, toBefore: toBefore / cells, cells };
+    ? { toAfter: 1, toBefore: 1, cells, context }
+    : { toAfter: toAfter / cells, toBefore: toBefore / cells, cells, context };
 }
