@@ -19,6 +19,7 @@ export {
   type LayoutProgress,
   type LayoutTransform,
   layoutProgress,
+  layoutProgressAt,
   layoutSimilarity,
   type ProgressOptions,
 } from './layout.ts';

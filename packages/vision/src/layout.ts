@@ -184,6 +184,27 @@ function cellGreys(image: RgbaImage, box: Box): Float32Array {
   return sums.map((sum, i) => sum / Math.max(1, counts[i] ?? 1));
 }
 
+/**
+ * {@link cellGreys} of a recorded frame, kept while the frame lives: a check compares the same
+ * recorded frames with every live frame it polls.
+ */
+const recordedGreys = new WeakMap<RgbaImage, Map<string, Float32Array>>();
+
+function recordedCellGreys(image: RgbaImage, box: Box): Float32Array {
+  let byBox = recordedGreys.get(image);
+  if (!byBox) {
+    byBox = new Map();
+    recordedGreys.set(image, byBox);
+  }
+  const key = `${box.x},${box.y},${box.width},${box.height}`;
+  let greys = byBox.get(key);
+  if (!greys) {
+    greys = cellGreys(image, box);
+    byBox.set(key, greys);
+  }
+  return greys;
+}
+
 export interface LayoutOptions {
   /** Largest difference of a cell's mean grey level (0-255) that still counts as alike. Default 40. */
   tolerance?: number;
@@ -201,35 +222,92 @@ export interface ProgressOptions extends LayoutOptions {
   transform?: LayoutTransform;
 }
 
+/** Where a transform puts a recorded coordinate on the live screen. */
+const mapped = (v: number, scale: number, d: number) => Math.round(v * scale + d);
+
+/**
+ * Summed grey levels of an image's rectangle [x0, x1) x [y0, y1): any sub-rectangle's mean in four
+ * look-ups, so a region compared at many places costs one pass over its pixels.
+ */
+class GreySums {
+  readonly #sums: Float64Array;
+  readonly #x0: number;
+  readonly #y0: number;
+  readonly #stride: number;
+
+  constructor(image: RgbaImage, x0: number, y0: number, x1: number, y1: number) {
+    this.#x0 = x0;
+    this.#y0 = y0;
+    this.#stride = x1 - x0 + 1;
+    const sums = new Float64Array(this.#stride * (y1 - y0 + 1));
+    const { data, width } = image;
+    for (let y = y0; y < y1; y += 1) {
+      let row = 0;
+      const above = (y - y0) * this.#stride;
+      const here = above + this.#stride;
+      for (let x = x0; x < x1; x += 1) {
+        const o = (y * width + x) * 4;
+        row += 0.299 * (data[o] ?? 0) + 0.587 * (data[o + 1] ?? 0) + 0.114 * (data[o + 2] ?? 0);
+        const k = x - x0 + 1;
+        sums[here + k] = (sums[above + k] ?? 0) + row;
+      }
+    }
+    this.#sums = sums;
+  }
+
+  /** Mean grey of [x0, x1) x [y0, y1), inside the summed rectangle. */
+  mean(x0: number, y0: number, x1: number, y1: number): number {
+    const s = this.#sums;
+    const a = (y0 - this.#y0) * this.#stride - this.#x0;
+    const b = (y1 - this.#y0) * this.#stride - this.#x0;
+    const total = (s[b + x1] ?? 0) - (s[b + x0] ?? 0) - (s[a + x1] ?? 0) + (s[a + x0] ?? 0);
+    return total / ((x1 - x0) * (y1 - y0));
+  }
+}
+
+/** The live rectangle every transform maps `box` to, a pixel wider and taller, clamped to the image. */
+function mappedBounds(image: RgbaImage, box: Box, transforms: readonly LayoutTransform[]) {
+  let x0 = image.width;
+  let y0 = image.height;
+  let x1 = 0;
+  let y1 = 0;
+  for (const t of transforms) {
+    x0 = Math.min(x0, mapped(box.x, t.scale, t.dx));
+    y0 = Math.min(y0, mapped(box.y, t.scale, t.dy));
+    x1 = Math.max(x1, mapped(box.x + box.width, t.scale, t.dx) + 1);
+    y1 = Math.max(y1, mapped(box.y + box.height, t.scale, t.dy) + 1);
+  }
+  x0 = Math.max(0, x0);
+  y0 = Math.max(0, y0);
+  return {
+    x0,
+    y0,
+    x1: Math.max(x0, Math.min(image.width, x1)),
+    y1: Math.max(y0, Math.min(image.height, y1)),
+  };
+}
+
 /** Mean grey level of the live rectangle each recorded cell of `box` maps to; NaN where it is off screen. */
-function mappedCellGreys(image: RgbaImage, box: Box, t: LayoutTransform): Float32Array {
+function mappedCellGreys(
+  sums: GreySums,
+  bounds: ReturnType<typeof mappedBounds>,
+  box: Box,
+  t: LayoutTransform,
+) {
   const cols = Math.ceil(box.width / CELL);
   const rows = Math.ceil(box.height / CELL);
   const out = new Float32Array(cols * rows);
-  const at = (v: number, d: number) => Math.round(v * t.scale + d);
   for (let cy = 0; cy < rows; cy += 1) {
     for (let cx = 0; cx < cols; cx += 1) {
-      const x0 = at(box.x + cx * CELL, t.dx);
-      const y0 = at(box.y + cy * CELL, t.dy);
-      const x1 = Math.max(x0 + 1, at(box.x + Math.min(box.width, (cx + 1) * CELL), t.dx));
-      const y1 = Math.max(y0 + 1, at(box.y + Math.min(box.height, (cy + 1) * CELL), t.dy));
-      const inside = x0 >= 0 && y0 >= 0 && x1 <= image.width && y1 <= image.height;
-      out[cy * cols + cx] = inside ? meanGrey(image, x0, y0, x1, y1) : Number.NaN;
+      const x0 = mapped(box.x + cx * CELL, t.scale, t.dx);
+      const y0 = mapped(box.y + cy * CELL, t.scale, t.dy);
+      const x1 = Math.max(x0 + 1, mapped(box.x + Math.min(box.width, (cx + 1) * CELL), t.scale, t.dx));
+      const y1 = Math.max(y0 + 1, mapped(box.y + Math.min(box.height, (cy + 1) * CELL), t.scale, t.dy));
+      const inside = x0 >= bounds.x0 && y0 >= bounds.y0 && x1 <= bounds.x1 && y1 <= bounds.y1;
+      out[cy * cols + cx] = inside ? sums.mean(x0, y0, x1, y1) : Number.NaN;
     }
   }
   return out;
-}
-
-function meanGrey(image: RgbaImage, x0: number, y0: number, x1: number, y1: number): number {
-  let sum = 0;
-  for (let y = y0; y < y1; y += 1) {
-    for (let x = x0; x < x1; x += 1) {
-      const o = (y * image.width + x) * 4;
-      sum +=
-        0.299 * (image.data[o] ?? 0) + 0.587 * (image.data[o + 1] ?? 0) + 0.114 * (image.data[o + 2] ?? 0);
-    }
-  }
-  return sum / ((x1 - x0) * (y1 - y0));
 }
 
 /**
@@ -273,6 +351,7 @@ export interface LayoutProgress {
  * `box` that the action changed in the recording: a live frame where the same thing happened looks
  * like the after-frame there (new text in a field, a dialog, a list), one where nothing happened like
  * the before-frame. Other text of a similar length in the same place still counts as the change.
+ * The recorded frames' cells are kept for the next call (see {@link layoutProgressAt}).
  */
 export function layoutProgress(
   live: RgbaImage,
@@ -281,11 +360,41 @@ export function layoutProgress(
   box: Box,
   options: ProgressOptions = {},
 ): LayoutProgress {
+  const { transform = { scale: 1, dx: 0, dy: 0 }, ...rest } = options;
+  return layoutProgressAt(live, before, after, box, [transform], rest)[0] as LayoutProgress;
+}
+
+/**
+ * {@link layoutProgress} with the recorded layout at each of several places on the live screen (a
+ * layout known to a few pixels), the live region summed once for all of them. The recorded frames'
+ * cells are kept for the next live frame (they must not change while in use).
+ */
+export function layoutProgressAt(
+  live: RgbaImage,
+  before: RgbaImage,
+  after: RgbaImage,
+  box: Box,
+  transforms: readonly LayoutTransform[],
+  options: LayoutOptions = {},
+): LayoutProgress[] {
   const region = clampBox(box, before);
-  const { tolerance = 40, transform = { scale: 1, dx: 0, dy: 0 } } = options;
-  const now = mappedCellGreys(live, region, transform);
-  const was = cellGreys(before, region);
-  const will = cellGreys(after, region);
+  const { tolerance = 40 } = options;
+  const was = recordedCellGreys(before, region);
+  const will = recordedCellGreys(after, region);
+  const bounds = mappedBounds(live, region, transforms);
+  const sums = new GreySums(live, bounds.x0, bounds.y0, bounds.x1, bounds.y1);
+  return transforms.map((transform) =>
+    progressOf(was, will, mappedCellGreys(sums, bounds, region, transform), tolerance),
+  );
+}
+
+/** The progress of live cells `now` from the recorded cells `was` (before) to `will` (after). */
+function progressOf(
+  was: Float32Array,
+  will: Float32Array,
+  now: Float32Array,
+  tolerance: number,
+): LayoutProgress {
   let cells = 0;
   let offScreen = 0;
   let toAfter = 0;

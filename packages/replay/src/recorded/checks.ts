@@ -16,7 +16,7 @@ import {
   clampBox,
   crop,
   greyStats,
-  layoutProgress,
+  layoutProgressAt,
   type RgbaImage,
   similarity,
 } from '@mime-desktop/vision';
@@ -222,15 +222,20 @@ export function checkChange(
     width: Math.min(before.width, region.x + region.width + CONTEXT_MARGIN) - x,
     height: Math.min(before.height, region.y + region.height + CONTEXT_MARGIN) - y,
   };
+  const offsets = nudges.flatMap((ny) => nudges.map((nx) => ({ nx, ny })));
+  const progress = layoutProgressAt(
+    live,
+    before,
+    after,
+    around,
+    offsets.map(({ nx, ny }) => ({ ...layout, dx: layout.dx + nx, dy: layout.dy + ny })),
+  );
   let best = { toAfter: 0, toBefore: 1, context: Number.NEGATIVE_INFINITY, distance: 0 };
-  for (const ny of nudges) {
-    for (const nx of nudges) {
-      const transform = { ...layout, dx: layout.dx + nx, dy: layout.dy + ny };
-      const { toAfter, toBefore, context } = layoutProgress(live, before, after, around, { transform });
-      const distance = Math.abs(nx) + Math.abs(ny);
-      if (context > best.context || (context === best.context && distance < best.distance)) {
-        best = { toAfter, toBefore, context, distance };
-      }
+  for (const [k, { toAfter, toBefore, context }] of progress.entries()) {
+    const { nx, ny } = offsets[k] ?? { nx: 0, ny: 0 };
+    const distance = Math.abs(nx) + Math.abs(ny);
+    if (context > best.context || (context === best.context && distance < best.distance)) {
+      best = { toAfter, toBefore, context, distance };
     }
   }
   const ok = best.toAfter >= CHANGE_CHECK.toAfter && best.toBefore <= CHANGE_CHECK.stillBefore;
