@@ -37,7 +37,7 @@ export type ExampleSpots = ReadonlyArray<{ value: ShownValue; box: Box }>;
 const OCR_MARGIN = 8;
 
 /** Words of a crop (with a margin), in the frame's pixels. */
-async function readCrop(ocr: OcrEngine, image: RgbaImage, box: Box): Promise<OcrWord[]> {
+export async function readCrop(ocr: OcrEngine, image: RgbaImage, box: Box): Promise<OcrWord[]> {
   const area = clampBox(
     {
       x: box.x - OCR_MARGIN,

@@ -14,7 +14,6 @@
  */
 import type { RawFrame } from '@mime-desktop/os-io';
 import {
-  type ActionManifestEvent,
   describeElement,
   type ElementIdentity,
   identityOf,
@@ -26,18 +25,7 @@ import {
   stepFrameName,
   type WorkflowStep,
 } from '@mime-desktop/schema';
-import {
-  type Box,
-  changedCellsIn,
-  changedRegion,
-  encodeImage,
-  findPhrase,
-  type OcrEngine,
-  type OcrWord,
-  type RgbaImage,
-  wordsLeftOf,
-  wordsRightOf,
-} from '@mime-desktop/vision';
+import { type Box, changedCellsIn, changedRegion, type RgbaImage } from '@mime-desktop/vision';
 import { describeAction } from '../actions/computer-action.ts';
 import { executeAction } from '../actions/execute-action.ts';
 import type { ReplayDivergenceError } from '../errors.ts';
@@ -62,6 +50,7 @@ import {
   typedTextCheckable,
 } from './checks.ts';
 import { recordDivergence } from './divergence.ts';
+import { type RecordedExample, readExample, readExtract } from './extract-reading.ts';
 import { type Layout, mapBox, mapPoint, RECORDED } from './layout-map.ts';
 import { type Locator, ladder, locate } from './locators.ts';
 import {
@@ -101,44 +90,6 @@ interface SubtaskState {
   done: HistoryEntry[];
 }
 
-/** The label left of the example value in the recorded frame, and the value's box. */
-function locateExample(
-  words: readonly OcrWord[],
-  values: readonly string[],
-): { label: string; box: Box } | null {
-  let best: { label: string; box: Box } | null = null;
-  for (const value of values) {
-    for (const box of findPhrase(words, value)) {
-      const label = wordsLeftOf(words, box)
-        .slice(-3)
-        .map((w) => w.text)
-        .join(' ');
-      if (!best || label.length > best.label.length) best = { label, box };
-    }
-  }
-  return best;
-}
-
-/** Reads an extract from the live screen where its example value stood in the recording; null when it cannot. */
-async function extractByOcr(
-  ocr: OcrEngine,
-  event: ActionManifestEvent,
-  prePng: Buffer,
-  live: RgbaImage,
-): Promise<string | null> {
-  if (event.action_type !== 'extract' || event.action_details.values.length === 0) return null;
-  const example = locateExample(await ocr.readWords(prePng), event.action_details.values);
-  if (!example?.label) return null;
-  const liveWords = await ocr.readWords(await encodeImage(live));
-  const anchor = findPhrase(liveWords, example.label)[0];
-  if (!anchor) return null;
-  const value = wordsRightOf(liveWords, anchor)
-    .map((w) => w.text)
-    .join(' ')
-    .trim();
-  return value || null;
-}
-
 class RecordedRun {
   readonly #ctx: RunContext;
   readonly #policy: ModePolicy;
@@ -146,6 +97,8 @@ class RecordedRun {
     PlannedSubtask,
     Promise<{ region: Box; spots: ExampleSpots } | null>
   >();
+  /** Each extract's recorded example, read ahead (see #runSubtask). */
+  readonly #examplesByStep = new WeakMap<WorkflowStep, Promise<RecordedExample | null>>();
   readonly #screen: ScreenWatcher;
   readonly #locators: Promise<Locator[]>;
   #recording: Recording = { events: new Map(), frames: new Map() };
@@ -200,6 +153,14 @@ class RecordedRun {
   async #runSubtask(entry: SubtaskEntry): Promise<void> {
     const { subtask } = entry;
     const state: SubtaskState = { layout: null, done: [] };
+    // Each extract's example is read off its recorded frame (OCR of the whole frame, about 0.3 s)
+    // while the steps before it run.
+    for (const step of this.#ctx.settings.dryRun ? [] : subtask.steps) {
+      const recorded = this.#steps.of(step);
+      if (!(recorded instanceof TraceUnavailableError) && recorded.event.action_type === 'extract') {
+        this.#exampleOf(recorded).catch(() => undefined);
+      }
+    }
     for (const [k, step] of subtask.steps.entries()) {
       const failure = await this.#runStep(step, entry, state, subtask.steps[k + 1]);
       if (failure !== null) {
@@ -625,6 +586,27 @@ class RecordedRun {
       .catch(() => undefined);
   }
 
+  /** An extract's recorded example (read once a step). */
+  #exampleOf(recorded: RecordedStep): Promise<RecordedExample | null> {
+    let example = this.#examplesByStep.get(recorded.step);
+    if (!example) {
+      const { event } = recorded;
+      const previous = this.#recording.frames.get((recorded.step.source?.event_index ?? 0) - 1);
+      example =
+        event.action_type === 'extract'
+          ? Promise.all([recorded.pre(), previous === undefined ? null : this.#steps.frame(previous)]).then(
+              ([pre, before]) => {
+                const sameSize = before && before.width === pre.width && before.height === pre.height;
+                const changed = sameSize ? this.#recordedChange(before, pre) : null;
+                return readExample(this.#ctx.ocr, pre, event.action_details.values, changed);
+              },
+            )
+          : Promise.resolve(null);
+      this.#examplesByStep.set(recorded.step, example);
+    }
+    return example;
+  }
+
   /** Where two recorded frames differ (computed once a pair). */
   #recordedChange(before: RgbaImage, after: RgbaImage): Box | null {
     let byAfter = this.#regions.get(before);
@@ -668,7 +650,10 @@ class RecordedRun {
     const pre = await recorded.pre();
     const value =
       pre.width === watched.live.width && pre.height === watched.live.height
-        ? await extractByOcr(this.#ctx.ocr, recorded.event, await recorded.prePng(), watched.live)
+        ? await this.#exampleOf(recorded).then(
+            (example) =>
+              example && readExtract(this.#ctx.ocr, example, watched.live, state.layout ?? RECORDED),
+          )
         : null;
     const report = (executed_by: 'trace' | 'agent' | 'skipped', reason: string) =>
       log.emit({
