@@ -153,9 +153,10 @@ class RecordedRun {
   async #runSubtask(entry: SubtaskEntry): Promise<void> {
     const { subtask } = entry;
     const state: SubtaskState = { layout: null, done: [] };
-    // Each extract's example is read off its recorded frame (OCR of the whole frame, about 0.3 s)
-    // while the steps before it run.
-    for (const step of this.#ctx.settings.dryRun ? [] : subtask.steps) {
+    // Each extract's example is read off its recorded frame while the steps before it run, once the
+    // OCR worker runs: starting it (about 1 s of CPU) beside the steps would slow them on two cores.
+    const readAhead = !this.#ctx.settings.dryRun && this.#ctx.ocr.started;
+    for (const step of readAhead ? subtask.steps : []) {
       const recorded = this.#steps.of(step);
       if (!(recorded instanceof TraceUnavailableError) && recorded.event.action_type === 'extract') {
         this.#exampleOf(recorded).catch(() => undefined);
