@@ -592,20 +592,23 @@ class RecordedRun {
     let example = this.#examplesByStep.get(recorded.step);
     if (!example) {
       const { event } = recorded;
-      const previous = this.#recording.frames.get((recorded.step.source?.event_index ?? 0) - 1);
       example =
         event.action_type === 'extract'
-          ? Promise.all([recorded.pre(), previous === undefined ? null : this.#steps.frame(previous)]).then(
-              ([pre, before]) => {
-                const sameSize = before && before.width === pre.width && before.height === pre.height;
-                const changed = sameSize ? this.#recordedChange(before, pre) : null;
-                return readExample(this.#ctx.ocr, pre, event.action_details.values, changed);
-              },
-            )
+          ? Promise.all([recorded.pre(), this.#frameBefore(recorded.step)]).then(([pre, before]) => {
+              const sameSize = before && before.width === pre.width && before.height === pre.height;
+              const changed = sameSize ? this.#recordedChange(before, pre) : null;
+              return readExample(this.#ctx.ocr, pre, event.action_details.values, changed);
+            })
           : Promise.resolve(null);
       this.#examplesByStep.set(recorded.step, example);
     }
     return example;
+  }
+
+  /** The recorded frame before a step's event (the screen the previous action left), if any. */
+  #frameBefore(step: WorkflowStep): Promise<RgbaImage> | null {
+    const previous = this.#recording.frames.get((step.source?.event_index ?? 0) - 1);
+    return previous === undefined ? null : this.#steps.frame(previous);
   }
 
   /** Where two recorded frames differ (computed once a pair). */
@@ -631,13 +634,13 @@ class RecordedRun {
     const description = `extract ${step.variable_name ?? ''}`.trim();
     // OCR reads whatever is on the screen: the change the recording shows since its previous event
     // (the value appearing after a click) must be there first, or the old value would be read.
-    const previous = this.#recording.frames.get((step.source?.event_index ?? 0) - 1);
-    if (previous !== undefined && !this.#ctx.settings.dryRun) {
+    const previous = this.#ctx.settings.dryRun ? null : this.#frameBefore(step);
+    if (previous !== null) {
       const failure = await this.#verifyChange({
         liveBefore: null,
         check: 'before_step',
         step_i: step.i,
-        before: await this.#steps.frame(previous),
+        before: await previous,
         after: await recorded.pre(),
         layout: state.layout ?? RECORDED,
         turn,
