@@ -22,7 +22,7 @@ export interface ReflectModelOptions {
 
 /** Pass B for {@link ReflectModelOptions.plan}. */
 function customPlan(prompt: string, plan: NonNullable<ReflectModelOptions['plan']>) {
-  const summaries = JSON.parse(prompt.slice(prompt.indexOf('['))) as Summary[];
+  const summaries = recordedSteps(prompt);
   const typed = summaries.filter((s) => s.action_type === 'TYPE');
   const split = summaries.findIndex((s) => s.action_type === 'KEYPRESS');
   return {
@@ -108,6 +108,12 @@ function stepCard(prompt: string, sizes: Array<{ width: number; height: number }
   };
 }
 
+/** The step summaries of a Pass B prompt: the JSON inside its `recorded steps` data block. */
+function recordedSteps(prompt: string): Summary[] {
+  const start = prompt.indexOf('[', prompt.indexOf('<data source="recorded steps">'));
+  return JSON.parse(prompt.slice(start, prompt.lastIndexOf('</data>'))) as Summary[];
+}
+
 interface Summary {
   i: number;
   action_type: string;
@@ -115,7 +121,7 @@ interface Summary {
 }
 
 function taskPlan(prompt: string, paramName: string) {
-  const summaries = JSON.parse(prompt.slice(prompt.indexOf('['))) as Summary[];
+  const summaries = recordedSteps(prompt);
   const typed = summaries.find((s) => s.action_type === 'TYPE' && s.action_value !== '<secret>');
   const secret = summaries.find((s) => s.action_value === '<secret>');
   const params = [

@@ -116,7 +116,8 @@ function sectionOf(text: string, title: string): string[] {
   const lines: string[] = [];
   for (const line of text.split('\n').slice(start + 1)) {
     if (line.startsWith('## ')) break;
-    if (line.trim() !== '') lines.push(line);
+    // A section's lines may stand inside a data block: the delimiters are not content.
+    if (line.trim() !== '' && !line.startsWith('<data source=') && line !== '</data>') lines.push(line);
   }
   return lines;
 }

@@ -6,7 +6,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { listHome, loadWorkflow, WORKFLOW_FILE, type Workflow } from '@mime-desktop/schema';
-import { uniqueToolNames } from './tool-names.ts';
+import { assignToolNames, keepToolNames, readToolNames } from './tool-names.ts';
 
 /** A ready workflow and the tool it is. */
 export interface CatalogEntry {
@@ -71,11 +71,14 @@ export class WorkflowCatalog {
       ),
     );
     const usable = loaded.filter((e) => e !== null);
-    const tools = uniqueToolNames(
-      usable.map((e) => e.workflow.task_name),
+    const earlier = await readToolNames(this.home);
+    const tools = assignToolNames(
+      usable.map((e) => ({ id: e.id, taskName: e.workflow.task_name })),
       GENERIC_TOOLS,
+      earlier,
     );
-    this.#entries = usable.map((e, i) => ({ ...e, tool: tools[i] as string }));
+    await keepToolNames(this.home, earlier, tools);
+    this.#entries = usable.map((e) => ({ ...e, tool: tools.get(e.id) as string }));
     this.#stamp = stamp;
     return true;
   }

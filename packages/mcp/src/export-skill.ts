@@ -8,7 +8,9 @@
 import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import {
+  inert,
   loadWorkflow,
+  markdownText,
   RUNS_FOLDER,
   slugOf,
   type TaskParam,
@@ -44,16 +46,22 @@ function extractsOf(workflow: Workflow): string[] {
 }
 
 function descriptionOf(workflow: Workflow): string {
-  const what = (
-    workflow.task_description_user ||
-    workflow.detailed_task_description ||
-    workflow.task_name
+  const what = inert(
+    workflow.task_description_user || workflow.detailed_task_description || workflow.task_name,
   ).trim();
   const sentence = /[.!?]$/.test(what) ? what : `${what}.`;
-  return `${sentence} Use when asked to ${workflow.task_name} on this computer's desktop: it replays a workflow recorded once with mime, with new values, and returns its outcome as JSON.`.slice(
+  return `${sentence} Use when asked to ${inert(workflow.task_name)} on this computer's desktop: it replays a workflow recorded once with mime, with new values, and returns its outcome as JSON.`.slice(
     0,
     1024,
   );
+}
+
+/**
+ * One word for a POSIX shell, in single quotes (nothing inside is expanded: an example of
+ * `$(rm -rf ~)` stays text when an agent copies the line), made inert for the document.
+ */
+function shellWord(text: string): string {
+  return `'${inert(text).replace(/'/g, `'\\''`)}'`;
 }
 
 /** The Markdown of SKILL.md, frontmatter first. */
@@ -63,12 +71,17 @@ export function skillMarkdown(workflow: Workflow, name: string): string {
     description: descriptionOf(workflow),
     compatibility:
       'Needs the mime CLI (npm install -g @mime-desktop/cli; Node 20.19+) and a desktop session with the app the workflow drives (Linux/X11 tested).',
-    metadata: { 'mime-task': workflow.task_name, 'mime-workflow-version': String(workflow.version) },
+    metadata: { 'mime-task': inert(workflow.task_name), 'mime-workflow-version': String(workflow.version) },
   }).trimEnd();
   const params = workflow.task_params;
   const plain = params.filter((p) => !p.sensitive);
   const secrets = params.filter((p) => p.sensitive);
-  const cell = (text: string) => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
+  // Text from the workflow renders as the words it holds: no HTML, link, heading or escape sequence.
+  const cell = (text: string) => markdownText(text.replace(/\n/g, ' '));
+  const task = markdownText(workflow.task_name);
+  const about = markdownText(
+    workflow.task_description_user || workflow.detailed_task_description || workflow.task_name,
+  );
   const inputs =
     params.length === 0
       ? 'None.'
@@ -77,22 +90,22 @@ export function skillMarkdown(workflow: Workflow, name: string): string {
           '| --- | --- | --- | --- | --- |',
           ...params.map(
             (p) =>
-              `| \`${p.name}\` | ${p.type} | ${cell(p.description || p.name)} | ${p.sensitive || p.example === null ? '' : `\`${cell(p.example)}\``} | ${p.sensitive ? `environment \`${env(p)}\` only` : `\`${p.name}=<value>\`${p.example === null && !p.optional ? ' (required)' : ''}`} |`,
+              `| \`${p.name}\` | ${p.type} | ${cell(p.description || p.name)} | ${p.sensitive || p.example === null ? '' : cell(p.example)} | ${p.sensitive ? `environment \`${env(p)}\` only` : `\`${p.name}=<value>\`${p.example === null && !p.optional ? ' (required)' : ''}`} |`,
           ),
         ].join('\n');
-  const example = plain.map((p) => `${p.name}=${JSON.stringify(p.example ?? `<${p.name}>`)}`).join(' ');
+  const example = plain.map((p) => shellWord(`${p.name}=${p.example ?? `<${p.name}>`}`)).join(' ');
   const extracts = extractsOf(workflow);
   return `---
 ${frontmatter}
 ---
 
-# ${workflow.task_name}
+# ${task}
 
-${workflow.task_description_user || workflow.detailed_task_description || workflow.task_name}
+${about}
 
 ## When to use
 
-When the user asks to ${workflow.task_name} on this computer. The skill drives the real desktop (mouse
+When the user asks to ${task} on this computer. The skill drives the real desktop (mouse
 and keyboard), one replay at a time: do not run it while someone works at the screen, and never run
 two at once.
 
@@ -118,7 +131,7 @@ input (a missing param), 130 aborted.
 
 ## Success criteria
 
-${workflow.success_criteria || 'The task is done as recorded.'}
+${workflow.success_criteria ? markdownText(workflow.success_criteria) : 'The task is done as recorded.'}
 `;
 }
 

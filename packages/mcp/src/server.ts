@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  inert,
   listHome,
   RUN_FILES,
   RUNS_FOLDER,
@@ -47,6 +48,14 @@ const FRESH = z
   .optional()
   .describe("put the app in its recorded starting state first (the workflow's setup.reset, or a restart)");
 
+/**
+ * Bounds on what a shared workflow puts into a client's context: its words reach the agent that picks
+ * tools, so they are made inert (no escape sequence, NUL or bidi override) and kept short.
+ */
+const MAX_TITLE = 200;
+const MAX_DESCRIPTION = 2000;
+const MAX_PARAM_TEXT = 500;
+
 /** A param as a tool argument: its type, description and example. */
 function argumentOf(param: TaskParam) {
   const base =
@@ -58,7 +67,9 @@ function argumentOf(param: TaskParam) {
           ? z.number()
           : z.string();
   const example = param.example === null ? '' : ` (recorded: ${JSON.stringify(param.example)})`;
-  const described = base.describe(`${param.description || param.name}${example}`);
+  const described = base.describe(
+    inert(`${param.description || param.name}${example}`, { maxLength: MAX_PARAM_TEXT }),
+  );
   return param.example !== null || param.optional ? described.optional() : described;
 }
 
@@ -70,7 +81,7 @@ function describeWorkflow(workflow: Workflow): string {
     .flatMap((s) => s.steps)
     .flatMap((s) => (s.variable_name ? [s.variable_name] : []));
   const secrets = workflow.task_params.filter((p) => p.sensitive);
-  return [
+  const text = [
     workflow.task_description_user || workflow.detailed_task_description || workflow.task_name,
     workflow.success_criteria && `Succeeds when: ${workflow.success_criteria}`,
     `Replays the recorded desktop workflow "${workflow.task_name}" on this machine's screen (one replay at a time) and returns its outcome${extracts.length > 0 ? ` and the values it reads: ${extracts.join(', ')}` : ''}.`,
@@ -79,6 +90,7 @@ function describeWorkflow(workflow: Workflow): string {
   ]
     .filter(Boolean)
     .join('\n');
+  return inert(text, { multiline: true, maxLength: MAX_DESCRIPTION });
 }
 
 const text = (value: unknown): CallToolResult => ({
@@ -146,7 +158,7 @@ export class MimeMcpServer {
       const tool = this.server.registerTool(
         entry.tool,
         {
-          title: entry.workflow.task_name,
+          title: inert(entry.workflow.task_name, { maxLength: MAX_TITLE }),
           description: describeWorkflow(entry.workflow),
           inputSchema: shape,
           outputSchema: ReplayOutput,
@@ -309,7 +321,7 @@ export class MimeMcpServer {
         list: async () => ({
           resources: catalog.entries.map((e) => ({
             uri: `mime://workflows/${e.id}/schema.json`,
-            name: `${e.workflow.task_name} (schema.json)`,
+            name: `${inert(e.workflow.task_name, { maxLength: MAX_TITLE })} (schema.json)`,
             mimeType: 'application/json',
           })),
         }),

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { DesktopLock } from '../src/desktop-lock.ts';
-import { uniqueToolNames } from '../src/tool-names.ts';
 
 const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -52,13 +51,5 @@ describe('the desktop lock', () => {
     await lock.run('b', async () => order.push('b'));
     await first;
     expect(order).toEqual(['a ended', 'b']);
-  });
-});
-
-describe('tool names', () => {
-  it('are made from task names, unique, never a generic tool', () => {
-    expect(
-      uniqueToolNames(['Play song!', 'play-song', 'replay', 'Grüße senden', '???'], new Set(['replay'])),
-    ).toEqual(['play_song', 'play_song_2', 'replay_2', 'gru_e_senden', 'workflow']);
   });
 });

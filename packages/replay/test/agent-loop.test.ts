@@ -147,7 +147,9 @@ describe('replay (agent mode, fake desktop)', () => {
     expect(first?.tools?.map((t) => t.function.name)).toEqual(['computer_use', 'extract', 'done', 'replan']);
     const parts = first?.messages?.[1]?.content as Array<{ type: string; text?: string }>;
     expect(parts.map((p) => p.type)).toEqual(['text', 'image_url']);
-    expect(parts[0]?.text).toContain('## Current subtask (1 of 2)\nSearch for Faint in the demo app.');
+    expect(parts[0]?.text).toContain(
+      '## Current subtask (1 of 2)\n<data source="workflow">\nSearch for Faint in the demo app.',
+    );
   });
 
   it('hands extracted values to the subtasks that depend on them', async () => {
@@ -169,7 +171,9 @@ describe('replay (agent mode, fake desktop)', () => {
     expect(summary.extracts).toEqual({ artist: 'Linkin Park', now_playing: 'Faint' });
     const prompts = server.chatRequests().map((r) => JSON.stringify(r.body?.messages));
     expect(prompts[0]).not.toContain('Values from earlier subtasks');
-    expect(prompts[2]).toContain('## Values from earlier subtasks\\n- artist = \\"Linkin Park\\"');
+    expect(prompts[2]).toContain(
+      '## Values from earlier subtasks\\n<data source=\\"screen\\">\\n- artist = \\"Linkin Park\\"',
+    );
     expect(JSON.parse(await readFile(join(dir, 'extracts.json'), 'utf8'))).toEqual(summary.extracts);
   });
 

@@ -16,6 +16,7 @@ export * from './recording.ts';
 export * from './run.ts';
 export * from './slug.ts';
 export * from './templates.ts';
+export * from './untrusted-text.ts';
 export * from './validate-target.ts';
 export * from './vocabulary.ts';
 export * from './workflow.ts';

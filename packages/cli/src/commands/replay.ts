@@ -130,8 +130,8 @@ function askHidden(question: string): Promise<string> {
 }
 
 async function promptSecret(param: TaskParam): Promise<string | null> {
-  const about = param.description ? ` (${param.description})` : '';
-  return askHidden(`${style.cyan('?')} ${param.name}${about}, sensitive, not shown: `);
+  const about = param.description ? ` (${inert(param.description)})` : '';
+  return askHidden(`${style.cyan('?')} ${inert(param.name)}${about}, sensitive, not shown: `);
 }
 
 /** The `--confirm` prompt: Enter or y runs the action, n skips it, q stops the run. */
@@ -164,12 +164,12 @@ const OPTION_FLAGS = replayOptionFlags(confirmOnTerminal);
 function describeEvent(event: ReplayEvent): string | null {
   switch (event.type) {
     case 'run_start': {
-      const params = Object.entries(event.params).map(([k, v]) => `${k}=${v}`);
+      const params = Object.entries(event.params).map(([k, v]) => `${inert(k)}=${inert(v)}`);
       return [
         `${style.cyan('▶')} Replaying "${inert(event.task_name)}" (${event.mode} mode${event.dry_run ? ', dry run: nothing is executed' : ''})`,
         style.dim(`  run folder: ${event.dir}`),
         style.dim(`  params: ${params.length > 0 ? params.join(', ') : 'none'}`),
-        ...event.warnings.map((w) => `  ${style.yellow('warning')} ${w}`),
+        ...event.warnings.map((w) => `  ${style.yellow('warning')} ${inert(w)}`),
         style.dim(
           `  stop: Ctrl+C, ${DEFAULT_ABORT_HOTKEY}, or move the pointer into a screen corner; pause: ${DEFAULT_PAUSE_HOTKEY}`,
         ),
@@ -182,8 +182,8 @@ function describeEvent(event: ReplayEvent): string | null {
         executed: '',
         dry_run: style.dim(' (dry run)'),
         skipped: style.yellow(' (skipped)'),
-        failed: style.red(` (failed: ${event.error})`),
-        refused: style.yellow(` (refused: ${event.error})`),
+        failed: style.red(` (failed: ${inert(event.error ?? '')})`),
+        refused: style.yellow(` (refused: ${inert(event.error ?? '')})`),
       };
       return `    ${style.dim(`#${(event.iteration ?? 0) + 1}`)} ${inert(event.description)}${marks[event.status]}`;
     }
@@ -213,7 +213,7 @@ function describeEvent(event: ReplayEvent): string | null {
     case 'agent_scope':
       return style.dim(`  the model may act on: ${inert(event.reason)}`);
     case 'handover':
-      return style.yellow(`    → the model takes over the rest of this subtask: ${event.reason}`);
+      return style.yellow(`    → the model takes over the rest of this subtask: ${inert(event.reason)}`);
     case 'setup':
       return style.dim(
         `${event.fresh ? '  reset the app to its recorded starting state;' : ''}${
@@ -231,13 +231,13 @@ function describeEvent(event: ReplayEvent): string | null {
     case 'done':
       return `    ${style.green('✓')} done: ${inert(event.result ?? event.observation)}`;
     case 'replan':
-      return style.yellow(`  ↻ replanning (${event.trigger}): ${event.reason}`);
+      return style.yellow(`  ↻ replanning (${event.trigger}): ${inert(event.reason)}`);
     case 'budget_exhausted':
       return style.red(`  budget exhausted: ${event.budget} (${event.used}/${event.limit})`);
     case 'error':
       return event.iteration === null
         ? null
-        : style.yellow(`    ! ${event.code}: ${event.message.split('\n')[0]}`);
+        : style.yellow(`    ! ${event.code}: ${inert(event.message.split('\n')[0] ?? '')}`);
     default:
       return null;
   }
