@@ -5,6 +5,7 @@ import {
   type DesktopHarness,
   startDesktopHarness,
 } from '@mime-desktop/test-support/desktop-harness';
+import { sleep } from '@mime-desktop/test-support/wait';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -45,8 +46,6 @@ function pixelAt(frame: RawFrame, x: number, y: number): number[] {
 }
 
 const colorAtCenter = (frame: RawFrame, box: Box) => pixelAt(frame, centerOf(box).x, centerOf(box).y);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('captureFrame', () => {
   it('grabs the screen with its sizes, scale and channel order', async () => {

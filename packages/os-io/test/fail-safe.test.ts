@@ -4,6 +4,7 @@ import {
   type DesktopHarness,
   startDesktopHarness,
 } from '@mime-desktop/test-support/desktop-harness';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AbortedError, createDesktop, type Desktop, type DesktopOptions } from '../src/index.ts';
 
@@ -64,7 +65,7 @@ describe('fail-safe', () => {
     expect(settledAt() - sent).toBeLessThan(150); // including starting xdotool
     expect(desktop.signal.aborted).toBe(true);
     expect(desktop.signal.reason).toBe(error);
-    await new Promise((resolve) => setTimeout(resolve, 200)); // let the app catch up with what was typed
+    await sleep(200); // let the app catch up with what was typed
     const typed = (await harness.readAppState()).typed.length;
     expect(typed).toBeLessThan(400);
 
@@ -72,7 +73,7 @@ describe('fail-safe', () => {
     await harness.moveMouse(640, 400);
     await expect(desktop.click(centerOf(DEMO_LAYOUT.clickPad))).rejects.toBe(error);
     await expect(desktop.typeText('more')).rejects.toBe(error);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
     expect((await harness.readAppState()).typed.length).toBe(typed);
     expect((await harness.readAppState()).padClicks).toBe(0);
   });

@@ -4,6 +4,7 @@ import {
   type DesktopHarness,
   startDesktopHarness,
 } from '@mime-desktop/test-support/desktop-harness';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createDesktop,
@@ -36,7 +37,7 @@ async function capture(act: () => Promise<void>, done: (seen: HookEvent[]) => bo
   events.length = 0;
   await act();
   const deadline = Date.now() + 3000;
-  while (!done(events) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (!done(events) && Date.now() < deadline) await sleep(20);
   return [...events];
 }
 

@@ -4,6 +4,7 @@ import {
   type DesktopHarness,
   startDesktopHarness,
 } from '@mime-desktop/test-support/desktop-harness';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { execa } from 'execa';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDesktop, type Desktop } from '../src/index.ts';
@@ -164,7 +165,7 @@ describe('click', () => {
     await harness.waitForAppState((s) => s.pad === 'middle' && s.padClicks === 2);
     await desktop.click(pad);
     await harness.waitForAppState((s) => s.pad === 'left' && s.padClicks === 3);
-    await new Promise((resolve) => setTimeout(resolve, 600)); // not a double click with the previous one
+    await sleep(600); // not a double click with the previous one
     await desktop.click(pad, { clicks: 2 });
     await harness.waitForAppState((s) => s.pad === 'double' && s.padClicks === 5);
   });
@@ -201,7 +202,7 @@ describe('scroll', () => {
     const settled = async (predicate: (scroll: number) => boolean) => {
       let scroll = (await harness.waitForAppState((s) => predicate(s.scroll))).scroll;
       for (;;) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
+        await sleep(250);
         const again = (await harness.readAppState()).scroll;
         if (again === scroll) return scroll;
         scroll = again;

@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
 import { gtkAppEnv, waitForWindowTitle, windowGeometry } from '@mime-desktop/test-support/gtk-apps';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDesktop, type Desktop } from '../src/index.ts';
@@ -39,7 +40,7 @@ const start = async (command: string, args: string[], title: string) => {
   apps.push(execa(command, args, { env, reject: false, detached: true, stdio: 'ignore' }));
   const id = await waitForWindowTitle(harness, title);
   await harness.xdotool('windowactivate', '--sync', id).catch(() => '');
-  await new Promise((resolve) => setTimeout(resolve, 800));
+  await sleep(800);
   return windowGeometry(harness, id);
 };
 
@@ -65,9 +66,9 @@ describe('typing into GTK apps', () => {
       await desktop.click({ x: window.x + window.width / 2, y: window.y + 40 });
       await desktop.pressKey('escape');
       await desktop.typeText(number);
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await sleep(250);
       await desktop.pressKey('ctrl+c');
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await sleep(150);
       expect(await clipboard()).toBe(number);
     }
   }, 60_000);

@@ -1,10 +1,9 @@
 import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { describe, expect, it } from 'vitest';
 import { commitFiles, withFolderLock } from '../src/folder-lock.ts';
-
-const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('the folder lock', () => {
   it('runs two writers one after the other', async () => {
@@ -13,17 +12,17 @@ describe('the folder lock', () => {
     const writer = (name: string) =>
       withFolderLock(folder, { holder: name }, async () => {
         order.push(`${name} in`);
-        await later(150);
+        await sleep(150);
         order.push(`${name} out`);
       });
-    await Promise.all([writer('a'), later(20).then(() => writer('b'))]);
+    await Promise.all([writer('a'), sleep(20).then(() => writer('b'))]);
     expect(order).toEqual(['a in', 'a out', 'b in', 'b out']);
   });
 
   it('tells a writer that waited too long who holds the lock', async () => {
     const folder = await mkdtemp(join(tmpdir(), 'mime-lock-'));
-    const holding = withFolderLock(folder, { holder: 'mime heal --apply' }, () => later(800));
-    await later(50);
+    const holding = withFolderLock(folder, { holder: 'mime heal --apply' }, () => sleep(800));
+    await sleep(50);
     await expect(
       withFolderLock(folder, { holder: 'mime edit', waitMs: 200 }, async () => 1),
     ).rejects.toMatchObject({
