@@ -14,20 +14,14 @@ describe('recording assets', () => {
     }
   });
 
-  it('refuse a manifest of more events than any recording holds, at once', async () => {
+  it('refuse a manifest of more events than any recording holds, before checking any event', async () => {
     const file = join(await mkdtemp(join(tmpdir(), 'mime-events-')), 'manifest.jsonl');
-    const line = JSON.stringify({
-      action_type: 'key',
-      action_details: { key: 'a' },
-      screenshot: null,
-      timestamp: 1,
-    });
+    // Not one valid event: were they checked, this would be refused for each of them instead.
+    const line = JSON.stringify({ action_type: 'hover', action_details: {}, screenshot: null, timestamp: 1 });
     await writeFile(file, `${`${line}\n`.repeat(300_000)}`);
-    const started = performance.now();
     await expect(readManifest(file)).rejects.toMatchObject({
       code: 'MIME_FILE_UNREADABLE',
       message: expect.stringContaining('300000 events; mime reads a recording of at most 10000'),
     });
-    expect(performance.now() - started).toBeLessThan(5000);
   });
 });
