@@ -4,11 +4,9 @@
  * `sleep` is for a pause that is itself the input or the observation: a person's pace, a button
  * held, a gap longer than a double click, a window of time in which nothing may happen.
  */
-import { setTimeout as delay } from 'node:timers/promises';
-
-/** Resolves after `ms`. */
+/** Resolves after `ms`, on the global timer (so a test's fake timers drive it too). */
 export function sleep(ms: number): Promise<void> {
-  return delay(ms);
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 export interface WaitOptions {
@@ -35,6 +33,6 @@ export async function waitUntil<T>(
     if (last !== undefined && last !== null && last !== false) return last as T;
     if (Date.now() > deadline)
       throw new Error(`${what} did not happen within ${timeoutMs} ms (last: ${String(last)})`);
-    await delay(intervalMs);
+    await sleep(intervalMs);
   }
 }

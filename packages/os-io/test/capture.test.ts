@@ -3,8 +3,8 @@ import {
   centerOf,
   DEMO_LAYOUT,
   type DesktopHarness,
-  startDesktopHarness,
 } from '@mime-desktop/test-support/desktop-harness';
+import { useDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { sleep, waitUntil } from '@mime-desktop/test-support/wait';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -22,15 +22,18 @@ import {
 let harness: DesktopHarness;
 let desktop: Desktop;
 
+// The display stays until this process exits: Xlib in the native modules loaded here ends the
+// process when its X server goes first.
+const desktopHarness = useDesktop({ keepDisplayUntilExit: true });
+
 beforeAll(async () => {
-  harness = await startDesktopHarness();
+  harness = desktopHarness();
   process.env.DISPLAY = harness.display; // before the first desktop call loads nut-js
   desktop = await createDesktop();
 });
 
 afterAll(async () => {
   await desktop?.close();
-  await harness?.stop();
 });
 
 beforeEach(async () => {

@@ -1,9 +1,5 @@
-import {
-  centerOf,
-  DEMO_LAYOUT,
-  type DesktopHarness,
-  startDesktopHarness,
-} from '@mime-desktop/test-support/desktop-harness';
+import { centerOf, DEMO_LAYOUT, type DesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { useDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { sleep } from '@mime-desktop/test-support/wait';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AbortedError, createDesktop, type Desktop, type DesktopOptions } from '../src/index.ts';
@@ -11,14 +7,16 @@ import { AbortedError, createDesktop, type Desktop, type DesktopOptions } from '
 let harness: DesktopHarness;
 const desktops: Desktop[] = [];
 
+// The display stays until this process exits: Xlib in the native modules loaded here ends the
+// process when its X server goes first.
+const desktopHarness = useDesktop({ keepDisplayUntilExit: true });
+
 beforeAll(async () => {
-  harness = await startDesktopHarness();
+  harness = desktopHarness();
   process.env.DISPLAY = harness.display; // before the first desktop call loads nut-js
 });
 
-afterAll(async () => {
-  await harness?.stop();
-});
+afterAll(async () => {});
 
 beforeEach(async () => {
   await harness.resetApp(); // also moves the pointer out of any corner

@@ -1,9 +1,5 @@
-import {
-  centerOf,
-  DEMO_LAYOUT,
-  type DesktopHarness,
-  startDesktopHarness,
-} from '@mime-desktop/test-support/desktop-harness';
+import { centerOf, DEMO_LAYOUT, type DesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { useDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { sleep } from '@mime-desktop/test-support/wait';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -21,15 +17,18 @@ let harness: DesktopHarness;
 let hooks: HookSubscription;
 const events: HookEvent[] = [];
 
+// The display stays until this process exits: Xlib in the native modules loaded here ends the
+// process when its X server goes first.
+const desktopHarness = useDesktop({ keepDisplayUntilExit: true });
+
 beforeAll(async () => {
-  harness = await startDesktopHarness();
+  harness = desktopHarness();
   process.env.DISPLAY = harness.display; // before the first hook call loads uiohook
   hooks = await startHooks((event) => events.push(event));
 });
 
 afterAll(async () => {
   await hooks?.stop();
-  await harness?.stop();
 });
 
 /** Clears the log, runs `act`, then waits until `done` holds for the events seen since. */

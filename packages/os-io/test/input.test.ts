@@ -1,9 +1,5 @@
-import {
-  centerOf,
-  DEMO_LAYOUT,
-  type DesktopHarness,
-  startDesktopHarness,
-} from '@mime-desktop/test-support/desktop-harness';
+import { centerOf, DEMO_LAYOUT, type DesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { useDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { sleep } from '@mime-desktop/test-support/wait';
 import { execa } from 'execa';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -14,15 +10,18 @@ import { toolkitOf } from '../src/x-toolkit.ts';
 let harness: DesktopHarness;
 let desktop: Desktop;
 
+// The display stays until this process exits: Xlib in the native modules loaded here ends the
+// process when its X server goes first.
+const desktopHarness = useDesktop({ keepDisplayUntilExit: true });
+
 beforeAll(async () => {
-  harness = await startDesktopHarness();
+  harness = desktopHarness();
   process.env.DISPLAY = harness.display; // before the first desktop call loads nut-js
   desktop = await createDesktop();
 });
 
 afterAll(async () => {
   await desktop?.close();
-  await harness?.stop();
 });
 
 beforeEach(async () => {

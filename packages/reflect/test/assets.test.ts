@@ -1,7 +1,7 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readManifest } from '@mime-desktop/schema';
+import { tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { describe, expect, it } from 'vitest';
 import { markedPath } from '../src/assets.ts';
 
@@ -15,7 +15,7 @@ describe('recording assets', () => {
   });
 
   it('refuse a manifest of more events than any recording holds, before checking any event', async () => {
-    const file = join(await mkdtemp(join(tmpdir(), 'mime-events-')), 'manifest.jsonl');
+    const file = join(await tempDir('mime-events-'), 'manifest.jsonl');
     // Not one valid event: were they checked, this would be refused for each of them instead.
     const line = JSON.stringify({ action_type: 'hover', action_details: {}, screenshot: null, timestamp: 1 });
     await writeFile(file, `${`${line}\n`.repeat(300_000)}`);

@@ -1,7 +1,7 @@
-import { cp, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RunSummary } from '@mime-desktop/schema';
+import { copyWorkflow } from '@mime-desktop/test-support/e2e-rig';
 import {
   type FakeModelServer,
   type FakeReply,
@@ -12,23 +12,17 @@ import type { ReplayEvent } from '../src/kernel/events.ts';
 import { type ReplayOptions, replay } from '../src/run/replay.ts';
 import { createFakeDesktop } from './fake-desktop.ts';
 
-const PLAY_SONG = new URL('../../../fixtures/workflows/play-song', import.meta.url).pathname;
-
 let server: FakeModelServer;
 let workflowDir: string;
-const tempDirs: string[] = [];
 
 beforeAll(async () => {
   server = await startFakeModelServer();
 });
 afterAll(async () => {
   await server.close();
-  await Promise.all(tempDirs.map((dir) => rm(dir, { recursive: true, force: true })));
 });
 beforeEach(async () => {
-  workflowDir = await mkdtemp(join(tmpdir(), 'mime-replay-loop-'));
-  tempDirs.push(workflowDir);
-  await cp(PLAY_SONG, workflowDir, { recursive: true });
+  workflowDir = await copyWorkflow('play-song');
   server.setHandler(undefined);
   server.requests.length = 0;
 });

@@ -1,13 +1,14 @@
-import { mkdir, mkdtemp, readdir, readFile, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
+import { tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { sleep, waitUntil } from '@mime-desktop/test-support/wait';
 import { describe, expect, it } from 'vitest';
 import { commitFiles, withFolderLock } from '../src/folder-lock.ts';
 
 describe('the folder lock', () => {
   it('runs two writers one after the other', async () => {
-    const folder = await mkdtemp(join(tmpdir(), 'mime-lock-'));
+    const folder = await tempDir('mime-lock-');
     const order: string[] = [];
     const writer = (name: string) =>
       withFolderLock(folder, { holder: name }, async () => {
@@ -22,7 +23,7 @@ describe('the folder lock', () => {
   });
 
   it('tells a writer that waited too long who holds the lock', async () => {
-    const folder = await mkdtemp(join(tmpdir(), 'mime-lock-'));
+    const folder = await tempDir('mime-lock-');
     let held = false;
     const holding = withFolderLock(folder, { holder: 'mime heal --apply' }, async () => {
       held = true;
@@ -41,7 +42,7 @@ describe('the folder lock', () => {
   });
 
   it('takes over at once a lock left by a killed process', async () => {
-    const folder = await mkdtemp(join(tmpdir(), 'mime-lock-'));
+    const folder = await tempDir('mime-lock-');
     await mkdir(join(folder, '.mime.lock'));
     const dead = 2 ** 22 + 12_345; // above pid_max's default: no such process
     await writeFile(
@@ -64,7 +65,7 @@ describe('the folder lock', () => {
 
 describe('a commit of several files', () => {
   it('writes them all, and a commit a killed writer left after its journal is finished by the next lock', async () => {
-    const folder = await mkdtemp(join(tmpdir(), 'mime-commit-'));
+    const folder = await tempDir('mime-commit-');
     await writeFile(join(folder, 'a.json'), 'old a');
     await writeFile(join(folder, 'b.json'), 'old b');
     await withFolderLock(folder, { holder: 'test' }, () =>
