@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { centerOf, DEMO_LAYOUT, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
 import { REPO_ROOT, startMime } from '@mime-desktop/test-support/run-mime';
+import { sleep } from '@mime-desktop/test-support/wait';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const desktop = await startDesktopHarness({ keepDisplayUntilExit: false });
 const home = await mkdtemp(join(tmpdir(), 'mime-fixture-'));
 try {

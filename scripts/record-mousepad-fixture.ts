@@ -14,9 +14,9 @@ import { startFakeModelServer } from '@mime-desktop/test-support/fake-model-serv
 import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
 import { gtkAppEnv, waitForWindowTitle, windowGeometry } from '@mime-desktop/test-support/gtk-apps';
 import { REPO_ROOT, startMime } from '@mime-desktop/test-support/run-mime';
+import { sleep } from '@mime-desktop/test-support/wait';
 
 const NOTE = 'Hello from mime';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const desktop = await startDesktopHarness({ app: false, windowManager: true, keepDisplayUntilExit: false });
 const home = await mkdtemp(join(tmpdir(), 'mime-fixture-'));
 const saveDir = '/tmp/mime-notes';

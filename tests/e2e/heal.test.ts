@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { useModelRig } from '@mime-desktop/test-support/model-rig';
 import { REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { describe, expect, it } from 'vitest';
 
 const FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
@@ -103,8 +104,9 @@ describe('mime heal', () => {
       expect(await readFile(join(workflow, 'schema.json'), 'utf8')).not.toBe(original);
     }
 
-    // kill -9 at random moments during --apply: the workflow is the old one or the healed one, the
-    // manifest matching its schema, never a mix (the next reader finishes a change that was committed).
+    // kill -9 at moments spread over --apply (0.3 to 1.5 s after its start, the same each run): the
+    // workflow is the old one or the healed one, the manifest matching its schema, never a mix (the
+    // next reader finishes a change that was committed).
     const reference = join(await tempDir('mime-heal-ref-'), 'play-song');
     await cp(base, reference, { recursive: true });
     expect((await runMime(['heal', join(reference, '.replay', String(runs[0])), '--apply'])).exitCode).toBe(
@@ -117,7 +119,7 @@ describe('mime heal', () => {
       const workflow = join(await tempDir('mime-heal-kill-'), 'play-song');
       await cp(base, workflow, { recursive: true });
       const applying = startMime(['heal', join(workflow, '.replay', String(runs[0])), '--apply']);
-      await new Promise((resolve) => setTimeout(resolve, 300 + Math.random() * 1200));
+      await sleep(300 + (round * 1200) / 7);
       applying.kill('SIGKILL');
       await applying.done;
       expect((await runMime(['validate', workflow])).exitCode).toBe(0);

@@ -8,6 +8,7 @@ import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { copyWorkflow, tempDir, useDesktop, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { MIME_BIN, REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -157,7 +158,7 @@ describe('mime mcp over stdio', () => {
       sensitive: true,
     });
     await writeFile(join(copy, 'schema.json'), JSON.stringify(schema));
-    for (let i = 0; i < 60 && changes === 0; i += 1) await new Promise((r) => setTimeout(r, 100));
+    for (let i = 0; i < 60 && changes === 0; i += 1) await sleep(100);
     expect(changes).toBeGreaterThan(0);
     const login = (await client.listTools()).tools.find((t) => t.name === 'log_in');
     // A sensitive param is never an argument: it comes from the server's environment.
@@ -165,7 +166,7 @@ describe('mime mcp over stdio', () => {
     expect(login?.description).toContain('password comes from MIME_PARAM_PASSWORD');
     await rm(copy, { recursive: true });
     for (let i = 0; i < 60 && (await client.listTools()).tools.some((t) => t.name === 'log_in'); i += 1) {
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
     expect((await client.listTools()).tools.map((t) => t.name)).not.toContain('log_in');
   });
@@ -235,7 +236,7 @@ describe('mime mcp --http', () => {
             'utf8',
           ).catch(() => '{}'),
         );
-        await new Promise((r) => setTimeout(r, 100));
+        await sleep(100);
       }
       expect(summary.outcome).toBe('aborted');
 
@@ -272,6 +273,9 @@ describe('mime export skill', () => {
     expect(skill).toMatch(/^---\nname: play-song\ndescription: /);
     expect(skill).toContain('| `song_name` | string | The text typed into the search field. | `Numb` |');
     expect(skill).toContain('## Success criteria\n\nThe requested song is playing.');
+    // mime is not on npm yet: the skill says how to get it today, and the npm command for later.
+    expect(skill).toContain('mime is not on npm yet: clone\nhttps://github.com/mime-desktop/mime');
+    expect(skill).toContain('Once published: `npm install -g @mime-desktop/cli`.');
     // The validator refuses what breaks the format: a name that is not the folder's.
     await writeFile(join(out, 'broken.md'), skill.replace('name: play-song', 'name: Play_Song'));
     await cp(dir, join(out, 'broken'), { recursive: true });

@@ -4,6 +4,7 @@ import { centerOf, DEMO_LAYOUT } from '@mime-desktop/test-support/desktop-harnes
 import { tempDir, useDesktop, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { MIME_BIN, startMime } from '@mime-desktop/test-support/run-mime';
+import { sleep, waitUntil } from '@mime-desktop/test-support/wait';
 import { execa } from 'execa';
 import { PNG } from 'pngjs';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -21,7 +22,8 @@ beforeEach(async () => {
   await desktop().resetApp();
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** A line of the recorder's progress saying it recorded event `index`. */
+const recorded = (index: number) => new RegExp(`^ {2}#${index} `, 'm');
 
 /** Starts `mime record` on the harness display and waits until it listens. */
 async function startRecording(name: string, extra: string[] = []) {
@@ -47,7 +49,9 @@ async function recordOnLayout(layout: string, name: string, type: () => Promise<
     const echo = centerOf(DEMO_LAYOUT.echo);
     await desktop().click(echo.x, echo.y);
     await type();
-    await sleep(300);
+    // A click ends the typing burst: the recorder then reports it (#1), every key of it seen.
+    await desktop().click(echo.x, echo.y);
+    await recorder.waitForStderr(recorded(1));
     expect((await mime(['record', 'stop', '--session', sessionId])).exitCode).toBe(0);
     const result = await recorder.done;
     expect(result.exitCode).toBe(0);
@@ -108,7 +112,7 @@ describe('mime record', () => {
     const play = centerOf(DEMO_LAYOUT.playButton(0));
     await desktop().click(play.x, play.y);
     await desktop().waitForAppState((s) => s.playing === 'Numb');
-    await sleep(300);
+    await recorder.waitForStderr(recorded(3)); // the Play click, once no second click can follow
     const extract = await mime([
       'record',
       'annotate',
@@ -123,7 +127,7 @@ describe('mime record', () => {
     expect(extract.exitCode).toBe(0);
     const list = centerOf(DEMO_LAYOUT.scrollList);
     await desktop().click(list.x, list.y, { button: 5, repeat: 3 });
-    await sleep(900);
+    await recorder.waitForStderr(recorded(5)); // the scroll burst, once its notches have stopped
     const pad = centerOf(DEMO_LAYOUT.clickPad);
     await desktop().click(pad.x, pad.y, { button: 3 });
     await desktop().xdotool('click', '--repeat', '2', '--delay', '80', '1');
@@ -136,12 +140,12 @@ describe('mime record', () => {
         Math.round(item.x + (drop.x - item.x) * f),
         Math.round(item.y + (drop.y - item.y) * f),
       );
-      await sleep(40);
+      await sleep(40); // a person's drag: the pointer moves in steps
     }
     await desktop().xdotool('mouseup', '1');
     await desktop().waitForAppState((s) => s.drop === 'ok');
     await desktop().pressKeys('ctrl+shift+k');
-    await sleep(600);
+    await recorder.waitForStderr(recorded(9));
     expect((await mime(['record', 'stop', '--session', sessionId])).exitCode).toBe(0);
     const result = await recorder.done;
     expect(result.exitCode).toBe(0);
@@ -220,11 +224,11 @@ describe('mime record', () => {
     const echo = centerOf(DEMO_LAYOUT.echo);
     await desktop().click(echo.x, echo.y);
     await desktop().typeText('user');
-    await sleep(200);
+    await desktop().waitForAppState((s) => s.typed === 'user');
     expect((await mime(['record', 'secret', '--session', sessionId, 'on'])).exitCode).toBe(0);
     await desktop().typeText('hunter2');
     await desktop().pressKeys('ctrl+alt+shift+h');
-    await sleep(200);
+    await recorder.waitForStderr(/secret typing off/);
     await desktop().typeText('done');
     await desktop().pressKeys('ctrl+alt+shift+s');
     const result = await recorder.done;
@@ -251,7 +255,7 @@ describe('mime record', () => {
     const { recorder, dir } = await startRecording('interrupt');
     const pad = centerOf(DEMO_LAYOUT.clickPad);
     await desktop().click(pad.x, pad.y);
-    await sleep(600);
+    await recorder.waitForStderr(recorded(0));
     await desktop().pressKeys('ctrl+c');
     recorder.kill('SIGINT');
     const result = await recorder.done;
@@ -269,14 +273,14 @@ describe('mime record', () => {
     const pad = centerOf(DEMO_LAYOUT.clickPad);
     for (let i = 0; i < 6; i += 1) {
       await desktop().click(pad.x + i * 40 - 100, pad.y);
-      await sleep(450);
+      await recorder.waitForStderr(recorded(i)); // written to the manifest
     }
     recorder.kill('SIGKILL');
     await recorder.done;
     const text = await readFile(join(dir, 'manifest.jsonl'), 'utf8');
     expect(text.endsWith('\n')).toBe(true);
     const lines = text.split('\n').filter(Boolean);
-    expect(lines.length).toBeGreaterThanOrEqual(4);
+    expect(lines).toHaveLength(6);
     for (const line of lines) {
       const event = JSON.parse(line);
       expect((await stat(join(dir, event.screenshot))).isFile()).toBe(true);
@@ -339,14 +343,13 @@ describe('mime record', () => {
     const { recorder, sessionId, dir } = await startRecording('slow typing');
     const echo = centerOf(DEMO_LAYOUT.echo);
     await desktop().click(echo.x, echo.y);
-    await sleep(400);
+    await recorder.waitForStderr(recorded(0));
     // Three seconds of typing, longer than the two seconds of frames the ring keeps.
     await desktop().xdotool('type', '--delay', '300', 'slowly typed');
     await desktop().waitForAppState((state) => state.typed === 'slowly typed');
-    await sleep(300);
     const search = centerOf(DEMO_LAYOUT.search);
     await desktop().click(search.x, search.y);
-    await sleep(700);
+    await recorder.waitForStderr(recorded(2)); // the typing, then the click
     expect((await mime(['record', 'stop', '--session', sessionId])).exitCode).toBe(0);
     expect((await recorder.done).exitCode).toBe(0);
     const events = await manifestOf(dir);
@@ -403,7 +406,7 @@ describe('mime record in a terminal', () => {
       const dir = /● Recording "annotated" into (\S+)/.exec(started)?.[1] as string;
       const pad = centerOf(DEMO_LAYOUT.clickPad);
       await desktop().click(pad.x - 100, pad.y);
-      await sleep(500);
+      await waitForPane(recorded(0));
       await desktop().pressKeys('ctrl+i');
       await waitForPane(/Annotate: \(e\)xtract/);
       await desktop().click(pad.x, pad.y); // ignored: capture is paused
@@ -419,9 +422,9 @@ describe('mime record in a terminal', () => {
       await tmux('send-keys', '-t', 'rec', 'd');
       await waitForPane(/Note for the next step:$/m);
       await tmux('send-keys', '-t', 'rec', 'click the right half', 'Enter');
-      await sleep(300);
+      await waitForPane(/Recording resumed\.[\s\S]*Recording resumed\./);
       await desktop().click(pad.x + 100, pad.y);
-      await sleep(600);
+      await waitForPane(recorded(2));
       await tmux('send-keys', '-t', 'rec', 'C-c'); // Ctrl+C in its terminal stops it (raw mode)
       await waitForPane(/events in [\d.]+ s saved[\s\S]*exit=0/);
       const events = await manifestOf(dir);
@@ -452,21 +455,29 @@ describe('mime record run from a terminal window', () => {
       },
     );
     try {
-      let dir = '';
-      for (let i = 0; i < 200 && !dir; i += 1) {
-        const sessions = await readdir(join(termHome, 'recordings')).catch(() => [] as string[]);
-        const log = sessions[0]
-          ? await readFile(join(termHome, 'recordings', sessions[0], 'record.log'), 'utf8').catch(() => '')
-          : '';
-        if (log.includes('"started"')) dir = join(termHome, 'recordings', sessions[0] as string);
-        else await sleep(100);
-      }
-      expect(dir).not.toBe('');
+      const dir = await waitUntil(
+        async () => {
+          const [session] = await readdir(join(termHome, 'recordings')).catch(() => [] as string[]);
+          if (!session) return undefined;
+          const log = await readFile(join(termHome, 'recordings', session, 'record.log'), 'utf8').catch(
+            () => '',
+          );
+          return log.includes('"started"') ? join(termHome, 'recordings', session) : undefined;
+        },
+        { timeoutMs: 20_000, what: 'the recorder in the terminal starting' },
+      );
+      /** Waits until the recorder's log matches `pattern`. */
+      const logged = (pattern: RegExp) =>
+        waitUntil(async () => pattern.test(await readFile(join(dir, 'record.log'), 'utf8')), {
+          what: `record.log matching ${pattern}`,
+        });
+      // Keys went to the window focused as the recorder sees them: a person's pause lets it see
+      // them before the focus moves (nothing tells when the recorder has, until the burst ends).
       await wmDesktop().typeText('hello');
       await sleep(300);
       const search = centerOf(DEMO_LAYOUT.search);
       await wmDesktop().click(search.x, search.y);
-      await sleep(600);
+      await logged(/"index":0/);
       await wmDesktop().typeText('Numb');
       await sleep(300);
       const terminal = (await wmDesktop().xdotool('search', '--name', 'mime-terminal')).split(
@@ -474,15 +485,13 @@ describe('mime record run from a terminal window', () => {
       )[0] as string;
       await wmDesktop().xdotool('windowactivate', '--sync', terminal);
       await wmDesktop().click(760, 630);
-      await sleep(600);
+      await logged(/"index":1/);
       await wmDesktop().typeText('junk');
-      await sleep(300);
       await wmDesktop().pressKeys('ctrl+alt+shift+s');
-      for (let i = 0; i < 100; i += 1) {
-        const text = await readFile(join(dir, 'manifest.jsonl'), 'utf8').catch(() => '');
-        if (text.includes('"action_type":null')) break;
-        await sleep(100);
-      }
+      await waitUntil(
+        async () => (await readFile(join(dir, 'manifest.jsonl'), 'utf8')).includes('"action_type":null'),
+        { what: 'the end of the manifest' },
+      );
       const events = await manifestOf(dir);
       expect(events.map((e) => [e.action_type, e.action_details])).toEqual([
         ['click', expect.objectContaining({ x: search.x, y: search.y })],

@@ -4,6 +4,7 @@ import { copyFixture, useTestDir } from '@mime-desktop/test-support/e2e-rig';
 import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
 import { REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
+import { sleep } from '@mime-desktop/test-support/wait';
 import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
@@ -122,7 +123,7 @@ describe('mime reflect', () => {
     for (let i = 0; i < 200; i += 1) {
       const cards = await readJson(cardsFile).catch(() => []);
       if (cards.length >= 2) break;
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      await sleep(50);
     }
     first.kill('SIGKILL');
     await first.done;

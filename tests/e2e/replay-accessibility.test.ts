@@ -17,6 +17,7 @@ import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-s
 import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
 import { addressPlan, fillAddress, recordByInput } from '@mime-desktop/test-support/record-by-input';
 import { runMime } from '@mime-desktop/test-support/run-mime';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let home: string;
@@ -27,7 +28,6 @@ let workflowDir: string;
 const NAME = { x: 280, y: 114 };
 const CITY = { x: 280, y: 165 };
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const modelEnv = () => ({ MIME_BASE_URL: server.url, MIME_MODEL: 'vision-1', MIME_MODEL_MAX_RETRIES: '1' });
 
 interface FormState {

@@ -13,14 +13,13 @@ import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-s
 import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
 import { addressPlan, fillAddress, recordByInput } from '@mime-desktop/test-support/record-by-input';
 import { runMime } from '@mime-desktop/test-support/run-mime';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let home: string;
 let server: FakeModelServer;
 let workflowDir: string;
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Dialog {
   process: ResultPromise;

@@ -6,6 +6,7 @@ import { startFakeModelServer } from '@mime-desktop/test-support/fake-model-serv
 import { createFakeVisionModel } from '@mime-desktop/test-support/fake-vision-model';
 import { junitSchemaErrors } from '@mime-desktop/test-support/junit-schema';
 import { runMime, startMime } from '@mime-desktop/test-support/run-mime';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { describe, expect, it } from 'vitest';
 
 const workflow = () => copyWorkflow('play-song-recorded');
@@ -81,7 +82,7 @@ describe('trace and auto on the unchanged app', () => {
     await desktop().pressKeys('ctrl+alt+shift+p');
     await running.waitForStderr(/paused before the next action/);
     const pausedState = await desktop().readAppState();
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await sleep(1500);
     expect((await desktop().readAppState()).action).toBe(pausedState.action);
     await desktop().pressKeys('ctrl+alt+shift+p');
     const result = await running.done;

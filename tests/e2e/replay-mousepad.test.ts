@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { copyWorkflow, readEvents, useDesktop, useTestDir } from '@mime-desktop/test-support/e2e-rig';
 import { gtkAppEnv, waitForWindowTitle } from '@mime-desktop/test-support/gtk-apps';
 import { REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { execa } from 'execa';
 import { beforeEach, describe, expect, it } from 'vitest';
 
@@ -60,7 +61,7 @@ describe('mousepad: save a note', () => {
       ['replay', join(work, 'workflow'), '--param', 'note=Started late', '--param', `file_path=${target}`],
       { env },
     );
-    await new Promise((resolve) => setTimeout(resolve, 2500));
+    await sleep(2500);
     const app = execa('mousepad', [], { env, reject: false, detached: true, stdio: 'ignore' });
     const result = await replay.done;
     app.kill();
@@ -76,7 +77,7 @@ describe('mousepad: save a note', () => {
     const app = execa('mousepad', [existing], { env, reject: false, detached: true, stdio: 'ignore' });
     try {
       await waitForWindowTitle(desktop(), 'existing.txt');
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      await sleep(1500);
       const result = await runMime(
         [
           'replay',

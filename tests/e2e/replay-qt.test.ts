@@ -20,13 +20,12 @@ import {
 } from '@mime-desktop/test-support/e2e-rig';
 import { gtkAppEnv, waitForWindowTitle, windowGeometry } from '@mime-desktop/test-support/gtk-apps';
 import { runMime, startMime } from '@mime-desktop/test-support/run-mime';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { execa } from 'execa';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 
 const desktop = useDesktop({ app: false, windowManager: true });
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 describe('a Qt 5 editor (FeatherPad)', () => {
   it('is recorded with its elements, and replayed moved, dark, scaled 1.25x and on a bigger screen by the accessibility rung', {
     timeout: 180_000,

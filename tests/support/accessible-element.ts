@@ -4,10 +4,9 @@
  */
 import { accessibleAppEnv, openAccessibility } from '@mime-desktop/os-io';
 import type { AccessibleElement } from '@mime-desktop/schema';
+import { sleep } from './wait.ts';
 
 export { accessibleAppEnv };
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** What identifies an element in a test: the rest of an {@link AccessibleElement} is left open. */
 export type ElementQuery = Pick<AccessibleElement, 'role' | 'app'> & Partial<AccessibleElement>;

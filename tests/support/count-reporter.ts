@@ -1,6 +1,24 @@
+import { appendFileSync } from 'node:fs';
 import type { Reporter, TestModule } from 'vitest/node';
 
-/** Prints the closing `N passed, N failed` line that CI reads. */
+/** Counts of one vitest run, as appended to the `MIME_TEST_COUNTS` file. */
+export interface RunCounts {
+  node: string;
+  passed: number;
+  failed: number;
+  skipped: number;
+}
+
+/** The closing line CI reads. */
+export function countLine({ passed, failed, skipped }: Omit<RunCounts, 'node'>): string {
+  return `${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`;
+}
+
+/**
+ * Prints the closing `N passed, N failed` line that CI reads. With `MIME_TEST_COUNTS` set to a
+ * file, it also appends the run's counts to it as a JSON line, for a sum over runs on several Node
+ * versions (scripts/test-nodes.ts prints that sum last).
+ */
 export default class CountReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     let passed = 0;
@@ -15,6 +33,11 @@ export default class CountReporter implements Reporter {
       }
       if (module.state() === 'failed' && module.children.size === 0) failed += 1;
     }
-    process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
+    const file = process.env.MIME_TEST_COUNTS;
+    if (file) {
+      const counts: RunCounts = { node: process.version, passed, failed, skipped };
+      appendFileSync(file, `${JSON.stringify(counts)}\n`);
+    }
+    process.stdout.write(`\n${countLine({ passed, failed, skipped })}\n`);
   }
 }

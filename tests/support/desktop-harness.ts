@@ -14,6 +14,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type PrivateDisplay, startPrivateDisplay } from '@mime-desktop/os-io';
 import { execa } from 'execa';
+import { sleep } from './wait.ts';
 
 /** Absolute path of the demo app's page. */
 export const DEMO_APP_PATH = fileURLToPath(new URL('../../fixtures/apps/demo/index.html', import.meta.url));
@@ -165,8 +166,6 @@ interface StartedProcess extends PromiseLike<unknown> {
   readonly pid?: number | undefined;
   readonly exitCode: number | null;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Sends `name` to a process, or to its whole group; ignores processes already gone. */
 function signal(child: StartedProcess, group: boolean, name: NodeJS.Signals): void {

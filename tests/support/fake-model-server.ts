@@ -95,6 +95,8 @@ export interface FakeModelServerOptions {
   apiKey?: string;
   /** Model ids listed by `GET /v1/models`. Default `['fake-model']`. */
   models?: readonly string[];
+  /** Wait this long before answering `GET /v1/models`, ms. Default 0. */
+  modelsDelayMs?: number;
 }
 
 export interface FakeModelServer {
@@ -140,6 +142,8 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     requests.push(request);
     const early = answerWithoutReply(request, options);
     if (early) {
+      if (request.path === MODELS_PATH) await waitUnlessClosed(req, options.modelsDelayMs ?? 0);
+      if (res.destroyed) return;
       sendJson(res, early.status, early.body, early.headers);
       return;
     }

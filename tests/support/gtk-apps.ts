@@ -7,6 +7,7 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { DesktopHarness } from './desktop-harness.ts';
+import { sleep } from './wait.ts';
 
 /** The class replay and record wait for. */
 export const MOUSEPAD_CLASS = '^Mousepad$';
@@ -37,7 +38,7 @@ export async function waitForWindowTitle(
     const id = found.split('\n').find(Boolean);
     if (id) return id;
     if (Date.now() > deadline) throw new Error(`no window titled /${pattern}/ within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 150));
+    await sleep(150);
   }
 }
 

@@ -5,8 +5,7 @@
 import { expect } from 'vitest';
 import type { DesktopHarness } from './desktop-harness.ts';
 import { runMime, startMime } from './run-mime.ts';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { sleep } from './wait.ts';
 
 /** Records what `drive` does on the harness display into `<home>/recordings/`; the session id. */
 export async function recordByInput(

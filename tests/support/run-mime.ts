@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { execa } from 'execa';
+import { sleep } from './wait.ts';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
 export const MIME_BIN = join(REPO_ROOT, 'packages', 'cli', 'bin', 'mime.js');
@@ -92,7 +93,7 @@ export function startMime(
           `mime ${args.join(' ')}: ${exited ? 'exited' : 'timed out'} before ${what}\nstdout: ${stdout}\nstderr: ${stderr}`,
         );
       }
-      await new Promise((resolve) => setTimeout(resolve, 25));
+      await sleep(25);
     }
   };
   return {

@@ -70,7 +70,7 @@ export function skillMarkdown(workflow: Workflow, name: string): string {
     name,
     description: descriptionOf(workflow),
     compatibility:
-      'Needs the mime CLI (npm install -g @mime-desktop/cli; Node 20.19+) and a desktop session with the app the workflow drives (Linux/X11 tested).',
+      'Needs the mime command (Node 20.19+; see "Setup" below) and a desktop session with the app the workflow drives (Linux/X11 tested).',
     metadata: { 'mime-task': inert(workflow.task_name), 'mime-workflow-version': String(workflow.version) },
   }).trimEnd();
   const params = workflow.task_params;
@@ -113,6 +113,13 @@ two at once.
 
 ${inputs}
 ${secrets.length > 0 ? `\nSensitive params are never arguments: set ${secrets.map((p) => `\`${env(p)}\``).join(', ')} in the environment before running.\n` : ''}
+## Setup
+
+The \`mime\` command on the PATH, or \`MIME_BIN\` set to it. mime is not on npm yet: clone
+https://github.com/mime-desktop/mime, run \`./setup.sh\` in it, then either set \`MIME_BIN\` to the
+clone's \`packages/cli/bin/mime.js\` or install its packed tarballs (the README's "Install" says how).
+Once published: \`npm install -g @mime-desktop/cli\`.
+
 ## Run
 
 \`\`\`sh
@@ -146,7 +153,7 @@ const args = process.argv.slice(2).flatMap((arg) => (arg.startsWith('-') ? [arg]
 const mime = process.env.MIME_BIN || 'mime';
 const run = spawnSync(mime, ['replay', workflow, '--json', ...args], { stdio: 'inherit', shell: false });
 if (run.error) {
-  console.error(\`could not run \${mime}: \${run.error.message} (install it: npm install -g @mime-desktop/cli)\`);
+  console.error(\`could not run \${mime}: \${run.error.message} (set MIME_BIN to a mime command, or install mime: see SKILL.md, Setup)\`);
   process.exit(2);
 }
 process.exit(run.status ?? 1);

@@ -1,14 +1,13 @@
+import { sleep } from '@mime-desktop/test-support/wait';
 import { describe, expect, it } from 'vitest';
 import { DesktopLock } from '../src/desktop-lock.ts';
-
-const later = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('the desktop lock', () => {
   it('refuses a second replay while one runs, and runs it once the first ended', async () => {
     const lock = new DesktopLock({ queue: false });
     const order: string[] = [];
     const first = lock.run('workflow "a"', async () => {
-      await later(50);
+      await sleep(50);
       order.push('a');
     });
     await expect(lock.run('workflow "b"', async () => order.push('b'))).rejects.toMatchObject({
@@ -26,7 +25,7 @@ describe('the desktop lock', () => {
     await Promise.all(
       ['a', 'b', 'c'].map((name, i) =>
         lock.run(name, async () => {
-          await later(30 - i * 10);
+          await sleep(30 - i * 10);
           order.push(name);
         }),
       ),
@@ -41,12 +40,12 @@ describe('the desktop lock', () => {
     const first = lock.run(
       'a',
       async () => {
-        await later(50);
+        await sleep(50);
         order.push('a ended');
       },
       cancel.signal,
     );
-    await later(10);
+    await sleep(10);
     cancel.abort();
     await lock.run('b', async () => order.push('b'));
     await first;

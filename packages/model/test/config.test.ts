@@ -1,13 +1,13 @@
-import { mkdir, mkdtemp, rename, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
+import { tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { describe, expect, it } from 'vitest';
 import { ModelConfigError, resolveModelConfig } from '../src/index.ts';
 import { EMPTY_ENV } from './model-fixture.ts';
 
 async function writeConfig(value: unknown): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'mime-model-config-'));
+  const dir = await tempDir('mime-model-config-');
   const file = join(dir, 'config.json');
   await writeFile(file, typeof value === 'string' ? value : JSON.stringify(value));
   return file;

@@ -209,12 +209,18 @@ describe('abort', () => {
 
 describe('ping', () => {
   it('lists the models and measures latency', async () => {
-    const { client } = await startServerAndClient({ server: { models: ['qwen2.5-vl', 'llava'] } });
+    const { client } = await startServerAndClient({
+      server: { models: ['qwen2.5-vl', 'llava'], modelsDelayMs: 120 },
+    });
 
+    const started = performance.now();
     const result = await client.ping();
+    const wall = performance.now() - started;
 
     expect(result).toMatchObject({ ok: true, models: ['qwen2.5-vl', 'llava'] });
-    expect(result.latencyMs).toBeGreaterThanOrEqual(0);
+    // The server's 120 ms are in it, and nothing from outside the call.
+    expect(result.latencyMs).toBeGreaterThanOrEqual(120);
+    expect(result.latencyMs).toBeLessThanOrEqual(Math.ceil(wall));
     expect(client.meter.snapshot().calls).toBe(0);
   });
 

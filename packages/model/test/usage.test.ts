@@ -18,10 +18,21 @@ describe('UsageMeter', () => {
       type: 'json',
       value: { answer: 'hi' },
       usage: { promptTokens: 100, completionTokens: 10 },
+      delayMs: 50,
     });
     b.server.enqueue(
-      { type: 'json', value: { wrong: true }, usage: { promptTokens: 200, completionTokens: 20 } },
-      { type: 'json', value: { wrong: true }, usage: { promptTokens: 300, completionTokens: 30 } },
+      {
+        type: 'json',
+        value: { wrong: true },
+        usage: { promptTokens: 200, completionTokens: 20 },
+        delayMs: 50,
+      },
+      {
+        type: 'json',
+        value: { wrong: true },
+        usage: { promptTokens: 300, completionTokens: 30 },
+        delayMs: 50,
+      },
     );
 
     await a.client.structured(ask);
@@ -29,7 +40,14 @@ describe('UsageMeter', () => {
 
     const totals = meter.snapshot();
     expect(totals).toMatchObject({ calls: 2, requests: 3, repairs: 1, inputTokens: 600, outputTokens: 60 });
-    expect(totals.durationMs).toBeGreaterThanOrEqual(0);
+    // The sum of the two calls' durations, each at least its replies' delays (50 ms a reply).
+    const ends = [...a.events, ...b.events].flatMap((e) =>
+      e.type === 'call-end' ? [e.usage.durationMs] : [],
+    );
+    expect(ends).toHaveLength(2);
+    expect(totals.durationMs).toBe((ends[0] ?? 0) + (ends[1] ?? 0));
+    expect(ends[0]).toBeGreaterThanOrEqual(50);
+    expect(ends[1]).toBeGreaterThanOrEqual(100);
     expect(b.events.at(-1)).toMatchObject({
       type: 'call-end',
       errorCode: 'MIME_MODEL_OUTPUT',

@@ -4,7 +4,8 @@
  * could be someone else's. It ends with `stop()`, or with this process (parent-death signal).
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { accessibleAppEnv } from './accessibility.ts';
@@ -42,7 +43,23 @@ export interface PrivateDisplay {
   release(): void;
 }
 
-/** A session bus of its own: `dbus-daemon` prints its address on fd 3; ends with this process. */
+/** Sends a signal to every process of a group; false when none is left. */
+function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(-pgid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A session bus of its own: `dbus-daemon` prints its address on fd 3; ends with this process. It
+ * leads a process group of its own, which the services it starts stay in (the accessibility bus
+ * launcher with its own bus daemon, the registry, dconf), all with sockets and files in the bus
+ * folder; `stop` ends the whole group and waits for the last of them before removing the folder
+ * (removing it while they still shut down raced their own clean-up).
+ */
 function startSessionBus(
   env: NodeJS.ProcessEnv,
   timeoutMs: number,
@@ -51,13 +68,19 @@ function startSessionBus(
   const daemon = spawn(
     'setpriv',
     ['--pdeathsig', 'TERM', '--', 'dbus-daemon', '--session', '--nofork', '--nopidfile', '--print-address=3'],
-    { stdio: ['ignore', 'ignore', 'ignore', 'pipe'], env: { ...env, XDG_RUNTIME_DIR: runtime } },
+    {
+      stdio: ['ignore', 'ignore', 'ignore', 'pipe'],
+      env: { ...env, XDG_RUNTIME_DIR: runtime },
+      detached: true,
+    },
   );
   const exited = new Promise<void>((resolve) => daemon.once('exit', () => resolve()));
   const stop = async () => {
-    if (daemon.exitCode === null && daemon.signalCode === null) daemon.kill('SIGTERM');
+    const group = daemon.pid;
+    if (group !== undefined) signalGroup(group, 'SIGTERM');
     await exited;
-    rmSync(runtime, { recursive: true, force: true });
+    if (group !== undefined) await endGroup(group);
+    await rm(runtime, { recursive: true, force: true });
   };
   return new Promise((resolve) => {
     let text = '';
@@ -83,6 +106,22 @@ function startSessionBus(
       });
     });
   });
+}
+
+/** Polls until no process of a group is left; false if some still are after `ms`. */
+async function groupGone(pgid: number, ms: number): Promise<boolean> {
+  const deadline = Date.now() + ms;
+  while (signalGroup(pgid, 0)) {
+    if (Date.now() > deadline) return false;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  return true;
+}
+
+/** Waits for the last process of a group that was sent SIGTERM; SIGKILL for those left after 3 s. */
+async function endGroup(pgid: number): Promise<void> {
+  if (await groupGone(pgid, 3000)) return;
+  if (signalGroup(pgid, 'SIGKILL')) await groupGone(pgid, 2000);
 }
 
 /**

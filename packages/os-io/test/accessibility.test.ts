@@ -2,15 +2,11 @@
  * The AT-SPI adapter on the real accessibility bus of a private display: a form page in Chromium,
  * a GTK3 dialog (zenity) and a Qt 5 editor (FeatherPad) started by mime, driven with xdotool.
  */
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AccessibleElement } from '@mime-desktop/schema';
-import {
-  type DesktopHarness,
-  FORM_APP_PATH,
-  startDesktopHarness,
-} from '@mime-desktop/test-support/desktop-harness';
+import { type DesktopHarness, FORM_APP_PATH } from '@mime-desktop/test-support/desktop-harness';
+import { tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { gtkAppEnv, waitForWindowTitle, windowGeometry } from '@mime-desktop/test-support/gtk-apps';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,12 +20,10 @@ const center = (e: AccessibleElement) => {
   return { x: Math.round(box.x + box.width / 2), y: Math.round(box.y + box.height / 2) };
 };
 
+const desktopHarness = useDesktop({ app: FORM_APP_PATH, windowManager: true });
+
 beforeAll(async () => {
-  harness = await startDesktopHarness({
-    app: FORM_APP_PATH,
-    windowManager: true,
-    keepDisplayUntilExit: false,
-  });
+  harness = desktopHarness();
   const opened = await openAccessibility(harness.env);
   if (!opened.ok) throw new Error(opened.reason);
   a11y = opened.accessibility;
@@ -37,7 +31,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await a11y?.close();
-  await harness?.stop();
 });
 
 describe('a page in Chromium', () => {
@@ -156,61 +149,51 @@ describe('a GTK3 dialog (zenity)', () => {
 
 describe('a Qt 5 app (FeatherPad) started by mime', () => {
   it('joins the tree (the accessibility bus named on the root window), its editor read after typing', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mime-a11y-qt-'));
-    try {
-      const file = join(dir, 'qt-a11y.txt');
-      await writeFile(file, '');
-      // Qt 5 registers before its accessibility connection is up unless the root window names the bus.
-      await launchApp(`featherpad ${file}`, await gtkAppEnv(harness));
-      const id = await waitForWindowTitle(harness, 'qt-a11y.txt');
-      expect(
-        await execa('xprop', ['-root', 'AT_SPI_BUS'], { env: harness.env }).then((r) => r.stdout),
-      ).toMatch(/^AT_SPI_BUS\(STRING\) = "unix:/);
-      await expect
-        .poll(async () => (await a11y.apps()).join(' '), { timeout: 10_000 })
-        .toMatch(/featherpad/i);
-      const window = await windowGeometry(harness, id);
-      await harness.click(window.x + window.width / 2, window.y + window.height / 2);
-      // The editor is under its centre, not the nameless viewport Qt lays over it.
-      const at = await a11y.elementAt({
-        x: Math.round(window.x + window.width / 2),
-        y: Math.round(window.y + window.height / 2),
-      });
-      expect(at).toMatchObject({ role: 'text', app: 'FeatherPad' });
-      expect(at?.path.at(-1)).toMatchObject({ role: 'text' });
-      await harness.typeText('hello qt');
-      await expect.poll(async () => (await a11y.focused())?.text, { timeout: 5000 }).toBe('hello qt');
-      expect(await a11y.focused()).toMatchObject({ role: 'text', app: expect.stringMatching(/featherpad/i) });
-      await harness.pressKeys('ctrl+s');
-      await expect.poll(() => readFile(file, 'utf8'), { timeout: 5000 }).toMatch(/^hello qt/);
-      await harness.pressKeys('ctrl+q');
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const dir = await tempDir('mime-a11y-qt-');
+    const file = join(dir, 'qt-a11y.txt');
+    await writeFile(file, '');
+    // Qt 5 registers before its accessibility connection is up unless the root window names the bus.
+    await launchApp(`featherpad ${file}`, await gtkAppEnv(harness));
+    const id = await waitForWindowTitle(harness, 'qt-a11y.txt');
+    expect(await execa('xprop', ['-root', 'AT_SPI_BUS'], { env: harness.env }).then((r) => r.stdout)).toMatch(
+      /^AT_SPI_BUS\(STRING\) = "unix:/,
+    );
+    await expect.poll(async () => (await a11y.apps()).join(' '), { timeout: 10_000 }).toMatch(/featherpad/i);
+    const window = await windowGeometry(harness, id);
+    await harness.click(window.x + window.width / 2, window.y + window.height / 2);
+    // The editor is under its centre, not the nameless viewport Qt lays over it.
+    const at = await a11y.elementAt({
+      x: Math.round(window.x + window.width / 2),
+      y: Math.round(window.y + window.height / 2),
+    });
+    expect(at).toMatchObject({ role: 'text', app: 'FeatherPad' });
+    expect(at?.path.at(-1)).toMatchObject({ role: 'text' });
+    await harness.typeText('hello qt');
+    await expect.poll(async () => (await a11y.focused())?.text, { timeout: 5000 }).toBe('hello qt');
+    expect(await a11y.focused()).toMatchObject({ role: 'text', app: expect.stringMatching(/featherpad/i) });
+    await harness.pressKeys('ctrl+s');
+    await expect.poll(() => readFile(file, 'utf8'), { timeout: 5000 }).toMatch(/^hello qt/);
+    await harness.pressKeys('ctrl+q');
   }, 60_000);
 
   it('gives the screen boxes of an app scaled 1.25x (QT_SCALE_FACTOR), where Qt reports its own pixels', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mime-a11y-qt-'));
-    try {
-      const file = join(dir, 'qt-scaled.txt');
-      await writeFile(file, '');
-      await launchApp(`featherpad ${file}`, { ...(await gtkAppEnv(harness)), QT_SCALE_FACTOR: '1.25' });
-      const window = await windowGeometry(harness, await waitForWindowTitle(harness, 'qt-scaled.txt'));
-      // Low in the editor's right part: outside the window Qt reports (its 80%).
-      const point = {
-        x: Math.round(window.x + window.width * 0.9),
-        y: Math.round(window.y + window.height * 0.7),
-      };
-      await expect.poll(async () => (await a11y.elementAt(point))?.role, { timeout: 10_000 }).toBe('text');
-      const editor = await a11y.elementAt(point);
-      const box = editor?.extents;
-      if (!box) throw new Error('no extents');
-      expect(box.x).toBeGreaterThanOrEqual(window.x - 2);
-      expect(box.width).toBeGreaterThan(window.width * 0.9);
-      expect(box.x + box.width).toBeLessThanOrEqual(window.x + window.width + 2);
-      await harness.pressKeys('ctrl+q');
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const dir = await tempDir('mime-a11y-qt-');
+    const file = join(dir, 'qt-scaled.txt');
+    await writeFile(file, '');
+    await launchApp(`featherpad ${file}`, { ...(await gtkAppEnv(harness)), QT_SCALE_FACTOR: '1.25' });
+    const window = await windowGeometry(harness, await waitForWindowTitle(harness, 'qt-scaled.txt'));
+    // Low in the editor's right part: outside the window Qt reports (its 80%).
+    const point = {
+      x: Math.round(window.x + window.width * 0.9),
+      y: Math.round(window.y + window.height * 0.7),
+    };
+    await expect.poll(async () => (await a11y.elementAt(point))?.role, { timeout: 10_000 }).toBe('text');
+    const editor = await a11y.elementAt(point);
+    const box = editor?.extents;
+    if (!box) throw new Error('no extents');
+    expect(box.x).toBeGreaterThanOrEqual(window.x - 2);
+    expect(box.width).toBeGreaterThan(window.width * 0.9);
+    expect(box.x + box.width).toBeLessThanOrEqual(window.x + window.width + 2);
+    await harness.pressKeys('ctrl+q');
   }, 60_000);
 });

@@ -3,8 +3,9 @@ import {
   centerOf,
   DEMO_LAYOUT,
   type DesktopHarness,
-  startDesktopHarness,
 } from '@mime-desktop/test-support/desktop-harness';
+import { useDesktop } from '@mime-desktop/test-support/e2e-rig';
+import { sleep, waitUntil } from '@mime-desktop/test-support/wait';
 import sharp from 'sharp';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import {
@@ -12,6 +13,7 @@ import {
   type Desktop,
   encodePng,
   epochNow,
+  FrameRing,
   type HookEvent,
   type RawFrame,
   startHooks,
@@ -20,15 +22,18 @@ import {
 let harness: DesktopHarness;
 let desktop: Desktop;
 
+// The display stays until this process exits: Xlib in the native modules loaded here ends the
+// process when its X server goes first.
+const desktopHarness = useDesktop({ keepDisplayUntilExit: true });
+
 beforeAll(async () => {
-  harness = await startDesktopHarness();
+  harness = desktopHarness();
   process.env.DISPLAY = harness.display; // before the first desktop call loads nut-js
   desktop = await createDesktop();
 });
 
 afterAll(async () => {
   await desktop?.close();
-  await harness?.stop();
 });
 
 beforeEach(async () => {
@@ -45,8 +50,6 @@ function pixelAt(frame: RawFrame, x: number, y: number): number[] {
 }
 
 const colorAtCenter = (frame: RawFrame, box: Box) => pixelAt(frame, centerOf(box).x, centerOf(box).y);
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('captureFrame', () => {
   it('grabs the screen with its sizes, scale and channel order', async () => {
@@ -105,15 +108,32 @@ describe('encodePng', () => {
 
 describe('FrameRing', () => {
   it('keeps the newest frames, in order, up to its capacity', async () => {
-    const ring = desktop.createFrameRing({ fps: 20, capacity: 4 });
+    // Its captures start at 20 a second at most (how long each takes varies with the load).
+    const starts: number[] = [];
+    const ring = new FrameRing(
+      () => {
+        starts.push(performance.now());
+        return desktop.captureFrame();
+      },
+      { fps: 20, capacity: 4 },
+    );
+    const started = performance.now();
     ring.start();
-    await sleep(600);
+    // Full, then a fifth frame in: the oldest is dropped (however fast this machine captures now).
+    const first = await waitUntil(() => ring.frames().length === 4 && ring.frames()[0]?.time, {
+      what: 'four frames in the ring',
+    });
+    await waitUntil(() => (ring.frames()[0]?.time ?? first) > first, { what: 'a fifth frame in the ring' });
     await ring.stop();
     const frames = ring.frames();
     expect(frames).toHaveLength(4);
     for (let i = 1; i < frames.length; i += 1) {
-      expect((frames[i]?.time ?? 0) - (frames[i - 1]?.time ?? 0)).toBeGreaterThan(20);
+      expect(frames[i]?.time).toBeGreaterThan(frames[i - 1]?.time ?? 0);
     }
+    expect(starts.length).toBeGreaterThanOrEqual(5);
+    // A fixed rate from the start: the k-th capture never starts before k × 50 ms (less a timer's
+    // millisecond); a late one is followed by a shorter gap, never by a burst.
+    for (const [k, at] of starts.entries()) expect(at - started).toBeGreaterThanOrEqual(k * 50 - 2);
     const count = ring.frames().length;
     const newest = ring.latest()?.time;
     await sleep(200);
@@ -133,13 +153,19 @@ describe('FrameRing', () => {
     });
     try {
       ring.start();
-      await sleep(450);
+      await waitUntil(() => ring.latest(), { what: 'a frame in the ring' });
       await desktop.click(centerOf(pad));
       await harness.waitForAppState((s) => s.pad === 'left');
-      await sleep(250); // let the ring capture the change
-      const press = presses.at(-1);
-      expect(press).toBeDefined();
-      const time = press?.time ?? 0;
+      const press = await waitUntil(() => presses.at(-1), { what: 'the press seen by the hooks' });
+      const time = press.time;
+      // The ring captures the change: its newest frame shows the pad switched on.
+      const after = await waitUntil(
+        () => {
+          const frame = ring.latest();
+          return frame && pixelAt(frame, spot.x, spot.y)[0] === 0 ? frame : undefined;
+        },
+        { what: 'a frame with the pad switched on' },
+      );
       expect(Math.abs(time - epochNow())).toBeLessThan(2000);
 
       const before = ring.frameBefore(time);
@@ -147,9 +173,8 @@ describe('FrameRing', () => {
       expect(before?.time).toBeLessThan(time);
       expect(pixelAt(before as RawFrame, spot.x, spot.y)).toEqual([255, 255, 255, 255]); // pad still off
 
-      const after = ring.latest();
-      expect(after?.time).toBeGreaterThan(time);
-      expect(pixelAt(after as RawFrame, spot.x, spot.y)).toEqual([0, 0, 0, 255]); // pad switched on
+      expect(after.time).toBeGreaterThan(time);
+      expect(pixelAt(after, spot.x, spot.y)).toEqual([0, 0, 0, 255]); // pad switched on
       expect(ring.frameBefore(ring.frames()[0]?.time ?? 0)).toBeUndefined();
     } finally {
       await hooks.stop();

@@ -1,23 +1,22 @@
-import {
-  centerOf,
-  DEMO_LAYOUT,
-  type DesktopHarness,
-  startDesktopHarness,
-} from '@mime-desktop/test-support/desktop-harness';
+import { centerOf, DEMO_LAYOUT, type DesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { useDesktop } from '@mime-desktop/test-support/e2e-rig';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AbortedError, createDesktop, type Desktop, type DesktopOptions } from '../src/index.ts';
 
 let harness: DesktopHarness;
 const desktops: Desktop[] = [];
 
+// The display stays until this process exits: Xlib in the native modules loaded here ends the
+// process when its X server goes first.
+const desktopHarness = useDesktop({ keepDisplayUntilExit: true });
+
 beforeAll(async () => {
-  harness = await startDesktopHarness();
+  harness = desktopHarness();
   process.env.DISPLAY = harness.display; // before the first desktop call loads nut-js
 });
 
-afterAll(async () => {
-  await harness?.stop();
-});
+afterAll(async () => {});
 
 beforeEach(async () => {
   await harness.resetApp(); // also moves the pointer out of any corner
@@ -64,7 +63,7 @@ describe('fail-safe', () => {
     expect(settledAt() - sent).toBeLessThan(150); // including starting xdotool
     expect(desktop.signal.aborted).toBe(true);
     expect(desktop.signal.reason).toBe(error);
-    await new Promise((resolve) => setTimeout(resolve, 200)); // let the app catch up with what was typed
+    await sleep(200); // let the app catch up with what was typed
     const typed = (await harness.readAppState()).typed.length;
     expect(typed).toBeLessThan(400);
 
@@ -72,7 +71,7 @@ describe('fail-safe', () => {
     await harness.moveMouse(640, 400);
     await expect(desktop.click(centerOf(DEMO_LAYOUT.clickPad))).rejects.toBe(error);
     await expect(desktop.typeText('more')).rejects.toBe(error);
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await sleep(200);
     expect((await harness.readAppState()).typed.length).toBe(typed);
     expect((await harness.readAppState()).padClicks).toBe(0);
   });

@@ -1,9 +1,6 @@
-import {
-  centerOf,
-  DEMO_LAYOUT,
-  type DesktopHarness,
-  startDesktopHarness,
-} from '@mime-desktop/test-support/desktop-harness';
+import { centerOf, DEMO_LAYOUT, type DesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { useDesktop } from '@mime-desktop/test-support/e2e-rig';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createDesktop,
@@ -20,15 +17,18 @@ let harness: DesktopHarness;
 let hooks: HookSubscription;
 const events: HookEvent[] = [];
 
+// The display stays until this process exits: Xlib in the native modules loaded here ends the
+// process when its X server goes first.
+const desktopHarness = useDesktop({ keepDisplayUntilExit: true });
+
 beforeAll(async () => {
-  harness = await startDesktopHarness();
+  harness = desktopHarness();
   process.env.DISPLAY = harness.display; // before the first hook call loads uiohook
   hooks = await startHooks((event) => events.push(event));
 });
 
 afterAll(async () => {
   await hooks?.stop();
-  await harness?.stop();
 });
 
 /** Clears the log, runs `act`, then waits until `done` holds for the events seen since. */
@@ -36,7 +36,7 @@ async function capture(act: () => Promise<void>, done: (seen: HookEvent[]) => bo
   events.length = 0;
   await act();
   const deadline = Date.now() + 3000;
-  while (!done(events) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  while (!done(events) && Date.now() < deadline) await sleep(20);
   return [...events];
 }
 

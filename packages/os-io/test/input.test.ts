@@ -1,9 +1,6 @@
-import {
-  centerOf,
-  DEMO_LAYOUT,
-  type DesktopHarness,
-  startDesktopHarness,
-} from '@mime-desktop/test-support/desktop-harness';
+import { centerOf, DEMO_LAYOUT, type DesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { useDesktop } from '@mime-desktop/test-support/e2e-rig';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { execa } from 'execa';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createDesktop, type Desktop } from '../src/index.ts';
@@ -13,15 +10,18 @@ import { toolkitOf } from '../src/x-toolkit.ts';
 let harness: DesktopHarness;
 let desktop: Desktop;
 
+// The display stays until this process exits: Xlib in the native modules loaded here ends the
+// process when its X server goes first.
+const desktopHarness = useDesktop({ keepDisplayUntilExit: true });
+
 beforeAll(async () => {
-  harness = await startDesktopHarness();
+  harness = desktopHarness();
   process.env.DISPLAY = harness.display; // before the first desktop call loads nut-js
   desktop = await createDesktop();
 });
 
 afterAll(async () => {
   await desktop?.close();
-  await harness?.stop();
 });
 
 beforeEach(async () => {
@@ -164,7 +164,7 @@ describe('click', () => {
     await harness.waitForAppState((s) => s.pad === 'middle' && s.padClicks === 2);
     await desktop.click(pad);
     await harness.waitForAppState((s) => s.pad === 'left' && s.padClicks === 3);
-    await new Promise((resolve) => setTimeout(resolve, 600)); // not a double click with the previous one
+    await sleep(600); // not a double click with the previous one
     await desktop.click(pad, { clicks: 2 });
     await harness.waitForAppState((s) => s.pad === 'double' && s.padClicks === 5);
   });
@@ -201,7 +201,7 @@ describe('scroll', () => {
     const settled = async (predicate: (scroll: number) => boolean) => {
       let scroll = (await harness.waitForAppState((s) => predicate(s.scroll))).scroll;
       for (;;) {
-        await new Promise((resolve) => setTimeout(resolve, 250));
+        await sleep(250);
         const again = (await harness.readAppState()).scroll;
         if (again === scroll) return scroll;
         scroll = again;

@@ -6,11 +6,12 @@
  * repeats, measured). Characters the layout lacks are typed through spare keys, not pasted: Gnumeric
  * turned a pasted `É` into `ze`, and GTK lost the first character typed right after a keymap change.
  */
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type DesktopHarness, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import type { DesktopHarness } from '@mime-desktop/test-support/desktop-harness';
+import { tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { gtkAppEnv, waitForWindowTitle, windowGeometry } from '@mime-desktop/test-support/gtk-apps';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDesktop, type Desktop } from '../src/index.ts';
@@ -22,8 +23,12 @@ let desktop: Desktop;
 let env: NodeJS.ProcessEnv;
 const apps: ResultPromise[] = [];
 
+// The display stays until this process exits: Xlib in the native modules loaded here ends the
+// process when its X server goes first.
+const desktopHarness = useDesktop({ app: false, windowManager: true, keepDisplayUntilExit: true });
+
 beforeAll(async () => {
-  harness = await startDesktopHarness({ app: false, windowManager: true });
+  harness = desktopHarness();
   process.env.DISPLAY = harness.display;
   env = await gtkAppEnv(harness);
   desktop = await createDesktop();
@@ -32,14 +37,13 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const app of apps) app.kill();
   await desktop?.close();
-  await harness?.stop();
 });
 
 const start = async (command: string, args: string[], title: string) => {
   apps.push(execa(command, args, { env, reject: false, detached: true, stdio: 'ignore' }));
   const id = await waitForWindowTitle(harness, title);
   await harness.xdotool('windowactivate', '--sync', id).catch(() => '');
-  await new Promise((resolve) => setTimeout(resolve, 800));
+  await sleep(800);
   return windowGeometry(harness, id);
 };
 
@@ -65,16 +69,16 @@ describe('typing into GTK apps', () => {
       await desktop.click({ x: window.x + window.width / 2, y: window.y + 40 });
       await desktop.pressKey('escape');
       await desktop.typeText(number);
-      await new Promise((resolve) => setTimeout(resolve, 250));
+      await sleep(250);
       await desktop.pressKey('ctrl+c');
-      await new Promise((resolve) => setTimeout(resolve, 150));
+      await sleep(150);
       expect(await clipboard()).toBe(number);
     }
   }, 60_000);
 
   /** Types `text` into a new Mousepad file, saves it and resolves what the file holds. */
   const typeInMousepad = async (name: string, text: string) => {
-    const dir = await mkdtemp(join(tmpdir(), 'mime-typing-'));
+    const dir = await tempDir('mime-typing-');
     const file = join(dir, name);
     await writeFile(file, '');
     const window = await start('mousepad', [file], name);
@@ -133,7 +137,7 @@ describe('typing into GTK apps', () => {
 
 describe('typing into a Qt app', () => {
   it('featherpad (Qt 5) takes doubled letters and non-ASCII at the default speed', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mime-typing-qt-'));
+    const dir = await tempDir('mime-typing-qt-');
     const file = join(dir, 'qt.txt');
     await writeFile(file, '');
     const window = await start('featherpad', [file], 'qt.txt');

@@ -1,7 +1,7 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { readManifest } from '@mime-desktop/schema';
+import { tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { describe, expect, it } from 'vitest';
 import { markedPath } from '../src/assets.ts';
 
@@ -14,20 +14,14 @@ describe('recording assets', () => {
     }
   });
 
-  it('refuse a manifest of more events than any recording holds, at once', async () => {
-    const file = join(await mkdtemp(join(tmpdir(), 'mime-events-')), 'manifest.jsonl');
-    const line = JSON.stringify({
-      action_type: 'key',
-      action_details: { key: 'a' },
-      screenshot: null,
-      timestamp: 1,
-    });
+  it('refuse a manifest of more events than any recording holds, before checking any event', async () => {
+    const file = join(await tempDir('mime-events-'), 'manifest.jsonl');
+    // Not one valid event: were they checked, this would be refused for each of them instead.
+    const line = JSON.stringify({ action_type: 'hover', action_details: {}, screenshot: null, timestamp: 1 });
     await writeFile(file, `${`${line}\n`.repeat(300_000)}`);
-    const started = performance.now();
     await expect(readManifest(file)).rejects.toMatchObject({
       code: 'MIME_FILE_UNREADABLE',
       message: expect.stringContaining('300000 events; mime reads a recording of at most 10000'),
     });
-    expect(performance.now() - started).toBeLessThan(5000);
   });
 });

@@ -1,5 +1,4 @@
-import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   actionOfEvent,
@@ -11,25 +10,19 @@ import {
   RUNS_FOLDER,
   Workflow,
 } from '@mime-desktop/schema';
-import { afterEach, describe, expect, it } from 'vitest';
+import { copyWorkflow } from '@mime-desktop/test-support/e2e-rig';
+import { describe, expect, it } from 'vitest';
 import { planHeal } from '../src/heal/heal.ts';
 import { sha256 } from '../src/kernel/fingerprint.ts';
 
 const FIXTURE = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'workflows', 'play-song-recorded');
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
 
 /** The play-song workflow with a run whose heal.json holds `actions` (subtask 0 traced as recorded). */
 async function runWith(
   agent: Array<Pick<HealAction, 'action'>>,
   options: { moved?: number } = {},
 ): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'mime-heal-unit-'));
-  dirs.push(root);
-  const workflow = join(root, 'play-song');
-  await cp(FIXTURE, workflow, { recursive: true });
+  const workflow = await copyWorkflow('play-song-recorded', undefined, { as: 'play-song' });
   const run = join(workflow, RUNS_FOLDER, 'run-1');
   await mkdir(run, { recursive: true });
   await cp(join(workflow, 'screenshots', '0.png'), join(run, 'frame.png'));

@@ -1,4 +1,5 @@
 import type { Desktop, HookEvent } from '@mime-desktop/os-io';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { describe, expect, it } from 'vitest';
 import { PauseControl, PauseGate } from '../src/kernel/pause-gate.ts';
 
@@ -24,8 +25,9 @@ async function listeningGate(gate = new PauseGate(() => undefined)) {
 }
 
 const held = ['ctrl', 'alt', 'shift'] as const;
+/** Whether `promise` settles within 30 ms (a gate that holds stays pending). */
 const settled = async (promise: Promise<void>) =>
-  Promise.race([promise.then(() => true), new Promise((resolve) => setTimeout(() => resolve(false), 30))]);
+  Promise.race([promise.then(() => true), sleep(30).then(() => false)]);
 
 describe('PauseGate on the hotkey', () => {
   it('resumes once the hotkey and its modifiers are let go, not while they are held', async () => {

@@ -3,11 +3,11 @@
  * the run memory (extracts, task memory, completed-step lines) and the plan cursor (current, pending,
  * replace, ids, positions); and `prepareReplay`, which checks and resolves a run with no display.
  */
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RUN_FILES, type WorkflowStep } from '@mime-desktop/schema';
-import { afterEach, describe, expect, it } from 'vitest';
+import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import { ParamsError, ReplayOptionError } from '../src/errors.ts';
 import { EventLog } from '../src/kernel/event-log.ts';
 import type { ReplayEvent } from '../src/kernel/events.ts';
@@ -21,25 +21,18 @@ import { prepareReplay } from '../src/run/replay.ts';
 
 const PLAY_SONG = new URL('../../../fixtures/workflows/play-song-recorded', import.meta.url).pathname;
 
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
-async function tempDir(): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'mime-kernel-'));
-  dirs.push(dir);
-  return dir;
-}
-
-/** A log over a fresh run folder, redacting `hunter2` as `{password}`, and the events it told. */
+/** A log over a fresh run folder of the current test, redacting `hunter2` as `{password}`, and the events it told. */
 async function openLog() {
-  const folder = await RunFolder.create(await tempDir());
+  const folder = await RunFolder.create(await tempDir('mime-kernel-'));
   const told: ReplayEvent[] = [];
   const log = new EventLog({
     folder,
     redact: createRedactor(new Map([['password', 'hunter2']])),
     onEvent: (event) => told.push(event),
   });
+  // Its writes end before the test's folder is removed (after hooks run newest first); a write that
+  // failed is a test's own to check.
+  onTestFinished(() => log.flush().catch(() => undefined));
   const read = async (name: string) => readFile(join(folder.dir, name), 'utf8');
   return { log, folder, told, read };
 }
@@ -246,8 +239,7 @@ describe('prepareReplay', () => {
   });
 
   it('fingerprints the manifest too: a changed recording changes it', async () => {
-    const dir = await tempDir();
-    await cp(PLAY_SONG, dir, { recursive: true });
+    const dir = await copyWorkflow('play-song-recorded');
     const before = await fingerprintWorkflow(join(dir, 'schema.json'));
     await writeFile(join(dir, 'manifest.jsonl'), `${await readFile(join(dir, 'manifest.jsonl'), 'utf8')}\n`);
     const after = await fingerprintWorkflow(join(dir, 'schema.json'));

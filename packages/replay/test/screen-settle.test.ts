@@ -1,4 +1,5 @@
 import type { RawFrame } from '@mime-desktop/os-io';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { describe, expect, it, vi } from 'vitest';
 import { measureFrameDifference, waitForSettle } from '../src/actions/screen-settle.ts';
 
@@ -103,7 +104,7 @@ describe('waitForSettle', () => {
       const waiting = waitForSettle(
         async () => {
           times.push(performance.now());
-          await new Promise((resolve) => setTimeout(resolve, 8));
+          await sleep(8);
           return still;
         },
         { intervalMs: 16, stableMs: 33 },

@@ -2,10 +2,10 @@
  * Builds run folders by hand for the report's tests: events with increasing times, a summary,
  * a rendered workflow and real PNG screenshots (sharp), in a temporary folder.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type RunEvent, type RunSummary, runEventProblems, type WorkflowInput } from '@mime-desktop/schema';
+import { tempDir } from '@mime-desktop/test-support/e2e-rig';
 import sharp from 'sharp';
 
 export type EventSpec = Pick<RunEvent, 'type'> & {
@@ -28,7 +28,6 @@ export interface RunFolderSpec {
 }
 
 const START = Date.parse('2026-11-22T10:15:00.000Z');
-const folders: string[] = [];
 
 /** A screenshot-like PNG: a light window with a dark title bar and a few boxes. */
 async function writeScreenshot(file: string, width: number, height: number): Promise<void> {
@@ -41,10 +40,9 @@ async function writeScreenshot(file: string, width: number, height: number): Pro
   await sharp(Buffer.from(svg)).png().toFile(file);
 }
 
-/** Writes a run folder under a fresh temporary folder and returns its path. */
+/** Writes a run folder under a temp folder of the current test (removed after it) and returns its path. */
 export async function makeRunFolder(spec: RunFolderSpec): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'mime-report-test-'));
-  folders.push(root);
+  const root = await tempDir('mime-report-test-');
   const dir = join(root, '.replay', '20261122T101500Z-beef');
   await mkdir(dir, { recursive: true });
   const lines = spec.events.map((event, n) => {
@@ -67,11 +65,6 @@ export async function makeRunFolder(spec: RunFolderSpec): Promise<string> {
     await writeScreenshot(join(dir, name), size.width, size.height);
   }
   return dir;
-}
-
-/** Removes every folder made so far (call in afterAll). */
-export async function removeRunFolders(): Promise<void> {
-  await Promise.all(folders.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 }
 
 /** The summary of a one-subtask run; `overrides` replace top-level fields. */

@@ -1,18 +1,9 @@
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { tempDir } from '@mime-desktop/test-support/e2e-rig';
+import { describe, expect, it } from 'vitest';
 import { renderReport, writeReport } from '../src/index.ts';
-import {
-  agentTurn,
-  type EventSpec,
-  LOGIN_WORKFLOW,
-  makeRunFolder,
-  removeRunFolders,
-  summaryOf,
-} from './run-folder.ts';
-
-afterAll(removeRunFolders);
+import { agentTurn, type EventSpec, LOGIN_WORKFLOW, makeRunFolder, summaryOf } from './run-folder.ts';
 
 const runStart = (data: Record<string, unknown> = {}): EventSpec => ({
   type: 'run_start',
@@ -258,39 +249,33 @@ describe('writeReport', () => {
 
 describe('writeReport on what is not a run', () => {
   it('names what is missing', async () => {
-    const root = await mkdtemp(join(tmpdir(), 'mime-report-not-a-run-'));
-    try {
-      await mkdir(join(root, 'workflow', '.replay'), { recursive: true });
-      await writeFile(join(root, 'file.txt'), 'x');
-      await expect(writeReport(join(root, 'nothing'))).rejects.toThrow(
-        /nothing is not a replay run folder: no such folder/,
-      );
-      await expect(writeReport(join(root, 'file.txt'))).rejects.toThrow(/it is a file, not a folder/);
-      await expect(writeReport(join(root, 'workflow'))).rejects.toMatchObject({
-        code: 'MIME_NOT_A_RUN',
-        message: expect.stringContaining(
-          'events.jsonl and summary.json are missing (this looks like a workflow folder: its runs are in .replay/)',
-        ),
-      });
-      await writeFile(
-        join(root, 'workflow', 'events.jsonl'),
-        '{"time":"2026-11-22T10:15:00.000Z","type":"capture"}\n',
-      );
-      await expect(writeReport(join(root, 'workflow'))).rejects.toThrow(
-        /events.jsonl has no run_start event/,
-      );
-      await mkdir(join(root, 'workflow', '.replay', '20261122T101500Z-beef'));
-      await mkdir(join(root, 'workflow', '.replay', '20261122T111500Z-cafe'));
-      await expect(writeReport(join(root, 'workflow', '.replay'))).rejects.toThrow(
-        /are missing \(this folder holds runs: pass one, e.g. 20261122T111500Z-cafe\)/,
-      );
-      await writeFile(join(root, 'workflow', 'events.jsonl'), '{"time":"yesterday","type":"run_start"}\n');
-      await expect(writeReport(join(root, 'workflow'))).rejects.toMatchObject({
-        code: 'MIME_INVALID_FILE',
-        message: expect.stringContaining('line 1.time'),
-      });
-    } finally {
-      await rm(root, { recursive: true, force: true });
-    }
+    const root = await tempDir('mime-report-not-a-run-');
+    await mkdir(join(root, 'workflow', '.replay'), { recursive: true });
+    await writeFile(join(root, 'file.txt'), 'x');
+    await expect(writeReport(join(root, 'nothing'))).rejects.toThrow(
+      /nothing is not a replay run folder: no such folder/,
+    );
+    await expect(writeReport(join(root, 'file.txt'))).rejects.toThrow(/it is a file, not a folder/);
+    await expect(writeReport(join(root, 'workflow'))).rejects.toMatchObject({
+      code: 'MIME_NOT_A_RUN',
+      message: expect.stringContaining(
+        'events.jsonl and summary.json are missing (this looks like a workflow folder: its runs are in .replay/)',
+      ),
+    });
+    await writeFile(
+      join(root, 'workflow', 'events.jsonl'),
+      '{"time":"2026-11-22T10:15:00.000Z","type":"capture"}\n',
+    );
+    await expect(writeReport(join(root, 'workflow'))).rejects.toThrow(/events.jsonl has no run_start event/);
+    await mkdir(join(root, 'workflow', '.replay', '20261122T101500Z-beef'));
+    await mkdir(join(root, 'workflow', '.replay', '20261122T111500Z-cafe'));
+    await expect(writeReport(join(root, 'workflow', '.replay'))).rejects.toThrow(
+      /are missing \(this folder holds runs: pass one, e.g. 20261122T111500Z-cafe\)/,
+    );
+    await writeFile(join(root, 'workflow', 'events.jsonl'), '{"time":"yesterday","type":"run_start"}\n');
+    await expect(writeReport(join(root, 'workflow'))).rejects.toMatchObject({
+      code: 'MIME_INVALID_FILE',
+      message: expect.stringContaining('line 1.time'),
+    });
   });
 });

@@ -3,16 +3,20 @@
  * and the recording reader answer with a report or one of mime's usage errors (exit 2), never with
  * an error that would end in "internal error".
  */
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { isMimeError } from '../src/errors.ts';
 import { readManifest, readRecordingMetadata } from '../src/recording.ts';
 import { validateWorkflowTarget } from '../src/validate-target.ts';
 
-const dir = await mkdtemp(join(tmpdir(), 'mime-fuzz-'));
+const tempDirs = useTempDirs();
+let dir: string;
+beforeAll(async () => {
+  dir = await tempDirs('mime-fuzz-');
+});
 
 /** Text that looks like a file mime reads: JSON values of every shape, broken JSON, raw bytes. */
 const hostileText = fc.oneof(

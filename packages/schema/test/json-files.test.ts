@@ -1,6 +1,6 @@
-import { mkdtemp, readFile, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { describe, expect, it } from 'vitest';
 import { FileReadError, JsonSyntaxError } from '../src/errors.ts';
 import {
@@ -11,8 +11,6 @@ import {
   readJsonlFile,
   writeJsonAtomic,
 } from '../src/json-files.ts';
-
-const tempDir = () => mkdtemp(join(tmpdir(), 'mime-schema-'));
 
 describe('JSON files', () => {
   it('reports the line and column of a syntax error', () => {
@@ -37,7 +35,7 @@ describe('JSON files', () => {
   });
 
   it('says why a file cannot be read', async () => {
-    const dir = await tempDir();
+    const dir = await tempDir('mime-schema-');
     await expect(readJsonFile(join(dir, 'missing.json'))).rejects.toThrow(
       /missing\.json: no such file; check the path/,
     );
@@ -46,7 +44,7 @@ describe('JSON files', () => {
   });
 
   it('writes atomically with private modes and reads back', async () => {
-    const dir = await tempDir();
+    const dir = await tempDir('mime-schema-');
     const file = join(dir, 'deep', 'x.json');
     await writeJsonAtomic(file, { a: [1, 2] });
     expect(await readJsonFile(file)).toEqual({ a: [1, 2] });
@@ -56,7 +54,7 @@ describe('JSON files', () => {
   });
 
   it('appends whole JSONL lines and tolerates only a torn last line', async () => {
-    const dir = await tempDir();
+    const dir = await tempDir('mime-schema-');
     const file = join(dir, 'log.jsonl');
     await appendJsonl(file, { n: 1, text: 'a\nb' });
     await appendJsonl(file, { n: 2 });

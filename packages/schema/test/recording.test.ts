@@ -1,6 +1,6 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../src/errors.ts';
 import { parseManifestEvent, readManifest, readRecordingMetadata } from '../src/recording.ts';
@@ -49,7 +49,7 @@ describe('recording manifest', () => {
   });
 
   it('names every bad line of a corrupt manifest', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mime-manifest-'));
+    const dir = await tempDir('mime-manifest-');
     const file = join(dir, 'manifest.jsonl');
     await writeFile(
       file,
@@ -74,7 +74,7 @@ describe('recording manifest', () => {
   });
 
   it('validates metadata and reports missing fields', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'mime-meta-'));
+    const dir = await tempDir('mime-meta-');
     const good = join(dir, 'good.json');
     await writeFile(
       good,

@@ -4,15 +4,13 @@
  * workflow's folder is refused.
  */
 
-import { cp, mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadWorkflow } from '@mime-desktop/schema';
+import { copyFixture, copyWorkflow, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Studio, startStudio } from '../src/server.ts';
-
-const FIXTURE = new URL('../../../fixtures/workflows/play-song-recorded', import.meta.url).pathname;
 
 let home: string;
 let studio: Studio;
@@ -68,9 +66,11 @@ function send(
 /** What the page sends for a write: its cookie, its Origin and the studio header. */
 const pageWrite = () => ({ cookie, origin: `http://127.0.0.1:${port}`, 'x-mime-studio': '1' });
 
+const tempDirs = useTempDirs();
+
 beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), 'mime-studio-'));
-  await cp(FIXTURE, join(home, 'workflows', 'play-song'), { recursive: true });
+  home = await tempDirs('mime-studio-');
+  await copyWorkflow('play-song-recorded', undefined, { as: 'play-song', into: join(home, 'workflows') });
   studio = await startStudio({ home });
   port = new URL(studio.origin).port;
   const login = await send(`/?token=${studio.token}`);
@@ -83,7 +83,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await studio?.close();
-  await rm(home, { recursive: true, force: true });
 });
 
 describe('the studio server', () => {
@@ -301,10 +300,7 @@ describe('the studio server', () => {
   it('opens a workflow as ai_mime writes it, upgraded and warned about, and saves it as mime v2 without its stored secret', async () => {
     const dir = join(home, 'workflows', 'from-ai-mime');
     await mkdir(dir, { recursive: true });
-    await cp(
-      new URL('../../../fixtures/compat/ai_mime/schema.v2.json', import.meta.url).pathname,
-      join(dir, 'schema.json'),
-    );
+    await copyFixture('compat/ai_mime/schema.v2.json', join(dir, 'schema.json'));
     const opened = JSON.parse((await send('/api/workflows/from-ai-mime', { headers: { cookie } })).body);
     expect(opened.warnings.map((w: { message: string }) => w.message).join('\n')).toMatch(
       /secret|sensitive/i,

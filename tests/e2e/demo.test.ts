@@ -1,0 +1,22 @@
+/**
+ * `pnpm demo`, the first thing the README has a user run: the real script on its own private X
+ * server replays the bundled workflow with a new song, and the demo app plays it.
+ */
+import { existsSync } from 'node:fs';
+import { REPO_ROOT } from '@mime-desktop/test-support/run-mime';
+import { execa } from 'execa';
+import { expect, it } from 'vitest';
+
+it('replays the bundled workflow with a new song and points at its report', async () => {
+  const demo = await execa('pnpm', ['--silent', 'demo', 'In the End'], {
+    cwd: REPO_ROOT,
+    env: { MIME_BASE_URL: undefined, MIME_MODEL: undefined, MIME_API_KEY: undefined },
+    reject: false,
+    timeout: 90_000,
+  });
+  expect(demo.exitCode, demo.stderr).toBe(0);
+  expect(demo.stderr).toContain('extract song_now_playing = "In the End"');
+  expect(demo.stderr).toMatch(/the demo app now shows: Now playing: In the End$/m);
+  const report = /^ {2}report: (.+report\.html)$/m.exec(demo.stderr)?.[1];
+  expect(report && existsSync(report)).toBe(true);
+}, 120_000);
