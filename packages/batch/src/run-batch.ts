@@ -43,7 +43,7 @@ export interface BatchOptions {
   /** Take sensitive params from the rows file too. Default false: only from the environment. */
   allowSecretsInRows?: boolean;
   /** Replay options for every row (params come from the rows); `fresh` resets the app before each row on this display. */
-  replay?: WorkerReplayOptions & Pick<ReplayOptions, 'env' | 'runSetup' | 'fresh'>;
+  replay?: WorkerReplayOptions & Pick<ReplayOptions, 'env' | 'runSetup' | 'fresh' | 'queue' | 'holder'>;
   /** Stops the batch: no new row starts, running ones are aborted. */
   signal?: AbortSignal;
   /** Progress: each row as it starts and ends. */

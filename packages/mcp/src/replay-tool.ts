@@ -33,7 +33,10 @@ export const ReplayOutput = {
 
 /** How the server replays: the lock of the desktop, the environment (MIME_PARAM_<NAME>, the model). */
 export interface ReplayContext {
+  /** Orders this server's own calls (first come, first served; a call waits for one being cancelled). */
   lock: DesktopLock;
+  /** Wait while another process holds the display (the machine-wide lock), instead of a busy error. */
+  queue: boolean;
   env: NodeJS.ProcessEnv;
   /** Let replay run a workflow's setup command (the app is not open). */
   runSetup: boolean;
@@ -45,6 +48,8 @@ export interface ReplayCall {
   mode?: ReplayOptions['mode'];
   budgets?: ReplayOptions['budgets'];
   fresh?: boolean;
+  /** The client's name (from its initialize request), for a busy error others get. */
+  client?: string;
 }
 
 export function errorResult(code: string, message: string): CallToolResult {
@@ -111,6 +116,8 @@ export async function replayForTool(
           budgets: call.budgets,
           fresh: call.fresh,
           runSetup: context.runSetup,
+          queue: context.queue,
+          holder: `mime mcp (${call.client ?? 'an MCP client'})`,
           env: context.env,
           signal: extra.signal,
           onEvent,

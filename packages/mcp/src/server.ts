@@ -143,6 +143,12 @@ export class MimeMcpServer {
     return this.server.close();
   }
 
+  /** The connected client's name, printable and short (it names this server's replays to others). */
+  #clientName(): string | undefined {
+    const name = this.server.server.getClientVersion()?.name;
+    return name?.replace(/[^\p{L}\p{N} ._@/-]/gu, '').slice(0, 60) || undefined;
+  }
+
   /** One tool per workflow of the catalog: added, removed or replaced as the disk changes. */
   #syncWorkflowTools(): void {
     const { catalog } = this.#options;
@@ -171,6 +177,7 @@ export class MimeMcpServer {
               params: paramsFrom(args, entry.workflow.task_params),
               mode: args.mode as 'auto' | 'trace' | 'agent' | undefined,
               fresh: args.fresh as boolean | undefined,
+              client: this.#clientName(),
             },
             extra,
             this.#options.replay,
@@ -248,7 +255,13 @@ export class MimeMcpServer {
         }
         return replayForTool(
           entry,
-          { params: args.params ?? {}, mode: args.mode, fresh: args.fresh, budgets: args.budgets },
+          {
+            params: args.params ?? {},
+            mode: args.mode,
+            fresh: args.fresh,
+            budgets: args.budgets,
+            client: this.#clientName(),
+          },
           extra,
           this.#options.replay,
         );

@@ -40,3 +40,33 @@ export class DesktopFailureError extends MimeError {
     super('MIME_DESKTOP_FAILED', message, options);
   }
 }
+
+/** Who holds a display, as a busy error names it. */
+export interface DisplayHolderFacts {
+  pid: number;
+  command: string;
+  workflow: string | null;
+  since: string;
+  display: string;
+}
+
+/** Another replay holds the display (in this process or another); one replay runs on a display at a time. */
+export class DisplayBusyError extends MimeError {
+  readonly holder: DisplayHolderFacts;
+
+  constructor(holder: DisplayHolderFacts) {
+    const workflow = holder.workflow === null ? '' : `, workflow ${JSON.stringify(holder.workflow)}`;
+    super(
+      'MIME_DESKTOP_BUSY',
+      `the display ${holder.display} is busy: ${holder.command} (pid ${holder.pid}${workflow}) has been replaying on it since ${holder.since}, and one replay runs on a display at a time; run again when it ends, or queue (mime replay --queue, mime mcp --queue) to wait your turn`,
+    );
+    this.holder = holder;
+  }
+}
+
+/** The folder of the display locks cannot be trusted or used. */
+export class DisplayLockError extends MimeError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('MIME_DISPLAY_LOCK', message, { ...options, exit: 'usage' });
+  }
+}

@@ -10,6 +10,17 @@ export { captureFrame, type EncodePngOptions, encodePng, frameToRgb, type RawFra
 export type { ActiveWindow, Desktop } from './desktop.ts';
 export { diagnoseDesktop } from './diagnose.ts';
 export {
+  acquireDisplayLock,
+  type DisplayKey,
+  type DisplayLockHolder,
+  type DisplayLockOptions,
+  defaultDisplayLockDir,
+  displayKeys,
+  displayLockHolder,
+  type HeldDisplayLock,
+  holderAlive,
+} from './display-lock.ts';
+export {
   assertDisplay,
   type DisplayFacts,
   type ProbeDisplayOptions,
@@ -20,6 +31,9 @@ export {
   AbortedError,
   type AbortReason,
   DesktopFailureError,
+  DisplayBusyError,
+  type DisplayHolderFacts,
+  DisplayLockError,
   DisplayNotFoundError,
   InvalidInputError,
   UnsupportedPlatformError,
@@ -50,6 +64,7 @@ export { checkNativeModules, elfArch, linuxNativeBinaries, type NativeBinary } f
 export { createDesktop, type DesktopOptions } from './nut-desktop.ts';
 export { openAccessibility } from './open-accessibility.ts';
 export { type PrivateDisplay, type PrivateDisplayOptions, startPrivateDisplay } from './private-display.ts';
+export { processStartIdentity } from './process-identity.ts';
 export { epochNow } from './time.ts';
 export type {
   LogicalPoint,

@@ -19,4 +19,5 @@ export {
   record,
   type StopReason,
 } from './recorder.ts';
+export { DisplayReplayingError, ReplayWatch, type ReplayWatchOptions } from './replay-watch.ts';
 export { createSessionDir, slugify } from './session.ts';

@@ -29,6 +29,7 @@ import {
 } from '@mime-desktop/schema';
 import { ActionAggregator, type AggregatorOptions, type RecordedAction } from './aggregate.ts';
 import { type ControlRequest, type ControlStatus, startControlServer } from './control.ts';
+import { ReplayWatch } from './replay-watch.ts';
 import { createSessionDir } from './session.ts';
 import { type PendingEvent, SessionWriter } from './session-writer.ts';
 
@@ -225,6 +226,8 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     stop: chordOf(options.hotkeys?.stop === undefined ? DEFAULT_HOTKEYS.stop : options.hotkeys.stop),
     secret: chordOf(options.hotkeys?.secret === undefined ? DEFAULT_HOTKEYS.secret : options.hotkeys.secret),
   };
+  // No recording while a replay drives the display; input a replay gives later is dropped (below).
+  await ReplayWatch.refuseWhileReplaying();
   const ownDesktop = options.desktop === undefined;
   const desktop = options.desktop ?? (await createDesktop({ failSafe: false }));
   // Accessibility opens beside the rest of the start; an element lookup that is not back in time
@@ -313,6 +316,19 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     element: Promise<AccessibleElement | null> | null = null,
   ) => {
     admitted = admitted.then(async () => {
+      const { action_type } = pending.event;
+      const replay =
+        action_type === null || action_type === 'extract'
+          ? null
+          : await replays.heldAt(pending.event.timestamp * 1000);
+      if (replay) {
+        emit({
+          type: 'ignored',
+          action_type: action_type ?? 'end',
+          reason: `given by a replay on this display (${replay.command}, pid ${replay.pid})`,
+        });
+        return;
+      }
       const found = await element;
       if (found && !showsSecret(found)) pending.event.element = found;
       if (focus && (await focus)?.title === terminal?.title) {
@@ -547,6 +563,8 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     feed(event, chord);
   };
 
+  // A replay that took the display since the check above is seen too: it says since when.
+  const replays = new ReplayWatch();
   const control = await startControlServer(sessionId, handleControl);
   let hooks: HookSubscription | undefined;
   const ticker = setInterval(() => aggregator.tick(epochNow()), 50);
@@ -603,6 +621,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     await writer.drain();
     await ring.stop();
     await control.close();
+    replays.stop();
     if (ownDesktop) await desktop.close();
   }
   if (failure) throw failure;

@@ -80,6 +80,7 @@ export class RunManager {
       params: request.params,
       env: { ...process.env, ...secretsEnv },
       signal: abort.signal,
+      holder: 'mime studio',
       pause,
       onEvent: (event) => {
         if (event.type === 'run_start') run.dir = event.dir;

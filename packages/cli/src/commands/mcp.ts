@@ -44,7 +44,7 @@ async function runMcpCommand(flags: McpFlags): Promise<ExitCode> {
     new MimeMcpServer({
       catalog,
       version: MIME_VERSION,
-      replay: { lock, env: process.env, runSetup: flags.runSetup === true },
+      replay: { lock, queue: flags.queue === true, env: process.env, runSetup: flags.runSetup === true },
     });
   const tools = `${catalog.entries.length} workflow tool(s) from ${catalog.home}`;
   try {
@@ -136,7 +136,10 @@ export function registerMcp(program: Command, run: (code: Promise<ExitCode>) => 
       '--http [port]',
       'serve Streamable HTTP on 127.0.0.1 (a free port without a value) instead of stdio',
     )
-    .option('--queue', 'a replay asked for while one runs waits its turn (default: a busy error)')
+    .option(
+      '--queue',
+      'a replay asked for while one runs on this display (from this server or any other process) waits its turn (default: a busy error)',
+    )
     .option('--run-setup', "let a replay run the workflow's setup command when its app window is not open")
     .addHelpText(
       'after',

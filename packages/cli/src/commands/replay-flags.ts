@@ -187,6 +187,12 @@ export function replayOptionFlags(
       '--fresh',
       "put the app in its recorded starting state first (and before each --rows row on this display): the workflow's setup.reset command, else end the app and run its setup command again",
     ),
+    queue: switchFlag(
+      '--queue',
+      'wait while another replay (from any process: mime replay, mime mcp, the studio) holds this display, instead of exiting 75 naming it',
+    ),
+    holder: { from: '`mime replay <workflow>`, as a busy error names this run to others' },
+    onDisplayWait: { from: 'a line saying who holds the display while --queue waits' },
     // The model flags come last: reflect and doctor share them.
     model: { from: 'the model settings (modelConfig)' },
     modelConfig: {

@@ -1,4 +1,4 @@
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
 import { DEFAULT_ABORT_HOTKEY } from '@mime-desktop/os-io';
 import {
@@ -326,6 +326,13 @@ async function runReplayCommand(target: string, flags: ReplayFlags): Promise<Exi
     params: await readParams(flags, loaded.workflow),
     promptSecret: process.stdin.isTTY ? promptSecret : undefined,
     ...replayOptionsFrom(OPTION_FLAGS, flags),
+    holder: `mime replay ${basename(dirname(loaded.file))}`,
+    onDisplayWait: (holder) =>
+      say(
+        style.dim(
+          `waiting for the display ${holder.display}: ${inert(holder.command)} (pid ${holder.pid}) holds it since ${holder.since}`,
+        ),
+      ),
     onEvent: (event) => {
       if (event.type === 'run_start') {
         log.attach(event.dir);
@@ -377,7 +384,7 @@ async function runBatchCommand(
     return await runRowsCommand(
       workflowPath,
       flags,
-      replayOptionsFrom(OPTION_FLAGS, flags),
+      { ...replayOptionsFrom(OPTION_FLAGS, flags), holder: `mime replay --rows ${basename(workflowPath)}` },
       controller.signal,
     );
   } finally {

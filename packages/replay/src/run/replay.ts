@@ -9,7 +9,7 @@
 import { dirname, join, resolve } from 'node:path';
 import type { ModelClient, ResolveModelConfigOptions } from '@mime-desktop/model';
 import { UsageMeter } from '@mime-desktop/model/usage';
-import { createDesktop, type Desktop } from '@mime-desktop/os-io';
+import { acquireDisplayLock, createDesktop, type Desktop, type DisplayLockHolder } from '@mime-desktop/os-io';
 import {
   type HealFile,
   isMimeError,
@@ -153,6 +153,15 @@ export interface ReplayOptions {
    * again. Needs a workflow `setup`; runs its commands (as `runSetup` allows). Default false.
    */
   fresh?: boolean;
+  /**
+   * Wait while another replay (from any process) holds the display, instead of failing with
+   * `MIME_DESKTOP_BUSY` naming it. Default false.
+   */
+  queue?: boolean;
+  /** What runs this replay, as a busy error names it to others, e.g. `mime replay play-song`. Default `a mime replay`. */
+  holder?: string;
+  /** Called once when the run waits for the display (`queue`), with who holds it. Default none. */
+  onDisplayWait?: (holder: DisplayLockHolder) => void;
 }
 
 /** A run that started: its folder and summary (outcome `success`, `failed` or `aborted`). */
@@ -290,9 +299,11 @@ export async function prepareReplay(
 }
 
 /**
- * Replays a workflow: prepares the run, then runs the chosen mode under budgets, writing
- * `<workflow>/.replay/<run_id>/`. Throws before the run starts for bad input (workflow, params, mode,
- * options, model settings, no display); once it started, resolves with the summary whatever the
+ * Replays a workflow: prepares the run, takes the display (one replay per display, machine-wide:
+ * `MIME_DESKTOP_BUSY` naming who holds it, or a wait with `queue`), then runs the chosen mode under
+ * budgets, writing `<workflow>/.replay/<run_id>/`, and releases the display. Throws before the run
+ * starts for bad input (workflow, params, mode, options, model settings, no display, a busy display);
+ * once it started, resolves with the summary whatever the
  * outcome (a budget, the fail-safe, a model failure), except for internal errors, thrown after the
  * summary is written.
  */
@@ -301,15 +312,26 @@ export async function replay(
   options: ReplayOptions = {},
 ): Promise<ReplayResult> {
   const prepared = await prepareReplay(workflow, options);
-  // No fixed pause after an action: each mode waits for what it expects on the screen instead. The
-  // keyboard opens while the run starts, not at its first typing.
-  const desktop =
-    prepared.desktop ??
-    (await createDesktop({ signal: prepared.signal, timing: { afterActionMs: 0 }, keyboard: 'now' }));
+  const display = await acquireDisplayLock({
+    command: options.holder ?? 'a mime replay',
+    workflow: prepared.materialized.workflow.task_name,
+    queue: options.queue,
+    signal: prepared.signal,
+    onWait: options.onDisplayWait,
+  });
   try {
-    return await finishReplay(prepared, await executeReplay(prepared, desktop));
+    // No fixed pause after an action: each mode waits for what it expects on the screen instead. The
+    // keyboard opens while the run starts, not at its first typing.
+    const desktop =
+      prepared.desktop ??
+      (await createDesktop({ signal: prepared.signal, timing: { afterActionMs: 0 }, keyboard: 'now' }));
+    try {
+      return await finishReplay(prepared, await executeReplay(prepared, desktop));
+    } finally {
+      if (prepared.desktop === undefined) await desktop.close();
+    }
   } finally {
-    if (prepared.desktop === undefined) await desktop.close();
+    await display.release();
   }
 }
 
