@@ -12,7 +12,10 @@ import { join } from 'node:path';
 import { copyFixture, copyWorkflow, useDesktop, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
-import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
+import { MIME_BIN, REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 const desktop = useDesktop({ app: false });
@@ -252,5 +255,158 @@ describe('every command refuses links out, named pipes and /dev/zero at once, wr
       problem: expect.stringMatching(/resolves to .*outside/),
     });
     expect((await stat(join(outside, 'schema.json'))).isFile()).toBe(true);
+  });
+});
+
+/** A workflow of the home made hostile: its schema.json replaced. */
+async function hostileWorkflow(name: string, by: { link: string } | 'fifo' | 'zero'): Promise<string> {
+  const dir = await copyWorkflow('play-song-recorded', undefined, {
+    as: name,
+    into: join(home, 'workflows'),
+  });
+  await replace(join(dir, 'schema.json'), by);
+  return dir;
+}
+
+describe('the studio answers every route at once on hostile workflows, writing nothing through a link', () => {
+  it('refuses a FIFO, /dev/zero and a link out by name, five at a time, and saves neither through a link nor with a key twice', {
+    timeout: 120_000,
+  }, async () => {
+    await hostileWorkflow('fifo', 'fifo');
+    await hostileWorkflow('zero', 'zero');
+    await hostileWorkflow('out', { link: join(outside, 'schema.json') });
+    const inlink = await copyWorkflow('play-song-recorded', undefined, {
+      as: 'inlink',
+      into: join(home, 'workflows'),
+    });
+    await rename(join(inlink, 'schema.json'), join(inlink, 'schema.real.json'));
+    await symlink('schema.real.json', join(inlink, 'schema.json'));
+    const before = await snapshot(outside);
+    const studio = startMime(['studio', '--home', home]);
+    try {
+      const url = new URL(await studio.waitForStdoutLine());
+      const token = url.searchParams.get('token') ?? '';
+      const call = async (path: string, init: RequestInit = {}) => {
+        const started = performance.now();
+        const response = await fetch(new URL(path, url.origin), {
+          ...init,
+          headers: { 'x-mime-token': token, origin: url.origin, 'x-mime-studio': '1', ...init.headers },
+        });
+        const body = (await response.json()) as { error?: { code: string; message: string } } & Record<
+          string,
+          unknown
+        >;
+        return { status: response.status, body, ms: performance.now() - started };
+      };
+      const answers = await Promise.all([
+        ...Array.from({ length: 5 }, () => call('/api/workflows/fifo')),
+        call('/api/workflows/zero'),
+        call('/api/workflows/out'),
+      ]);
+      for (const answer of answers) {
+        expect(answer.status).toBe(400);
+        expect(answer.ms).toBeLessThan(1000);
+      }
+      expect(answers[0]?.body.error?.message).toMatch(/is a named pipe \(FIFO\), not a regular file/);
+      expect(answers[5]?.body.error?.message).toMatch(/is a device, not a regular file/);
+      expect(answers[6]?.body.error).toMatchObject({
+        code: 'MIME_UNSAFE_PATH',
+        message: expect.stringMatching(/outside/),
+      });
+      // Every other route still answers.
+      const list = await call('/api/workflows');
+      expect(list.status).toBe(200);
+      expect(list.ms).toBeLessThan(1000);
+
+      const opened = await call('/api/workflows/inlink');
+      expect(opened.status).toBe(200);
+      const real = await readFile(join(inlink, 'schema.real.json'), 'utf8');
+      const saved = await call('/api/workflows/inlink', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          workflow: { ...(opened.body.workflow as object), task_name: 'changed' },
+          version: opened.body.version,
+        }),
+      });
+      expect(saved.status).toBe(400);
+      expect(saved.body.error).toMatchObject({
+        code: 'MIME_UNSAFE_PATH',
+        message: expect.stringMatching(/schema\.json is a symbolic link; mime never writes through a link/),
+      });
+      expect(await readFile(join(inlink, 'schema.real.json'), 'utf8')).toBe(real);
+
+      const good = await call('/api/workflows/wf');
+      const text = JSON.stringify({ workflow: good.body.workflow, version: good.body.version });
+      expect(text).toContain('"sensitive":false');
+      const twice = await call('/api/workflows/wf', {
+        method: 'PUT',
+        headers: { 'content-type': 'application/json' },
+        body: text.replace('"sensitive":false', '"sensitive":true,"sensitive":false'),
+      });
+      expect(twice.status).toBe(400);
+      expect(twice.body.error).toMatchObject({
+        code: 'MIME_INVALID_JSON',
+        message: expect.stringMatching(/the key "sensitive" appears twice/),
+      });
+      expect(await readdir(wf())).not.toContainEqual(expect.stringMatching(/^schema\.\d+/));
+    } finally {
+      studio.kill('SIGTERM');
+      expect((await studio.done).exitCode).toBe(0);
+    }
+    expect(await snapshot(outside)).toEqual(before);
+  });
+});
+
+describe('MCP get_run and resources answer at once on hostile runs', () => {
+  it('names a FIFO events.jsonl, a /dev/zero summary and a link out, five calls at a time, and keeps serving', {
+    timeout: 120_000,
+  }, async () => {
+    const fifo = run();
+    await replace(join(fifo, 'events.jsonl'), 'fifo');
+    const zero = join(wf(), '.replay', '20261122T101600Z-b2c3');
+    await copyFixture('runs/play-song-replan', zero);
+    await replace(join(zero, 'summary.json'), 'zero');
+    const out = join(wf(), '.replay', '20261122T101700Z-c3d4');
+    await copyFixture('runs/play-song-replan', out);
+    await cp(join(out, 'summary.json'), join(outside, 'summary.json'));
+    await replace(join(out, 'summary.json'), { link: join(outside, 'summary.json') });
+    const before = await snapshot(outside);
+    const client = new Client({ name: 'mime-hostile', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MIME_BIN, 'mcp', '--home', home],
+        env: { ...(process.env as Record<string, string>), DISPLAY: desktop().display, NO_COLOR: '1' },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const getRun = async (id: string) => {
+        const started = performance.now();
+        const result = (await client.callTool({ name: 'get_run', arguments: { run: id } })) as CallToolResult;
+        const said = result.content.flatMap((c) => (c.type === 'text' ? [c.text] : [])).join('\n');
+        return { isError: result.isError, said, ms: performance.now() - started };
+      };
+      const answers = await Promise.all([
+        ...Array.from({ length: 5 }, () => getRun(`wf/${RUN}`)),
+        getRun('wf/20261122T101600Z-b2c3'),
+        getRun('wf/20261122T101700Z-c3d4'),
+      ]);
+      for (const answer of answers) {
+        expect(answer.isError).toBe(true);
+        expect(answer.ms).toBeLessThan(1000);
+      }
+      expect(answers[0]?.said).toMatch(/events\.jsonl: is a named pipe \(FIFO\), not a regular file/);
+      expect(answers[5]?.said).toMatch(/summary\.json: is a device, not a regular file/);
+      expect(answers[6]?.said).toMatch(/MIME_UNSAFE_PATH[\s\S]*outside/);
+      await expect(
+        client.readResource({ uri: 'mime://workflows/wf/runs/20261122T101700Z-c3d4/summary.json' }),
+      ).rejects.toThrow(/outside/);
+      expect((await client.listTools()).tools.map((t) => t.name)).toContain('get_run');
+    } finally {
+      await client.close();
+    }
+    expect(await snapshot(outside)).toEqual(before);
   });
 });
