@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { appendFile, mkdir, open, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import indexToPosition from 'index-to-position';
@@ -230,6 +231,22 @@ export interface WriteOptions {
   inside?: string | false;
 }
 
+/**
+ * Makes `dir` and its parents. Node's recursive mkdir says ENOENT when a parent is read-only: the first
+ * missing folder is then made alone, which fails with the real reason (EROFS, EACCES).
+ */
+async function makeFolders(dir: string, mode: number): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true, mode });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    let missing = dir;
+    while (dirname(missing) !== missing && !existsSync(dirname(missing))) missing = dirname(missing);
+    await mkdir(missing, { mode });
+    throw error;
+  }
+}
+
 /** Refuses a write through a link, then runs it; a full disk or a read-only folder becomes a named error. */
 async function guardedWrite<T>(file: string, options: WriteOptions, write: () => Promise<T>): Promise<T> {
   const inside = options.inside ?? dirname(file);
@@ -249,7 +266,7 @@ async function guardedWrite<T>(file: string, options: WriteOptions, write: () =>
  */
 export async function makeFolder(dir: string, options: WriteOptions = {}): Promise<void> {
   await guardedWrite(dir, { ...options, inside: options.inside ?? dirname(dir) }, () =>
-    mkdir(dir, { recursive: true, mode: options.dirMode ?? 0o700 }),
+    makeFolders(dir, options.dirMode ?? 0o700),
   );
 }
 
@@ -275,7 +292,7 @@ export async function writeFileAtomically(
   options: WriteOptions = {},
 ): Promise<void> {
   await guardedWrite(file, options, async () => {
-    await mkdir(dirname(file), { recursive: true, mode: options.dirMode ?? 0o700 });
+    await makeFolders(dirname(file), options.dirMode ?? 0o700);
     await writeFileAtomic(file, data, { mode: options.mode ?? 0o600, fsync: true });
   });
 }
@@ -310,7 +327,7 @@ export async function copyFileUnique(from: string, to: string): Promise<string> 
 export async function appendJsonl(file: string, value: unknown, options: WriteOptions = {}): Promise<void> {
   const line = `${JSON.stringify(value)}\n`;
   await guardedWrite(file, options, async () => {
-    await mkdir(dirname(file), { recursive: true, mode: options.dirMode ?? 0o700 });
+    await makeFolders(dirname(file), options.dirMode ?? 0o700);
     const handle = await open(file, 'a', options.mode ?? 0o600);
     try {
       await appendFile(handle, line, 'utf8');
