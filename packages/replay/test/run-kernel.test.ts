@@ -22,7 +22,10 @@ import { prepareReplay } from '../src/run/replay.ts';
 const PLAY_SONG = new URL('../../../fixtures/workflows/play-song-recorded', import.meta.url).pathname;
 
 const dirs: string[] = [];
+/** Run folders of the test: their queued writes end before their temp folder is removed. */
+const folders: RunFolder[] = [];
 afterEach(async () => {
+  await Promise.all(folders.splice(0).map((folder) => folder.flush().catch(() => undefined)));
   await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
 });
 async function tempDir(): Promise<string> {
@@ -34,6 +37,7 @@ async function tempDir(): Promise<string> {
 /** A log over a fresh run folder, redacting `hunter2` as `{password}`, and the events it told. */
 async function openLog() {
   const folder = await RunFolder.create(await tempDir());
+  folders.push(folder);
   const told: ReplayEvent[] = [];
   const log = new EventLog({
     folder,
