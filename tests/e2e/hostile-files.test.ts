@@ -196,6 +196,25 @@ describe('a crafted workflow', () => {
 });
 
 describe('bad settings and flags', () => {
+  it('refuses a single-value flag given twice with two values (exit 2), as --param is', async () => {
+    for (const [args, flag, values] of [
+      [['replay', WORKFLOW, '--mode', 'trace', '--mode', 'agent'], '--mode', '"trace" and "agent"'],
+      [
+        ['replay', WORKFLOW, '--max-duration', '15', '--max-duration', '600'],
+        '--max-duration',
+        '"15" and "600"',
+      ],
+      [['list', '--home', home, '--home', outside], '--home', `"${home}" and "${outside}"`],
+    ] as const) {
+      const result = await runMime(args);
+      expect(result.exitCode, result.stderr).toBe(2);
+      expect(result.stderr).toContain(`${flag} is given twice, as ${values}: give it once`);
+    }
+    // The same value twice says nothing new: accepted.
+    const same = await runMime(['list', '--home', home, '--home', home, '--json']);
+    expect(same.exitCode, same.stderr).toBe(0);
+  });
+
   it('says what is wrong with a number flag, a timeout, an API key and a URL with credentials', async () => {
     const flag = await runMime(['replay', WORKFLOW, '--max-model-calls', '1e23']);
     expect(flag.exitCode).toBe(2);

@@ -248,6 +248,33 @@ describe('mime reflect with bad input', () => {
     expect(server.chatRequests()).toHaveLength(0);
   });
 
+  it('--force with a failing model keeps the hand-edited workflow; a forced reflect that succeeds keeps it as a backup', async () => {
+    server.setHandler(reflectModel());
+    expect((await reflectCli()).exitCode).toBe(0);
+    const schemaFile = join(workflowDir(), 'schema.json');
+    const edited = (await readFile(schemaFile, 'utf8')).replace(
+      /"task_name": "[^"]*"/,
+      '"task_name": "Edited by hand"',
+    );
+    await writeFile(schemaFile, edited);
+    server.setHandler(undefined);
+    const failed = await reflectCli('--force');
+    expect(failed.exitCode, failed.stderr).not.toBe(0);
+    expect(failed.stderr).toMatch(/MIME_MODEL/);
+    expect(await readFile(schemaFile, 'utf8')).toBe(edited);
+    expect((await runMime(['validate', workflowDir()])).exitCode).toBe(0);
+
+    server.setHandler(reflectModel());
+    const redone = await reflectCli('--force');
+    expect(redone.exitCode, redone.stderr).toBe(0);
+    expect(await readFile(schemaFile, 'utf8')).not.toContain('Edited by hand');
+    const backups = (await readdir(workflowDir())).filter((name) =>
+      /^schema\.\d{8}T\d{9}Z\.json$/.test(name),
+    );
+    expect(backups).toHaveLength(1);
+    expect(await readFile(join(workflowDir(), backups[0] as string), 'utf8')).toBe(edited);
+  });
+
   it('refuses an empty recording and an unknown session (exit 2)', async () => {
     const manifest = join(home, 'recordings', SESSION, 'manifest.jsonl');
     await writeFile(

@@ -2,17 +2,19 @@
  * Builds batch.json from a batch folder's `row-<n>/row.json` files: the folder a local batch wrote,
  * or one that pods of a Kubernetes Indexed Job filled on a shared volume.
  */
-import { readdir } from 'node:fs/promises';
+import { lstat, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   BATCH_FILES,
   type BatchFile,
   FileReadError,
+  isMissingFileError,
   RowRecord,
   RUN_FILES,
   RunSummary,
   readJsonFile,
   resolveInside,
+  UnsafePathError,
   ValidationError,
   zodProblems,
 } from '@mime-desktop/schema';
@@ -39,15 +41,35 @@ export async function readRowRecords(dir: string): Promise<Array<{ folder: strin
     throw new FileReadError(dir, 'not a readable folder', { cause: error });
   }
   const records: Array<{ folder: string; record: RowRecord }> = [];
+  const seen = new Map<number, string>();
   for (const folder of entries.filter((name) => ROW_FOLDER.test(name))) {
+    // A row folder that links elsewhere (another batch's row, a folder outside) is not followed.
+    if ((await lstat(join(dir, folder))).isSymbolicLink()) {
+      throw new UnsafePathError(
+        'batch row folder',
+        folder,
+        `${join(dir, folder)} is a symbolic link; a batch reads only its own row folders (remove the link)`,
+      );
+    }
     const file = join(dir, folder, BATCH_FILES.row);
+    // A row not run yet has no row.json; a damaged one (a FIFO, a link out, bad JSON) is named.
     const raw = await readJsonFile(file).catch((error: unknown) => {
-      if (error instanceof FileReadError) return undefined;
+      if (isMissingFileError(error)) return undefined;
       throw error;
     });
     if (raw === undefined) continue;
     const parsed = RowRecord.safeParse(raw);
     if (!parsed.success) throw new ValidationError(file, 'batch row record', zodProblems(parsed.error));
+    const twin = seen.get(parsed.data.row);
+    if (twin !== undefined) {
+      throw new ValidationError(file, 'batch row record', [
+        {
+          path: 'row',
+          message: `row ${parsed.data.row} is also the row of ${twin}; each row has one folder`,
+        },
+      ]);
+    }
+    seen.set(parsed.data.row, folder);
     records.push({ folder, record: parsed.data });
   }
   return records.sort((a, b) => a.record.row - b.record.row);
@@ -69,7 +91,10 @@ export async function collectBatch(dir: string, meta: BatchMeta = {}): Promise<B
     // A run path from a row.json (a pod on a shared volume wrote it) stays inside its row folder.
     const runDir = await resolveInside(join(dir, folder), run, `${folder}/${BATCH_FILES.row} run`);
     const summary = RunSummary.safeParse(
-      await readJsonFile(join(runDir, RUN_FILES.summary)).catch(() => null),
+      await readJsonFile(join(runDir, RUN_FILES.summary)).catch((error: unknown) => {
+        if (isMissingFileError(error)) return null;
+        throw error;
+      }),
     );
     if (summary.success) {
       workflow ??= summary.data.workflow;

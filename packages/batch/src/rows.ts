@@ -49,7 +49,7 @@ function readCsv(file: string, text: string): Rows {
 async function readJsonlRows(file: string): Promise<Rows> {
   const problems: string[] = [];
   const rows: Array<Record<string, string>> = [];
-  for (const { line, value } of await readJsonlFile(file, { tolerateTornTail: false })) {
+  for (const { line, value } of await readJsonlFile(file, { tolerateTornTail: false, inside: false })) {
     if (value === null || typeof value !== 'object' || Array.isArray(value)) {
       problems.push(`line ${line}: a row is a JSON object such as {"song_name": "Numb"}`);
       continue;
@@ -71,7 +71,7 @@ async function readJsonlRows(file: string): Promise<Rows> {
 export async function readRows(file: string): Promise<Rows> {
   const kind = extname(file).toLowerCase();
   let rows: Rows;
-  if (kind === '.csv') rows = readCsv(file, await readTextFile(file));
+  if (kind === '.csv') rows = readCsv(file, await readTextFile(file, { inside: false }));
   else if (kind === '.jsonl' || kind === '.ndjson') rows = await readJsonlRows(file);
   else
     throw new RowsError(

@@ -5,7 +5,6 @@
  * is retried once on a fresh display. Each row writes `row-<n>/row.json` as it ends, so a killed batch
  * loses nothing that finished, and `onlyFailed` resumes it.
  */
-import { mkdir } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { startPrivateDisplay } from '@mime-desktop/os-io';
@@ -16,6 +15,7 @@ import {
   type BatchFile,
   isMimeError,
   loadWorkflow,
+  makeFolder,
   type RowRecord,
   type RunSummary,
   rowFolderName,
@@ -158,7 +158,8 @@ export async function runBatch(workflowDir: string, options: BatchOptions): Prom
       `${dir} is not a batch folder (no row-<n>/row.json in it): --only-failed takes the folder of an earlier batch, as \`mime replay --rows\` printed it`,
     );
   }
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+  // The folder the user named may be a link; nothing inside it may be.
+  await makeFolder(dir, { inside: dir });
   const selected = await selectRows(rows.rows.length, options, dir);
   const previous = new Map((await readRowRecords(dir)).map((r) => [r.record.row, r.record]));
   const startedAt = new Date().toISOString();
@@ -171,14 +172,14 @@ export async function runBatch(workflowDir: string, options: BatchOptions): Prom
     const values = rows.rows[row - 1] as Record<string, string>;
     const params = displayParams(loaded.workflow, values);
     const rowDir = join(dir, rowFolderName(row));
-    await mkdir(rowDir, { recursive: true, mode: 0o700 });
+    await makeFolder(rowDir, { inside: dir });
     const runs = [...(previous.get(row)?.runs ?? [])];
     options.onEvent?.({ type: 'row_start', row });
     const record =
       workers === 0
         ? await runHere(folder, values, rowDir, options, params, runs, row)
         : await runInWorker(folder, values, rowDir, options, params, runs, row, sensitive);
-    await writeJsonAtomic(join(rowDir, BATCH_FILES.row), record);
+    await writeJsonAtomic(join(rowDir, BATCH_FILES.row), record, { inside: dir });
     options.onEvent?.({ type: 'row_end', record });
   };
 

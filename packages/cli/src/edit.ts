@@ -6,6 +6,7 @@ import {
   checkWorkflow,
   JsonSyntaxError,
   MimeError,
+  namedWriteError,
   type Problem,
   parseJsonText,
   readTextFile,
@@ -152,12 +153,19 @@ export async function editWorkflow(target: string, options: EditOptions = {}): P
       : original;
   let problems = initial.problems;
 
-  const dir = await mkdtemp(join(tmpdir(), 'mime-edit-'));
+  // The copy lives in TMPDIR: a full or read-only one is named (the workflow is untouched).
+  const dir = await mkdtemp(join(tmpdir(), 'mime-edit-')).catch((error: unknown) => {
+    throw namedWriteError(join(tmpdir(), 'mime-edit-'), error);
+  });
   const copy = join(dir, 'schema.json');
+  const writeCopy = (text: string) =>
+    writeFile(copy, text, { mode: 0o600 }).catch((error: unknown) => {
+      throw namedWriteError(copy, error);
+    });
   let keep = false;
   try {
     for (let round = 0; ; round += 1) {
-      await writeFile(copy, header(file, problems) + presented, { mode: 0o600 });
+      await writeCopy(header(file, problems) + presented);
       await runEditor(copy);
       const body = stripHeader(await readTextFile(copy));
       if (body.trim() === '') {
@@ -180,7 +188,7 @@ export async function editWorkflow(target: string, options: EditOptions = {}): P
         // Under the folder's lock, and only over the file as it was when the edit began.
         await withFolderLock(dirname(file), { holder: 'mime edit' }, async () => {
           if ((await readTextFile(file)) !== original) {
-            await writeFile(copy, body, { mode: 0o600 });
+            await writeCopy(body);
             keep = true;
             throw new EditConflictError(file, copy);
           }

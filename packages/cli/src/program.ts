@@ -4,6 +4,7 @@ import { Command, CommanderError } from 'commander';
 import { EXIT, type ExitCode, exitCodeFor } from './exit-codes.ts';
 import { hintFor } from './hints.ts';
 import { inert, printJson, say, style } from './output.ts';
+import { refuseRepeatedFlags } from './single-flags.ts';
 
 /** Registers one command on the program; its action hands its exit code to `run`. */
 type Register = (program: Command, run: (code: Promise<ExitCode>) => void) => void;
@@ -95,6 +96,7 @@ export async function runCli(argv: readonly string[]): Promise<ExitCode> {
     command.commands.forEach(override);
   };
   override(program);
+  refuseRepeatedFlags(program);
 
   const json = argv.includes('--json');
   try {

@@ -4,9 +4,9 @@
  * shell's PATH still finds it. JSON clients get an `mcpServers.mime` entry; Codex a
  * `[mcp_servers.mime]` table in its TOML.
  */
-import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { isMissingFileError, readTextFile } from '@mime-desktop/schema';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
 import { McpOptionError } from './errors.ts';
 
@@ -116,9 +116,10 @@ export async function planInstall(
   home = homedir(),
 ): Promise<InstallPlan> {
   const file = configFile(client, home);
-  const before = await readFile(file, 'utf8').catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'ENOENT') return null;
-    throw new McpOptionError(`cannot read ${file}: ${error.message}`);
+  // The client's own config, which may be a link into a dotfiles repo; a FIFO or a device is refused.
+  const before = await readTextFile(file, { inside: false }).catch((error: unknown) => {
+    if (isMissingFileError(error)) return null;
+    throw new McpOptionError(`cannot read ${file}: ${(error as Error).message}`);
   });
   const planned =
     client === 'codex' ? planToml(before, server, file) : planJson(client, before, server, file);

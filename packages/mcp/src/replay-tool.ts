@@ -3,10 +3,17 @@
  * aborts the run as Ctrl+C does, and a result with the outcome, the extracts and the final screen; a
  * failure is a tool error naming mime's code, never a transport error.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ReplayEvent, type ReplayOptions, replay } from '@mime-desktop/replay';
-import { isMimeError, listSteps, RUN_FILES, type RunSummary, type TaskParam } from '@mime-desktop/schema';
+import {
+  isMimeError,
+  listSteps,
+  MAX_IMAGE_BYTES,
+  RUN_FILES,
+  type RunSummary,
+  readRegularFile,
+  type TaskParam,
+} from '@mime-desktop/schema';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -137,7 +144,9 @@ export async function replayForTool(
       report: result.report,
     };
     const content: CallToolResult['content'] = [{ type: 'text', text: summaryText(summary, result.report) }];
-    const screen = await readFile(join(result.dir, RUN_FILES.finalFrame)).catch(() => null);
+    const screen = await readRegularFile(join(result.dir, RUN_FILES.finalFrame), MAX_IMAGE_BYTES).catch(
+      () => null,
+    );
     if (screen) content.push({ type: 'image', data: screen.toString('base64'), mimeType: 'image/png' });
     return { content, structuredContent: structured, isError: summary.outcome !== 'success' };
   } catch (error) {

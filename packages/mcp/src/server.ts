@@ -3,14 +3,17 @@
  * never), the generic tools `list_workflows`, `replay`, `get_run` and `validate`, and resources for
  * each workflow's `schema.json` and each run's summary and report. The tool list follows the disk.
  */
-import { readFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   inert,
+  isMissingFileError,
   listHome,
   RUN_FILES,
   RUNS_FOLDER,
+  readJsonFile,
   readJsonlFile,
+  readTextFile,
   resolveInside,
   type TaskParam,
   validateWorkflowTarget,
@@ -108,7 +111,8 @@ async function findRun(
   const runId = second ?? first ?? '';
   for (const entry of candidates) {
     const dir = await resolveInside(join(entry.dir, RUNS_FOLDER), runId, 'run').catch(() => null);
-    if (dir && (await readFile(join(dir, RUN_FILES.events)).catch(() => null))) return { entry, dir };
+    // Only whether it is there (a FIFO or a link out is named when get_run reads it, without waiting).
+    if (dir && existsSync(join(dir, RUN_FILES.events))) return { entry, dir };
   }
   throw new NotFoundError('run', name, []);
 }
@@ -278,9 +282,11 @@ export class MimeMcpServer {
       async ({ run }) => {
         try {
           const { dir } = await findRun(catalog, run);
-          const summary = JSON.parse(
-            await readFile(join(dir, RUN_FILES.summary), 'utf8').catch(() => 'null'),
-          );
+          // A run still going (or killed) has no summary yet.
+          const summary = (await readJsonFile(join(dir, RUN_FILES.summary)).catch((error: unknown) => {
+            if (isMissingFileError(error)) return null;
+            throw error;
+          })) as { outcome?: string; extracts?: unknown } | null;
           const events = await readJsonlFile(join(dir, RUN_FILES.events));
           const verified = events.flatMap(({ value }) => {
             const e = value as { type?: string; subtask_i?: number; data?: Record<string, unknown> };
@@ -293,12 +299,7 @@ export class MimeMcpServer {
             extracts: summary?.extracts ?? {},
             summary,
             verified,
-            report: (await readFile(report).then(
-              () => true,
-              () => false,
-            ))
-              ? report
-              : null,
+            report: existsSync(report) ? report : null,
           });
         } catch (error) {
           return toolError(error);
@@ -353,7 +354,7 @@ export class MimeMcpServer {
             {
               uri: uri.href,
               mimeType: 'application/json',
-              text: await readFile(join(entry.dir, WORKFLOW_FILE), 'utf8'),
+              text: await readTextFile(join(entry.dir, WORKFLOW_FILE)),
             },
           ],
         };
@@ -379,7 +380,7 @@ export class MimeMcpServer {
         { description: `A run's ${file}`, mimeType },
         async (uri, { workflow, run }) => {
           const { dir } = await findRun(catalog, `${workflow}/${run}`);
-          return { contents: [{ uri: uri.href, mimeType, text: await readFile(join(dir, file), 'utf8') }] };
+          return { contents: [{ uri: uri.href, mimeType, text: await readTextFile(join(dir, file)) }] };
         },
       );
     runFile(RUN_FILES.summary, 'application/json');

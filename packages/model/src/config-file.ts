@@ -1,7 +1,13 @@
-import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { FileReadError, parseJsonText, ValidationError, zodProblems } from '@mime-desktop/schema';
+import {
+  FileReadError,
+  isMissingFileError,
+  parseJsonText,
+  readTextFile,
+  ValidationError,
+  zodProblems,
+} from '@mime-desktop/schema';
 import type { z } from 'zod';
 import { modelSettingsSchema } from './settings.ts';
 
@@ -41,17 +47,15 @@ export function locateConfigFile(configFile: string | undefined, env: NodeJS.Pro
 export async function loadConfigFile(location: ConfigFileLocation): Promise<LoadedConfigFile> {
   let text: string;
   try {
-    text = await readFile(location.path, 'utf8');
+    // The user's own file: it may be a link (a dotfiles repo), but a FIFO or a device is refused at once.
+    text = await readTextFile(location.path, { inside: false });
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOENT' && location.namedBy === 'default')
-      return { ...location, found: false, settings: {} };
+    if (!isMissingFileError(error)) throw error;
+    if (location.namedBy === 'default') return { ...location, found: false, settings: {} };
     const namer = location.namedBy === 'env' ? 'MIME_CONFIG' : '--config';
-    const reason =
-      code === 'ENOENT'
-        ? `no such file (named by ${namer}); check the path or unset it`
-        : `cannot be read (${code ?? String(error)})`;
-    throw new FileReadError(location.path, reason, { cause: error });
+    throw new FileReadError(location.path, `no such file (named by ${namer}); check the path or unset it`, {
+      cause: (error as FileReadError).cause,
+    });
   }
   const parsed = modelConfigFileSchema.safeParse(parseJsonText(text, location.path));
   if (!parsed.success) {

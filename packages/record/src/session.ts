@@ -1,6 +1,6 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { slugOf } from '@mime-desktop/schema';
+import { makeFolder, namedWriteError, slugOf } from '@mime-desktop/schema';
 
 /** `play a Song!` -> `play-a-song`; at most 40 characters; `recording` when nothing is left. */
 export function slugify(name: string): string {
@@ -24,7 +24,8 @@ export async function createSessionDir(
   name: string,
   now: Date = new Date(),
 ): Promise<{ sessionId: string; dir: string }> {
-  await mkdir(recordingsDir, { recursive: true, mode: 0o700 });
+  // A read-only or full home is named (MIME_NOT_WRITABLE, MIME_DISK_FULL) before anything is recorded.
+  await makeFolder(recordingsDir, { inside: recordingsDir });
   const base = `${compactUtc(now)}-${slugify(name)}`;
   for (let n = 1; ; n += 1) {
     const sessionId = n === 1 ? base : `${base}-${n}`;
@@ -33,9 +34,9 @@ export async function createSessionDir(
       await mkdir(dir, { mode: 0o700 });
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'EEXIST') continue;
-      throw error;
+      throw namedWriteError(dir, error);
     }
-    await mkdir(join(dir, 'screenshots'), { mode: 0o700 });
+    await makeFolder(join(dir, 'screenshots'));
     return { sessionId, dir };
   }
 }

@@ -1,8 +1,8 @@
-import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   isMimeError,
   type ManifestLine,
+  makeFolder,
   type RecordingMetadata,
   readManifest,
   readPngInside,
@@ -102,7 +102,7 @@ export async function refreshAssets(
   recording: { metadata: RecordingMetadata; lines: ManifestLine[] },
   steps: readonly ReflectStep[],
 ): Promise<void> {
-  await mkdir(join(workflowDir, 'screenshots'), { recursive: true, mode: 0o700 });
+  await makeFolder(join(workflowDir, 'screenshots'));
   await writeJsonAtomic(join(workflowDir, 'metadata.json'), recording.metadata);
   await writeFileAtomically(
     join(workflowDir, 'manifest.jsonl'),
@@ -112,7 +112,9 @@ export async function refreshAssets(
     if (!event.screenshot) continue;
     const what = `manifest.jsonl line ${line}`;
     const png = await readPngInside(sessionDir, event.screenshot, what);
-    await writeFileAtomically(await resolveInside(workflowDir, event.screenshot, what), png);
+    await writeFileAtomically(await resolveInside(workflowDir, event.screenshot, what), png, {
+      inside: workflowDir,
+    });
   }
   for (const step of steps) {
     const point = step.source.point;
@@ -124,6 +126,8 @@ export async function refreshAssets(
       .composite([{ input: marker(point.x, point.y, width, height), top: 0, left: 0 }])
       .png({ compressionLevel: 1 })
       .toBuffer();
-    await writeFileAtomically(await resolveInside(workflowDir, markedPath(step.pre), what), marked);
+    await writeFileAtomically(await resolveInside(workflowDir, markedPath(step.pre), what), marked, {
+      inside: workflowDir,
+    });
   }
 }

@@ -1,4 +1,5 @@
-import { mkdir, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
   ModelClient,
@@ -8,7 +9,10 @@ import {
   type UsageSnapshot,
 } from '@mime-desktop/model';
 import {
+  backupStamp,
   checkWorkflow,
+  copyFileUnique,
+  makeFolder,
   PassBResult,
   readJsonFile,
   type StepCard,
@@ -103,6 +107,18 @@ async function readFinished(file: string): Promise<Workflow | undefined> {
 }
 
 /**
+ * Writes the reflected workflow over `schemaFile` once it is complete, atomically, keeping the one it
+ * replaces beside it as `schema.<time>.json` (as an edit in the studio or a heal does): a hand-edited
+ * workflow is never lost to a `--force`.
+ */
+async function replaceWorkflow(schemaFile: string, workflow: Workflow): Promise<void> {
+  if (existsSync(schemaFile)) {
+    await copyFileUnique(schemaFile, join(dirname(schemaFile), `schema.${backupStamp()}.json`));
+  }
+  await writeWorkflow(schemaFile, workflow);
+}
+
+/**
  * Reflects a recording into a workflow, resumably: assets are refreshed, then Pass A makes the
  * missing step cards (checkpointed one by one in step_cards.json), Pass B plans the task
  * (checkpointed in schema.draft.json once it merges into a valid workflow), and schema.json is
@@ -116,7 +132,8 @@ export async function reflect(sessionDir: string, options: ReflectOptions): Prom
   );
   // A recording that cannot be read creates nothing.
   const recording = await readRecording(session);
-  await mkdir(workflowDir, { recursive: true, mode: 0o700 });
+  // Never into a workflow folder that links elsewhere; a read-only or full disk is named.
+  await makeFolder(workflowDir);
   // One writer at a time: a heal or an edit of this workflow waits, or is told reflect writes it.
   return withFolderLock(workflowDir, { holder: 'mime reflect' }, () =>
     reflectInto(session, workflowDir, recording, options),
@@ -140,7 +157,8 @@ async function reflectInto(
   await refreshAssets(session, workflowDir, recording, steps);
   const from = options.force ? 'pass-a' : options.from;
   if (from === 'pass-a') await rm(cardsFile, { force: true });
-  if (from) await Promise.all([rm(draftFile, { force: true }), rm(schemaFile, { force: true })]);
+  // The finished schema.json stays until its replacement is complete (a failing model leaves it whole).
+  if (from) await rm(draftFile, { force: true });
 
   const meter = new UsageMeter();
   const finish = (workflow: Workflow): ReflectResult => {
@@ -161,7 +179,7 @@ async function reflectInto(
   const store = new StepCardStore(cardsFile);
   const known = new Map([...(await store.load())].filter(([i]) => i < steps.length));
   const draft = await readDraft(draftFile);
-  const finished = await readFinished(schemaFile);
+  const finished = from ? undefined : await readFinished(schemaFile);
   emit({
     type: 'start',
     sessionId,
@@ -182,7 +200,7 @@ async function reflectInto(
       subtasks: merged.workflow.plan.subtasks.length,
       params: merged.workflow.task_params.map((p) => p.name),
     });
-    await writeWorkflow(schemaFile, merged.workflow);
+    await replaceWorkflow(schemaFile, merged.workflow);
     return finish(merged.workflow);
   }
   const configured = options.model;
@@ -250,6 +268,6 @@ async function reflectInto(
     subtasks: workflow.plan.subtasks.length,
     params: workflow.task_params.map((p) => p.name),
   });
-  await writeWorkflow(schemaFile, workflow);
+  await replaceWorkflow(schemaFile, workflow);
   return finish(workflow);
 }

@@ -1,5 +1,4 @@
-import { readFile } from 'node:fs/promises';
-import { StepCard, writeJsonAtomic } from '@mime-desktop/schema';
+import { readJsonFile, StepCard, writeJsonAtomic } from '@mime-desktop/schema';
 
 /**
  * The Pass A checkpoint, `step_cards.json`: a list of StepCards ordered by `i`. Saving is merge-safe:
@@ -17,7 +16,8 @@ export class StepCardStore {
   async load(): Promise<Map<number, StepCard>> {
     let raw: unknown;
     try {
-      raw = JSON.parse(await readFile(this.file, 'utf8'));
+      // Bounded and without waiting: a checkpoint that is a FIFO or a link out counts as none.
+      raw = await readJsonFile(this.file);
     } catch {
       return new Map();
     }

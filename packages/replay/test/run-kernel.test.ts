@@ -24,6 +24,7 @@ const PLAY_SONG = new URL('../../../fixtures/workflows/play-song-recorded', impo
 /** A log over a fresh run folder of the current test, redacting `hunter2` as `{password}`, and the events it told. */
 async function openLog() {
   const folder = await RunFolder.create(await tempDir('mime-kernel-'));
+  onTestFinished(() => folder.flush().catch(() => undefined));
   const told: ReplayEvent[] = [];
   const log = new EventLog({
     folder,

@@ -64,9 +64,55 @@ export class DiskFullError extends MimeError {
     super(
       'MIME_DISK_FULL',
       `no space left on the disk of ${dirname(file)} to write ${basename(file)}; the previous ${basename(file)} is kept as it was: free some space and run this again`,
-      options,
+      { ...options, exit: 'usage' },
     );
     this.file = file;
+  }
+}
+
+/** A folder mime must write into is read-only or not writable by this user: nothing was written there. */
+export class NotWritableError extends MimeError {
+  readonly file: string;
+
+  constructor(file: string, options?: { cause?: unknown }) {
+    const code = (options?.cause as NodeJS.ErrnoException | undefined)?.code;
+    const why =
+      code === 'EROFS' ? 'is on a read-only file system' : 'is not writable by this user (permission denied)';
+    super(
+      'MIME_NOT_WRITABLE',
+      `cannot write ${basename(file)}: ${dirname(file)} ${why}; nothing was changed there: make it writable (or copy the folder somewhere writable, or give another --home) and run this again`,
+      { ...options, exit: 'usage' },
+    );
+    this.file = file;
+  }
+}
+
+/**
+ * A failed write (or folder creation) of `file` as a named error: a full disk, a read-only or
+ * unwritable folder; any other error is returned as it is.
+ */
+export function namedWriteError(file: string, error: unknown): unknown {
+  const code = (error as NodeJS.ErrnoException | undefined)?.code;
+  if (code === 'ENOSPC' || code === 'EDQUOT') return new DiskFullError(file, { cause: error });
+  if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM')
+    return new NotWritableError(file, { cause: error });
+  return error;
+}
+
+/**
+ * A path from a recording or workflow that points outside its folder, or a symbolic link mime was to
+ * read or write through (`MIME_UNSAFE_PATH`).
+ */
+export class UnsafePathError extends MimeError {
+  readonly path: string;
+
+  constructor(what: string, path: string, reason: string) {
+    super(
+      'MIME_UNSAFE_PATH',
+      `${what}: refusing ${JSON.stringify(path.slice(0, 200))}: ${reason}. Paths in recordings and workflows must name files inside their folder; this file may have been made to read or write elsewhere: do not use it.`,
+      { exit: 'usage' },
+    );
+    this.path = path;
   }
 }
 

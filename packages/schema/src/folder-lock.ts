@@ -5,12 +5,22 @@
  * writer waits a short time, then fails with `MIME_WORKFLOW_LOCKED` naming who holds the lock.
  */
 import { existsSync } from 'node:fs';
-import { readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
-import { DiskFullError, MimeError } from './errors.ts';
+import { readRegularFile } from './bounded-read.ts';
+import { MimeError, namedWriteError } from './errors.ts';
 import { writeFileAtomically } from './json-files.ts';
+import { unsafePathReason } from './paths.ts';
+
+/** The largest lock note or commit journal read (each is a line or a short list of names). */
+const MAX_NOTE_BYTES = 1024 * 1024;
+
+/** A small JSON file of the folder, bounded and without waiting (a FIFO or a link out reads as none). */
+async function readNote(file: string): Promise<unknown> {
+  return JSON.parse((await readRegularFile(file, MAX_NOTE_BYTES)).toString('utf8'));
+}
 
 /** The lock of a folder: a directory made by proper-lockfile, and a note of who holds it. */
 const LOCK = '.mime.lock';
@@ -43,7 +53,7 @@ interface Holder {
 
 async function readHolder(folder: string): Promise<Holder | null> {
   try {
-    return JSON.parse(await readFile(join(folder, HOLDER), 'utf8')) as Holder;
+    return (await readNote(join(folder, HOLDER))) as Holder;
   } catch {
     return null;
   }
@@ -88,8 +98,8 @@ export async function withFolderLock<T>(
     });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ENOSPC' || code === 'EDQUOT') throw new DiskFullError(join(folder, LOCK), { cause: error });
-    if (code !== 'ELOCKED') throw error;
+    // A full disk or a read-only folder: named, with what to do.
+    if (code !== 'ELOCKED') throw namedWriteError(join(folder, LOCK), error);
     const holder = await readHolder(folder);
     throw new WorkflowLockedError(
       folder,
@@ -106,7 +116,7 @@ export async function withFolderLock<T>(
       since: new Date().toISOString(),
     };
     // Only a note for the other writer's message: a full disk must not stop the write it guards.
-    await writeFile(join(folder, HOLDER), `${JSON.stringify(note)}\n`).catch(() => undefined);
+    await writeFileAtomically(join(folder, HOLDER), `${JSON.stringify(note)}\n`).catch(() => undefined);
     await recoverCommit(folder);
     return await write();
   } finally {
@@ -127,11 +137,13 @@ const NEW = '.mime-new';
 async function recoverCommit(folder: string): Promise<void> {
   let files: string[];
   try {
-    files = (JSON.parse(await readFile(join(folder, JOURNAL), 'utf8')) as { files: string[] }).files;
+    files = ((await readNote(join(folder, JOURNAL))) as { files: string[] }).files;
   } catch {
     return;
   }
-  for (const file of files) {
+  // Names from a file in a shared folder: only plain names inside it are renamed.
+  for (const file of Array.isArray(files) ? files : []) {
+    if (typeof file !== 'string' || unsafePathReason(file)) continue;
     await rename(join(folder, `${file}${NEW}`), join(folder, file)).catch(() => undefined);
   }
   await rm(join(folder, JOURNAL), { force: true });

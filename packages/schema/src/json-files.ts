@@ -1,5 +1,5 @@
-import { constants } from 'node:fs';
-import { appendFile, copyFile, mkdir, open } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { appendFile, mkdir, open, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import indexToPosition from 'index-to-position';
 import {
@@ -12,8 +12,9 @@ import {
   visit,
 } from 'jsonc-parser';
 import writeFileAtomic from 'write-file-atomic';
-import { readRegularFile } from './bounded-read.ts';
-import { DiskFullError, FileReadError, JsonSyntaxError } from './errors.ts';
+import { type ReadPlaceOptions, readRegularFile } from './bounded-read.ts';
+import { FileReadError, JsonSyntaxError, namedWriteError } from './errors.ts';
+import { assertNoLinkOnTheWay } from './paths.ts';
 
 const PARSE_REASONS: Record<string, string> = {
   InvalidSymbol: 'unexpected character',
@@ -140,11 +141,12 @@ function duplicateKeyAt(text: string): { key: string; offset: number } | null {
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
 
 /**
- * Reads a UTF-8 text file of at most {@link MAX_JSON_BYTES}; failures (missing, a directory, too
- * large, not UTF-8) become a {@link FileReadError} that says why. A byte order mark is dropped.
+ * Reads a UTF-8 text file of at most {@link MAX_JSON_BYTES} (a regular file inside its folder, see
+ * {@link readRegularFile}); failures (missing, a directory, a FIFO, too large, not UTF-8) become a
+ * {@link FileReadError} that says why. A byte order mark is dropped.
  */
-export async function readTextFile(file: string): Promise<string> {
-  const bytes = await readRegularFile(file, MAX_JSON_BYTES);
+export async function readTextFile(file: string, options: ReadPlaceOptions = {}): Promise<string> {
+  const bytes = await readRegularFile(file, MAX_JSON_BYTES, undefined, options);
   try {
     return UTF8.decode(bytes);
   } catch (error) {
@@ -179,8 +181,8 @@ function firstInvalidUtf8(bytes: Buffer): number {
 }
 
 /** Reads and parses a JSON file. */
-export async function readJsonFile(file: string): Promise<unknown> {
-  return parseJsonText(await readTextFile(file), file);
+export async function readJsonFile(file: string, options: ReadPlaceOptions = {}): Promise<unknown> {
+  return parseJsonText(await readTextFile(file, options), file);
 }
 
 /** One parsed line of a JSONL file, with its 1-based line number. */
@@ -196,9 +198,9 @@ export interface JsonlLine {
  */
 export async function readJsonlFile(
   file: string,
-  options: { tolerateTornTail?: boolean } = {},
+  options: { tolerateTornTail?: boolean } & ReadPlaceOptions = {},
 ): Promise<JsonlLine[]> {
-  const text = await readTextFile(file);
+  const text = await readTextFile(file, options);
   const rows = text.split('\n');
   const torn = !text.endsWith('\n');
   const lines: JsonlLine[] = [];
@@ -215,12 +217,57 @@ export async function readJsonlFile(
   return lines;
 }
 
-/** File modes: private data (recordings, runs) is created 0700/0600. */
+/** File modes and place: private data (recordings, runs) is created 0700/0600. */
 export interface WriteOptions {
   /** File mode. Default 0o600. */
   mode?: number;
   /** Mode of directories created on the way. Default 0o700. */
   dirMode?: number;
+  /**
+   * The folder the write stays in: no symbolic link between it and the file, the file included
+   * ({@link assertNoLinkOnTheWay}). Default: the file's own folder (the file itself is not a link);
+   * `false` for a file the user keeps as a link on purpose (an MCP client's config in a dotfiles repo).
+   */
+  inside?: string | false;
+}
+
+/**
+ * Makes `dir` and its parents. Node's recursive mkdir says ENOENT when a parent is read-only: the first
+ * missing folder is then made alone, which fails with the real reason (EROFS, EACCES).
+ */
+async function makeFolders(dir: string, mode: number): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true, mode });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    let missing = dir;
+    while (dirname(missing) !== missing && !existsSync(dirname(missing))) missing = dirname(missing);
+    await mkdir(missing, { mode });
+    throw error;
+  }
+}
+
+/** Refuses a write through a link, then runs it; a full disk or a read-only folder becomes a named error. */
+async function guardedWrite<T>(file: string, options: WriteOptions, write: () => Promise<T>): Promise<T> {
+  const inside = options.inside ?? dirname(file);
+  if (inside !== false) await assertNoLinkOnTheWay(inside, file);
+  try {
+    return await write();
+  } catch (error) {
+    // The temporary file is gone and the previous file untouched: say where and why.
+    throw namedWriteError(file, error);
+  }
+}
+
+/**
+ * Makes a folder (and its parents) for mime's files, mode 0700: refused when it or a folder between
+ * `inside` and it is a symbolic link (a `.replay` or row folder that links out); a full disk or a
+ * read-only place is a named error.
+ */
+export async function makeFolder(dir: string, options: WriteOptions = {}): Promise<void> {
+  await guardedWrite(dir, { ...options, inside: options.inside ?? dirname(dir) }, () =>
+    makeFolders(dir, options.dirMode ?? 0o700),
+  );
 }
 
 /**
@@ -235,21 +282,19 @@ export async function writeJsonAtomic(
   await writeFileAtomically(file, `${JSON.stringify(value, null, 2)}\n`, options);
 }
 
-/** Writes text or bytes atomically (temp file, fsync, rename), creating parent directories. */
+/**
+ * Writes text or bytes atomically (temp file, fsync, rename), creating parent directories; never
+ * through a symbolic link (see {@link WriteOptions.inside}).
+ */
 export async function writeFileAtomically(
   file: string,
   data: string | Buffer,
   options: WriteOptions = {},
 ): Promise<void> {
-  try {
-    await mkdir(dirname(file), { recursive: true, mode: options.dirMode ?? 0o700 });
+  await guardedWrite(file, options, async () => {
+    await makeFolders(dirname(file), options.dirMode ?? 0o700);
     await writeFileAtomic(file, data, { mode: options.mode ?? 0o600, fsync: true });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    // The temporary file is gone and the previous file untouched: say where space ran out.
-    if (code === 'ENOSPC' || code === 'EDQUOT') throw new DiskFullError(file, { cause: error });
-    throw error;
-  }
+  });
 }
 
 /** A time stamp for the copies kept of replaced files: `20261125T080000123Z`. */
@@ -257,12 +302,17 @@ export function backupStamp(now: Date = new Date()): string {
   return now.toISOString().replace(/[-:]/g, '').replace('.', '');
 }
 
-/** Copies `from` to `to`, or to `to` with `-2`, `-3`... before its extension when that is taken; returns the copy. */
+/**
+ * Copies `from` (a regular file inside its folder, at most {@link MAX_JSON_BYTES}: a workflow's
+ * `schema.json` or `manifest.jsonl`) to `to`, or to `to` with `-2`, `-3`... before its extension when
+ * that is taken (never over a file or a link); returns the copy.
+ */
 export async function copyFileUnique(from: string, to: string): Promise<string> {
+  const data = await readRegularFile(from, MAX_JSON_BYTES);
   for (let n = 1; ; n += 1) {
     const target = n === 1 ? to : to.replace(/(\.\w+)$/, `-${n}$1`);
     try {
-      await copyFile(from, target, constants.COPYFILE_EXCL);
+      await guardedWrite(target, {}, () => writeFile(target, data, { mode: 0o600, flag: 'wx' }));
       return target;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
@@ -276,14 +326,16 @@ export async function copyFileUnique(from: string, to: string): Promise<string> 
  */
 export async function appendJsonl(file: string, value: unknown, options: WriteOptions = {}): Promise<void> {
   const line = `${JSON.stringify(value)}\n`;
-  await mkdir(dirname(file), { recursive: true, mode: options.dirMode ?? 0o700 });
-  const handle = await open(file, 'a', options.mode ?? 0o600);
-  try {
-    await appendFile(handle, line, 'utf8');
-    await handle.datasync();
-  } finally {
-    await handle.close();
-  }
+  await guardedWrite(file, options, async () => {
+    await makeFolders(dirname(file), options.dirMode ?? 0o700);
+    const handle = await open(file, 'a', options.mode ?? 0o600);
+    try {
+      await appendFile(handle, line, 'utf8');
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+  });
 }
 
 /** `plan.subtasks[1].text` -> `['plan', 'subtasks', 1, 'text']`. */

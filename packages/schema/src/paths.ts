@@ -3,11 +3,11 @@
  * them is untrusted: it must name a file inside the folder it belongs to, and stay inside it once
  * symbolic links are followed. Anything else is refused before a byte is read or written.
  */
-import { realpath } from 'node:fs/promises';
-import { dirname, isAbsolute, join, relative, sep, win32 } from 'node:path';
+import { lstat, realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep, win32 } from 'node:path';
 import { z } from 'zod';
 import { readRegularFile } from './bounded-read.ts';
-import { FileReadError, MimeError } from './errors.ts';
+import { FileReadError, UnsafePathError } from './errors.ts';
 
 /** The longest relative path accepted in a recording or workflow. */
 export const MAX_RELATIVE_PATH = 1024;
@@ -33,20 +33,6 @@ export const RelativePath = z
       context.addIssue({ code: 'custom', message: `${reason}: ${JSON.stringify(path.slice(0, 200))}` });
   })
   .describe('A path relative to the folder, inside it.');
-
-/** A path from a recording or workflow that points outside its folder (`MIME_UNSAFE_PATH`). */
-export class UnsafePathError extends MimeError {
-  readonly path: string;
-
-  constructor(what: string, path: string, reason: string) {
-    super(
-      'MIME_UNSAFE_PATH',
-      `${what}: refusing ${JSON.stringify(path.slice(0, 200))}: ${reason}. Paths in recordings and workflows must name files inside their folder; this file may have been made to read or write elsewhere: do not use it.`,
-      { exit: 'usage' },
-    );
-    this.path = path;
-  }
-}
 
 /** The real path of `path`, or of its nearest existing parent joined with the rest. */
 async function realOrParent(path: string): Promise<string> {
@@ -74,6 +60,37 @@ export async function resolveInside(folder: string, path: string, what: string):
     throw new UnsafePathError(what, path, `it resolves to ${target}, outside ${base} (a symbolic link?)`);
   }
   return join(folder, path);
+}
+
+/**
+ * Before mime writes `target` (a file or a folder it creates) inside `folder`: neither `target` nor
+ * any folder between `folder` and it may be a symbolic link, so a write never lands outside through a
+ * `schema.json`, `report.html`, `.replay` or row folder that links elsewhere (`folder` itself may be
+ * one: it is the place the user named). What does not exist yet is created as a real folder or file.
+ * Throws {@link UnsafePathError}; mime refuses rather than writing beside the link.
+ */
+export async function assertNoLinkOnTheWay(folder: string, target: string, what = 'writing'): Promise<void> {
+  const path = relative(resolve(folder), resolve(target));
+  if (path === '') return;
+  if (path === '..' || path.startsWith(`..${sep}`) || isAbsolute(path)) {
+    throw new UnsafePathError(what, target, `it is not inside ${folder}`);
+  }
+  let at = resolve(folder);
+  for (const part of path.split(sep)) {
+    at = join(at, part);
+    const info = await lstat(at).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
+    if (!info) return;
+    if (info.isSymbolicLink()) {
+      throw new UnsafePathError(
+        what,
+        target,
+        `${at} is a symbolic link; mime never writes through a link (remove the link, or replace it with a copy of the file or folder)`,
+      );
+    }
+  }
 }
 
 /** The largest image mime reads from a recording or workflow (a 4K frame is about 10 MiB as PNG). */

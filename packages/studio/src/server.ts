@@ -15,6 +15,7 @@ import {
   isMimeError,
   MimeError,
   newAccessToken,
+  parseJsonText,
   type ReplayMode,
   readPngInside,
   sameAccessToken,
@@ -75,12 +76,22 @@ export class StudioListenError extends MimeError {
 
 function fail(
   c: Context,
-  status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 500,
+  status: 400 | 401 | 403 | 404 | 409 | 413 | 422 | 500 | 507,
   code: string,
   message: string,
   extra = {},
 ) {
   return c.json({ error: { code, message, ...extra } }, status);
+}
+
+/**
+ * A request's JSON body, read strictly as mime reads its files: a duplicate key (`"sensitive": true,
+ * "sensitive": false`) or a syntax error is a 400 naming line and column, never silently the last
+ * value. No body is null.
+ */
+async function strictJson(c: Context): Promise<unknown> {
+  const text = await c.req.text();
+  return text.trim() === '' ? null : parseJsonText(text, 'the request body');
 }
 
 /** Errors that say someone else changed or holds the workflow. */
@@ -100,6 +111,8 @@ function answerError(c: Context, error: unknown) {
     return fail(c, 404, error.code, error.message);
   if (error instanceof StudioEditError) return fail(c, 400, error.code, error.message);
   if (error instanceof RunRefusedError) return fail(c, 409, error.code, error.message);
+  // A full disk is the server's storage, not the request: 507 Insufficient Storage, named.
+  if (isMimeError(error) && error.code === 'MIME_DISK_FULL') return fail(c, 507, error.code, error.message);
   if (isMimeError(error)) return fail(c, CONFLICTS.has(error.code) ? 409 : 400, error.code, error.message);
   return fail(c, 500, 'MIME_INTERNAL', error instanceof Error ? error.message : String(error));
 }
@@ -243,7 +256,7 @@ export function studioApp(
     });
   });
   app.put('/api/workflows/:id', async (c) => {
-    const body = (await c.req.json().catch(() => null)) as { workflow?: unknown; version?: unknown } | null;
+    const body = (await strictJson(c)) as { workflow?: unknown; version?: unknown } | null;
     if (!body || typeof body.version !== 'string') {
       return fail(
         c,
@@ -255,7 +268,7 @@ export function studioApp(
     return c.json(await store.save(c.req.param('id'), body.workflow, body.version));
   });
   app.post('/api/workflows/:id/edit', async (c) => {
-    const body = (await c.req.json().catch(() => null)) as { workflow?: unknown; edit?: WorkflowEdit } | null;
+    const body = (await strictJson(c)) as { workflow?: unknown; edit?: WorkflowEdit } | null;
     if (!body?.workflow || typeof body.edit?.kind !== 'string') {
       return fail(
         c,
@@ -271,7 +284,7 @@ export function studioApp(
   });
   app.post('/api/workflows/:id/runs', async (c) => {
     const id = c.req.param('id');
-    const body = (await c.req.json().catch(() => null)) as { mode?: unknown; params?: unknown } | null;
+    const body = (await strictJson(c)) as { mode?: unknown; params?: unknown } | null;
     const mode = body?.mode ?? 'auto';
     if (mode !== 'auto' && mode !== 'trace' && mode !== 'agent') {
       return fail(
@@ -306,7 +319,7 @@ export function studioApp(
   });
   app.post('/api/recordings/:id/reflect', async (c) => {
     const id = c.req.param('id');
-    const body = (await c.req.json().catch(() => null)) as { model?: unknown } | null;
+    const body = (await strictJson(c)) as { model?: unknown } | null;
     const job = await reflects.start(id, await store.recording(id), { withModel: body?.model !== false });
     return c.json({ reflect: { id: job.id } });
   });
@@ -340,7 +353,7 @@ export function studioApp(
   });
   app.post(`${RUN}/heal`, async (c) => {
     const { id, run } = c.req.param();
-    const body = (await c.req.json().catch(() => null)) as { reject?: unknown } | null;
+    const body = (await strictJson(c)) as { reject?: unknown } | null;
     const reject = body?.reject ?? [];
     if (!Array.isArray(reject) || !reject.every((r) => typeof r === 'string')) {
       return fail(c, 400, 'MIME_BAD_REQUEST', 'send {"reject": ["step-0", "subtask-1", ...]}');

@@ -9,13 +9,14 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   backupStamp,
   checkWorkflow,
   copyFileUnique,
+  isMissingFileError,
   listHome,
+  MAX_JSON_BYTES,
   MimeError,
   type Problem,
   parseJsonText,
@@ -219,10 +220,11 @@ export class WorkflowStore {
   /** Workflow `id` read and checked, with its version; its runs not read. */
   async #read(id: string) {
     const dir = await this.folder(id);
-    const bytes = await readFile(join(dir, WORKFLOW_FILE)).catch(() => {
-      throw new WorkflowNotFoundError(id);
-    });
     const file = join(dir, WORKFLOW_FILE);
+    // A regular file inside the folder, bounded: a FIFO or a link to /dev/zero is refused at once.
+    const bytes = await readRegularFile(file, MAX_JSON_BYTES).catch((error: unknown) => {
+      throw isMissingFileError(error) ? new WorkflowNotFoundError(id) : error;
+    });
     const checked = checkWorkflow(parseJsonText(bytes.toString('utf8'), file));
     if (!checked.ok) throw new WorkflowInvalidError(checked.problems);
     return { dir, workflow: checked.workflow, version: versionOf(bytes), warnings: checked.warnings };
@@ -238,11 +240,11 @@ export class WorkflowStore {
     if (!checked.ok) throw new WorkflowInvalidError(checked.problems);
     const file = join(dir, WORKFLOW_FILE);
     return withFolderLock(dir, { holder: 'mime studio' }, async () => {
-      const now = versionOf(await readFile(file));
+      const now = versionOf(await readRegularFile(file, MAX_JSON_BYTES));
       if (now !== version) throw new WorkflowConflictError(file, now);
       const previous = await copyFileUnique(file, join(dir, `schema.${backupStamp()}.json`));
       await writeWorkflow(file, checked.workflow);
-      return { version: versionOf(await readFile(file)), previous };
+      return { version: versionOf(await readRegularFile(file, MAX_JSON_BYTES)), previous };
     });
   }
 

@@ -117,7 +117,8 @@ async function runInstallCommand(flags: InstallFlags): Promise<ExitCode> {
     await copyFile(plan.file, backup);
     say(style.dim(`  backup: ${backup}`));
   }
-  await writeFileAtomically(plan.file, plan.after, { mode });
+  // Written where the client reads it, through a link the user keeps on purpose (dotfiles).
+  await writeFileAtomically(plan.file, plan.after, { mode, inside: false });
   say(
     `${style.green('✓')} written; restart ${client} to see the tools (sensitive params: set MIME_PARAM_<NAME> in its env for mime)`,
   );

@@ -28,6 +28,7 @@ import { hintFor } from '../hints.ts';
 import { type HomeOptions, resolveWorkflowTarget } from '../home.ts';
 import { inert, printData, printJson, say, style } from '../output.ts';
 import { createRunLog } from '../run-log.ts';
+import { collectRepeated } from '../single-flags.ts';
 import {
   addReplayOptionFlags,
   type ParsedFlags,
@@ -53,10 +54,6 @@ class PromptInterruptedError extends MimeError {
   }
 }
 
-function collect(value: string, previous: string[] | undefined): string[] {
-  return [...(previous ?? []), value];
-}
-
 /** `--param name=value` pairs (the value may hold `=`). */
 function parseParamFlags(pairs: readonly string[]): Record<string, string> {
   // No prototype: a param may be named `constructor` or `__proto__`.
@@ -79,7 +76,8 @@ function parseParamFlags(pairs: readonly string[]): Record<string, string> {
 
 /** A params file: a JSON object of strings, numbers and booleans. */
 async function readParamsFile(file: string): Promise<Record<string, string>> {
-  const document = await readJsonFile(file);
+  // The user's own file, named on the command line: it may be a link anywhere.
+  const document = await readJsonFile(file, { inside: false });
   if (document === null || typeof document !== 'object' || Array.isArray(document)) {
     throw new UsageError(`${file}: a params file is a JSON object such as {"song_name": "Numb"}`);
   }
@@ -401,7 +399,7 @@ export function registerReplay(program: Command, run: (code: Promise<ExitCode>) 
       'Replay a workflow on the live screen with new params. auto (the default) replays the recorded steps, re-finding each target on the screen, and hands a subtask to the vision model only where the screen diverged; trace replays the recording exactly and stops at the first divergence; agent lets the model look at the screen each turn and act, subtask by subtask, replanning when stuck. Every run is saved to <workflow>/.replay/<run_id>/ (screenshots, events.jsonl, extracts.json, summary.json, replay_summary.txt, report.html). Sensitive params come from MIME_PARAM_<NAME> or a hidden prompt and are never stored or shown.',
     )
     .argument('<workflow>', 'workflow folder, its schema.json, or a session id under <home>/workflows/')
-    .option('--param <name=value>', 'a param value for this run (repeatable)', collect)
+    .option('--param <name=value>', 'a param value for this run (repeatable)', collectRepeated)
     .option('--params-file <file>', 'param values from a JSON object; --param wins');
   addReplayOptionFlags(command, OPTION_FLAGS)
     .option(

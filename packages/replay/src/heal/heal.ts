@@ -9,7 +9,6 @@
  * The change is shown as a diff of schema.json and applied atomically, after validation, keeping the
  * previous files beside it.
  */
-import { readFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
   backupStamp,
@@ -19,6 +18,7 @@ import {
   eventOfAction,
   type HealAction,
   HealFile,
+  isMissingFileError,
   type ManifestEvent,
   MimeError,
   RUN_FILES,
@@ -26,6 +26,7 @@ import {
   readJsonFile,
   readManifest,
   readPngInside,
+  readTextFile,
   type StepActionType,
   serializeWorkflow,
   stepTypeOfAction,
@@ -103,7 +104,10 @@ export interface HealPlan {
 /** Reads a run's heal.json and plans the change to its workflow (`<workflow>/.replay/<run>/`). */
 export async function planHeal(runDir: string, options: HealOptions = {}): Promise<HealPlan> {
   const healPath = join(runDir, RUN_FILES.heal);
-  const raw = await readJsonFile(healPath).catch(() => {
+  const raw = await readJsonFile(healPath).catch((error: unknown) => {
+    // Only a missing file means there is nothing to heal: a damaged one (a duplicate key, a FIFO, a
+    // link out) is named by its own error.
+    if (!isMissingFileError(error)) throw error;
     throw new HealError(
       'MIME_HEAL_NOTHING',
       `${healPath} does not exist: this run found its workflow up to date, or was not an auto run (only auto runs learn a heal)`,
@@ -119,7 +123,7 @@ export async function planHeal(runDir: string, options: HealOptions = {}): Promi
     );
   }
   const workflowDir = resolve(runDir, '..', '..');
-  const before = await readFile(join(workflowDir, WORKFLOW_FILE), 'utf8');
+  const before = await readTextFile(join(workflowDir, WORKFLOW_FILE));
   const now = await fingerprintWorkflow(join(workflowDir, WORKFLOW_FILE));
   if (now.workflowSha256 !== heal.workflow_sha256 || now.manifestSha256 !== heal.manifest_sha256) {
     throw new HealError(
@@ -189,7 +193,7 @@ export async function applyHeal(plan: HealPlan): Promise<{ backup: string }> {
   const { workflowDir } = plan;
   // Checked and written under the folder's lock: two heals at once never both pass the check.
   return withFolderLock(workflowDir, { holder: 'mime heal --apply' }, async () => {
-    const now = await readFile(join(workflowDir, WORKFLOW_FILE), 'utf8');
+    const now = await readTextFile(join(workflowDir, WORKFLOW_FILE));
     if (now !== plan.before) {
       throw new HealError(
         'MIME_HEAL_CONFLICT',

@@ -3,8 +3,8 @@
  * A heal learned from a run is written back only while both are still the same.
  */
 import { createHash } from 'node:crypto';
-import { readFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { isMissingFileError, MAX_JSON_BYTES, readRegularFile } from '@mime-desktop/schema';
 
 /** The recording's manifest in a workflow's folder. */
 export const MANIFEST_FILE = 'manifest.jsonl';
@@ -20,8 +20,12 @@ export const sha256 = (data: string | Buffer) => createHash('sha256').update(dat
 /** The fingerprint of the workflow file `workflowFile` and of the manifest beside it. */
 export async function fingerprintWorkflow(workflowFile: string): Promise<WorkflowFingerprint> {
   const [workflow, manifest] = await Promise.all([
-    readFile(workflowFile),
-    readFile(join(dirname(workflowFile), MANIFEST_FILE)).catch(() => ''),
+    readRegularFile(workflowFile, MAX_JSON_BYTES),
+    // A workflow without a recording has no manifest; a manifest that is a FIFO or a link out is refused.
+    readRegularFile(join(dirname(workflowFile), MANIFEST_FILE), MAX_JSON_BYTES).catch((error: unknown) => {
+      if (isMissingFileError(error)) return '';
+      throw error;
+    }),
   ]);
   return { workflowSha256: sha256(workflow), manifestSha256: sha256(manifest) };
 }

@@ -5,10 +5,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { encodePng, type RawFrame } from '@mime-desktop/os-io';
 import {
   appendJsonl,
+  makeFolder,
+  namedWriteError,
   RUN_FILES,
   type RunEvent,
   writeFileAtomically,
@@ -35,9 +37,13 @@ export class RunFolder {
     this.dir = dir;
   }
 
-  /** Creates a new, empty run folder under `runsDir` (made 0700 when missing). */
-  static async create(runsDir: string): Promise<RunFolder> {
-    await mkdir(runsDir, { recursive: true, mode: 0o700 });
+  /**
+   * Creates a new, empty run folder under `runsDir` (made 0700 when missing). No folder between
+   * `inside` and it may be a symbolic link (a workflow's `.replay` that links out): a run is never
+   * written elsewhere through one (MIME_UNSAFE_PATH). A read-only or full disk is a named error.
+   */
+  static async create(runsDir: string, inside: string = dirname(runsDir)): Promise<RunFolder> {
+    await makeFolder(runsDir, { inside });
     for (;;) {
       const runId = createRunId();
       const dir = join(runsDir, runId);
@@ -45,7 +51,7 @@ export class RunFolder {
         await mkdir(dir, { mode: 0o700 });
         return new RunFolder(runId, dir);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw namedWriteError(dir, error);
       }
     }
   }
@@ -65,9 +71,13 @@ export class RunFolder {
 
   /** Saves a frame as a PNG at logical size, encoded when the queue reaches it (compression level 1). */
   saveFrame(name: string, frame: RawFrame): void {
-    this.#enqueue(async () =>
-      writeFile(join(this.dir, name), await encodePng(frame), { mode: 0o600, flag: 'wx' }),
-    );
+    this.#enqueue(async () => {
+      const file = join(this.dir, name);
+      const png = await encodePng(frame);
+      await writeFile(file, png, { mode: 0o600, flag: 'wx' }).catch((error: unknown) => {
+        throw namedWriteError(file, error);
+      });
+    });
   }
 
   /** Waits for every queued write; throws the first that failed. */
