@@ -9,8 +9,10 @@ import {
   type Problem,
   parseJsonText,
   readTextFile,
+  readWorkflowContext,
   resolveWorkflowFile,
   serializeWorkflow,
+  type WorkflowContext,
   withFolderLock,
   writeWorkflow,
 } from '@mime-desktop/schema';
@@ -108,9 +110,10 @@ function stripHeader(text: string): string {
 function problemsOf(
   text: string,
   file: string,
+  context: WorkflowContext,
 ): { problems: Problem[]; workflow?: ReturnType<typeof checkWorkflow> } {
   try {
-    const result = checkWorkflow(parseJsonText(text, file));
+    const result = checkWorkflow(parseJsonText(text, file), context);
     return result.ok ? { problems: [], workflow: result } : { problems: result.problems, workflow: result };
   } catch (error) {
     if (!(error instanceof JsonSyntaxError)) throw error;
@@ -144,10 +147,12 @@ export async function editWorkflow(target: string, options: EditOptions = {}): P
   const runEditor = options.runEditor ?? shellEditor();
   const file = await resolveWorkflowFile(target);
   const original = await readTextFile(file);
-  const initial = problemsOf(original, file);
-  // An older ai_mime layout opens already upgraded, so what the user sees is what will be saved.
+  const context = await readWorkflowContext(dirname(file));
+  const initial = problemsOf(original, file, context);
+  // ai_mime's v1 layout opens already upgraded, so what the user sees is what will be saved; its v2
+  // layout opens as it is and is saved in it (ai_mime still reads the file afterwards).
   let presented =
-    initial.workflow?.ok && initial.workflow.from !== 'v2'
+    initial.workflow?.ok && initial.workflow.from === 'ai_mime-v1'
       ? serializeWorkflow(initial.workflow.workflow)
       : original;
   let problems = initial.problems;
@@ -174,8 +179,8 @@ export async function editWorkflow(target: string, options: EditOptions = {}): P
           keep ? copy : null,
         );
       }
-      const checked = problemsOf(body, file);
-      const valid = checked.workflow?.ok ? checked.workflow.workflow : null;
+      const checked = problemsOf(body, file, context);
+      const valid = checked.workflow?.ok ? checked.workflow : null;
       if (valid) {
         // Under the folder's lock, and only over the file as it was when the edit began.
         await withFolderLock(dirname(file), { holder: 'mime edit' }, async () => {
@@ -184,7 +189,7 @@ export async function editWorkflow(target: string, options: EditOptions = {}): P
             keep = true;
             throw new EditConflictError(file, copy);
           }
-          await writeWorkflow(file, valid);
+          await writeWorkflow(file, valid.workflow, valid.from);
         });
         return { outcome: 'saved', file };
       }

@@ -1,0 +1,93 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import type { Problem } from './errors.ts';
+import { readJsonFile } from './json-files.ts';
+import { zodProblems } from './zod-problems.ts';
+
+/**
+ * `optimized_plan.json`, ai_mime's Pass C, beside a workflow's schema.json (the marketplace's
+ * workflows carry one; see ai_mime's tests/test_pass_c_optimizer.py at c1a50ba for its shape): the
+ * workflow's inputs with their defaults and whether each is required, constants its steps use (a
+ * folder URL, a file path), its steps with success criteria and executors, and the filesystem paths
+ * the workflow may touch. mime reads it loosely: every field optional, unknown fields kept, and the
+ * file itself never rewritten.
+ */
+const FilesystemRoot = z.looseObject({
+  path: z.string(),
+  reason: z.string().optional(),
+  approval_required: z.boolean().optional(),
+});
+
+export const OptimizedPlanInput = z.looseObject({
+  name: z.string(),
+  description: z.string().optional(),
+  required: z.boolean().optional(),
+  default: z.unknown().optional(),
+});
+export type OptimizedPlanInput = z.infer<typeof OptimizedPlanInput>;
+
+export const OptimizedPlanStep = z.looseObject({
+  id: z.string().optional(),
+  title: z.string().optional(),
+  source_subtask_ids: z.array(z.int().nonnegative()).optional(),
+  executor: z.string().optional(),
+  goal: z.string().optional(),
+  inputs: z.array(z.string()).optional(),
+  outputs: z.array(z.string()).optional(),
+  success_criteria: z.string().optional(),
+  fallback: z.string().nullable().optional(),
+});
+export type OptimizedPlanStep = z.infer<typeof OptimizedPlanStep>;
+
+export const OptimizedPlan = z.looseObject({
+  version: z.number().optional(),
+  workflow_goal: z.string().optional(),
+  user_filesystem_access: z
+    .looseObject({
+      readable_roots: z.array(FilesystemRoot).default([]),
+      writable_roots: z.array(FilesystemRoot).default([]),
+    })
+    .optional(),
+  inputs: z.array(OptimizedPlanInput).default([]),
+  constants: z.record(z.string(), z.unknown()).default({}),
+  steps: z.array(OptimizedPlanStep).default([]),
+});
+export type OptimizedPlan = z.infer<typeof OptimizedPlan>;
+
+export const OPTIMIZED_PLAN_FILE = 'optimized_plan.json';
+
+/** What reading a workflow's optimized_plan.json gave: the plan (null when absent or unreadable). */
+export interface OptimizedPlanRead {
+  plan: OptimizedPlan | null;
+  /** Why the file was not used, when it exists but does not read (a warning: schema.json still works). */
+  warnings: Problem[];
+}
+
+/**
+ * Reads `<workflowDir>/optimized_plan.json` when there is one. An absent file is no plan; a broken
+ * one is a warning, never an error: the workflow runs from schema.json alone. ai_mime's marketplace
+ * writes `{}` for a workflow without a Pass C plan (its `--empty-plan`), which reads as an empty plan.
+ */
+export async function readOptimizedPlan(workflowDir: string): Promise<OptimizedPlanRead> {
+  const file = join(workflowDir, OPTIMIZED_PLAN_FILE);
+  if (!existsSync(file)) return { plan: null, warnings: [] };
+  let raw: unknown;
+  try {
+    raw = await readJsonFile(file);
+  } catch (error) {
+    return {
+      plan: null,
+      warnings: [{ path: OPTIMIZED_PLAN_FILE, message: `not read: ${(error as Error).message}` }],
+    };
+  }
+  const parsed = OptimizedPlan.safeParse(raw);
+  if (parsed.success) return { plan: parsed.data, warnings: [] };
+  return {
+    plan: null,
+    warnings: zodProblems(parsed.error, [OPTIMIZED_PLAN_FILE]).map((p) => ({
+      path: p.path,
+      message: `${p.message} (the file is not used)`,
+    })),
+  };
+}
