@@ -18,11 +18,23 @@ function original(kept: Loose | undefined, key: string, same: (old: unknown) => 
   return kept !== undefined && key in kept && same(kept[key]) ? kept[key] : undefined;
 }
 
+/**
+ * A param's example as ai_mime had it: a number (or true/false) stays one while the text mime holds
+ * still reads as one, so an edited example of an `integer` param is written as a number again.
+ */
+function typedExample(old: unknown, example: string | null): unknown {
+  if (example === null) return undefined;
+  if (typeof old === 'number' && example.trim() !== '' && Number.isFinite(Number(example)))
+    return Number(example);
+  if (typeof old === 'boolean' && (example === 'true' || example === 'false')) return example === 'true';
+  return undefined;
+}
+
 function aiMimeParam(param: TaskParam): Loose {
   const { kept, ...fields } = param;
   const { type: _type, example: _example, ...rest } = kept ?? {};
   const type = original(kept, 'type', (old) => typeof old === 'string' && mimeParamType(old) === param.type);
-  const example = original(kept, 'example', (old) => String(old) === param.example);
+  const example = typedExample(kept?.example, param.example);
   return {
     ...fields,
     ...(type === undefined ? {} : { type }),
