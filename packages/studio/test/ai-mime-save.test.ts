@@ -68,7 +68,7 @@ describe("the studio's save of an ai_mime workflow", () => {
       expect(aiMimeValidationError(after), id).toBeNull();
       expect(after.version, id).toBeUndefined();
       expect(after.$schema, id).toBeUndefined();
-      expect(steps(after)[0].intent, id).toBe('Edited in the studio.');
+      expect(steps(after)[0]?.intent, id).toBe('Edited in the studio.');
       // Every step keeps additional_args; an EXTRACT keeps its variable name and query where ai_mime has them.
       for (const step of steps(after)) expect(step.additional_args, id).toBeTypeOf('object');
       const extracts = (doc: Loose) => steps(doc).filter((s) => s.action_type === 'EXTRACT');
@@ -94,7 +94,7 @@ describe("the studio's save of an ai_mime workflow", () => {
     });
     const expense = await saved('record-expense-in-sheet');
     expect(expense.task_params[0].type).toBe('date');
-    expect(steps(expense)[0].details).toBe('the folder is on the desktop');
+    expect(steps(expense)[0]?.details).toBe('the folder is on the desktop');
     expect(expense.plan.subtasks[1].steps.find((s: Loose) => s.note_for_reviewer)).toMatchObject({
       action_type: 'TYPE',
       action_value: null,
