@@ -149,11 +149,12 @@ export async function editWorkflow(target: string, options: EditOptions = {}): P
   const original = await readTextFile(file);
   const context = await readWorkflowContext(dirname(file));
   const initial = problemsOf(original, file, context);
-  // ai_mime's v1 layout opens already upgraded, so what the user sees is what will be saved; its v2
-  // layout opens as it is and is saved in it (ai_mime still reads the file afterwards).
+  // An ai_mime file opens as it will be saved, so what the user sees is what is written: v1 upgraded to
+  // mime v2; v2 in its own layout with every field it had (ai_mime still reads it afterwards), less a
+  // secret stored in it, which never reaches the editor's copy.
   let presented =
-    initial.workflow?.ok && initial.workflow.from === 'ai_mime-v1'
-      ? serializeWorkflow(initial.workflow.workflow)
+    initial.workflow?.ok && initial.workflow.from !== 'v2'
+      ? serializeWorkflow(initial.workflow.workflow, initial.workflow.from)
       : original;
   let problems = initial.problems;
 
