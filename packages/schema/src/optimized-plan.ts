@@ -3,6 +3,8 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { Problem } from './errors.ts';
 import { readJsonFile } from './json-files.ts';
+import { IDENTIFIER, renderTemplate } from './templates.ts';
+import { listSteps, type TaskParam, type Workflow, type WorkflowStep } from './workflow.ts';
 import { zodProblems } from './zod-problems.ts';
 
 /**
@@ -90,4 +92,71 @@ export async function readOptimizedPlan(workflowDir: string): Promise<OptimizedP
       message: `${p.message} (the file is not used)`,
     })),
   };
+}
+
+/** A constant's value as text for a template (a string as it is, anything else as JSON). */
+const constantText = (value: unknown): string => (typeof value === 'string' ? value : JSON.stringify(value));
+
+/** The names of the constants a template may use: those no param and no extract of the workflow claims. */
+export function templateConstants(workflow: Workflow, plan: OptimizedPlan): Record<string, string> {
+  const claimed = new Set([
+    ...workflow.task_params.map((p) => p.name),
+    ...listSteps(workflow).flatMap(({ step }) => (step.variable_name ? [step.variable_name] : [])),
+  ]);
+  return Object.fromEntries(
+    Object.entries(plan.constants)
+      .filter(([name]) => IDENTIFIER.test(name) && !claimed.has(name))
+      .map(([name, value]) => [name, constantText(value)]),
+  );
+}
+
+/** Every text of a workflow with `change` applied (the texts templates may stand in). */
+function mapTexts(workflow: Workflow, change: (text: string) => string): Workflow {
+  const step = (s: WorkflowStep): WorkflowStep => ({
+    ...s,
+    expected_current_state: change(s.expected_current_state),
+    intent: change(s.intent),
+    target: {
+      ...s.target,
+      primary: change(s.target.primary),
+      fallback: s.target.fallback && change(s.target.fallback),
+    },
+    action_value: s.action_value === null ? null : change(s.action_value),
+    post_action: s.post_action.map(change),
+  });
+  return {
+    ...workflow,
+    detailed_task_description: change(workflow.detailed_task_description),
+    success_criteria: change(workflow.success_criteria),
+    plan: {
+      ...workflow.plan,
+      subtasks: workflow.plan.subtasks.map((s) => ({ ...s, text: change(s.text), steps: s.steps.map(step) })),
+    },
+  };
+}
+
+/**
+ * A workflow as its Pass C plan completes it, for a run (never saved: schema.json stays as it is): a
+ * param without an example takes its input's `default`, a param whose input is not `required` is
+ * optional, and a `{name}` that names a constant (and no param or extract) is that constant's value.
+ */
+export function applyOptimizedPlan(workflow: Workflow, plan: OptimizedPlan): Workflow {
+  const inputs = new Map(plan.inputs.map((input) => [input.name, input]));
+  const task_params = workflow.task_params.map((param): TaskParam => {
+    const input = inputs.get(param.name);
+    if (!input) return param;
+    const fallback = input.default;
+    const scalar =
+      typeof fallback === 'string' || typeof fallback === 'number' || typeof fallback === 'boolean';
+    return {
+      ...param,
+      example: param.example === null && scalar && !param.sensitive ? String(fallback) : param.example,
+      optional: input.required === false ? true : param.optional,
+    };
+  });
+  const constants = templateConstants(workflow, plan);
+  const withParams = { ...workflow, task_params };
+  return Object.keys(constants).length === 0
+    ? withParams
+    : mapTexts(withParams, (text) => renderTemplate(text, constants));
 }

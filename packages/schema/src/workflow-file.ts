@@ -4,7 +4,7 @@ import { FileReadError, type Problem, ValidationError } from './errors.ts';
 import { settleFolder } from './folder-lock.ts';
 import { readJsonFile, writeFileAtomically, writeJsonAtomic } from './json-files.ts';
 import { workflowJsonSchema } from './json-schema.ts';
-import { readOptimizedPlan } from './optimized-plan.ts';
+import { applyOptimizedPlan, type OptimizedPlan, readOptimizedPlan } from './optimized-plan.ts';
 import { Workflow, type Workflow as WorkflowType } from './workflow.ts';
 import { toAiMimeDocument } from './workflow-ai-mime.ts';
 import { checkWorkflowRules, type WorkflowContext } from './workflow-rules.ts';
@@ -67,6 +67,11 @@ export interface LoadedWorkflow {
   from: WorkflowLayout;
   /** What reading an older layout changed that the author should know. */
   warnings: Problem[];
+  /**
+   * The workflow's optimized_plan.json (ai_mime's Pass C), when it has one; `workflow` is already
+   * completed by it (see {@link applyOptimizedPlan}), for a run, never to be saved.
+   */
+  optimizedPlan: OptimizedPlan | null;
 }
 
 /** What the rules read beside a workflow's schema.json: the constants of its optimized_plan.json. */
@@ -79,9 +84,16 @@ export async function readWorkflowContext(dir: string): Promise<WorkflowContext>
 export async function loadWorkflow(target: string): Promise<LoadedWorkflow> {
   const file = await resolveWorkflowFile(target);
   await settleFolder(dirname(file));
-  const result = checkWorkflow(await readJsonFile(file), await readWorkflowContext(dirname(file)));
+  const { plan, warnings: planWarnings } = await readOptimizedPlan(dirname(file));
+  const result = checkWorkflow(await readJsonFile(file), plan ? { constants: plan.constants } : {});
   if (!result.ok) throw new ValidationError(file, 'workflow', result.problems);
-  return { workflow: result.workflow, file, from: result.from, warnings: result.warnings };
+  return {
+    workflow: plan ? applyOptimizedPlan(result.workflow, plan) : result.workflow,
+    file,
+    from: result.from,
+    warnings: [...result.warnings, ...planWarnings],
+    optimizedPlan: plan,
+  };
 }
 
 /**

@@ -248,6 +248,8 @@ function checkTemplates(
   if (typeof text !== 'string') return;
   for (const name of new Set(findTemplateNames(text))) {
     if (scope.params.has(name)) continue;
+    // A constant of optimized_plan.json by that name: a run renders it (see applyOptimizedPlan).
+    if (!scope.extracts.has(name) && Object.hasOwn(scope.constants, name)) continue;
     const def = scope.extracts.get(name);
     if (!def) {
       problems.push({
