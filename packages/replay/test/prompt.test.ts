@@ -22,6 +22,31 @@ async function playSong() {
 }
 
 describe('buildActPrompt', () => {
+  it("shows the optimized plan's success criteria of the subtask", async () => {
+    const { plan, params } = await playSong();
+    const subtask = plan[0];
+    if (!subtask) throw new Error('no subtask 0');
+    const text = buildActPrompt({
+      task: { name: 'play a song', description: '', successCriteria: '' },
+      subtask: { ...subtask, checks: ['The results list the song.', 'Nothing is playing yet.'] },
+      position: 1,
+      count: 2,
+      params,
+      knownValues: [],
+      extracted: new Set(),
+      taskMemory: '',
+      completedSubtasks: [],
+      history: [],
+      historyLimit: 2,
+      image: { width: 1280, height: 800 },
+      points: 'on the grid',
+      dryRun: false,
+    });
+    expect(text).toContain(
+      '## Done when (from the optimized plan; a step may cover several subtasks)\n- The results list the song.\n- Nothing is playing yet.\n',
+    );
+  });
+
   it("shows each reference step's screen, and a TYPE or KEYPRESS without a value as the model's to decide", async () => {
     const { plan, params } = await playSong();
     const subtask = plan[0];
@@ -45,6 +70,7 @@ describe('buildActPrompt', () => {
       points: 'on the grid',
       dryRun: false,
     });
+    expect(text).not.toContain('## Done when');
     const reference = text.split('## Reference steps')[1]?.split('\n\n')[0] ?? '';
     expect(reference).toContain(
       '- TYPE (text not recorded: decide it from the subtask, its params and earlier values): ',

@@ -160,3 +160,33 @@ export function applyOptimizedPlan(workflow: Workflow, plan: OptimizedPlan): Wor
     ? withParams
     : mapTexts(withParams, (text) => renderTemplate(text, constants));
 }
+
+/** The files a workflow says it may read and write, each as `path (reason)`. */
+export interface FileAccess {
+  read: string[];
+  write: string[];
+}
+
+/**
+ * The filesystem paths of a Pass C plan (`user_filesystem_access`), with `{name}` in them filled from
+ * `values` (a run's params), else from the plan's constants (ai_mime's marketplace writes
+ * `"path": "{file_path}"` with `file_path` a constant).
+ */
+export function describeFileAccess(
+  plan: OptimizedPlan | null,
+  values: Readonly<Record<string, string>> = {},
+): FileAccess {
+  const access = plan?.user_filesystem_access;
+  if (!access) return { read: [], write: [] };
+  const known = {
+    ...Object.fromEntries(Object.entries(plan.constants).map(([k, v]) => [k, constantText(v)])),
+    ...values,
+  };
+  const describe = (roots: typeof access.readable_roots) =>
+    roots.map((root) => {
+      const path = renderTemplate(root.path, known);
+      const notes = [root.reason?.trim(), root.approval_required ? 'asks first' : undefined].filter(Boolean);
+      return notes.length > 0 ? `${path} (${notes.join('; ')})` : path;
+    });
+  return { read: describe(access.readable_roots), write: describe(access.writable_roots) };
+}

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AI_MIME_MARKETPLACE } from '@mime-desktop/test-support/ai-mime-validator';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readOptimizedPlan } from '../src/optimized-plan.ts';
+import { describeFileAccess, readOptimizedPlan } from '../src/optimized-plan.ts';
 import { listSteps } from '../src/workflow.ts';
 import { loadWorkflow } from '../src/workflow-file.ts';
 
@@ -61,5 +61,17 @@ describe("optimized_plan.json (ai_mime's Pass C) in a run's reading of a workflo
     const broken = await loadWorkflow(dir);
     expect(broken.optimizedPlan).toBeNull();
     expect(broken.warnings.map((w) => w.path)).toEqual(['optimized_plan.json.inputs']);
+  });
+
+  it('lists the files a workflow may touch, its templates filled from the run, else from the constants', async () => {
+    const { plan } = await readOptimizedPlan(join(AI_MIME_MARKETPLACE, 'upload-to-drive-folder'));
+    expect(describeFileAccess(plan)).toEqual({
+      read: ['/Users/someone/builds/app.dmg (The file to upload is read from disk.)'],
+      write: [],
+    });
+    expect(describeFileAccess(plan, { file_path: '/tmp/other.dmg' }).read).toEqual([
+      '/tmp/other.dmg (The file to upload is read from disk.)',
+    ]);
+    expect(describeFileAccess(null)).toEqual({ read: [], write: [] });
   });
 });

@@ -125,6 +125,10 @@ export function buildActPrompt(input: ActPromptInput): string {
       ...(task.successCriteria ? [`Success criteria: ${task.successCriteria}`] : []),
     ]),
     ...section(`Current subtask (${input.position} of ${input.count})`, [subtask.text]),
+    ...section(
+      'Done when (from the optimized plan; a step may cover several subtasks)',
+      (subtask.checks ?? []).map((c) => `- ${c}`),
+    ),
     ...section('Values to extract in this subtask', formatExtracts(subtask.extracts, input.extracted)),
     ...section('Params', formatParams(input.params)),
     ...section(
