@@ -1,5 +1,6 @@
 import { cp, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { aiMimeValidationError } from '@mime-desktop/test-support/ai-mime-validator';
 import { copyFixture, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { describe, expect, it } from 'vitest';
@@ -145,30 +146,35 @@ describe('mime edit', () => {
     expect(doc.task_params[0].example).toBe('Faint');
   });
 
-  it('opens an ai_mime v2 file upgraded and saves it as mime v2, without the stored secret', async () => {
+  it("opens an ai_mime v2 file as it is and saves it in ai_mime's layout, without the stored secret", async () => {
     const dir = await tempDir('mime-edit-v2-');
     await copyFixture('compat/ai_mime/schema.v2.json', join(dir, 'schema.json'));
-    const { result, after, workflow } = await edit(
+    const { result, after, shown, workflow } = await edit(
       [{ set: { path: ['task_params', 0, 'example'], value: 'Faint' } }],
       { source: dir },
     );
     expect(result.exitCode, result.stderr).toBe(0);
+    // What the editor showed is the file as ai_mime wrote it, not mime's reading of it.
+    expect(shown).toContain('"additional_args"');
+    expect(shown).not.toContain('4821');
     expect(after).not.toContain('4821');
-    expect(after).not.toContain('additional_args');
     const doc = JSON.parse(after);
-    expect(doc.version).toBe(2);
+    expect(doc.version).toBeUndefined();
+    expect(doc.task_params[0].example).toBe('Faint');
+    expect(aiMimeValidationError(doc)).toBeNull();
     expect(
       doc.plan.subtasks.map((s: { steps: Array<{ i: number }> }) => s.steps.map((step) => step.i)),
     ).toEqual([
       [0, 1, 2],
-      [3, 4],
+      [0, 1],
     ]);
     expect(doc.plan.subtasks[1].steps[1]).toMatchObject({
-      action_value: 'the title of the song shown in the now-playing bar',
+      action_value: 'extract_0',
       variable_name: 'extract_0',
+      additional_args: { extract_query: 'the title of the song shown in the now-playing bar' },
     });
     const again = await runMime(['validate', workflow]);
     expect(again.exitCode).toBe(0);
-    expect(again.stderr).not.toContain('upgraded in memory');
+    expect(again.stderr).toContain("ai_mime's v2 layout");
   });
 });

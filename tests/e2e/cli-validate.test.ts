@@ -28,7 +28,7 @@ describe('mime validate', () => {
     const result = await runMime(['validate', join(COMPAT, 'schema.v2.json')]);
     expect(result.exitCode).toBe(0);
     expect(result.stderr).toContain(
-      "schema.v2.json: valid workflow (ai_mime's v2 layout, upgraded in memory",
+      "schema.v2.json: valid workflow (ai_mime's v2 layout, read in memory; saves keep it in that layout)",
     );
     expect(result.stderr).toMatch(
       /warning task_params\[1\]\.example: "account_pin" is sensitive but the file stores its example in plain text/,

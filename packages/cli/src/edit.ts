@@ -10,8 +10,10 @@ import {
   type Problem,
   parseJsonText,
   readTextFile,
+  readWorkflowContext,
   resolveWorkflowFile,
   serializeWorkflow,
+  type WorkflowContext,
   withFolderLock,
   writeWorkflow,
 } from '@mime-desktop/schema';
@@ -109,9 +111,10 @@ function stripHeader(text: string): string {
 function problemsOf(
   text: string,
   file: string,
+  context: WorkflowContext,
 ): { problems: Problem[]; workflow?: ReturnType<typeof checkWorkflow> } {
   try {
-    const result = checkWorkflow(parseJsonText(text, file));
+    const result = checkWorkflow(parseJsonText(text, file), context);
     return result.ok ? { problems: [], workflow: result } : { problems: result.problems, workflow: result };
   } catch (error) {
     if (!(error instanceof JsonSyntaxError)) throw error;
@@ -145,11 +148,14 @@ export async function editWorkflow(target: string, options: EditOptions = {}): P
   const runEditor = options.runEditor ?? shellEditor();
   const file = await resolveWorkflowFile(target);
   const original = await readTextFile(file);
-  const initial = problemsOf(original, file);
-  // An older ai_mime layout opens already upgraded, so what the user sees is what will be saved.
+  const context = await readWorkflowContext(dirname(file));
+  const initial = problemsOf(original, file, context);
+  // An ai_mime file opens as it will be saved, so what the user sees is what is written: v1 upgraded to
+  // mime v2; v2 in its own layout with every field it had (ai_mime still reads it afterwards), less a
+  // secret stored in it, which never reaches the editor's copy.
   let presented =
     initial.workflow?.ok && initial.workflow.from !== 'v2'
-      ? serializeWorkflow(initial.workflow.workflow)
+      ? serializeWorkflow(initial.workflow.workflow, initial.workflow.from)
       : original;
   let problems = initial.problems;
 
@@ -182,8 +188,8 @@ export async function editWorkflow(target: string, options: EditOptions = {}): P
           keep ? copy : null,
         );
       }
-      const checked = problemsOf(body, file);
-      const valid = checked.workflow?.ok ? checked.workflow.workflow : null;
+      const checked = problemsOf(body, file, context);
+      const valid = checked.workflow?.ok ? checked.workflow : null;
       if (valid) {
         // Under the folder's lock, and only over the file as it was when the edit began.
         await withFolderLock(dirname(file), { holder: 'mime edit' }, async () => {
@@ -192,7 +198,7 @@ export async function editWorkflow(target: string, options: EditOptions = {}): P
             keep = true;
             throw new EditConflictError(file, copy);
           }
-          await writeWorkflow(file, valid);
+          await writeWorkflow(file, valid.workflow, valid.from);
         });
         return { outcome: 'saved', file };
       }

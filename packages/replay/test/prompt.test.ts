@@ -22,6 +22,63 @@ async function playSong() {
 }
 
 describe('buildActPrompt', () => {
+  it("shows the optimized plan's success criteria of the subtask", async () => {
+    const { plan, params } = await playSong();
+    const subtask = plan[0];
+    if (!subtask) throw new Error('no subtask 0');
+    const text = buildActPrompt({
+      task: { name: 'play a song', description: '', successCriteria: '' },
+      subtask: { ...subtask, checks: ['The results list the song.', 'Nothing is playing yet.'] },
+      position: 1,
+      count: 2,
+      params,
+      knownValues: [],
+      extracted: new Set(),
+      taskMemory: '',
+      completedSubtasks: [],
+      history: [],
+      historyLimit: 2,
+      image: { width: 1280, height: 800 },
+      points: 'on the grid',
+      dryRun: false,
+    });
+    expect(text).toContain(
+      '## Done when (from the optimized plan; a step may cover several subtasks)\n<data source="workflow">\n- The results list the song.\n- Nothing is playing yet.\n</data>\n',
+    );
+  });
+
+  it("shows each reference step's screen, and a TYPE or KEYPRESS without a value as the model's to decide", async () => {
+    const { plan, params } = await playSong();
+    const subtask = plan[0];
+    if (!subtask) throw new Error('no subtask 0');
+    const steps = subtask.steps.map((step) =>
+      step.action_type === 'TYPE' || step.action_type === 'KEYPRESS' ? { ...step, action_value: null } : step,
+    );
+    const text = buildActPrompt({
+      task: { name: 'play a song', description: '', successCriteria: '' },
+      subtask: { ...subtask, steps },
+      position: 1,
+      count: 2,
+      params,
+      knownValues: [],
+      extracted: new Set(),
+      taskMemory: '',
+      completedSubtasks: [],
+      history: [],
+      historyLimit: 2,
+      image: { width: 1280, height: 800 },
+      points: 'on the grid',
+      dryRun: false,
+    });
+    expect(text).not.toContain('## Done when');
+    const reference = text.split('## Reference steps')[1]?.split('\n\n')[0] ?? '';
+    expect(reference).toContain(
+      '- TYPE (text not recorded: decide it from the subtask, its params and earlier values): ',
+    );
+    expect(reference).toContain('- KEYPRESS (keys not recorded: decide them from the subtask): ');
+    for (const step of steps) expect(reference).toContain(`On: ${step.expected_current_state}`);
+  });
+
   it('holds the task, subtask, values, memory, recent history and reference steps', async () => {
     const { plan, params } = await playSong();
     const subtask = plan[1];
@@ -95,8 +152,8 @@ describe('buildActPrompt', () => {
 
       ## Reference steps (from the recording; the screen may differ)
       <data source="workflow">
-      - CLICK: Start playback of the matching song. Target: The Play button on the Faint row of the results (or: The Faint result row). Then: The now-playing bar shows the song title.
-      - EXTRACT now_playing: Read the title of the song that is playing. Target: The now-playing bar at the bottom of the app. Then: Nothing changes on screen.
+      - CLICK: Start playback of the matching song. On: The result list shows Faint with a Play button. Target: The Play button on the Faint row of the results (or: The Faint result row). Then: The now-playing bar shows the song title.
+      - EXTRACT now_playing: Read the title of the song that is playing. On: The now-playing bar shows a song title. Target: The now-playing bar at the bottom of the app. Then: Nothing changes on screen.
       </data>
 
       ## Keyboard focus (from the app’s accessibility tree)
@@ -198,8 +255,8 @@ describe('buildReplanPrompt', () => {
       ## Remaining plan (it got stuck; the screen may differ)
       <data source="workflow">
       1. Play Faint from the results and read what is playing. Expected outcome: the app shows Faint as now playing.
-         step 3 CLICK: Start playback of the matching song. Target: The Play button on the Faint row of the results (or: The Faint result row). Then: The now-playing bar shows the song title.
-         step 4 EXTRACT now_playing: Read the title of the song that is playing. Target: The now-playing bar at the bottom of the app. Then: Nothing changes on screen.
+         step 3 CLICK: Start playback of the matching song. On: The result list shows Faint with a Play button. Target: The Play button on the Faint row of the results (or: The Faint result row). Then: The now-playing bar shows the song title.
+         step 4 EXTRACT now_playing: Read the title of the song that is playing. On: The now-playing bar shows a song title. Target: The now-playing bar at the bottom of the app. Then: Nothing changes on screen.
       </data>
 
       ## Values still to extract

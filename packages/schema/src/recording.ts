@@ -32,12 +32,30 @@ export const ScreenInfo = z.object({
 });
 export type ScreenInfo = z.infer<typeof ScreenInfo>;
 
+/**
+ * ai_mime's compact UTC stamp, `20260602T202321Z` (the form of its session ids, which its
+ * `record/storage.py` also writes as `created_at`, ai_mime c1a50ba), read as ISO 8601.
+ */
+const CompactStamp = z
+  .string()
+  .regex(/^\d{8}T\d{6}Z$/)
+  .transform(
+    (s) =>
+      `${s.slice(0, 4)}-${s.slice(4, 6)}-${s.slice(6, 8)}T${s.slice(9, 11)}:${s.slice(11, 13)}:${s.slice(13, 15)}Z`,
+  )
+  .pipe(z.iso.datetime());
+
+/** When a recording was made: ISO 8601, or ai_mime's compact stamp read as ISO 8601. */
+export const CreatedAt = z.union([z.iso.datetime({ offset: true }), CompactStamp], {
+  error: "must be an ISO 8601 date-time such as 2026-06-02T20:23:21Z (or ai_mime's 20260602T202321Z)",
+});
+
 /** `recordings/<session_id>/metadata.json`. Fields mime adds are optional so ai_mime files read too. */
 export const RecordingMetadata = z.object({
   name: z.string().min(1, 'name must not be empty'),
   description: z.string().default(''),
   session_id: z.string().optional(),
-  created_at: z.iso.datetime({ offset: true }).optional(),
+  created_at: CreatedAt.optional(),
   platform: z.string().optional(),
   screen: ScreenInfo.optional(),
   mime_version: z.string().optional(),

@@ -147,6 +147,12 @@ export const RUN_EVENT_DATA = {
     screen: Size.nullable().default(null),
     /** What reading the workflow's older layout changed that its author should know. */
     warnings: z.array(z.string()).default([]),
+    files: z
+      .object({ read: z.array(z.string()), write: z.array(z.string()) })
+      .optional()
+      .describe(
+        'The files the workflow says it may read and write (its optimized_plan.json), as `path (reason)`.',
+      ),
   }),
   /** The workflow's `setup` launched the app, or found its window already open. */
   setup: z.object({

@@ -2,7 +2,7 @@ import { dirname } from 'node:path';
 import { FileReadError, JsonSyntaxError, type Problem } from './errors.ts';
 import { settleFolder } from './folder-lock.ts';
 import { locateJsonPath, parseJsonText, readTextFile } from './json-files.ts';
-import { checkWorkflow, resolveWorkflowFile } from './workflow-file.ts';
+import { checkWorkflow, readWorkflowContext, resolveWorkflowFile } from './workflow-file.ts';
 import type { WorkflowLayout } from './workflow-upgrade.ts';
 
 /** A problem with where it stands in the file, when that is known (1-based). */
@@ -32,7 +32,7 @@ export async function validateWorkflowTarget(target: string): Promise<WorkflowRe
     file = await resolveWorkflowFile(target);
     await settleFolder(dirname(file));
     const text = await readTextFile(file);
-    const result = checkWorkflow(parseJsonText(text, file));
+    const result = checkWorkflow(parseJsonText(text, file), await readWorkflowContext(dirname(file)));
     const { from, warnings } = result;
     if (result.ok) return { file, valid: true, from, problems: [], warnings };
     const located = result.problems.map((p): LocatedProblem => {

@@ -115,19 +115,20 @@ function checkActionValues(step: StepView, problems: Problem[]): void {
       message: `must be null for ${type}; only TYPE (text), KEYPRESS (key chord) and EXTRACT (query) carry a value`,
     });
   }
-  if (type === 'TYPE' && !hasValue) {
+  // TYPE and KEYPRESS may have no value (null): ai_mime writes them so on purpose, its validator saying
+  // "Allow null action_value for TYPE/KEYPRESS (user may want model to infer)" (reflect/schema_utils.py,
+  // validate_schema, ai_mime c1a50ba). Replay takes the recorded value, else the model decides it.
+  if ((type === 'TYPE' || type === 'KEYPRESS') && value !== null && value !== undefined && !hasValue) {
     problems.push({
       path: `${path}.action_value`,
-      message: 'TYPE needs the text to type (a string, may hold {param})',
+      message:
+        type === 'TYPE'
+          ? 'TYPE needs the text to type (a string, may hold {param}), or null to type what the recording typed'
+          : 'KEYPRESS needs a key chord such as "enter" or "ctrl+a", or null to press what the recording pressed',
     });
   }
   if (type === 'KEYPRESS') {
-    if (!hasValue) {
-      problems.push({
-        path: `${path}.action_value`,
-        message: 'KEYPRESS needs a key chord such as "enter" or "ctrl+a"',
-      });
-    } else {
+    if (hasValue) {
       try {
         parseKeyChord(value);
       } catch (error) {
@@ -214,6 +215,26 @@ interface Scope {
   params: Set<string>;
   extracts: Map<string, ExtractDef>;
   subtasks: unknown[];
+  constants: Readonly<Record<string, unknown>>;
+}
+
+/** Context of a workflow file that the rules read: values that lie beside it. */
+export interface WorkflowContext {
+  /** `optimized_plan.json`'s constants (ai_mime's Pass C), when that file lies beside schema.json. */
+  constants?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * What to say of an undeclared `{name}`; where a constant of the Pass C plan is named like it (ai_mime's
+ * marketplace has a `{folder_name}` whose value is the constant `folder_name_pattern`), that it is there.
+ */
+function undeclaredMessage(name: string, constants: Readonly<Record<string, unknown>>): string {
+  const key = Object.keys(constants).find((k) => k === name || k.startsWith(`${name}_`));
+  if (key === undefined)
+    return `{${name}} names no declared param and no extract; declare it in task_params or fix the name`;
+  const value = JSON.stringify(constants[key]);
+  const shown = value.length > 80 ? `${value.slice(0, 77)}...` : value;
+  return `{${name}} names no declared param and no extract; its value is in optimized_plan.json's constants ("${key}": ${shown}), which schema.json does not read: declare a param "${name}" in task_params with that value as its example, or write the value in its place`;
 }
 
 /** Checks the templates of one text field; `at` is where the text stands (null: anywhere, top level). */
@@ -227,11 +248,13 @@ function checkTemplates(
   if (typeof text !== 'string') return;
   for (const name of new Set(findTemplateNames(text))) {
     if (scope.params.has(name)) continue;
+    // A constant of optimized_plan.json by that name: a run renders it (see applyOptimizedPlan).
+    if (!scope.extracts.has(name) && Object.hasOwn(scope.constants, name)) continue;
     const def = scope.extracts.get(name);
     if (!def) {
       problems.push({
         path,
-        message: `{${name}} names no declared param and no extract; declare it in task_params or fix the name`,
+        message: undeclaredMessage(name, scope.constants),
       });
       continue;
     }
@@ -257,7 +280,7 @@ function checkTemplates(
 const STEP_TEXT_FIELDS = ['action_value', 'intent', 'expected_current_state'] as const;
 
 /** Runs every cross-field rule on a parsed (possibly invalid) workflow document. */
-export function checkWorkflowRules(document: unknown): Problem[] {
+export function checkWorkflowRules(document: unknown, context: WorkflowContext = {}): Problem[] {
   const problems: Problem[] = [];
   const root = asRecord(document);
   if (!root) return problems;
@@ -269,7 +292,7 @@ export function checkWorkflowRules(document: unknown): Problem[] {
   const extracts = collectExtracts(steps, params, problems);
   checkDependencies(subtasks, extracts, problems);
 
-  const scope: Scope = { params, extracts, subtasks };
+  const scope: Scope = { params, extracts, subtasks, constants: context.constants ?? {} };
   for (const field of ['detailed_task_description', 'success_criteria'] as const) {
     checkTemplates(root[field], field, null, scope, problems);
   }

@@ -1,4 +1,5 @@
 import type { Problem } from './errors.ts';
+import { TaskParam, Workflow, WorkflowStep, WorkflowSubtask } from './workflow.ts';
 
 /**
  * Which layout a document had: mime's `v2`; ai_mime's v1 (string `subtasks`, `plan.steps[]`); or
@@ -144,71 +145,166 @@ const PARAM_TYPE_NAMES: Record<string, string> = {
   boolean: 'boolean',
 };
 
+/** A free-form param type as mime's (`date` and other unknown names read as `string`). */
+export function mimeParamType(type: string): string {
+  return PARAM_TYPE_NAMES[type.toLowerCase()] ?? 'string';
+}
+
+/** Keys ai_mime itself writes or reads that mime keeps without using (no warning for them). */
+const AI_MIME_KEYS = new Set(['additional_args', 'details', 'extract_query', 'default']);
+
+/**
+ * Splits an object into the fields mime models and the rest, which is kept as it is (in `kept`) for
+ * a save in ai_mime's layout to write back; a key neither mime nor ai_mime knows gets a warning.
+ */
+function splitKnown(
+  record: Loose,
+  known: ReadonlySet<string>,
+  path: string,
+  warnings: Problem[],
+): { fields: Loose; kept: Loose } {
+  const fields: Loose = {};
+  const kept: Loose = {};
+  for (const [key, value] of Object.entries(record)) {
+    if (known.has(key) && key !== 'kept') fields[key] = value;
+    else {
+      kept[key] = value;
+      if (!AI_MIME_KEYS.has(key))
+        warnings.push({
+          path: path ? `${path}.${key}` : key,
+          message: 'a field neither mime nor ai_mime reads: kept as it is, and written back on save',
+        });
+    }
+  }
+  return { fields, kept };
+}
+
+const withKept = (fields: Loose, kept: Loose): Loose =>
+  Object.keys(kept).length > 0 ? { ...fields, kept } : fields;
+
+const STEP_KEYS = new Set(Object.keys(WorkflowStep.shape));
+const SUBTASK_KEYS = new Set(Object.keys(WorkflowSubtask.shape));
+const PARAM_KEYS = new Set(Object.keys(TaskParam.shape));
+const ROOT_KEYS = new Set(Object.keys(Workflow.shape));
+
+/**
+ * One ai_mime step as mime's: numbered plan-wide; an EXTRACT's query taken from
+ * `additional_args.extract_query` (or the older top-level `extract_query`), as ai_mime's
+ * `reflect/schema_utils.py` `validate_schema` reads it (ai_mime c1a50ba); everything else kept.
+ */
+function upgradeAiMimeStep(step: Loose, i: number, path: string, problems: Problem[], warnings: Problem[]) {
+  const { fields, kept } = splitKnown(step, STEP_KEYS, path, warnings);
+  const out: Loose = { ...fields, i };
+  if (fields.action_type === 'EXTRACT') {
+    const args = isRecord(kept.additional_args) ? { ...kept.additional_args } : {};
+    const query = typeof args.extract_query === 'string' ? args.extract_query : kept.extract_query;
+    delete args.extract_query;
+    delete kept.extract_query;
+    kept.additional_args = args;
+    const variable = typeof fields.variable_name === 'string' ? fields.variable_name : fields.action_value;
+    if (typeof variable === 'string') out.variable_name = variable;
+    if (typeof query === 'string' && query.trim() !== '') out.action_value = query;
+    else {
+      // Its action_value is the variable's name, not a query: without one the step reads nothing.
+      problems.push({
+        path: `${path}.additional_args.extract_query`,
+        message:
+          "an ai_mime EXTRACT step needs additional_args.extract_query, what to read from the screen (ai_mime's compiler always writes one); add it",
+      });
+    }
+  }
+  return withKept(out, kept);
+}
+
+/**
+ * One ai_mime param as mime's: a free-form type (`date`, `str`) read as mime's, a number or true/false
+ * example read as its text (ai_mime's replay does `str(example)`: src/ai_mime/replay/engine.py at 012e1ec), a `default` used when there is no
+ * example, a sensitive param's stored example dropped; the original type, example and `default` kept.
+ */
+function upgradeAiMimeParam(param: Loose, path: string, warnings: Problem[]): Loose {
+  const { fields, kept } = splitKnown(param, PARAM_KEYS, path, warnings);
+  const name = String(param.name);
+  if (typeof param.type === 'string') {
+    fields.type = mimeParamType(param.type);
+    if (fields.type !== param.type) kept.type = param.type;
+  }
+  const scalar = (v: unknown) => typeof v === 'number' || typeof v === 'boolean';
+  if (scalar(param.example)) {
+    fields.example = String(param.example);
+    kept.example = param.example;
+    const kind = typeof param.example === 'boolean' ? 'boolean' : 'number';
+    const declared = String(fields.type ?? 'string');
+    if (!(kind === 'boolean' ? declared === 'boolean' : declared === 'number' || declared === 'integer'))
+      warnings.push({
+        path: `${path}.example`,
+        message: `"${name}" is a ${declared} but its example is the ${kind} ${JSON.stringify(param.example)}: it is read as the text "${fields.example}"; write it as a string or change the type`,
+      });
+  }
+  if ('default' in param && param.default !== null) {
+    const fallback =
+      scalar(param.default) || typeof param.default === 'string' ? String(param.default) : null;
+    if (fields.example === null || fields.example === undefined) fields.example = fallback;
+    else if (fallback !== fields.example)
+      warnings.push({
+        path: `${path}.default`,
+        message: `"${name}" has default ${JSON.stringify(param.default)} but example ${JSON.stringify(param.example)}: mime uses the example when no value is given (ai_mime reads no default here); make them agree`,
+      });
+  }
+  if (param.sensitive === true && fields.example !== null && fields.example !== undefined) {
+    fields.example = null;
+    delete kept.example;
+    warnings.push({
+      path: `${path}.example`,
+      message: `"${name}" is sensitive but the file stores its example in plain text: it was ignored; remove it from the file (and change that secret if it was real)`,
+    });
+  }
+  return withKept(fields, kept);
+}
+
 /**
  * Reads ai_mime v2 as its compiler writes it, in memory: step numbers made plan-wide (ai_mime numbers
  * them from 0 in each subtask); an EXTRACT's query taken from `additional_args.extract_query` (its
- * `action_value` holds the variable name); `details` dropped; a sensitive param's stored example
- * dropped with a warning; free-form param types (`date`, `str`) read as mime's; `{extract_N}` in the
- * text of the subtask that produces it de-templated, as ai_mime's own later compiler does.
+ * `action_value` holds the variable name); params as {@link upgradeAiMimeParam} reads them;
+ * `{extract_N}` in the text of the subtask that produces it de-templated, as ai_mime's own later
+ * compiler does. Whatever mime does not use is kept (`kept`) for {@link serializeWorkflow} to write
+ * back in this layout.
  */
 function upgradeAiMimeV2(input: Loose, subtasks: unknown[]): UpgradeResult {
   const warnings: Problem[] = [];
   const problems: Problem[] = [];
   let next = 0;
-  const upgraded = subtasks.map((subtask, s) => {
-    if (!isRecord(subtask) || !Array.isArray(subtask.steps)) return subtask;
+  const upgraded = subtasks.map((subtaskRaw, s) => {
+    if (!isRecord(subtaskRaw) || !Array.isArray(subtaskRaw.steps)) return subtaskRaw;
+    const path = `plan.subtasks[${s}]`;
+    const { fields: subtask, kept } = splitKnown(subtaskRaw, SUBTASK_KEYS, path, warnings);
     const produced = new Set<string>();
-    const steps = subtask.steps.map((step, k) => {
+    const steps = subtaskRaw.steps.map((step, k) => {
       if (!isRecord(step)) return step;
-      const { additional_args: extra, details: _details, extract_query: legacyQuery, ...rest } = step;
-      const out: Loose = { ...rest, i: next++ };
-      if (rest.action_type === 'EXTRACT') {
-        const query =
-          isRecord(extra) && typeof extra.extract_query === 'string' ? extra.extract_query : legacyQuery;
-        const variable = typeof rest.variable_name === 'string' ? rest.variable_name : rest.action_value;
-        if (typeof variable === 'string') {
-          out.variable_name = variable;
-          produced.add(variable);
-        }
-        if (typeof query === 'string' && query.trim() !== '') out.action_value = query.trim();
-        else {
-          // Its action_value is the variable's name, not a query: without one the step reads nothing.
-          problems.push({
-            path: `plan.subtasks[${s}].steps[${k}].additional_args.extract_query`,
-            message:
-              "an ai_mime EXTRACT step needs additional_args.extract_query, what to read from the screen (ai_mime's compiler always writes one); add it",
-          });
-        }
-      }
+      const out = upgradeAiMimeStep(step, next++, `${path}.steps[${k}]`, problems, warnings);
+      if (out.action_type === 'EXTRACT' && typeof out.variable_name === 'string')
+        produced.add(out.variable_name);
       return out;
     });
     const text =
       typeof subtask.text === 'string'
         ? [...produced].reduce((t, name) => t.replaceAll(`{${name}}`, name), subtask.text)
         : subtask.text;
-    return { ...subtask, text, steps };
+    return withKept({ ...subtask, text, steps }, kept);
   });
   const params = Array.isArray(input.task_params)
-    ? input.task_params.map((param, k) => {
-        if (!isRecord(param)) return param;
-        const out: Loose = { ...param };
-        if (typeof param.type === 'string') out.type = PARAM_TYPE_NAMES[param.type.toLowerCase()] ?? 'string';
-        if (param.sensitive === true && param.example !== null && param.example !== undefined) {
-          out.example = null;
-          warnings.push({
-            path: `task_params[${k}].example`,
-            message: `"${String(param.name)}" is sensitive but the file stores its example in plain text: it was ignored; remove it from the file (and change that secret if it was real)`,
-          });
-        }
-        return out;
-      })
+    ? input.task_params.map((param, k) =>
+        isRecord(param) ? upgradeAiMimeParam(param, `task_params[${k}]`, warnings) : param,
+      )
     : input.task_params;
-  const { plan, ...rest } = input;
-  const document = {
-    ...rest,
-    ...(params === undefined ? {} : { task_params: params }),
-    version: 2,
-    plan: { ...(plan as Loose), subtasks: upgraded },
-  };
+  const { fields: root, kept } = splitKnown(input, ROOT_KEYS, '', warnings);
+  const document = withKept(
+    {
+      ...root,
+      ...(params === undefined ? {} : { task_params: params }),
+      version: 2,
+      plan: { ...(input.plan as Loose), subtasks: upgraded },
+    },
+    kept,
+  );
   return { document, from: 'ai_mime-v2', problems, warnings };
 }

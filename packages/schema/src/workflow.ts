@@ -30,6 +30,19 @@ const identifier = (what: string) =>
       `${what} must not be __proto__ (JavaScript gives objects that name)`,
     );
 
+/**
+ * Fields another tool wrote that mime does not use (ai_mime's `additional_args`, `details`, a param's
+ * `default`, keys it does not know), kept as they were: a save in that tool's layout writes them back,
+ * so a file that came from ai_mime still reads there after mime saved it.
+ */
+export const KeptFields = z
+  .record(z.string(), z.unknown())
+  .optional()
+  .describe(
+    "Fields of another tool's layout that mime does not use, kept as they were and written back on save.",
+  );
+export type KeptFields = z.infer<typeof KeptFields>;
+
 /** A point in logical screen pixels (the space of the saved screenshots). */
 export const LogicalPoint = z.object({ x: z.number(), y: z.number() });
 export type LogicalPoint = z.infer<typeof LogicalPoint>;
@@ -91,7 +104,7 @@ export const WorkflowStep = z.strictObject({
     .nullable()
     .default(null)
     .describe(
-      'Text for TYPE, key chord for KEYPRESS, query for EXTRACT, otherwise null. May hold {param} templates.',
+      'Text for TYPE, key chord for KEYPRESS, query for EXTRACT, otherwise null. May hold {param} templates. A TYPE or KEYPRESS without one (null, as ai_mime writes it) takes the recorded value, else the model decides it.',
     ),
   post_action: z
     .array(z.string())
@@ -110,6 +123,7 @@ export const WorkflowStep = z.strictObject({
     .describe(
       "TYPE only: pause after each key for this step, ms, for an app that drops keys typed faster (overrides the replay's type delay).",
     ),
+  kept: KeptFields,
 });
 export type WorkflowStep = z.infer<typeof WorkflowStep>;
 
@@ -127,6 +141,7 @@ export const WorkflowSubtask = z.strictObject({
     .array(WorkflowStep)
     .default([])
     .describe('Reference steps (examples for the model; trace replay acts on them).'),
+  kept: KeptFields,
 });
 export type WorkflowSubtask = z.infer<typeof WorkflowSubtask>;
 
@@ -142,6 +157,7 @@ export const TaskParam = z.strictObject({
     .default(false)
     .describe('A secret: never stored, logged or shown; read from MIME_PARAM_<NAME> or a hidden prompt.'),
   optional: z.boolean().default(false),
+  kept: KeptFields,
 });
 export type TaskParam = z.infer<typeof TaskParam>;
 
@@ -213,6 +229,7 @@ export const Workflow = z
     plan: z.strictObject({
       subtasks: z.array(WorkflowSubtask).min(1, 'a plan needs at least one subtask'),
     }),
+    kept: KeptFields,
   })
   .describe('A mime workflow (schema.json, version 2).');
 export type Workflow = z.infer<typeof Workflow>;

@@ -131,7 +131,7 @@ describe('workflow validation', () => {
     (doc.plan.subtasks[1]!.steps[0] as Record<string, unknown>).action_value = 'ctrl+nope';
     expect(problemsOf(doc)).toEqual([
       'plan.subtasks[0].steps[0].action_value: must be null for CLICK; only TYPE (text), KEYPRESS (key chord) and EXTRACT (query) carry a value',
-      'plan.subtasks[0].steps[1].action_value: TYPE needs the text to type (a string, may hold {param})',
+      'plan.subtasks[0].steps[1].action_value: TYPE needs the text to type (a string, may hold {param}), or null to type what the recording typed',
       'plan.subtasks[0].steps[2].action_value: EXTRACT needs the query: what to read from the screen',
       'plan.subtasks[0].steps[2].variable_name: EXTRACT needs a variable_name to store the value under',
       'plan.subtasks[1].dependencies[0]: "price" is not extracted by any EXTRACT step; name an upstream variable_name',

@@ -369,7 +369,10 @@ export function setStep(workflow: Workflow, step_i: number, fields: StepFields):
       throw new StudioEditError(`step ${step_i + 1} needs its ${name}: say it in words`);
   }
   const value = fields.action_value === undefined ? step.action_value : fields.action_value;
-  if (['TYPE', 'KEYPRESS', 'EXTRACT'].includes(step.action_type) && (value ?? '').trim() === '') {
+  // A TYPE or KEYPRESS may have none (null, as ai_mime writes them: the recorded value, else the model's),
+  // never a blank one; an EXTRACT always needs its query.
+  const unset = value === null && (step.action_type === 'TYPE' || step.action_type === 'KEYPRESS');
+  if (['TYPE', 'KEYPRESS', 'EXTRACT'].includes(step.action_type) && !unset && (value ?? '').trim() === '') {
     throw new StudioEditError(
       `step ${step_i + 1} (${step.action_type}) needs a value: ${step.action_type === 'TYPE' ? 'the text it types' : step.action_type === 'KEYPRESS' ? 'the keys it presses' : 'what it reads'}`,
     );

@@ -24,8 +24,10 @@ import {
   RUNS_FOLDER,
   readPngInside,
   readRegularFile,
+  readWorkflowContext,
   readWorkflowEntry,
   resolveInside,
+  upgradeWorkflowDocument,
   WORKFLOW_FILE,
   type Workflow,
   type WorkflowEntry,
@@ -225,7 +227,10 @@ export class WorkflowStore {
     const bytes = await readRegularFile(file, MAX_JSON_BYTES).catch((error: unknown) => {
       throw isMissingFileError(error) ? new WorkflowNotFoundError(id) : error;
     });
-    const checked = checkWorkflow(parseJsonText(bytes.toString('utf8'), file));
+    const checked = checkWorkflow(
+      parseJsonText(bytes.toString('utf8'), file),
+      await readWorkflowContext(dir),
+    );
     if (!checked.ok) throw new WorkflowInvalidError(checked.problems);
     return { dir, workflow: checked.workflow, version: versionOf(bytes), warnings: checked.warnings };
   }
@@ -240,10 +245,14 @@ export class WorkflowStore {
     if (!checked.ok) throw new WorkflowInvalidError(checked.problems);
     const file = join(dir, WORKFLOW_FILE);
     return withFolderLock(dir, { holder: 'mime studio' }, async () => {
-      const now = versionOf(await readRegularFile(file, MAX_JSON_BYTES));
+      const bytes = await readRegularFile(file, MAX_JSON_BYTES);
+      const now = versionOf(bytes);
       if (now !== version) throw new WorkflowConflictError(file, now);
+      // The page edits the workflow as mime reads it; the file keeps the layout it has on disk (a file
+      // from ai_mime stays in ai_mime's, with every field mime does not use).
+      const onDisk = upgradeWorkflowDocument(parseJsonText(bytes.toString('utf8'), file)).from;
       const previous = await copyFileUnique(file, join(dir, `schema.${backupStamp()}.json`));
-      await writeWorkflow(file, checked.workflow);
+      await writeWorkflow(file, checked.workflow, checked.from === 'v2' ? onDisk : checked.from);
       return { version: versionOf(await readRegularFile(file, MAX_JSON_BYTES)), previous };
     });
   }

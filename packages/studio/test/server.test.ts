@@ -8,6 +8,7 @@ import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { loadWorkflow } from '@mime-desktop/schema';
+import { aiMimeValidationError } from '@mime-desktop/test-support/ai-mime-validator';
 import { copyFixture, copyWorkflow, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Studio, startStudio } from '../src/server.ts';
@@ -297,7 +298,7 @@ describe('the studio server', () => {
     expect((await send('/api/reflects/nope/events', { headers: { cookie } })).status).toBe(404);
   });
 
-  it('opens a workflow as ai_mime writes it, upgraded and warned about, and saves it as mime v2 without its stored secret', async () => {
+  it("opens a workflow as ai_mime writes it, warned about, and saves it in ai_mime's layout without its stored secret", async () => {
     const dir = join(home, 'workflows', 'from-ai-mime');
     await mkdir(dir, { recursive: true });
     await copyFixture('compat/ai_mime/schema.v2.json', join(dir, 'schema.json'));
@@ -320,7 +321,14 @@ describe('the studio server', () => {
     });
     expect(saved.status, saved.body).toBe(200);
     const after = await readFile(join(dir, 'schema.json'), 'utf8');
-    expect(JSON.parse(after).version).toBe(2);
+    const doc = JSON.parse(after);
+    expect(doc.version).toBeUndefined();
+    expect(aiMimeValidationError(doc)).toBeNull();
+    expect(doc.plan.subtasks[1].steps[1]).toMatchObject({
+      i: 1,
+      action_value: 'extract_0',
+      additional_args: { extract_query: 'the title of the song shown in the now-playing bar' },
+    });
     expect(after).not.toContain('4821');
     expect((await loadWorkflow(dir)).warnings).toEqual([]);
   });

@@ -168,6 +168,11 @@ function describeEvent(event: ReplayEvent): string | null {
         style.dim(`  run folder: ${event.dir}`),
         style.dim(`  params: ${params.length > 0 ? params.join(', ') : 'none'}`),
         ...event.warnings.map((w) => `  ${style.yellow('warning')} ${inert(w)}`),
+        ...(event.files
+          ? [
+              `  files it may read: ${event.files.read.length > 0 ? inert(event.files.read.join(', ')) : 'none'}; write: ${event.files.write.length > 0 ? inert(event.files.write.join(', ')) : 'none'}`,
+            ]
+          : []),
         style.dim(
           `  stop: Ctrl+C, ${DEFAULT_ABORT_HOTKEY}, or move the pointer into a screen corner; pause: ${DEFAULT_PAUSE_HOTKEY}`,
         ),

@@ -5,7 +5,7 @@ import { mark, printJson, say, style } from '../output.ts';
 
 const LAYOUT_NOTES: Partial<Record<string, string>> = {
   'ai_mime-v1': ' (ai_mime v1 layout, upgraded in memory; `mime edit` saves it as mime v2)',
-  'ai_mime-v2': " (ai_mime's v2 layout, upgraded in memory; `mime edit` saves it as mime v2)",
+  'ai_mime-v2': " (ai_mime's v2 layout, read in memory; saves keep it in that layout)",
 };
 
 function describe(report: WorkflowReport): string[] {

@@ -70,18 +70,30 @@ function formatParams(params: readonly ResolvedParam[]): string[] {
   );
 }
 
+/** What a TYPE or KEYPRESS without a value (ai_mime writes them so) tells the model to do. */
+const UNSET_VALUE: Partial<Record<WorkflowStep['action_type'], string>> = {
+  TYPE: 'TYPE (text not recorded: decide it from the subtask, its params and earlier values)',
+  KEYPRESS: 'KEYPRESS (keys not recorded: decide them from the subtask)',
+};
+
+/**
+ * One reference step: its action, intent, target, the screen it was taken on and what followed
+ * (ai_mime's replay showed each step's `expected_current_state` and `post_action` as well:
+ * src/ai_mime/replay/engine.py, `reference_steps`, at 012e1ec, the last commit that had it).
+ */
 function formatStep(step: WorkflowStep): string {
   const head =
     step.action_type === 'EXTRACT' && step.variable_name
       ? `EXTRACT ${step.variable_name}`
       : step.action_value !== null
         ? `${step.action_type} ${JSON.stringify(step.action_value)}`
-        : step.action_type;
+        : (UNSET_VALUE[step.action_type] ?? step.action_type);
   const target = step.target.fallback
     ? `${step.target.primary} (or: ${step.target.fallback})`
     : step.target.primary;
+  const before = step.expected_current_state.trim() ? ` On: ${step.expected_current_state.trim()}` : '';
   const after = step.post_action.length > 0 ? ` Then: ${step.post_action.join(' ')}` : '';
-  return `- ${head}: ${step.intent} Target: ${target}.${after}`;
+  return `- ${head}: ${step.intent}${before} Target: ${target}.${after}`;
 }
 
 function formatExtracts(extracts: readonly RequiredExtract[], extracted: ReadonlySet<string>): string[] {
@@ -125,6 +137,11 @@ export function buildActPrompt(input: ActPromptInput): string {
       'workflow',
     ),
     ...section(`Current subtask (${input.position} of ${input.count})`, [subtask.text], 'workflow'),
+    ...section(
+      'Done when (from the optimized plan; a step may cover several subtasks)',
+      (subtask.checks ?? []).map((c) => `- ${c}`),
+      'workflow',
+    ),
     ...section(
       'Values to extract in this subtask',
       formatExtracts(subtask.extracts, input.extracted),

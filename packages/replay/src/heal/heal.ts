@@ -153,7 +153,8 @@ export async function planHeal(runDir: string, options: HealOptions = {}): Promi
       'every change of this heal is rejected: there is nothing to write',
     );
   }
-  const after = serializeWorkflow(built.workflow);
+  // Written back in the layout it was read from: a file from ai_mime stays in ai_mime's.
+  const after = serializeWorkflow(built.workflow, checked.from);
   const valid = checkWorkflow(JSON.parse(after));
   if (!valid.ok) {
     const problems = valid.problems.map((p) => `${p.path}: ${p.message}`).join('; ');

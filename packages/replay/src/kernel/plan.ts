@@ -1,4 +1,4 @@
-import type { SubtaskOrigin, Workflow, WorkflowStep } from '@mime-desktop/schema';
+import type { OptimizedPlan, SubtaskOrigin, Workflow, WorkflowStep } from '@mime-desktop/schema';
 
 /** A value a subtask must extract before it is done. */
 export interface RequiredExtract {
@@ -17,6 +17,11 @@ export interface PlannedSubtask {
   steps: WorkflowStep[];
   /** Values this subtask must extract before it is done. */
   extracts: RequiredExtract[];
+  /**
+   * What shows it is done, from the workflow's optimized_plan.json (ai_mime's Pass C: the success
+   * criteria of its steps made from this subtask). Default none.
+   */
+  checks?: string[];
   origin: SubtaskOrigin;
 }
 
@@ -29,14 +34,30 @@ export function listExtracts(steps: readonly WorkflowStep[]): RequiredExtract[] 
   );
 }
 
-/** The workflow's plan as the agent runs it. */
-export function planFromWorkflow(workflow: Workflow): PlannedSubtask[] {
+/** The success criteria of a Pass C plan by the subtask each of its steps was made from. */
+export function checksBySubtask(plan: OptimizedPlan | null): Map<number, string[]> {
+  const checks = new Map<number, string[]>();
+  for (const step of plan?.steps ?? []) {
+    const criteria = step.success_criteria?.trim();
+    if (!criteria) continue;
+    for (const s of step.source_subtask_ids ?? []) checks.set(s, [...(checks.get(s) ?? []), criteria]);
+  }
+  return checks;
+}
+
+/** The workflow's plan as the agent runs it, with the checks of its Pass C plan when it has one. */
+export function planFromWorkflow(
+  workflow: Workflow,
+  optimized: OptimizedPlan | null = null,
+): PlannedSubtask[] {
+  const checks = checksBySubtask(optimized);
   return workflow.plan.subtasks.map((subtask) => ({
     subtask_i: subtask.subtask_i,
     text: subtask.text,
     dependencies: subtask.dependencies,
     steps: subtask.steps,
     extracts: listExtracts(subtask.steps),
+    ...(checks.has(subtask.subtask_i) ? { checks: checks.get(subtask.subtask_i) } : {}),
     origin: 'workflow',
   }));
 }

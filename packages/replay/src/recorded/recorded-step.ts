@@ -147,11 +147,13 @@ export function boxAround(point: LogicalPoint, width: number, height: number): B
 /**
  * The recorded action as an action to execute, with its points moved by `map` (identity in trace
  * mode, the re-found target in auto mode). Typed text is the step's rendered value (params
- * substituted, secrets still `{name}`); other values are the recorded ones.
+ * substituted, secrets still `{name}`), or `text` where it is given (see unset-value.ts); other
+ * values are the recorded ones.
  */
 export function recordedAction(
   recorded: RecordedStep,
   map: (point: LogicalPoint) => LogicalPoint = (p) => p,
+  text: string | null = recorded.step.action_value,
 ): ResolvedAction | null {
-  return actionOfEvent(recorded.event, { map, text: recorded.step.action_value });
+  return actionOfEvent(recorded.event, { map, text });
 }

@@ -64,6 +64,7 @@ import {
 } from './recorded-step.ts';
 import { ScreenWatcher } from './screen-watcher.ts';
 import { checkShownValues, type ExampleSpots, findExamples, type ShownValue } from './shown-values.ts';
+import { unsetValueOf, unsetWithoutRecording } from './unset-value.ts';
 
 /** A subtask's content or typing check passed: nothing else to check. */
 const VERIFIED = 'verified';
@@ -195,8 +196,9 @@ class RecordedRun {
     const recorded = this.#steps.of(step);
     if (recorded instanceof TraceUnavailableError) {
       if (!this.#policy.handsOver) throw recorded;
-      entry.recordStep({ i: step.i, executed_by: 'skipped', reason: recorded.message });
-      return this.#needModel(recorded.message, null);
+      const reason = `${recorded.message}${unsetWithoutRecording(step)}`;
+      entry.recordStep({ i: step.i, executed_by: 'skipped', reason });
+      return this.#needModel(reason, null);
     }
     // This step's frames and the next one's decode, and where they change is found, while this
     // step's screen is waited for.
@@ -205,9 +207,15 @@ class RecordedRun {
     if (nextRecorded && !(nextRecorded instanceof TraceUnavailableError)) this.#warm(nextRecorded);
     if (recorded.event.action_type === 'extract') return this.#extract(recorded, entry, turn, state);
     const before = await this.#lookBefore(recorded, turn, state);
-    const action = before.ok ? recordedAction(recorded, before.value.map) : recordedAction(recorded);
+    const unset = unsetValueOf(step, memory.extracts);
+    const text = unset?.text ?? step.action_value;
+    const action = before.ok
+      ? recordedAction(recorded, before.value.map, text)
+      : recordedAction(recorded, undefined, text);
     const description = action ? describeAction(action) : step.action_type.toLowerCase();
-    const { executed_by, reason } = this.#verdictOf(before);
+    const verdict = this.#verdictOf(before);
+    const { executed_by } = verdict;
+    const reason = unset ? `${verdict.reason}; ${unset.note}` : verdict.reason;
     const element = before.ok ? await this.#elementOf(before.value, executed_by, action) : undefined;
     log.emit({
       type: 'step',

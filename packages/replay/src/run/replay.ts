@@ -11,10 +11,13 @@ import type { ModelClient, ResolveModelConfigOptions } from '@mime-desktop/model
 import { UsageMeter } from '@mime-desktop/model/usage';
 import { acquireDisplayLock, createDesktop, type Desktop, type DisplayLockHolder } from '@mime-desktop/os-io';
 import {
+  describeFileAccess,
+  type FileAccess,
   type HealFile,
   isMimeError,
   type LoadedWorkflow,
   loadWorkflow,
+  type OptimizedPlan,
   type ReplayMode,
   RUN_FILES,
   RUNS_FOLDER,
@@ -184,6 +187,10 @@ export interface PreparedReplay {
   materialized: MaterializedWorkflow;
   /** What reading an older layout changed (see `LoadedWorkflow.warnings`). */
   warnings: string[];
+  /** The workflow's optimized_plan.json (ai_mime's Pass C), when it has one. */
+  optimizedPlan: OptimizedPlan | null;
+  /** The files the workflow says it may read and write (its Pass C plan), shown before the run. */
+  files: FileAccess;
   /** The workflow as the run started, so a heal learned from it never overwrites a newer one. */
   fingerprint: WorkflowFingerprint;
   settings: RunSettings;
@@ -279,6 +286,8 @@ export async function prepareReplay(
     runsDir: options.runsDir ?? join(workflowDir, RUNS_FOLDER),
     materialized: materializeWorkflow(loaded.workflow, { overrides, secrets }),
     warnings: loaded.warnings.map((w) => (w.path ? `${w.path}: ${w.message}` : w.message)),
+    optimizedPlan: loaded.optimizedPlan ?? null,
+    files: fileAccessOf(loaded, overrides),
     fingerprint,
     settings,
     agent,
@@ -296,6 +305,20 @@ export async function prepareReplay(
     desktop: options.desktop,
     ocr: options.ocr,
   };
+}
+
+/**
+ * The files the workflow's Pass C plan says it may touch, its paths filled with this run's values
+ * (a sensitive param's never: it stays `{name}`).
+ */
+function fileAccessOf(loaded: LoadedWorkflow, overrides: Readonly<Record<string, string>>): FileAccess {
+  const values = Object.fromEntries(
+    loaded.workflow.task_params.flatMap((p) => {
+      const value = p.sensitive ? null : (overrides[p.name] ?? p.example);
+      return value === null ? [] : [[p.name, value]];
+    }),
+  );
+  return describeFileAccess(loaded.optimizedPlan ?? null, values);
 }
 
 /**
@@ -367,7 +390,11 @@ export async function executeReplay(prepared: PreparedReplay, desktop: Desktop):
     onEvent: prepared.onEvent,
   });
   const memory = new RunMemory(log);
-  const plan = new PlanCursor({ plan: planFromWorkflow(materialized.workflow), events: log, budgets });
+  const plan = new PlanCursor({
+    plan: planFromWorkflow(materialized.workflow, prepared.optimizedPlan),
+    events: log,
+    budgets,
+  });
   const wallTime = new AbortController();
   const timer = setTimeout(() => wallTime.abort(budgets.exhausted('wall_time')), budgets.remainingMs);
   const signal = AbortSignal.any(
@@ -416,6 +443,7 @@ export async function executeReplay(prepared: PreparedReplay, desktop: Desktop):
     dry_run: settings.dryRun,
     screen: desktop.screen.logical,
     warnings: prepared.warnings,
+    ...(prepared.files.read.length + prepared.files.write.length > 0 ? { files: prepared.files } : {}),
   });
   let failure: { error: unknown } | null = null;
   let learned: HealFile | null = null;

@@ -1,0 +1,50 @@
+import type { WorkflowStep } from '@mime-desktop/schema';
+import { describe, expect, it } from 'vitest';
+import { unsetValueOf, unsetWithoutRecording } from '../src/recorded/unset-value.ts';
+
+const step = (fields: Partial<WorkflowStep>): WorkflowStep => ({
+  i: 0,
+  expected_current_state: '',
+  intent: 'Type the text.',
+  target: { primary: 'the field', fallback: null },
+  action_type: 'TYPE',
+  action_value: null,
+  post_action: [],
+  variable_name: null,
+  source: null,
+  ...fields,
+});
+
+describe('a TYPE or KEYPRESS step without a value', () => {
+  const extracted = new Map([
+    ['extract_0', 'Corner Cafe'],
+    ['extract_10', 'nope'],
+  ]);
+
+  it('types the upstream extract it names, else what the recording typed', () => {
+    expect(unsetValueOf(step({ intent: 'Type the merchant from extract_0.' }), extracted)).toEqual({
+      text: 'Corner Cafe',
+      note: 'its text is not in the workflow: typed extract_0, the value extracted earlier that it names',
+    });
+    expect(unsetValueOf(step({ intent: 'Type the cost.' }), extracted)).toEqual({
+      text: null,
+      note: 'its text is not in the workflow: typed what the recording typed',
+    });
+    // A name that only starts like an extract's is not that extract.
+    expect(unsetValueOf(step({ intent: 'Type extract_1.' }), extracted)?.text).toBeNull();
+  });
+
+  it('presses what the recording pressed, and leaves steps with a value alone', () => {
+    expect(unsetValueOf(step({ action_type: 'KEYPRESS' }), extracted)?.note).toBe(
+      'its keys are not in the workflow: pressed what the recording pressed',
+    );
+    expect(unsetValueOf(step({ action_value: 'hello' }), extracted)).toBeNull();
+    expect(unsetValueOf(step({ action_type: 'CLICK' }), extracted)).toBeNull();
+  });
+
+  it('says the model decides it when there is no recording', () => {
+    expect(unsetWithoutRecording(step({}))).toBe(
+      '; its text is not in the workflow either: the model decides it',
+    );
+  });
+});
