@@ -300,7 +300,8 @@ function reportResult(result: ReplayResult, flags: ReplayFlags): ExitCode {
     say(
       `${mark} ${style.dim(`[${summary.code}]`)} after ${seconds} s (${usage}): ${inert(summary.reason ?? '', { multiline: true })}`,
     );
-    const hint = hintFor(summary.code, summary.mode);
+    const noModel = summary.mode === 'auto' && summary.budgets.model_calls?.limit === 0;
+    const hint = hintFor(summary.code, noModel ? 'auto-no-model' : summary.mode);
     if (hint) say(style.dim(`  ${hint}`));
   }
   say(style.dim(`  summary: ${join(result.dir, RUN_FILES.textSummary)}`));

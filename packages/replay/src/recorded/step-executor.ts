@@ -28,8 +28,7 @@ import {
 import { type Box, changedCellsIn, changedRegion, type RgbaImage } from '@mime-desktop/vision';
 import { describeAction } from '../actions/computer-action.ts';
 import { executeAction } from '../actions/execute-action.ts';
-import type { ReplayDivergenceError } from '../errors.ts';
-import { TraceUnavailableError } from '../errors.ts';
+import { ModelForbiddenError, type ReplayDivergenceError, TraceUnavailableError } from '../errors.ts';
 import type { PlannedSubtask } from '../kernel/plan.ts';
 import type { SubtaskEntry } from '../kernel/plan-cursor.ts';
 import type { HistoryEntry, RunContext } from '../kernel/run-context.ts';
@@ -726,14 +725,21 @@ class RecordedRun {
     return changedRegion(recorded, live) !== null;
   }
 
-  /** Auto: the reason to hand over when a model is configured; else the divergence (or the reason) is thrown. */
+  /**
+   * Auto: the reason to hand over when a model may take over; else the divergence (or the reason) is
+   * thrown: no model configured, or the run may not call one.
+   */
   async #needModel(reason: string, divergence: ReplayDivergenceError | null): Promise<string> {
     const missing = await this.#ctx.model.client().then(
       () => null,
-      (error: unknown) => (isMimeError(error) && error.exit === 'usage' ? error : Promise.reject(error)),
+      (error: unknown) =>
+        error instanceof ModelForbiddenError || (isMimeError(error) && error.exit === 'usage')
+          ? error
+          : Promise.reject(error),
     );
     if (missing === null) return reason;
-    throw divergence?.withoutModel(missing) ?? missing;
+    if (divergence) throw divergence.withoutModel(missing);
+    throw missing instanceof ModelForbiddenError ? new ModelForbiddenError(reason) : missing;
   }
 
   /** Auto: the rest of the subtask goes to the agent, which finishes it (or replans it) from the live screen. */
