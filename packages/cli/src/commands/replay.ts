@@ -161,6 +161,23 @@ async function confirmOnTerminal(request: ConfirmRequest): Promise<ConfirmAnswer
 /** The flags of every replay option (`--confirm` asks on this terminal). */
 const OPTION_FLAGS = replayOptionFlags(confirmOnTerminal);
 
+/** A claim of the model checked on the live app: verified, refused (the model is told), unverified. */
+function describeClaim(event: Extract<ReplayEvent, { type: 'claim' }>): string {
+  const read = { app: ' (read from the app)', ocr: ' (read by OCR)' };
+  const what = event.claim === 'done' ? 'the subtask' : 'the value';
+  const detail = inert(event.detail);
+  switch (event.verdict) {
+    case 'verified':
+      return style.dim(`    ✓ ${what} verified${event.read ? read[event.read] : ''}: ${detail}`);
+    case 'refused':
+      return style.yellow(`    ! the model's ${event.claim} refused: ${detail}`);
+    case 'unverified':
+      return style.yellow(
+        `    ~ ${event.claim === 'done' ? 'done by the model, unverified' : 'value unverified'}: ${detail}`,
+      );
+  }
+}
+
 function describeEvent(event: ReplayEvent): string | null {
   switch (event.type) {
     case 'run_start': {
@@ -230,6 +247,8 @@ function describeEvent(event: ReplayEvent): string | null {
       );
     case 'done':
       return `    ${style.green('✓')} done: ${inert(event.result ?? event.observation)}`;
+    case 'claim':
+      return describeClaim(event);
     case 'replan':
       return style.yellow(`  ↻ replanning (${event.trigger}): ${event.reason}`);
     case 'budget_exhausted':
