@@ -218,7 +218,7 @@ describe('bad settings and flags', () => {
   it('says what is wrong with a number flag, a timeout, an API key and a URL with credentials', async () => {
     const flag = await runMime(['replay', WORKFLOW, '--max-model-calls', '1e23']);
     expect(flag.exitCode).toBe(2);
-    expect(flag.stderr).toMatch(/--max-model-calls must be a whole number from 1 to 1000000, got "1e23"/);
+    expect(flag.stderr).toMatch(/--max-model-calls must be a whole number from 0 to 1000000, got "1e23"/);
     const delay = await runMime(['replay', WORKFLOW, '--type-delay', 'slow']);
     expect(delay.exitCode).toBe(2);
     expect(delay.stderr).toMatch(/--type-delay must be a whole number from 0 to 1000000, got "slow"/);

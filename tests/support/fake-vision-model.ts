@@ -32,6 +32,11 @@ export interface FakeVisionFaults {
   stubbornUntilReplan?: boolean;
   /** Answer the first act request with a `replan` call, as a model that does not trust the plan does. Default false. */
   replanFirst?: boolean;
+  /**
+   * In the play subtask, act on nothing and look at nothing: extract the song's name as the one
+   * playing, and say done, as a model that takes its plan for the outcome. Default false.
+   */
+  claimsWithoutActing?: boolean;
 }
 
 /**
@@ -450,6 +455,17 @@ export function createFakeVisionModel(options: FakeVisionModelOptions = {}): Fak
 
   async function play(prompt: Prompt, song: string, screen: ScreenText): Promise<FakeReply> {
     if (faults.neverDone) return idleMove();
+    if (faults.claimsWithoutActing) {
+      const pending = prompt.extracts.find((e) => !e.done);
+      return pending
+        ? call('extract', {
+            variable_name: pending.name,
+            query: 'the song shown as now playing',
+            value: song,
+            observation: `Now playing: ${song}.`,
+          })
+        : call('done', { observation: `Now playing: ${song}.` });
+    }
     const words = await screen.words();
     const playing = textAfter(words, 'Now playing:');
     const started = playing !== null && playing !== '' && playing.toLowerCase() !== 'nothing';

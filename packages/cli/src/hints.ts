@@ -17,6 +17,7 @@ const HINTS: Record<string, string> = {
   MIME_REPLAY_DIVERGENCE:
     'Modes: --mode auto re-finds moved targets and asks the model only where needed; --mode agent lets the model drive.',
   MIME_TRACE_UNAVAILABLE: 'Replay it with --mode auto or --mode agent.',
+  MIME_MODEL_FORBIDDEN: 'Allow the model with --max-model-calls <n>, or leave the flag out.',
 };
 
 /** Where a hint differs by the run's mode: what the user can do next depends on it. */
@@ -24,6 +25,9 @@ const MODE_HINTS: Record<string, Record<string, string>> = {
   MIME_REPLAY_DIVERGENCE: {
     auto: 'On the command line: --base-url and --model give auto a model for such steps; --mode agent lets the model drive.',
     agent: '',
+    // --max-model-calls 0: the run was not allowed the model it had.
+    'auto-no-model':
+      'This run was not allowed the model (--max-model-calls 0): allow some calls and auto hands such a step to the model.',
   },
 };
 

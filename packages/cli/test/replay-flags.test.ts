@@ -59,6 +59,10 @@ describe('the replay flags', () => {
     });
   });
 
+  it('take --max-model-calls 0: a run that never calls a model', () => {
+    expect(optionsOf(['--max-model-calls', '0']).budgets).toMatchObject({ modelCalls: 0 });
+  });
+
   it('leave every other option to its default', () => {
     const options = optionsOf([]);
     expect(Object.keys(options).sort()).toEqual(['agentScope', 'budgets', 'mode', 'modelConfig']);

@@ -232,7 +232,7 @@ export class MimeMcpServer {
           budgets: z
             .object({
               iterations: z.number().int().positive().optional(),
-              modelCalls: z.number().int().positive().optional(),
+              modelCalls: z.number().int().nonnegative().optional(),
               replans: z.number().int().nonnegative().optional(),
               wallTimeMs: z.number().int().positive().optional(),
             })

@@ -19,7 +19,7 @@ const { decodeImage, OcrEngine } = await import('@mime-desktop/vision');
 const { accessibilityLocator, autoPlaceLocator, templateLocator } = await import(
   '../src/recorded/locators.ts'
 );
-const { liveImage } = await import('../src/recorded/recorded-step.ts');
+const { liveImage } = await import('../src/actions/screen-text.ts');
 const { checkShownValues, findExamples } = await import('../src/recorded/shown-values.ts');
 
 const desktop = await createDesktop({ failSafe: false });

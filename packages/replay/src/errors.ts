@@ -130,11 +130,32 @@ export class ReplayDivergenceError extends MimeError {
 
   /** The same divergence in auto mode when no model could take over. */
   withoutModel(missing: MimeError): ReplayDivergenceError {
+    const notes: Record<string, string> = {
+      MIME_MODEL_NOT_CONFIGURED:
+        'Auto mode stops here: no model is configured to take over (set MIME_BASE_URL and MIME_MODEL, or a config file, and auto hands such a step to a vision model).',
+      [MODEL_FORBIDDEN]: `Auto mode stops here: ${FORBIDDEN}, which would have taken over this subtask.`,
+    };
     return new ReplayDivergenceError(
       { ...this.details, regroundable: false },
-      missing.code === 'MIME_MODEL_NOT_CONFIGURED'
-        ? 'Auto mode stops here: no model is configured to take over (set MIME_BASE_URL and MIME_MODEL, or a config file, and auto hands such a step to a vision model).'
-        : `Auto mode stops here: the model cannot take over (${missing.code}: ${missing.message}).`,
+      notes[missing.code] ??
+        `Auto mode stops here: the model cannot take over (${missing.code}: ${missing.message}).`,
+    );
+  }
+}
+
+const MODEL_FORBIDDEN = 'MIME_MODEL_FORBIDDEN';
+const FORBIDDEN = 'this run may not call a model (its model calls budget is 0)';
+
+/**
+ * The run may not call a model (a model calls budget of 0) where it would need one: auto mode at a
+ * step the recording cannot carry (no recorded source, a value it cannot read). At a divergence the
+ * run stops with the divergence instead (`ReplayDivergenceError.withoutModel`).
+ */
+export class ModelForbiddenError extends MimeError {
+  constructor(reason = 'the model was asked for') {
+    super(
+      MODEL_FORBIDDEN,
+      `${reason}: ${FORBIDDEN}. Allow some model calls (budgets.modelCalls, --max-model-calls), or fix the workflow so it needs none.`,
     );
   }
 }

@@ -29,6 +29,7 @@ export { DEFAULT_MAX_UNUSABLE_REPLIES } from './agent/unusable-replies.ts';
 export {
   BUDGET_CODES,
   BudgetExhaustedError,
+  ModelForbiddenError,
   type ParamProblems,
   ParamsError,
   ReplayDivergenceError,

@@ -7,6 +7,7 @@ import {
   type FakeReply,
   startFakeModelServer,
 } from '@mime-desktop/test-support/fake-model-server';
+import { OcrEngine } from '@mime-desktop/vision';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ReplayEvent } from '../src/kernel/events.ts';
 import { type ReplayOptions, replay } from '../src/run/replay.ts';
@@ -14,12 +15,15 @@ import { createFakeDesktop } from './fake-desktop.ts';
 
 let server: FakeModelServer;
 let workflowDir: string;
+/** One OCR worker for every run of the file (the claims of the model are read by it). */
+const ocr = new OcrEngine();
 
 beforeAll(async () => {
   server = await startFakeModelServer();
 });
 afterAll(async () => {
   await server.close();
+  await ocr.close();
 });
 beforeEach(async () => {
   workflowDir = await copyWorkflow('play-song');
@@ -61,7 +65,19 @@ const HAPPY: FakeReply[] = [
   tool('done'),
 ];
 
-function run(desktop = createFakeDesktop(), options: ReplayOptions = {}) {
+/**
+ * What the fake demo app shows after the inputs: the typed song in the search field and as a
+ * result; a click after the typing plays it.
+ */
+function demoScreen(inputs: readonly string[]): string[] {
+  const at = inputs.findLastIndex((input) => input.startsWith('type '));
+  const typed = inputs[at]?.slice('type '.length);
+  if (!typed) return ['Now playing: nothing'];
+  const played = inputs.slice(at + 1).some((input) => input.startsWith('click'));
+  return [`Search: ${typed}`, `Result: ${typed}`, `Now playing: ${played ? typed : 'nothing'}`];
+}
+
+function run(desktop = createFakeDesktop({ shows: demoScreen }), options: ReplayOptions = {}) {
   const events: ReplayEvent[] = [];
   const result = replay(workflowDir, {
     mode: 'agent',
@@ -71,6 +87,7 @@ function run(desktop = createFakeDesktop(), options: ReplayOptions = {}) {
     desktop,
     modelConfig: { env: { MIME_BASE_URL: server.url, MIME_MODEL: 'fake', MIME_MODEL_MAX_RETRIES: '0' } },
     settle: { initialDelayMs: 0, intervalMs: 2, timeoutMs: 20 },
+    ocr,
     onEvent: (event) => events.push(event),
     ...options,
   });
@@ -100,6 +117,12 @@ describe('replay (agent mode, fake desktop)', () => {
     expect(summary.params).toEqual({ song_name: 'Faint' });
     expect(summary.usage.calls).toBe(7);
     expect(summary.budgets.model_calls).toEqual({ used: 7, limit: 60 });
+    // The model's word was checked on the screen: the searched song shown, then playing and read.
+    expect(events.flatMap((e) => (e.type === 'claim' ? [[e.claim, e.verdict, e.read]] : []))).toEqual([
+      ['done', 'verified', 'ocr'],
+      ['extract', 'verified', 'ocr'],
+      ['done', 'verified', 'ocr'],
+    ]);
     const files = (await readdir(dir)).sort();
     expect(files).toEqual(
       [
@@ -155,20 +178,58 @@ describe('replay (agent mode, fake desktop)', () => {
     play.dependencies = ['artist'];
     await writeFile(join(workflowDir, 'schema.json'), JSON.stringify(workflow));
     server.enqueue(
+      act({ action: 'type', text: 'Faint' }),
       tool('extract', { variable_name: 'artist', query: 'the artist', value: 'Linkin Park' }),
       tool('done'),
+      act({ action: 'left_click', coordinate: [440, 243] }),
       tool('extract', { variable_name: 'now_playing', query: 'q', value: 'Faint' }),
       tool('done'),
     );
-    const { summary, dir } = await run().result;
+    const desktop = createFakeDesktop({ shows: (inputs) => [...demoScreen(inputs), 'Artist: Linkin Park'] });
+    const { summary, dir } = await run(desktop).result;
     expect(summary.outcome).toBe('success');
     expect(summary.extracts).toEqual({ artist: 'Linkin Park', now_playing: 'Faint' });
     const prompts = server.chatRequests().map((r) => JSON.stringify(r.body?.messages));
-    expect(prompts[0]).not.toContain('Values from earlier subtasks');
-    expect(prompts[2]).toContain(
+    expect(prompts[2]).not.toContain('Values from earlier subtasks');
+    expect(prompts[3]).toContain(
       '## Values from earlier subtasks\\n<data source=\\"screen\\">\\n- artist = \\"Linkin Park\\"',
     );
     expect(JSON.parse(await readFile(join(dir, 'extracts.json'), 'utf8'))).toEqual(summary.extracts);
+  });
+
+  it("refuses the model's word where the screen does not bear it out, tells it, and never succeeds", async () => {
+    // Subtask 0 done for real; in subtask 1 the model plays nothing, reads a song the screen does
+    // not show, then one it shows only in the search field, and says done again and again.
+    server.enqueue(
+      act({ action: 'type', text: 'Faint' }),
+      act({ action: 'key', keys: 'enter' }),
+      tool('done'),
+      tool('extract', { variable_name: 'now_playing', query: 'the song playing', value: 'Numb' }),
+      tool('extract', { variable_name: 'now_playing', query: 'the song playing', value: 'Faint' }),
+    );
+    server.setHandler(() => tool('done'));
+    const { result, desktop, events } = run(undefined, { budgets: { iterations: 5, replans: 0 } });
+    const { summary } = await result;
+    expect(summary.outcome).toBe('failed');
+    expect(summary.code).toBe('MIME_BUDGET_ITERATIONS');
+    expect(summary.subtasks.map((s) => s.outcome)).toEqual(['success', 'failed']);
+    expect(demoScreen(desktop.inputs)).toContain('Now playing: nothing');
+    const claims = events.flatMap((e) => (e.type === 'claim' ? [[e.claim, e.verdict]] : []));
+    expect(claims).toEqual([
+      ['done', 'verified'],
+      ['extract', 'refused'],
+      ['extract', 'verified'],
+      ['done', 'refused'],
+      ['done', 'refused'],
+      ['done', 'refused'],
+    ]);
+    expect(events.filter((e) => e.type === 'done')).toHaveLength(1);
+    // Each refusal is told to the model, in the history of its next turn.
+    const prompts = server.chatRequests().map((r) => JSON.stringify(r.body?.messages));
+    expect(prompts[4]).toContain('refused, not stored: the screen does not show \\"Numb\\"');
+    expect(prompts[6]).toContain(
+      'refused, the subtask is not done: the expected outcome names song_name = \\"Faint\\", and the screen shows it nowhere it did not already show it when this subtask started',
+    );
   });
 
   it('sends an invalid call back for repair and counts the extra call', async () => {
@@ -249,7 +310,10 @@ describe('replay (agent mode, fake desktop)', () => {
       }
       return tool('done');
     });
-    const desktop = createFakeDesktop({ react: (input) => !input.startsWith('click') });
+    const desktop = createFakeDesktop({
+      react: (input) => !input.startsWith('click'),
+      shows: () => ['Now playing: Faint'],
+    });
     const { result, events } = run(desktop);
     const { summary } = await result;
     expect(summary.outcome).toBe('success');
@@ -269,6 +333,11 @@ describe('replay (agent mode, fake desktop)', () => {
     expect(prompt).toContain('- now_playing: the title of the song shown as now playing');
     expect(summary.extracts).toEqual({ now_playing: 'Faint' });
     expect(summary.budgets.replans).toEqual({ used: 1, limit: 2 });
+    // The replanned subtask names no value the app should show: done on the model's word alone.
+    expect(events.filter((e) => e.type === 'claim')).toEqual([
+      expect.objectContaining({ claim: 'extract', verdict: 'verified', read: 'ocr' }),
+      expect.objectContaining({ claim: 'done', verdict: 'unverified', read: null }),
+    ]);
   });
 
   it('replans when the model asks, and fails with MIME_BUDGET_REPLANS when none is left', async () => {

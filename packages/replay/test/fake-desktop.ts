@@ -1,7 +1,9 @@
 /**
  * An in-memory Desktop for loop tests: frames are a solid colour that changes when `react` says an
- * action changed the screen; every input is logged as text.
+ * action changed the screen, with the lines of text `shows` gives for the inputs so far (drawn, so
+ * OCR reads them); every input is logged as text.
  */
+
 import {
   AbortedError,
   type Desktop,
@@ -9,6 +11,7 @@ import {
   type LogicalPoint,
   type RawFrame,
 } from '@mime-desktop/os-io';
+import sharp from 'sharp';
 
 /** The one app window of the fake desktop, over the whole screen. */
 export const FAKE_APP_WINDOW: FoundWindow = { id: '1', title: 'Fake app', classes: ['fake-app', 'Fake-app'] };
@@ -29,6 +32,8 @@ export function createFakeDesktop(
     windowAt?: (point: LogicalPoint) => FoundWindow | null;
     /** The window with the keyboard focus. Default: the fake app's. */
     focusedWindow?: () => FoundWindow | null;
+    /** Lines of text the screen shows after these inputs. Default: none. */
+    shows?: (inputs: readonly string[]) => readonly string[];
   } = {},
 ): FakeDesktop {
   const { width = 320, height = 200 } = options;
@@ -41,9 +46,36 @@ export function createFakeDesktop(
     inputs.push(input);
     if (react(input)) version += 1;
   };
+  const drawn = new Map<string, Promise<Buffer>>();
+  /** The frame's BGRA pixels: the background's colour, and the lines (each frame drawn once). */
+  const pixels = (lines: readonly string[]): Promise<Buffer> => {
+    const key = `${version}\n${lines.join('\n')}`;
+    let data = drawn.get(key);
+    if (!data) {
+      // Blue varies with the version: BGRA's first byte, as a plain frame has it.
+      const fill = `rgb(255,255,${(version * 40) % 256})`;
+      const text = lines.map(
+        (line, k) =>
+          `<text x="8" y="${24 + 22 * k}" font-family="DejaVu Sans, sans-serif" font-size="15">${line.replace(/[<&>]/g, '')}</text>`,
+      );
+      const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="${fill}"/>${text.join('')}</svg>`;
+      data = sharp(Buffer.from(svg))
+        .ensureAlpha()
+        .raw()
+        .toBuffer()
+        .then((rgba) => {
+          for (let i = 0; i < rgba.length; i += 4) [rgba[i], rgba[i + 2]] = [rgba[i + 2] ?? 0, rgba[i] ?? 0];
+          return rgba;
+        });
+      drawn.set(key, data);
+    }
+    return data;
+  };
   const captureFrame = async (): Promise<RawFrame> => {
-    const data = Buffer.alloc(width * height * 4, 255);
-    for (let i = 0; i < data.length; i += 4) data[i] = (version * 40) % 256;
+    const lines = options.shows?.(inputs) ?? [];
+    let data = Buffer.alloc(width * height * 4, 255);
+    if (lines.length > 0) data = Buffer.from(await pixels(lines));
+    else for (let i = 0; i < data.length; i += 4) data[i] = (version * 40) % 256;
     return {
       data,
       channelOrder: 'bgra',

@@ -239,6 +239,26 @@ describe('prepareReplay', () => {
     );
   });
 
+  it('forbids the model with a model calls budget of 0: agent mode is refused, auto needs no model', async () => {
+    const budgets = { modelCalls: 0 };
+    await expect(prepareReplay(PLAY_SONG, { mode: 'agent', budgets })).rejects.toThrow(
+      /the agent mode asks the model at every turn, and this run may not call one \(its model calls budget is 0\): replay in the auto mode/,
+    );
+    // A configured model is never made into a client: its first use says why.
+    const env = { MIME_BASE_URL: 'http://127.0.0.1:9/v1', MIME_MODEL: 'm' };
+    const prepared = await prepareReplay(PLAY_SONG, {
+      mode: 'auto',
+      budgets,
+      env,
+      params: { song_name: 'x' },
+    });
+    expect(prepared.limits.modelCalls).toBe(0);
+    await expect(prepared.model.client()).rejects.toMatchObject({ code: 'MIME_MODEL_FORBIDDEN' });
+    await expect(prepareReplay(PLAY_SONG, { budgets: { modelCalls: -1 } })).rejects.toThrow(
+      /budget modelCalls must be a number >= 0, got -1/,
+    );
+  });
+
   it('fingerprints the manifest too: a changed recording changes it', async () => {
     const dir = await copyWorkflow('play-song-recorded');
     const before = await fingerprintWorkflow(join(dir, 'schema.json'));

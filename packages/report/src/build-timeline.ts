@@ -24,6 +24,8 @@ export interface Turn {
   step: RunEventData<'step'> | null;
   extract: RunEventData<'extract'> | null;
   done: RunEventData<'done'> | null;
+  /** The model's claims (done, an extract) checked on the live app. */
+  claims: RunEventData<'claim'>[];
   divergences: RunEventData<'divergence'>[];
   /** Checks of the screen after the step that passed. */
   verified: RunEventData<'verify'>[];
@@ -216,6 +218,9 @@ class TimelineBuilder {
       case 'extract':
         if (turn) turn.extract = event.data;
         return;
+      case 'claim':
+        turn?.claims.push(event.data);
+        return;
       case 'done': {
         if (turn) turn.done = event.data;
         const subtask = this.#subtasks.get(event.subtask_i ?? -1);
@@ -266,6 +271,7 @@ class TimelineBuilder {
         step: null,
         extract: null,
         done: null,
+        claims: [],
         divergences: [],
         verified: [],
         errors: [],

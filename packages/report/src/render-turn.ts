@@ -120,6 +120,21 @@ function renderStep(step: RunEventData<'step'>): Html {
   return html`<p class="step-line"><span class="exec exec-${step.executed_by}">${step.executed_by}</span>${rung}${step.score !== null && html` <span class="muted">score ${step.score.toFixed(2)}</span>`}${step.reason && html` ${step.reason}`}</p>`;
 }
 
+const CLAIM_WORDS = {
+  done: {
+    verified: 'Outcome verified',
+    refused: 'Done refused',
+    unverified: 'Done by the model, unverified',
+  },
+  extract: { verified: 'Value verified', refused: 'Value refused', unverified: 'Value unverified' },
+} as const;
+
+/** A claim of the model checked on the live app: verified (and how it was read), refused, or unverified. */
+function renderClaim(claim: RunEventData<'claim'>): Html {
+  const read = claim.read === 'app' ? ' (read from the app)' : claim.read === 'ocr' ? ' (read by OCR)' : '';
+  return html`<p class="claim claim-${claim.verdict}"><span class="label">${CLAIM_WORDS[claim.claim][claim.verdict]}</span>${read}: ${claim.detail}</p>`;
+}
+
 /** One turn: its screenshot with the action drawn, and what the model saw, chose and remembered. */
 export function renderTurn(turn: Turn, context: TimelineContext, memory: MemoryTracker): Html {
   const id = `s${turn.subtask_i}-t${turn.iteration}`;
@@ -146,6 +161,7 @@ ${step && renderStep(step)}
 ${call?.args.observation && html`<blockquote class="observation">${call.args.observation}</blockquote>`}
 ${memory.render(call?.args.task_memory ?? undefined)}
 ${extract && html`<p class="extract"><span class="label">Extracted</span> <code>${extract.variable}</code> = <q class="value">${extract.value}</q>${extract.query && html` <span class="muted">(${extract.query})</span>`}</p>`}
+${turn.claims.map(renderClaim)}
 ${done && html`<p class="done-line">✓ Subtask complete${done.result && html`: <q class="value">${done.result}</q>`}</p>`}
 ${call && call.dropped.length > 0 && html`<p class="muted">Ignored keys the tool does not define: ${call.dropped.map((k, i) => html`${i > 0 && ', '}<code>${k}</code>`)}</p>`}
 ${call?.name === 'replan' && call.args.reason && renderCallout('warn', 'Asked for a new plan', call.args.reason)}

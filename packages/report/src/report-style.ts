@@ -136,6 +136,9 @@ table.kv { width: auto; }
 .observation { margin: 0; padding: 6px 10px; border-left: 3px solid var(--accent); background: var(--sunk); border-radius: 0 6px 6px 0; white-space: pre-wrap; overflow-wrap: anywhere; }
 .memory, .extract, .replan-reason { white-space: pre-wrap; overflow-wrap: anywhere; }
 .done-line { color: var(--ok); font-weight: 600; }
+.claim { margin: 4px 0; font-size: 0.9em; }
+.claim-verified .label { color: var(--ok); }
+.claim-refused .label, .claim-unverified .label { color: var(--warn); }
 .turn-meta { color: var(--muted); font-size: 12px; }
 .sep { margin: 0 6px; }
 .callout { padding: 7px 10px; border-radius: 8px; font-size: 13px; overflow-wrap: anywhere; }

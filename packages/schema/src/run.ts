@@ -210,6 +210,20 @@ export const RUN_EVENT_DATA = {
     error: z.string().nullable(),
   }),
   extract: z.object({ variable: z.string(), query: z.string(), value: z.string() }),
+  /**
+   * What the model said (its subtask done, a value it read), checked on the live app before it counts:
+   * `verified` (the app shows it), `refused` (it does not: the model is told what is missing and the
+   * turn does not count) or `unverified` (nothing the app should show is known: done by the model's
+   * word alone).
+   */
+  claim: z.object({
+    claim: z.enum(['done', 'extract']),
+    verdict: z.enum(['verified', 'refused', 'unverified']),
+    /** How the app was read: its accessibility tree (`app`), OCR of the screen, or null (not read). */
+    read: z.enum(['app', 'ocr']).nullable(),
+    /** What was checked and found, or what is missing. */
+    detail: z.string(),
+  }),
   done: z.object({
     observation: z.string(),
     /** What the model said the subtask achieved (ai_mime's `done.result`), carried to later subtasks. */

@@ -100,7 +100,7 @@ const BUDGET_FLAGS = [
   ),
   new Option(
     '--max-model-calls <n>',
-    `model requests in the whole run, repairs and follow-ups included (default ${DEFAULT_BUDGETS.modelCalls})`,
+    `model requests in the whole run, repairs and follow-ups included; 0: never call a model (auto stops at a divergence it cannot re-find) (default ${DEFAULT_BUDGETS.modelCalls})`,
   ),
   new Option('--max-replans <n>', `replans in the whole run (default ${DEFAULT_BUDGETS.replans})`),
   new Option(
@@ -136,7 +136,7 @@ export function replayOptionFlags(
         const seconds = wholeNumber(text('maxDuration'), '--max-duration');
         return {
           iterations: wholeNumber(text('maxIterations'), '--max-iterations'),
-          modelCalls: wholeNumber(text('maxModelCalls'), '--max-model-calls'),
+          modelCalls: wholeNumber(text('maxModelCalls'), '--max-model-calls', 0),
           replans: wholeNumber(text('maxReplans'), '--max-replans', 0),
           wallTimeMs: seconds === undefined ? undefined : seconds * 1000,
         };

@@ -159,6 +159,23 @@ async function confirmOnTerminal(request: ConfirmRequest): Promise<ConfirmAnswer
 /** The flags of every replay option (`--confirm` asks on this terminal). */
 const OPTION_FLAGS = replayOptionFlags(confirmOnTerminal);
 
+/** A claim of the model checked on the live app: verified, refused (the model is told), unverified. */
+function describeClaim(event: Extract<ReplayEvent, { type: 'claim' }>): string {
+  const read = { app: ' (read from the app)', ocr: ' (read by OCR)' };
+  const what = event.claim === 'done' ? 'the subtask' : 'the value';
+  const detail = inert(event.detail);
+  switch (event.verdict) {
+    case 'verified':
+      return style.dim(`    ✓ ${what} verified${event.read ? read[event.read] : ''}: ${detail}`);
+    case 'refused':
+      return style.yellow(`    ! the model's ${event.claim} refused: ${detail}`);
+    case 'unverified':
+      return style.yellow(
+        `    ~ ${event.claim === 'done' ? 'done by the model, unverified' : 'value unverified'}: ${detail}`,
+      );
+  }
+}
+
 function describeEvent(event: ReplayEvent): string | null {
   switch (event.type) {
     case 'run_start': {
@@ -233,6 +250,8 @@ function describeEvent(event: ReplayEvent): string | null {
       );
     case 'done':
       return `    ${style.green('✓')} done: ${inert(event.result ?? event.observation)}`;
+    case 'claim':
+      return describeClaim(event);
     case 'replan':
       return style.yellow(`  ↻ replanning (${event.trigger}): ${inert(event.reason)}`);
     case 'budget_exhausted':
@@ -303,7 +322,8 @@ function reportResult(result: ReplayResult, flags: ReplayFlags): ExitCode {
     say(
       `${mark} ${style.dim(`[${summary.code}]`)} after ${seconds} s (${usage}): ${inert(summary.reason ?? '', { multiline: true })}`,
     );
-    const hint = hintFor(summary.code, summary.mode);
+    const noModel = summary.mode === 'auto' && summary.budgets.model_calls?.limit === 0;
+    const hint = hintFor(summary.code, noModel ? 'auto-no-model' : summary.mode);
     if (hint) say(style.dim(`  ${hint}`));
   }
   say(style.dim(`  summary: ${join(result.dir, RUN_FILES.textSummary)}`));

@@ -18,6 +18,7 @@ import { describeAction, type ResolvedAction } from '../actions/computer-action.
 import { executeAction } from '../actions/execute-action.ts';
 import { measureFrameDifference, waitForSettle } from '../actions/screen-settle.ts';
 import { RunStoppedError } from '../errors.ts';
+import type { ClaimVerdict, RecordedClaims } from '../kernel/claims.ts';
 import type { ActionStatus, CallUsageSummary, ReplanTrigger } from '../kernel/events.ts';
 import type { PlannedSubtask } from '../kernel/plan.ts';
 import type { SubtaskEntry } from '../kernel/plan-cursor.ts';
@@ -29,6 +30,7 @@ import {
   type AgentTools,
   agentTools,
   canonicalCall,
+  type DoneArgs,
   type ExtractArgs,
   ExtractedValue,
   revisedPlanFor,
@@ -36,6 +38,7 @@ import {
 import { type CallCheckContext, checkAgentCall } from './check-call.ts';
 import { actionSignature, describeCallForModel } from './computer-call.ts';
 import { describePointSpace } from './coordinates.ts';
+import { ModelClaims } from './model-claims.ts';
 import { encodeModelImage, type ModelImage } from './model-image.ts';
 import { type ActionOutcome, detectNoProgress } from './no-progress.ts';
 import {
@@ -87,7 +90,7 @@ export async function finishWithAgent(
   agent: AgentRuntime,
   handOver: HandOver,
 ): Promise<void> {
-  await new AgentRun(context, agent, 0).run(handOver.entry, handOver.done);
+  await new AgentRun(context, agent, 0).run(handOver.entry, handOver.done, handOver.claims);
 }
 
 class AgentRun {
@@ -116,23 +119,36 @@ class AgentRun {
     };
   }
 
-  /** Runs `first` (already started; `done`: its traced steps), then the subtasks this run owns. */
-  async run(first: SubtaskEntry, done: readonly HistoryEntry[]): Promise<void> {
+  /**
+   * Runs `first` (already started; `done`: its traced steps; `recorded`: the checks its recording
+   * makes of the model's claims), then the subtasks this run owns.
+   */
+  async run(
+    first: SubtaskEntry,
+    done: readonly HistoryEntry[],
+    recorded: RecordedClaims | null = null,
+  ): Promise<void> {
     let entry: SubtaskEntry | null = first;
     let history = done;
+    let checks = recorded;
     while (entry !== null) {
-      const end = await this.#runSubtask(entry, history);
+      const end = await this.#runSubtask(entry, history, new ModelClaims(this.#ctx, entry.subtask, checks));
       history = [];
+      checks = null;
       if (end.kind === 'replan') await this.#replan(entry.subtask, end.trigger, end.reason);
       entry = this.#owned > 0 ? this.#ctx.plan.next() : null;
       if (entry) this.#owned -= 1;
     }
   }
 
-  async #runSubtask(entry: SubtaskEntry, done: readonly HistoryEntry[]): Promise<SubtaskEnd> {
+  async #runSubtask(
+    entry: SubtaskEntry,
+    done: readonly HistoryEntry[],
+    claims: ModelClaims,
+  ): Promise<SubtaskEnd> {
     let outcome: 'success' | 'failed' | 'replanned' = 'failed';
     try {
-      const end = await this.#loop(entry.subtask, entry, done);
+      const end = await this.#loop(entry.subtask, entry, done, claims);
       outcome = end.kind === 'done' ? 'success' : 'replanned';
       return end;
     } finally {
@@ -144,6 +160,7 @@ class AgentRun {
     subtask: PlannedSubtask,
     entry: SubtaskEntry,
     done: readonly HistoryEntry[],
+    claims: ModelClaims,
   ): Promise<SubtaskEnd> {
     const { budgets, settings } = this.#ctx;
     const label = `subtask ${subtask.subtask_i}`;
@@ -162,6 +179,7 @@ class AgentRun {
         };
       }
       const { frame, image: encoding } = await this.#capture();
+      claims.begin(frame);
       const last = outcomes.at(-1);
       let changed: boolean | null = null;
       if (before && last) {
@@ -169,17 +187,8 @@ class AgentRun {
         last.changed = changed;
         before = null;
       }
-      if (
-        !settings.dryRun &&
-        budgets.replansLeft > 0 &&
-        detectNoProgress(outcomes, this.#agent.settings.noProgressRepeats)
-      ) {
-        return {
-          kind: 'replan',
-          trigger: 'no_progress',
-          reason: `${label} made no progress: the same action (${history.at(-1)?.call ?? '?'}) left the screen unchanged ${this.#agent.settings.noProgressRepeats} times.`,
-        };
-      }
+      const stuck = this.#noProgress(outcomes, label, history);
+      if (stuck) return stuck;
       budgets.chargeIteration(label);
       const turn = entry.nextTurn();
       const image = await this.#report(frame, await encoding, turn, changed);
@@ -205,13 +214,13 @@ class AgentRun {
           break;
         }
         case 'extract':
-          history.push(await this.#extract(call.args, image, turn));
+          history.push(await this.#extract(call.args, { image, frame }, turn, claims));
           break;
         case 'done': {
-          const { observation, result } = call.args;
-          this.#ctx.log.emit({ type: 'done', ...turn, observation, result });
-          this.#ctx.memory.noteSubtaskDone(subtask.text, result);
-          return { kind: 'done' };
+          const refusal = await this.#done(call.args, subtask, turn, claims.done(frame));
+          if (refusal === null) return { kind: 'done' };
+          history.push(refusal);
+          break;
         }
         case 'replan':
           if (budgets.replansLeft <= 0) throw budgets.exhausted('replans');
@@ -224,8 +233,16 @@ class AgentRun {
     }
   }
 
-  /** Stores an extract; a call without a value has it read by a follow-up call (as ai_mime does). */
-  async #extract(args: ExtractArgs, image: ModelImage, turn: Turn): Promise<HistoryEntry> {
+  /**
+   * Stores an extract once the app shows its value on `frame` (the screen the model saw); a call without a value has it read by
+   * a follow-up call (as ai_mime does).
+   */
+  async #extract(
+    args: ExtractArgs,
+    { image, frame }: { image: ModelImage; frame: RawFrame },
+    turn: Turn,
+    claims: ModelClaims,
+  ): Promise<HistoryEntry> {
     const { variable_name: variable, query, observation } = args;
     const value = args.value ?? (await this.#readValue(query, image, turn));
     if (value === '') {
@@ -235,8 +252,55 @@ class AgentRun {
         result: `not stored: "${query}" was not found on this screenshot`,
       };
     }
+    const claim = await this.#claim('extract', turn, claims.extract(variable, value, frame));
+    if (claim.verdict === 'refused') {
+      return {
+        call: `extract ${variable} = ${JSON.stringify(value)}`,
+        observation,
+        result: `refused, not stored: ${claim.detail}`,
+      };
+    }
     this.#ctx.memory.storeExtract(variable, query, value, turn);
     return { call: `extract ${variable} = ${JSON.stringify(value)}`, observation, result: 'stored' };
+  }
+
+  /** A replan when the same action left the screen unchanged too often (and a replan is left), else null. */
+  #noProgress(outcomes: ActionOutcome[], label: string, history: HistoryEntry[]): SubtaskEnd | null {
+    const repeats = this.#agent.settings.noProgressRepeats;
+    if (this.#ctx.settings.dryRun || this.#ctx.budgets.replansLeft <= 0) return null;
+    if (!detectNoProgress(outcomes, repeats)) return null;
+    return {
+      kind: 'replan',
+      trigger: 'no_progress',
+      reason: `${label} made no progress: the same action (${history.at(-1)?.call ?? '?'}) left the screen unchanged ${repeats} times.`,
+    };
+  }
+
+  /**
+   * The model says the subtask is done: it ends once the app shows its outcome (`checked`), or when
+   * nothing is checkable; else the refusal told to the model.
+   */
+  async #done(
+    args: DoneArgs,
+    subtask: PlannedSubtask,
+    turn: Turn,
+    checked: Promise<ClaimVerdict>,
+  ): Promise<HistoryEntry | null> {
+    const { observation, result } = args;
+    const claim = await this.#claim('done', turn, checked);
+    if (claim.verdict === 'refused') {
+      return { call: 'done', observation, result: `refused, the subtask is not done: ${claim.detail}` };
+    }
+    this.#ctx.log.emit({ type: 'done', ...turn, observation, result });
+    this.#ctx.memory.noteSubtaskDone(subtask.text, result);
+    return null;
+  }
+
+  /** Reports how a claim of the model stood against the live app. */
+  async #claim(claim: 'done' | 'extract', turn: Turn, checked: Promise<ClaimVerdict>): Promise<ClaimVerdict> {
+    const verdict = await checked;
+    this.#ctx.log.emit({ type: 'claim', ...turn, claim, ...verdict });
+    return verdict;
   }
 
   /**

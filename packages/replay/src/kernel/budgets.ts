@@ -9,7 +9,8 @@ export interface BudgetLimits {
   iterations?: number;
   /**
    * Model requests in the whole run: every request counts (each repair of an unusable reply, a
-   * value's separate read and a replan too). Default 60.
+   * value's separate read and a replan too). 0 forbids the model: the run never calls one (agent
+   * mode is refused; auto stops where it would hand a subtask over, naming the divergence). Default 60.
    */
   modelCalls?: number;
   /** Replans in the whole run. Default 2. */
@@ -124,11 +125,14 @@ export class BudgetTracker {
   }
 }
 
-/** Limits with defaults filled in; throws {@link ReplayOptionError} for a limit below 1 (replans may be 0). */
+/** Budgets that may be 0: no replan, no model call. */
+const MAY_BE_ZERO: ReadonlySet<string> = new Set(['replans', 'modelCalls']);
+
+/** Limits with defaults filled in; throws {@link ReplayOptionError} for a limit below 1 (replans and model calls may be 0). */
 export function resolveBudgets(limits: BudgetLimits): Required<BudgetLimits> {
   const resolved = withDefaults(DEFAULT_BUDGETS, limits);
   for (const [name, value] of Object.entries(resolved)) {
-    const floor = name === 'replans' ? 0 : 1;
+    const floor = MAY_BE_ZERO.has(name) ? 0 : 1;
     if (!Number.isFinite(value) || value < floor) {
       throw new ReplayOptionError(`budget ${name} must be a number >= ${floor}, got ${value}`);
     }

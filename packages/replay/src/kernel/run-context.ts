@@ -8,6 +8,7 @@ import type { Desktop } from '@mime-desktop/os-io';
 import type { Workflow } from '@mime-desktop/schema';
 import type { OcrEngine } from '@mime-desktop/vision';
 import type { BudgetTracker } from './budgets.ts';
+import type { RecordedClaims } from './claims.ts';
 import type { EventLog } from './event-log.ts';
 import type { ResolvedParam, SecretTyping } from './materialize.ts';
 import type { PauseGate } from './pause-gate.ts';
@@ -38,6 +39,8 @@ export interface HandOver {
   entry: SubtaskEntry;
   /** What the traced steps did, oldest first: the model's history of this subtask. */
   done: readonly HistoryEntry[];
+  /** The checks the recording makes of the model's claims in this subtask. */
+  claims: RecordedClaims;
 }
 
 export interface RunContext {

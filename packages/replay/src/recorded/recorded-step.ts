@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { LogicalPoint, RawFrame } from '@mime-desktop/os-io';
-import { encodePng } from '@mime-desktop/os-io';
+import type { LogicalPoint } from '@mime-desktop/os-io';
 import {
   type ActionManifestEvent,
   actionOfEvent,
@@ -10,7 +9,7 @@ import {
   readPngInside,
   type WorkflowStep,
 } from '@mime-desktop/schema';
-import { type Box, decodeImage, type RgbaImage, rgbaFromPixels } from '@mime-desktop/vision';
+import { type Box, decodeImage, type RgbaImage } from '@mime-desktop/vision';
 import type { ResolvedAction } from '../actions/computer-action.ts';
 import { TraceUnavailableError } from '../errors.ts';
 
@@ -125,18 +124,6 @@ export function recordedSteps(workflowDir: string, recording: Recording): Record
     };
   };
   return { of, frame };
-}
-
-/** A live frame as RGBA at logical size, the space of the recorded frames. */
-export async function liveImage(frame: RawFrame): Promise<RgbaImage> {
-  const { physical, logical } = frame;
-  if (physical.width === logical.width && physical.height === logical.height) {
-    return rgbaFromPixels(frame.data, physical.width, physical.height, {
-      channelOrder: frame.channelOrder,
-      stride: frame.stride,
-    });
-  }
-  return decodeImage(await encodePng(frame));
 }
 
 /** A box around a point, clamped to the screen. */

@@ -6,9 +6,9 @@
 import type { Desktop, RawFrame } from '@mime-desktop/os-io';
 import type { RgbaImage } from '@mime-desktop/vision';
 import { sleep, waitForSettle } from '../actions/screen-settle.ts';
+import { liveImage } from '../actions/screen-text.ts';
 import type { SettleOptions } from '../kernel/settings.ts';
 import type { Look } from './checks.ts';
-import { liveImage } from './recorded-step.ts';
 
 /** Pause between captures while waiting for the recorded screen, ms: about a frame at 60 Hz. */
 const POLL_MS = 16;

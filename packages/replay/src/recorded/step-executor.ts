@@ -28,8 +28,9 @@ import {
 import { type Box, changedCellsIn, changedRegion, type RgbaImage } from '@mime-desktop/vision';
 import { describeAction } from '../actions/computer-action.ts';
 import { executeAction } from '../actions/execute-action.ts';
-import type { ReplayDivergenceError } from '../errors.ts';
-import { TraceUnavailableError } from '../errors.ts';
+import { liveImage } from '../actions/screen-text.ts';
+import { ModelForbiddenError, type ReplayDivergenceError, TraceUnavailableError } from '../errors.ts';
+import type { RecordedClaims } from '../kernel/claims.ts';
 import type { PlannedSubtask } from '../kernel/plan.ts';
 import type { SubtaskEntry } from '../kernel/plan-cursor.ts';
 import type { HistoryEntry, RunContext } from '../kernel/run-context.ts';
@@ -49,12 +50,12 @@ import {
   type TypedVerdict,
   typedTextCheckable,
 } from './checks.ts';
+import { claimedExtract, claimedOutcome } from './claimed.ts';
 import { recordDivergence } from './divergence.ts';
 import { type RecordedExample, readExample, readExtract } from './extract-reading.ts';
 import { type Layout, mapBox, mapPoint, RECORDED } from './layout-map.ts';
 import { type Locator, ladder, locate } from './locators.ts';
 import {
-  liveImage,
   loadRecording,
   type RecordedStep,
   type RecordedSteps,
@@ -734,14 +735,21 @@ class RecordedRun {
     return changedRegion(recorded, live) !== null;
   }
 
-  /** Auto: the reason to hand over when a model is configured; else the divergence (or the reason) is thrown. */
+  /**
+   * Auto: the reason to hand over when a model may take over; else the divergence (or the reason) is
+   * thrown: no model configured, or the run may not call one.
+   */
   async #needModel(reason: string, divergence: ReplayDivergenceError | null): Promise<string> {
     const missing = await this.#ctx.model.client().then(
       () => null,
-      (error: unknown) => (isMimeError(error) && error.exit === 'usage' ? error : Promise.reject(error)),
+      (error: unknown) =>
+        error instanceof ModelForbiddenError || (isMimeError(error) && error.exit === 'usage')
+          ? error
+          : Promise.reject(error),
     );
     if (missing === null) return reason;
-    throw divergence?.withoutModel(missing) ?? missing;
+    if (divergence) throw divergence.withoutModel(missing);
+    throw missing instanceof ModelForbiddenError ? new ModelForbiddenError(reason) : missing;
   }
 
   /** Auto: the rest of the subtask goes to the agent, which finishes it (or replans it) from the live screen. */
@@ -753,7 +761,34 @@ class RecordedRun {
       completed_steps: entry.record.executions.filter((e) => e.executed_by !== 'skipped').map((e) => e.i),
     });
     entry.handOver(reason);
-    await this.#ctx.handOver({ entry, done: state.done });
+    await this.#ctx.handOver({ entry, done: state.done, claims: this.#claims(entry.subtask, state) });
+  }
+
+  /**
+   * The checks the recording makes of the model's claims in a subtask handed over: its outcome, and
+   * each value it extracts, read on the live screen where the recording shows them (one look each).
+   */
+  #claims(subtask: PlannedSubtask, state: SubtaskState): RecordedClaims {
+    const live = () => this.#ctx.desktop.captureFrame().then(liveImage);
+    const layout = () => state.layout ?? RECORDED;
+    return {
+      outcome: async () => {
+        const examples = await this.#examples(subtask);
+        if (!examples) return null;
+        const { region, spots } = examples;
+        return claimedOutcome(await checkShownValues(this.#ctx.ocr, await live(), region, layout(), spots));
+      },
+      extract: async (variable, value) => {
+        const step = subtask.steps.find((s) => s.variable_name === variable);
+        const recorded = step ? this.#steps.of(step) : null;
+        if (!recorded || recorded instanceof TraceUnavailableError) return null;
+        if (recorded.event.action_type !== 'extract') return null;
+        const [example, pre, screen] = await Promise.all([this.#exampleOf(recorded), recorded.pre(), live()]);
+        if (!example || pre.width !== screen.width || pre.height !== screen.height) return null;
+        const shown = await readExtract(this.#ctx.ocr, example, screen, layout());
+        return claimedExtract(value, shown, example.label);
+      },
+    };
   }
 }
 

@@ -37,7 +37,12 @@ import {
 } from '../agent/agent-runtime.ts';
 import type { AgentScopeSetting } from '../agent/agent-scope.ts';
 import type { ModelImageOptions } from '../agent/model-image.ts';
-import { BudgetExhaustedError, ReplayOptionError, TraceUnavailableError } from '../errors.ts';
+import {
+  BudgetExhaustedError,
+  ModelForbiddenError,
+  ReplayOptionError,
+  TraceUnavailableError,
+} from '../errors.ts';
 import { collectHeal } from '../heal/collect-heal.ts';
 import { type BudgetLimits, BudgetTracker, resolveBudgets } from '../kernel/budgets.ts';
 import { collectSecrets } from '../kernel/collect-secrets.ts';
@@ -62,6 +67,7 @@ import {
 import { withDefaults } from '../kernel/with-defaults.ts';
 import { checkRecording } from '../recorded/recorded-step.ts';
 import { runAuto, runTrace } from '../recorded/step-executor.ts';
+import { cutShortReason } from './cut-short.ts';
 import { buildRunSummary, formatRunSummary } from './run-summary.ts';
 import { prepareApp } from './setup-app.ts';
 
@@ -218,13 +224,17 @@ function resolveRunSettings(options: ReplayOptions): RunSettings {
   };
 }
 
-/** The model, made on first use (trace never needs it; auto only where the screen diverged). */
-function modelProvider(options: ReplayOptions): ModelProvider {
+/**
+ * The model, made on first use (trace never needs it; auto only where the screen diverged). A run
+ * that may not call a model (`forbidden`: a model calls budget of 0) never gets a client.
+ */
+function modelProvider(options: ReplayOptions, forbidden: boolean): ModelProvider {
   const meter = options.model?.meter ?? new UsageMeter();
   let client: Promise<ModelClient> | undefined = options.model ? Promise.resolve(options.model) : undefined;
   return {
     meter,
     client: () => {
+      if (forbidden) return Promise.reject(new ModelForbiddenError());
       // The model client (and the openai SDK under it) is loaded only when a run needs a model.
       client ??= import('@mime-desktop/model').then(async ({ ModelClient, resolveModelConfig }) => {
         const config = await resolveModelConfig({ env: options.env, ...options.modelConfig });
@@ -263,7 +273,13 @@ export async function prepareReplay(
   const settings = resolveRunSettings(options);
   const agent = resolveAgentSettings(options);
   const limits = resolveBudgets(options.budgets ?? {});
-  const model = modelProvider(options);
+  const forbidden = limits.modelCalls === 0;
+  if (forbidden && mode === 'agent') {
+    throw new ReplayOptionError(
+      'the agent mode asks the model at every turn, and this run may not call one (its model calls budget is 0): replay in the auto mode (recorded steps re-found on the screen, no model; it stops at a divergence) or the trace mode, or allow some model calls',
+    );
+  }
+  const model = modelProvider(options, forbidden);
   const steps = loaded.workflow.plan.subtasks.flatMap((s) => s.steps);
   const unrecorded = steps.find((step) => step.source === null);
   if (mode === 'trace' && unrecorded) {
@@ -274,7 +290,9 @@ export async function prepareReplay(
   // A hostile recording (a path out of the folder, a FIFO, a huge image) is refused before any run.
   if (mode !== 'agent') await checkRecording(workflowDir);
   // When the model will surely be needed, a missing configuration is bad input, found before any run.
-  if (mode === 'agent' || (mode === 'auto' && (unrecorded || steps.length === 0))) await model.client();
+  if (!forbidden && (mode === 'agent' || (mode === 'auto' && (unrecorded || steps.length === 0)))) {
+    await model.client();
+  }
   const secrets = await collectSecrets(loaded.workflow.task_params, {
     env: options.env,
     promptSecret: options.promptSecret,
@@ -454,7 +472,7 @@ export async function executeReplay(prepared: PreparedReplay, desktop: Desktop):
     await EXECUTORS[prepared.mode](agent)(context);
     // What the run learned about an out-of-date workflow.
     if (prepared.mode === 'auto' && !settings.dryRun) {
-      const events = log.events.map(typedRunEvent).filter((e): e is TypedRunEvent => e !== null);
+      const events = typedEvents(log);
       learned = collectHeal(events, { runId: folder.runId, ...prepared.fingerprint, params: displayParams });
     }
   } catch (error) {
@@ -487,6 +505,8 @@ export async function finishReplay(prepared: PreparedReplay, outcome: RunOutcome
   const { log, memory, plan, budgets, failure } = outcome;
   const { materialized, model, settings } = prepared;
   const { budget, ...end } = classifyEnd(failure, outcome.signal);
+  // A budget that ended a hand-over: its divergence is named first, then the budget.
+  if (budget) end.reason = cutShortReason(typedEvents(log), budget);
   const lastSubtask = plan.current?.subtask_i ?? null;
   if (budget) {
     const { used, limit, code } = budget;
@@ -557,6 +577,11 @@ export async function finishReplay(prepared: PreparedReplay, outcome: RunOutcome
   }
   if (failure && end.code === INTERNAL_CODE) throw failure.error;
   return { runId, dir, summary: written, report, heal: heal ? join(dir, RUN_FILES.heal) : null };
+}
+
+/** The run's events so far, each with its data typed. */
+function typedEvents(log: EventLog): TypedRunEvent[] {
+  return log.events.map(typedRunEvent).filter((e): e is TypedRunEvent => e !== null);
 }
 
 /** How a run ended. */

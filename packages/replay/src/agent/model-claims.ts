@@ -1,0 +1,132 @@
+/**
+ * The model's word checked like a step (issue 40): a subtask the model says is done, and a value it
+ * says it read, count only once the live app shows them.
+ * - `done`: where the recording shows the subtask's outcome (a hand-over from auto), that check
+ *   decides; else each param value the subtask's expected outcome names must be shown somewhere it
+ *   was not when the subtask started (a value the screen showed already proves nothing). With
+ *   neither, the subtask is done by the model's word alone: `unverified`, never verified.
+ * - `extract`: where the recording shows the value (after its label), the screen must show this
+ *   value there; else the value must be in the focused field (the accessibility tree) or on the
+ *   screen (OCR).
+ * A refused claim is told to the model; the turn does not count.
+ */
+import type { RawFrame } from '@mime-desktop/os-io';
+import { type Box, findPhrase, type OcrWord } from '@mime-desktop/vision';
+import { readScreenWords } from '../actions/screen-text.ts';
+import type { ClaimVerdict, RecordedClaims } from '../kernel/claims.ts';
+import type { PlannedSubtask } from '../kernel/plan.ts';
+import type { RunContext } from '../kernel/run-context.ts';
+
+/** A param value a subtask's expected outcome names. */
+interface NamedValue {
+  name: string;
+  value: string;
+}
+
+/** The part of a subtask's text after "Expected outcome:", or "" when it has none. */
+export function expectedOutcome(text: string): string {
+  return /expected outcome:\s*([\s\S]*)$/i.exec(text)?.[1]?.trim() ?? '';
+}
+
+/** The non-sensitive param values the expected outcome of `text` names (case ignored). */
+export function valuesNamed(
+  text: string,
+  params: readonly { name: string; display: string; sensitive: boolean }[],
+): NamedValue[] {
+  const outcome = expectedOutcome(text).toLowerCase();
+  return params.flatMap((p) => {
+    const value = p.display.trim();
+    return !p.sensitive && value.length > 0 && outcome.includes(value.toLowerCase())
+      ? [{ name: p.name, value }]
+      : [];
+  });
+}
+
+const overlaps = (a: Box, b: Box) =>
+  a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+
+/**
+ * Whether each value is shown somewhere it was not at the start (`before`: the words then); the
+ * first value that is not, or null when all are.
+ */
+export function notNewlyShown(
+  values: readonly NamedValue[],
+  before: readonly OcrWord[],
+  now: readonly OcrWord[],
+): NamedValue | null {
+  for (const value of values) {
+    const earlier = findPhrase(before, value.value);
+    if (!findPhrase(now, value.value).some((box) => !earlier.some((old) => overlaps(old, box)))) return value;
+  }
+  return null;
+}
+
+/** Whether the words hold `value`: as a phrase on one line, or each of its words somewhere. */
+export function wordsHold(words: readonly OcrWord[], value: string): boolean {
+  if (findPhrase(words, value).length > 0) return true;
+  const parts = value.split(/\s+/).filter((part) => /[\p{L}\p{N}]/u.test(part));
+  return parts.length > 1 && parts.every((part) => findPhrase(words, part).length > 0);
+}
+
+/** The checks of the model's claims in one subtask. */
+export class ModelClaims {
+  readonly #ctx: RunContext;
+  readonly #recorded: RecordedClaims | null;
+  readonly #values: NamedValue[];
+  /** The words on the screen when the subtask started (read only when a value is to be checked). */
+  #before: Promise<OcrWord[]> | null = null;
+
+  constructor(ctx: RunContext, subtask: PlannedSubtask, recorded: RecordedClaims | null) {
+    this.#ctx = ctx;
+    this.#recorded = recorded;
+    this.#values = valuesNamed(subtask.text, ctx.params);
+  }
+
+  /** The subtask's first frame: what was shown before the model acted (read while it decides). */
+  begin(frame: RawFrame): void {
+    if (this.#values.length === 0 || this.#before || this.#ctx.settings.dryRun) return;
+    this.#before = readScreenWords(this.#ctx.ocr, frame);
+    this.#before.catch(() => undefined);
+  }
+
+  /** The model says the subtask is done on `frame`, the screen it saw. */
+  async done(frame: RawFrame): Promise<ClaimVerdict> {
+    if (this.#ctx.settings.dryRun) return unverified('a dry run executes nothing to check');
+    const recorded = await this.#recorded?.outcome();
+    if (recorded) return recorded;
+    if (this.#values.length === 0 || !this.#before) {
+      return unverified('neither the recording nor the expected outcome names a value the app should show');
+    }
+    const [before, now] = await Promise.all([this.#before, readScreenWords(this.#ctx.ocr, frame)]);
+    const names = this.#values.map((v) => `${v.name} = ${JSON.stringify(v.value)}`).join(', ');
+    const missing = notNewlyShown(this.#values, before, now);
+    return missing
+      ? {
+          verdict: 'refused',
+          read: 'ocr',
+          detail: `the expected outcome names ${missing.name} = ${JSON.stringify(missing.value)}, and the screen shows it nowhere it did not already show it when this subtask started`,
+        }
+      : { verdict: 'verified', read: 'ocr', detail: `the screen shows ${names} where it did not before` };
+  }
+
+  /** The model says it read `value` for `variable` on `frame`, the screen it saw. */
+  async extract(variable: string, value: string, frame: RawFrame): Promise<ClaimVerdict> {
+    if (this.#ctx.settings.dryRun) return unverified('a dry run reads nothing');
+    const recorded = await this.#recorded?.extract(variable, value);
+    if (recorded) return recorded;
+    const a11y = await this.#ctx.desktop.accessibility().catch(() => null);
+    const focused = await a11y?.focused().catch(() => null);
+    if (focused?.text?.toLowerCase().includes(value.toLowerCase())) {
+      return { verdict: 'verified', read: 'app', detail: 'the focused field holds it' };
+    }
+    return wordsHold(await readScreenWords(this.#ctx.ocr, frame), value)
+      ? { verdict: 'verified', read: 'ocr', detail: 'the screen shows it' }
+      : {
+          verdict: 'refused',
+          read: 'ocr',
+          detail: `the screen does not show ${JSON.stringify(value)}: give the value exactly as the screen shows it`,
+        };
+  }
+}
+
+const unverified = (detail: string): ClaimVerdict => ({ verdict: 'unverified', read: null, detail });
