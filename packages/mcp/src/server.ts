@@ -6,6 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
+  isRequiredParam,
   listHome,
   RUN_FILES,
   RUNS_FOLDER,
@@ -47,7 +48,7 @@ const FRESH = z
   .optional()
   .describe("put the app in its recorded starting state first (the workflow's setup.reset, or a restart)");
 
-/** A param as a tool argument: its type, description and example. */
+/** A param as a tool argument: its type and description, its recorded example as a hint only. */
 function argumentOf(param: TaskParam) {
   const base =
     param.type === 'boolean'
@@ -57,9 +58,29 @@ function argumentOf(param: TaskParam) {
         : param.type === 'number'
           ? z.number()
           : z.string();
-  const example = param.example === null ? '' : ` (recorded: ${JSON.stringify(param.example)})`;
-  const described = base.describe(`${param.description || param.name}${example}`);
-  return param.example !== null || param.optional ? described.optional() : described;
+  const hints = [
+    param.example === null ? null : `recorded: ${JSON.stringify(param.example)}`,
+    (param.default ?? null) === null ? null : `default: ${JSON.stringify(param.default)}`,
+    param.optional ? 'optional' : null,
+  ].filter((h) => h !== null);
+  const described = base.describe(
+    `${param.description || param.name}${hints.length > 0 ? ` (${hints.join('; ')})` : ''}`,
+  );
+  return isRequiredParam(param) ? described : described.optional();
+}
+
+/**
+ * A workflow tool's input: the workflow's params in a namespace of their own (`params`), so a param
+ * named `mode` or `fresh` never meets the replay's options; required unless optional or defaulted.
+ */
+function inputOf(params: readonly TaskParam[]) {
+  const shape = Object.fromEntries(params.map((p) => [p.name, argumentOf(p)] as const));
+  const object = z.strictObject(shape).describe("The workflow's params by name");
+  return {
+    params: params.some(isRequiredParam) ? object : object.optional(),
+    mode: MODE,
+    fresh: FRESH,
+  };
 }
 
 const secretEnv = (param: TaskParam) => `MIME_PARAM_${param.name.toUpperCase()}`;
@@ -137,28 +158,22 @@ export class MimeMcpServer {
     for (const tool of this.#workflowTools.values()) tool.remove();
     this.#workflowTools.clear();
     for (const entry of catalog.entries) {
-      const params = entry.workflow.task_params.filter((p) => !p.sensitive);
-      const shape = Object.fromEntries([
-        ...params.map((p) => [p.name, argumentOf(p)] as const),
-        ['mode', MODE],
-        ['fresh', FRESH],
-      ]);
       const tool = this.server.registerTool(
         entry.tool,
         {
           title: entry.workflow.task_name,
           description: describeWorkflow(entry.workflow),
-          inputSchema: shape,
+          inputSchema: inputOf(entry.workflow.task_params.filter((p) => !p.sensitive)),
           outputSchema: ReplayOutput,
           annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
         },
-        (args: Record<string, unknown>, extra: ToolExtra) =>
+        (args, extra: ToolExtra) =>
           replayForTool(
             entry,
             {
-              params: paramsFrom(args, entry.workflow.task_params),
-              mode: args.mode as 'auto' | 'trace' | 'agent' | undefined,
-              fresh: args.fresh as boolean | undefined,
+              params: paramsFrom(args.params ?? {}, entry.workflow.task_params),
+              mode: args.mode,
+              fresh: args.fresh,
             },
             extra,
             this.#options.replay,
