@@ -134,6 +134,12 @@ export class MimeMcpServer {
       { name: 'mime', version: options.version },
       {
         capabilities: { tools: { listChanged: true }, resources: { listChanged: true } },
+        // Re-registering the tools after a change removes and adds each one, each asking for a
+        // list_changed: the SDK sends one per tick instead.
+        debouncedNotificationMethods: [
+          'notifications/tools/list_changed',
+          'notifications/resources/list_changed',
+        ],
         instructions:
           'Each tool replays a desktop task recorded once with mime on this machine. The desktop is one: one replay at a time.',
       },
