@@ -141,7 +141,10 @@ export class WorkflowCatalog {
     if (this.#polling || this.#stopped) return;
     const workflows = join(this.home, 'workflows');
     const top = this.#watch(workflows) ? workflows : this.#watch(this.home) ? this.home : null;
-    if (top === null) return this.#fallBackToPolling();
+    if (top === null) {
+      this.#fallBackToPolling();
+      return;
+    }
     const wanted = new Set([top, ...workflowDirs]);
     for (const [dir, watcher] of this.#watchers) {
       if (!wanted.has(dir)) {
