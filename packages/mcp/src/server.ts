@@ -17,8 +17,13 @@ import {
   WORKFLOW_FILE,
   type Workflow,
 } from '@mime-desktop/schema';
-import { McpServer, type RegisteredTool, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  McpServer,
+  type ReadResourceTemplateCallback,
+  type RegisteredTool,
+  ResourceTemplate,
+} from '@modelcontextprotocol/sdk/server/mcp.js';
+import { type CallToolResult, McpError, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { CatalogEntry, WorkflowCatalog } from './catalog.ts';
 import { NotFoundError, SecretArgumentError } from './errors.ts';
@@ -100,6 +105,16 @@ function describeWorkflow(workflow: Workflow): string {
   ]
     .filter(Boolean)
     .join('\n');
+}
+
+type ReadResource = ReadResourceTemplateCallback;
+
+/** The spec's error for a resource that is not there (2025-11-25, resources: -32002). */
+const RESOURCE_NOT_FOUND = -32002;
+
+function resourceNotFound(uri: string, cause?: unknown): McpError {
+  const why = cause instanceof Error ? `: ${cause.message}` : '';
+  return new McpError(RESOURCE_NOT_FOUND, `Resource not found${why}`, { uri });
 }
 
 const text = (value: unknown): CallToolResult => ({
@@ -324,7 +339,18 @@ export class MimeMcpServer {
 
   #registerResources(): void {
     const { catalog } = this.#options;
-    this.server.registerResource(
+    /** Each resource template and how it is read, in the order they are matched. */
+    const readers: { template: ResourceTemplate; read: ReadResource }[] = [];
+    const register = (
+      name: string,
+      template: ResourceTemplate,
+      metadata: { description: string; mimeType: string },
+      read: ReadResource,
+    ) => {
+      this.server.registerResource(name, template, metadata, read);
+      readers.push({ template, read });
+    };
+    register(
       'workflow',
       new ResourceTemplate('mime://workflows/{workflow}/schema.json', {
         list: async () => ({
@@ -356,7 +382,7 @@ export class MimeMcpServer {
       },
     );
     const runFile = (file: string, mimeType: string) =>
-      this.server.registerResource(
+      register(
         `run ${file}`,
         new ResourceTemplate(`mime://workflows/{workflow}/runs/{run}/${file}`, {
           list: async () => {
@@ -380,5 +406,23 @@ export class MimeMcpServer {
       );
     runFile(RUN_FILES.summary, 'application/json');
     runFile(RUN_FILES.report, 'text/html');
+    // resources/read answers a resource that is not there with -32002 (the spec's "Resource not
+    // found", with its uri), where the SDK's own handler says -32602 or -32603.
+    this.server.server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+      const { uri } = request.params;
+      for (const { template, read } of readers) {
+        const variables = template.uriTemplate.match(uri);
+        if (!variables) continue;
+        try {
+          return await read(new URL(uri), variables, extra);
+        } catch (error) {
+          if (error instanceof NotFoundError || (error as NodeJS.ErrnoException).code === 'ENOENT') {
+            throw resourceNotFound(uri, error);
+          }
+          throw error;
+        }
+      }
+      throw resourceNotFound(uri);
+    });
   }
 }
