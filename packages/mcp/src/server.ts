@@ -80,7 +80,14 @@ function argumentOf(param: TaskParam) {
  */
 function inputOf(params: readonly TaskParam[]) {
   const shape = Object.fromEntries(params.map((p) => [p.name, argumentOf(p)] as const));
-  const object = z.strictObject(shape).describe("The workflow's params by name");
+  const required = params.filter(isRequiredParam).map((p) => p.name);
+  // Left out entirely, the error names each param it misses, not only `params`.
+  const object = z
+    .strictObject(shape, {
+      error: (issue) =>
+        issue.input === undefined ? `params missing: give ${required.join(', ')} (required)` : undefined,
+    })
+    .describe("The workflow's params by name");
   return {
     params: params.some(isRequiredParam) ? object : object.optional(),
     mode: MODE,
