@@ -4,7 +4,7 @@
  * progress arrives per step, a second concurrent replay is refused as busy, a cancelled call leaves
  * an aborted run, the tool list follows the disk, and HTTP refuses a missing token or a foreign Origin.
  */
-import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { cp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { copyWorkflow, tempDir, useDesktop, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { MIME_BIN, REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
@@ -76,10 +76,18 @@ describe('mime mcp over stdio', () => {
     ]);
     const play = tools.find((t) => t.name === 'play_song');
     expect(play?.description).toMatch(/^Search the demo player for a song and play it\.\nSucceeds when: /);
+    // The params in a namespace of their own, required: the recorded example is a hint, never a value.
     expect(play?.inputSchema.properties).toMatchObject({
-      song_name: { type: 'string', description: expect.stringContaining('(recorded: "Numb")') },
+      params: {
+        type: 'object',
+        properties: {
+          song_name: { type: 'string', description: expect.stringContaining('(recorded: "Numb")') },
+        },
+        required: ['song_name'],
+      },
       mode: { enum: ['auto', 'trace', 'agent'] },
     });
+    expect(play?.inputSchema.required).toEqual(['params']);
     expect(play?.outputSchema?.properties).toHaveProperty('extracts');
   });
 
@@ -87,7 +95,7 @@ describe('mime mcp over stdio', () => {
     await desktop().resetApp();
     const progress: string[] = [];
     const result = (await client.callTool(
-      { name: 'play_song', arguments: { song_name: 'Faint' } },
+      { name: 'play_song', arguments: { params: { song_name: 'Faint' } } },
       CallToolResultSchema,
       {
         onprogress: (p) => progress.push(`${p.progress}/${p.total} ${p.message}`),
@@ -102,8 +110,8 @@ describe('mime mcp over stdio', () => {
       model_calls: 0,
     });
     expect(result.content.find((c) => c.type === 'image')).toMatchObject({ mimeType: 'image/png' });
-    expect(progress).toContain('1/5 step 0 trace: left_click at (240, 120)');
-    expect(progress.filter((p) => / step \d /.test(p))).toHaveLength(5);
+    expect(progress[0]).toBe('1/5 step 0 trace: left_click at (240, 120) (subtask 1/2)');
+    expect(progress.map((p) => p.split(' ')[0])).toEqual(['1/5', '2/5', '3/5', '4/5', '5/5']);
     expect((await desktop().readAppState()).playing).toBe('Faint');
 
     const runId = String(result.structuredContent?.run_id);
@@ -137,6 +145,105 @@ describe('mime mcp over stdio', () => {
       arguments: { workflow: 'play_song' },
     })) as CallToolResult;
     expect(valid.structuredContent).toMatchObject({ valid: true, problems: [] });
+  });
+
+  it('refuses a call without a required param, naming it, and replays nothing', async () => {
+    const before = await runsOf();
+    for (const args of [{}, { params: {} }, { mode: 'trace' }]) {
+      const refused = await client.callTool({ name: 'play_song', arguments: args }).then(
+        (r) => ({ isError: (r as CallToolResult).isError, text: text(r as CallToolResult) }),
+        (error: unknown) => ({ isError: true, text: String(error) }),
+      );
+      expect(refused.isError, JSON.stringify(args)).toBe(true);
+      expect(refused.text).toContain('song_name');
+    }
+    const generic = (await client.callTool({
+      name: 'replay',
+      arguments: { workflow: 'play-song', params: {} },
+    })) as CallToolResult;
+    expect(generic.isError).toBe(true);
+    expect(text(generic)).toMatch(/^\[MIME_PARAMS_INVALID\] [\s\S]*missing: song_name/);
+    expect(await runsOf()).toEqual(before);
+  });
+
+  it("gives a param named mode to the workflow, apart from the replay's own mode", async () => {
+    const dir = await copyWorkflow(
+      'play-song-recorded',
+      (schema) => {
+        const renamed = JSON.parse(JSON.stringify(schema).replaceAll('{song_name}', '{mode}'));
+        Object.assign(schema, renamed, { task_name: 'play by mode' });
+        schema.task_params[0].name = 'mode';
+      },
+      { as: 'by-mode', into: join(home, 'workflows') },
+    );
+    try {
+      for (
+        let i = 0;
+        i < 100 && !(await client.listTools()).tools.some((t) => t.name === 'play_by_mode');
+        i += 1
+      ) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      await desktop().resetApp();
+      const result = (await client.callTool(
+        { name: 'play_by_mode', arguments: { params: { mode: 'Faint' }, mode: 'trace' } },
+        CallToolResultSchema,
+        { timeout: 120_000 },
+      )) as CallToolResult;
+      expect(result.structuredContent, text(result)).toMatchObject({
+        outcome: 'success',
+        extracts: { song_now_playing: 'Faint' },
+      });
+      expect((await desktop().readAppState()).playing).toBe('Faint');
+      const summary = JSON.parse(
+        await readFile(join(String(result.structuredContent?.run_dir), 'summary.json'), 'utf8'),
+      );
+      expect(summary).toMatchObject({ mode: 'trace', params: { mode: 'Faint' } });
+    } finally {
+      await rm(dir, { recursive: true });
+      // Gone from the list before the next test counts notifications.
+      for (
+        let i = 0;
+        i < 100 && (await client.listTools()).tools.some((t) => t.name === 'play_by_mode');
+        i += 1
+      ) {
+        await new Promise((r) => setTimeout(r, 100));
+      }
+    }
+  });
+
+  it('sends one list_changed for ten workflows added at once', async () => {
+    let changes = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changes += 1;
+    });
+    const staging = await fileTempDir('mime-mcp-burst-');
+    for (let i = 0; i < 10; i += 1) {
+      await copyWorkflow(
+        'play-song-recorded',
+        (schema) => Object.assign(schema, { task_name: `burst ${i}` }),
+        {
+          as: `burst-${i}`,
+          into: staging,
+        },
+      );
+    }
+    // Moved in one after another as fast as the disk allows: a burst.
+    for (let i = 0; i < 10; i += 1)
+      await rename(join(staging, `burst-${i}`), join(home, 'workflows', `burst-${i}`));
+    const listed = async () =>
+      (await client.listTools()).tools.filter((t) => t.name.startsWith('burst_')).length;
+    for (let i = 0; i < 100 && (changes === 0 || (await listed()) < 10); i += 1) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await listed()).toBe(10);
+    // The next change is the next notification: had the burst sent a second one, it came before it.
+    for (let i = 0; i < 10; i += 1) await rm(join(home, 'workflows', `burst-${i}`), { recursive: true });
+    for (let i = 0; i < 100 && (changes < 2 || (await listed()) > 0); i += 1) {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(await listed()).toBe(0);
+    expect(changes).toBe(2);
   });
 
   it('updates the tool list when a workflow is added or removed on disk', async () => {
@@ -212,14 +319,21 @@ describe('mime mcp --http', () => {
       });
       const abort = new AbortController();
       const cancelled = first
-        .callTool({ name: 'play_song', arguments: { song_name: 'Yellow' } }, CallToolResultSchema, {
-          onprogress: () => started(),
-          signal: abort.signal,
-          timeout: 120_000,
-        })
+        .callTool(
+          { name: 'play_song', arguments: { params: { song_name: 'Yellow' } } },
+          CallToolResultSchema,
+          {
+            onprogress: () => started(),
+            signal: abort.signal,
+            timeout: 120_000,
+          },
+        )
         .catch((error: unknown) => error);
       await running;
-      const busy = (await second.callTool({ name: 'play_song', arguments: {} })) as CallToolResult;
+      const busy = (await second.callTool({
+        name: 'play_song',
+        arguments: { params: { song_name: 'Numb' } },
+      })) as CallToolResult;
       expect(busy.isError).toBe(true);
       expect(text(busy)).toMatch(
         /^\[MIME_DESKTOP_BUSY\] the desktop is busy: workflow "play song" is replaying/,
@@ -242,7 +356,7 @@ describe('mime mcp --http', () => {
 
       await desktop().resetApp();
       const result = (await second.callTool(
-        { name: 'play_song', arguments: { song_name: 'Numb' } },
+        { name: 'play_song', arguments: { params: { song_name: 'Numb' } } },
         CallToolResultSchema,
         {
           timeout: 120_000,
@@ -299,5 +413,5 @@ describe('mime export skill', () => {
       extracts: { song_now_playing: 'Yellow' },
     });
     expect((await desktop().readAppState()).playing).toBe('Yellow');
-  });
+  }, 90_000);
 });

@@ -30,9 +30,12 @@ describe('a runaway scroll', () => {
 
     await desktop().resetApp();
     const started = performance.now();
-    const result = await runMime(['replay', dir, '--mode', 'trace', '--max-duration', '2', '--json'], {
-      env: { DISPLAY: desktop().display },
-    });
+    const result = await runMime(
+      ['replay', dir, '--mode', 'trace', '--use-examples', '--max-duration', '2', '--json'],
+      {
+        env: { DISPLAY: desktop().display },
+      },
+    );
     const seconds = (performance.now() - started) / 1000;
     expect(result.exitCode, result.stderr).toBe(1);
     expect(JSON.parse(result.stdout)).toMatchObject({ outcome: 'failed', code: 'MIME_BUDGET_WALL_TIME' });

@@ -181,10 +181,8 @@ describe('mime replay (agent mode, demo app)', () => {
 });
 
 describe('mime replay input errors (exit 2)', () => {
-  it('lists missing required params and unknown --param names', async () => {
-    const workflow = await copyWorkflow('play-song', (schema) => {
-      schema.task_params[0].example = null;
-    });
+  it('lists missing required params (a recorded example fills in only with --use-examples) and unknown --param names', async () => {
+    const workflow = await copyWorkflow('play-song');
     const result = await runMime([
       'replay',
       workflow,
@@ -200,7 +198,7 @@ describe('mime replay input errors (exit 2)', () => {
   });
 
   it('refuses trace without recorded steps, --confirm without a terminal, and secrets on the command line', async () => {
-    const trace = await runMime(['replay', PLAY_SONG, '--mode', 'trace']);
+    const trace = await runMime(['replay', PLAY_SONG, '--mode', 'trace', '--param', 'song_name=Faint']);
     expect(trace.exitCode).toBe(2);
     expect(trace.stderr).toContain('[MIME_TRACE_UNAVAILABLE] step 0 has no recorded source');
     const confirm = await runMime(['replay', PLAY_SONG, '--mode', 'agent', '--confirm']);

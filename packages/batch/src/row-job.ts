@@ -15,6 +15,7 @@ export type WorkerReplayOptions = Pick<
   | 'modelConfig'
   | 'maxUnusableReplies'
   | 'agentScope'
+  | 'useExamples'
 >;
 
 export interface RowJob {

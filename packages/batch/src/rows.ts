@@ -84,9 +84,14 @@ export async function readRows(file: string): Promise<Rows> {
 
 /**
  * Checks the rows against the workflow: every column a param, no sensitive param unless allowed,
- * every row's values valid for their params. Throws {@link RowsError} listing the problems by row.
+ * every row's values valid for their params, every required param given (a recorded example only with
+ * `useExamples`). Throws {@link RowsError} listing the problems by row.
  */
-export function checkRows(workflow: Workflow, rows: Rows, options: { allowSecrets: boolean }): void {
+export function checkRows(
+  workflow: Workflow,
+  rows: Rows,
+  options: { allowSecrets: boolean; useExamples?: boolean },
+): void {
   const params = new Map(workflow.task_params.map((p) => [p.name, p]));
   const unknown = rows.columns.filter((c) => !params.has(c));
   if (unknown.length > 0) {
@@ -103,7 +108,7 @@ export function checkRows(workflow: Workflow, rows: Rows, options: { allowSecret
   const problems: string[] = [];
   for (const [index, row] of rows.rows.entries()) {
     try {
-      checkParams(workflow, row);
+      checkParams(workflow, row, { useExamples: options.useExamples });
     } catch (error) {
       if (!isMimeError(error)) throw error;
       problems.push(`row ${index + 1}: ${error.message.replace(/\n\s*/g, '; ')}`);

@@ -151,7 +151,10 @@ export async function runBatch(workflowDir: string, options: BatchOptions): Prom
   if (options.onlyFailed && !options.dir)
     throw new BatchOptionError('resuming the failed rows needs the batch folder');
   const rows = await readRows(options.rows);
-  checkRows(loaded.workflow, rows, { allowSecrets: options.allowSecretsInRows ?? false });
+  checkRows(loaded.workflow, rows, {
+    allowSecrets: options.allowSecretsInRows ?? false,
+    useExamples: options.replay?.useExamples,
+  });
   const dir = resolve(options.dir ?? join(folder, '.batch', stamp()));
   if (options.onlyFailed && (await readRowRecords(dir).catch(() => [])).length === 0) {
     throw new BatchOptionError(

@@ -41,6 +41,7 @@ describe('the replay flags', () => {
         '--max-unusable-replies',
         '2',
         '--fresh',
+        '--use-examples',
         '--confirm',
         '--model',
         'qwen',
@@ -56,6 +57,7 @@ describe('the replay flags', () => {
       stepTimeoutMs: 2500,
       typeDelayMs: 5,
       fresh: true,
+      useExamples: true,
     });
   });
 

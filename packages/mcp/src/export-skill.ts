@@ -9,6 +9,7 @@ import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import {
   inert,
+  isRequiredParam,
   loadWorkflow,
   markdownText,
   RUNS_FOLDER,
@@ -82,15 +83,17 @@ export function skillMarkdown(workflow: Workflow, name: string): string {
   const about = markdownText(
     workflow.task_description_user || workflow.detailed_task_description || workflow.task_name,
   );
+  const requirement = (p: TaskParam) =>
+    isRequiredParam(p) ? ' (required)' : p.optional ? ' (optional)' : ` (default ${cell(String(p.default))})`;
   const inputs =
     params.length === 0
       ? 'None.'
       : [
-          '| name | type | description | example | how |',
+          '| name | type | description | recorded example | how |',
           '| --- | --- | --- | --- | --- |',
           ...params.map(
             (p) =>
-              `| \`${p.name}\` | ${p.type} | ${cell(p.description || p.name)} | ${p.sensitive || p.example === null ? '' : cell(p.example)} | ${p.sensitive ? `environment \`${env(p)}\` only` : `\`${p.name}=<value>\`${p.example === null && !p.optional ? ' (required)' : ''}`} |`,
+              `| \`${p.name}\` | ${p.type} | ${cell(p.description || p.name)} | ${p.sensitive || p.example === null ? '' : cell(p.example)} | ${p.sensitive ? `environment \`${env(p)}\` only` : `\`${p.name}=<value>\``}${requirement(p)} |`,
           ),
         ].join('\n');
   const example = plain.map((p) => shellWord(`${p.name}=${p.example ?? `<${p.name}>`}`)).join(' ');
@@ -127,7 +130,9 @@ node scripts/run.mjs ${example}
 \`\`\`
 
 Each \`name=value\` argument is a param; other \`--options\` go to \`mime replay\` as they are (for
-example \`--mode trace\`, \`--fresh\`, \`--max-duration 120\`). The workflow is in \`assets/workflow/\`.
+example \`--mode trace\`, \`--fresh\`, \`--max-duration 120\`). Give every required param: one left out
+is an error naming it (exit 2), never its recorded example; \`--use-examples\` replays with the recorded
+examples on purpose. The workflow is in \`assets/workflow/\`.
 
 ## What it returns
 

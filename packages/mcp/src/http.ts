@@ -1,16 +1,17 @@
 /**
  * `mime mcp --http`: the server over Streamable HTTP on 127.0.0.1 only, at `/mcp`. Every request needs
  * the bearer token; its Host must be this server's and an Origin, when sent, this server's too (a web
- * page cannot reach it through DNS rebinding). Each client session gets a server of its own; the
- * catalog and the desktop lock are shared.
+ * page cannot reach it through DNS rebinding). Each client session gets a server of its own (see
+ * `HttpSessions`: idle expiry, resumption, cancelled streams closed); the catalog and the desktop lock
+ * are shared. Answers follow the 2025-11-25 transport: 404 for a session that is not (or no longer)
+ * there, 400 for a request without one, -32700 for a body that is not JSON.
  */
-import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { sameAccessToken } from '@mime-desktop/schema';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import { McpOptionError } from './errors.ts';
+import { HttpSessions } from './http-sessions.ts';
 import type { MimeMcpServer } from './server.ts';
 
 /** The largest request body read, bytes. */
@@ -23,32 +24,54 @@ export interface HttpOptions {
   token: string;
   /** A server for a new session. */
   createServer: () => MimeMcpServer;
+  /** A session with no request open this long ends (a later request gets 404), ms. Default 30 minutes. */
+  sessionIdleMs?: number;
 }
 
 export interface HttpServer {
   url: string;
+  /** How many sessions are open. */
+  readonly sessions: number;
   close(): Promise<void>;
 }
+
+/** JSON-RPC error codes of the transport's own answers. */
+const PARSE_ERROR = -32700;
+const SERVER_ERROR = -32000;
+/** The SDK's code for a session it does not know. */
+const SESSION_NOT_FOUND = -32001;
 
 function reply(
   res: ServerResponse,
   status: number,
   message: string,
-  headers: Record<string, string> = {},
+  { code = SERVER_ERROR, headers = {} }: { code?: number; headers?: Record<string, string> } = {},
 ): void {
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
-  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
-async function readBody(req: IncomingMessage): Promise<unknown> {
+class BodyTooLargeError extends Error {}
+
+/** The request body as text; throws {@link BodyTooLargeError} past `MAX_BODY`. */
+async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new McpOptionError(`the request body is larger than ${MAX_BODY} bytes`);
+    if (size > MAX_BODY) throw new BodyTooLargeError();
     chunks.push(chunk as Buffer);
   }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Parsed JSON, or undefined when it is not JSON. */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 /** Starts the HTTP server; resolves once it listens. */
@@ -57,9 +80,14 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServer> {
     throw new McpOptionError(`--http takes a port from 0 to 65535, got ${options.port}`);
   }
   if (options.token.length < 16) throw new McpOptionError('the token must have at least 16 characters');
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; mime: MimeMcpServer }>();
   let hosts: string[] = [];
   let origins: string[] = [];
+  const sessions = new HttpSessions({
+    createServer: options.createServer,
+    idleMs: options.sessionIdleMs,
+    allowedHosts: () => hosts,
+    allowedOrigins: () => origins,
+  });
 
   /** Host, Origin and token: true when the request may go on, else it was answered. */
   const admitted = (req: IncomingMessage, res: ServerResponse): boolean => {
@@ -76,7 +104,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServer> {
     const auth = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (!sameAccessToken(auth, options.token)) {
       reply(res, 401, 'a bearer token is needed: the one `mime mcp --http` printed, or MIME_MCP_TOKEN', {
-        'www-authenticate': 'Bearer',
+        headers: { 'www-authenticate': 'Bearer' },
       });
       return false;
     }
@@ -88,33 +116,33 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServer> {
     if (new URL(req.url ?? '/', 'http://localhost').pathname !== '/mcp')
       return reply(res, 404, 'the endpoint is /mcp');
     const sessionId = req.headers['mcp-session-id'];
-    const known = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    const id = typeof sessionId === 'string' ? sessionId : undefined;
+    if (id !== undefined && !sessions.has(id)) {
+      return reply(res, 404, 'Session not found: it ended or expired; initialize a new one', {
+        code: SESSION_NOT_FOUND,
+      });
+    }
     if (req.method !== 'POST') {
-      if (!known) return reply(res, 400, 'no such session: initialize first');
-      return known.transport.handleRequest(req, res);
+      if (id === undefined) return reply(res, 400, 'Bad Request: an Mcp-Session-Id header is needed');
+      return sessions.handle(id, req, res);
     }
-    const body = await readBody(req).catch(() => undefined);
-    if (body === undefined) return reply(res, 400, 'the request body is not JSON');
-    if (known) return known.transport.handleRequest(req, res, body);
-    if (sessionId !== undefined || !isInitializeRequest(body)) {
-      return reply(res, 400, 'no such session: initialize first');
+    let text: string;
+    try {
+      text = await readBody(req);
+    } catch (error) {
+      if (error instanceof BodyTooLargeError) {
+        return reply(res, 413, `the request body is larger than ${MAX_BODY} bytes`);
+      }
+      throw error;
     }
-    const mime = options.createServer();
-    const transport = new StreamableHTTPServerTransport({
-      sessionIdGenerator: () => randomUUID(),
-      enableDnsRebindingProtection: true,
-      allowedHosts: hosts,
-      allowedOrigins: origins,
-      onsessioninitialized: (id) => {
-        sessions.set(id, { transport, mime });
-      },
-    });
-    transport.onclose = () => {
-      if (transport.sessionId) sessions.delete(transport.sessionId);
-      void mime.close();
-    };
-    await mime.server.connect(transport);
-    await transport.handleRequest(req, res, body);
+    const body = parseJson(text);
+    if (body === undefined)
+      return reply(res, 400, 'Parse error: the body is not JSON', { code: PARSE_ERROR });
+    if (id !== undefined) return sessions.handle(id, req, res, body);
+    if (!isInitializeRequest(body)) {
+      return reply(res, 400, 'Bad Request: no Mcp-Session-Id header; initialize first');
+    }
+    await sessions.start(req, res, body);
   };
 
   const server = createServer((req, res) => {
@@ -137,8 +165,11 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServer> {
   origins = hosts.map((host) => `http://${host}`);
   return {
     url: `http://127.0.0.1:${port}/mcp`,
+    get sessions() {
+      return sessions.size;
+    },
     close: async () => {
-      await Promise.all([...sessions.values()].map(({ transport }) => transport.close()));
+      await sessions.closeAll();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

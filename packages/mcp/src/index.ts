@@ -3,6 +3,7 @@ export { newAccessToken as newToken } from '@mime-desktop/schema';
 export { type CatalogEntry, GENERIC_TOOLS, WorkflowCatalog } from './catalog.ts';
 export { DesktopLock } from './desktop-lock.ts';
 export { DesktopBusyError, McpOptionError, NotFoundError } from './errors.ts';
+export { BoundedEventStore, DEFAULT_MAX_EVENTS } from './event-store.ts';
 export {
   type ExportedSkill,
   type ExportSkillOptions,
@@ -11,6 +12,7 @@ export {
   skillNameOf,
 } from './export-skill.ts';
 export { type HttpOptions, type HttpServer, serveHttp } from './http.ts';
+export { DEFAULT_SESSION_IDLE_MS } from './http-sessions.ts';
 export {
   CLIENTS,
   configFile,

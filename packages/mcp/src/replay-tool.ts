@@ -4,7 +4,7 @@
  * failure is a tool error naming mime's code, never a transport error.
  */
 import { join } from 'node:path';
-import { type ReplayEvent, type ReplayOptions, replay } from '@mime-desktop/replay';
+import { checkParams, type ReplayEvent, type ReplayOptions, replay } from '@mime-desktop/replay';
 import {
   isMimeError,
   listSteps,
@@ -69,11 +69,9 @@ export function toolError(error: unknown): CallToolResult {
   return errorResult('MIME_INTERNAL', error instanceof Error ? error.message : String(error));
 }
 
-/** A progress line for the events worth one, with the count of steps done. */
+/** The message of a progress notification: one for each step or agent action done, none else. */
 function progressOf(event: ReplayEvent): string | null {
   switch (event.type) {
-    case 'subtask_start':
-      return `subtask ${event.position}/${event.count}: ${event.text}`;
     case 'step':
       return `step ${event.step_i} ${event.executed_by}: ${event.description}`;
     case 'action':
@@ -100,20 +98,27 @@ export async function replayForTool(
   context: ReplayContext,
 ): Promise<CallToolResult> {
   const token = extra._meta?.progressToken;
-  const total = listSteps(entry.workflow).length;
+  const steps = listSteps(entry.workflow).length;
   let progress = 0;
+  let subtask = '';
+  // Progress goes up by one with each step or agent action (never repeats, never starts at 0); the total
+  // is the recorded steps, raised when the agent acts more often than that.
   const onEvent = (event: ReplayEvent) => {
+    if (event.type === 'subtask_start') subtask = `subtask ${event.position}/${event.count}`;
     const message = progressOf(event);
     if (message === null || token === undefined) return;
-    if (event.type === 'step' || event.type === 'action') progress += 1;
+    progress += 1;
+    const total = Math.max(steps, progress);
     void extra
       .sendNotification({
         method: 'notifications/progress',
-        params: { progressToken: token, progress, total: Math.max(total, progress), message },
+        params: { progressToken: token, progress, total, message: `${message} (${subtask})` },
       })
       .catch(() => undefined);
   };
   try {
+    // A missing, unknown or mistyped param is refused before the desktop is asked for: nothing replays.
+    checkParams(entry.workflow, call.params);
     const result = await context.lock.run(
       `workflow ${JSON.stringify(entry.workflow.task_name)}`,
       () =>

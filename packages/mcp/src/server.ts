@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import {
   inert,
   isMissingFileError,
+  isRequiredParam,
   listHome,
   RUN_FILES,
   RUNS_FOLDER,
@@ -20,8 +21,13 @@ import {
   WORKFLOW_FILE,
   type Workflow,
 } from '@mime-desktop/schema';
-import { McpServer, type RegisteredTool, ResourceTemplate } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import {
+  McpServer,
+  type ReadResourceTemplateCallback,
+  type RegisteredTool,
+  ResourceTemplate,
+} from '@modelcontextprotocol/sdk/server/mcp.js';
+import { type CallToolResult, McpError, ReadResourceRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { CatalogEntry, WorkflowCatalog } from './catalog.ts';
 import { NotFoundError, SecretArgumentError } from './errors.ts';
@@ -59,7 +65,7 @@ const MAX_TITLE = 200;
 const MAX_DESCRIPTION = 2000;
 const MAX_PARAM_TEXT = 500;
 
-/** A param as a tool argument: its type, description and example. */
+/** A param as a tool argument: its type and description, its recorded example as a hint only. */
 function argumentOf(param: TaskParam) {
   const base =
     param.type === 'boolean'
@@ -69,11 +75,38 @@ function argumentOf(param: TaskParam) {
         : param.type === 'number'
           ? z.number()
           : z.string();
-  const example = param.example === null ? '' : ` (recorded: ${JSON.stringify(param.example)})`;
+  const hints = [
+    param.example === null ? null : `recorded: ${JSON.stringify(param.example)}`,
+    (param.default ?? null) === null ? null : `default: ${JSON.stringify(param.default)}`,
+    param.optional ? 'optional' : null,
+  ].filter((h) => h !== null);
   const described = base.describe(
-    inert(`${param.description || param.name}${example}`, { maxLength: MAX_PARAM_TEXT }),
+    inert(`${param.description || param.name}${hints.length > 0 ? ` (${hints.join('; ')})` : ''}`, {
+      maxLength: MAX_PARAM_TEXT,
+    }),
   );
-  return param.example !== null || param.optional ? described.optional() : described;
+  return isRequiredParam(param) ? described : described.optional();
+}
+
+/**
+ * A workflow tool's input: the workflow's params in a namespace of their own (`params`), so a param
+ * named `mode` or `fresh` never meets the replay's options; required unless optional or defaulted.
+ */
+function inputOf(params: readonly TaskParam[]) {
+  const shape = Object.fromEntries(params.map((p) => [p.name, argumentOf(p)] as const));
+  const required = params.filter(isRequiredParam).map((p) => p.name);
+  // Left out entirely, the error names each param it misses, not only `params`.
+  const object = z
+    .strictObject(shape, {
+      error: (issue) =>
+        issue.input === undefined ? `params missing: give ${required.join(', ')} (required)` : undefined,
+    })
+    .describe("The workflow's params by name");
+  return {
+    params: params.some(isRequiredParam) ? object : object.optional(),
+    mode: MODE,
+    fresh: FRESH,
+  };
 }
 
 const secretEnv = (param: TaskParam) => `MIME_PARAM_${param.name.toUpperCase()}`;
@@ -94,6 +127,16 @@ function describeWorkflow(workflow: Workflow): string {
     .filter(Boolean)
     .join('\n');
   return inert(text, { multiline: true, maxLength: MAX_DESCRIPTION });
+}
+
+type ReadResource = ReadResourceTemplateCallback;
+
+/** The spec's error for a resource that is not there (2025-11-25, resources: -32002). */
+const RESOURCE_NOT_FOUND = -32002;
+
+function resourceNotFound(uri: string, cause?: unknown): McpError {
+  const why = cause instanceof Error ? `: ${cause.message}` : '';
+  return new McpError(RESOURCE_NOT_FOUND, `Resource not found${why}`, { uri });
 }
 
 const text = (value: unknown): CallToolResult => ({
@@ -129,6 +172,12 @@ export class MimeMcpServer {
       { name: 'mime', version: options.version },
       {
         capabilities: { tools: { listChanged: true }, resources: { listChanged: true } },
+        // Re-registering the tools after a change removes and adds each one, each asking for a
+        // list_changed: the SDK sends one per tick instead.
+        debouncedNotificationMethods: [
+          'notifications/tools/list_changed',
+          'notifications/resources/list_changed',
+        ],
         instructions:
           'Each tool replays a desktop task recorded once with mime on this machine. The desktop is one: one replay at a time.',
       },
@@ -159,28 +208,22 @@ export class MimeMcpServer {
     for (const tool of this.#workflowTools.values()) tool.remove();
     this.#workflowTools.clear();
     for (const entry of catalog.entries) {
-      const params = entry.workflow.task_params.filter((p) => !p.sensitive);
-      const shape = Object.fromEntries([
-        ...params.map((p) => [p.name, argumentOf(p)] as const),
-        ['mode', MODE],
-        ['fresh', FRESH],
-      ]);
       const tool = this.server.registerTool(
         entry.tool,
         {
           title: inert(entry.workflow.task_name, { maxLength: MAX_TITLE }),
           description: describeWorkflow(entry.workflow),
-          inputSchema: shape,
+          inputSchema: inputOf(entry.workflow.task_params.filter((p) => !p.sensitive)),
           outputSchema: ReplayOutput,
           annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
         },
-        (args: Record<string, unknown>, extra: ToolExtra) =>
+        (args, extra: ToolExtra) =>
           replayForTool(
             entry,
             {
-              params: paramsFrom(args, entry.workflow.task_params),
-              mode: args.mode as 'auto' | 'trace' | 'agent' | undefined,
-              fresh: args.fresh as boolean | undefined,
+              params: paramsFrom(args.params ?? {}, entry.workflow.task_params),
+              mode: args.mode,
+              fresh: args.fresh,
               client: this.#clientName(),
             },
             extra,
@@ -329,7 +372,18 @@ export class MimeMcpServer {
 
   #registerResources(): void {
     const { catalog } = this.#options;
-    this.server.registerResource(
+    /** Each resource template and how it is read, in the order they are matched. */
+    const readers: { template: ResourceTemplate; read: ReadResource }[] = [];
+    const register = (
+      name: string,
+      template: ResourceTemplate,
+      metadata: { description: string; mimeType: string },
+      read: ReadResource,
+    ) => {
+      this.server.registerResource(name, template, metadata, read);
+      readers.push({ template, read });
+    };
+    register(
       'workflow',
       new ResourceTemplate('mime://workflows/{workflow}/schema.json', {
         list: async () => ({
@@ -361,7 +415,7 @@ export class MimeMcpServer {
       },
     );
     const runFile = (file: string, mimeType: string) =>
-      this.server.registerResource(
+      register(
         `run ${file}`,
         new ResourceTemplate(`mime://workflows/{workflow}/runs/{run}/${file}`, {
           list: async () => {
@@ -385,5 +439,23 @@ export class MimeMcpServer {
       );
     runFile(RUN_FILES.summary, 'application/json');
     runFile(RUN_FILES.report, 'text/html');
+    // resources/read answers a resource that is not there with -32002 (the spec's "Resource not
+    // found", with its uri), where the SDK's own handler says -32602 or -32603.
+    this.server.server.setRequestHandler(ReadResourceRequestSchema, async (request, extra) => {
+      const { uri } = request.params;
+      for (const { template, read } of readers) {
+        const variables = template.uriTemplate.match(uri);
+        if (!variables) continue;
+        try {
+          return await read(new URL(uri), variables, extra);
+        } catch (error) {
+          if (error instanceof NotFoundError || (error as NodeJS.ErrnoException).code === 'ENOENT') {
+            throw resourceNotFound(uri, error);
+          }
+          throw error;
+        }
+      }
+      throw resourceNotFound(uri);
+    });
   }
 }

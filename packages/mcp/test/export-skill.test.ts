@@ -43,6 +43,7 @@ describe('SKILL.md of a shared workflow', () => {
       '# play song\\\\x1b\\]0;pwned\\\\x07 \\<img src=x onerror=alert(1)\\> \\[click\\](http://x)',
       '## When to use',
       '## Inputs',
+      '## Setup',
       '## Run',
       '## What it returns',
       '## Success criteria',

@@ -5,7 +5,7 @@ export type BudgetName = RunEventData<'budget_exhausted'>['budget'];
 
 /** What is wrong with the params given for a run; every problem is listed at once. */
 export interface ParamProblems {
-  /** Required params with no value: no override, no example, no `MIME_PARAM_<NAME>`. */
+  /** Required params with no value: no override, no `default`, no `MIME_PARAM_<NAME>` (nor an example asked for). */
   missing: string[];
   /** Overrides naming no param of the workflow. */
   unknown: string[];
@@ -19,7 +19,7 @@ function describeParamProblems(problems: ParamProblems): string {
   const lines: string[] = [];
   if (problems.missing.length > 0) {
     lines.push(
-      `  missing: ${problems.missing.join(', ')} (give it a value; sensitive params come from MIME_PARAM_<NAME> or the prompt)`,
+      `  missing: ${problems.missing.join(', ')} (give each a value; a recorded example is used only when asked, with --use-examples; sensitive params come from MIME_PARAM_<NAME> or the prompt)`,
     );
   }
   if (problems.unknown.length > 0) {

@@ -14,6 +14,7 @@ const input: WorkflowInput = {
     { name: 'password', sensitive: true },
     { name: 'volume', type: 'integer', example: '5', optional: true },
     { name: 'note', optional: true },
+    { name: 'speed', default: '1x', example: '2x' },
   ],
   plan: {
     subtasks: [
@@ -48,7 +49,7 @@ function problemsOf(run: () => unknown): ParamsError {
 }
 
 describe('materializeWorkflow', () => {
-  it('renders overrides over examples everywhere, keeps sensitive params as {name}', () => {
+  it('renders overrides everywhere, keeps sensitive params as {name}', () => {
     const result = materializeWorkflow(workflow, {
       overrides: { song_name: 'Faint', user: 'ada' },
       secrets: { password: 'hunter2' },
@@ -58,7 +59,8 @@ describe('materializeWorkflow', () => {
     expect(w.detailed_task_description).toBe('Log in as ada and play Faint.');
     expect(w.success_criteria).toBe('Faint plays');
     expect(w.plan.subtasks[0]?.text).toBe('Log in as ada with {password}. Expected outcome: logged in.');
-    expect(w.plan.subtasks[1]?.text).toBe('Play Faint at volume 5. Expected outcome: it plays.');
+    // An optional param given no value is empty: its recorded example is not typed silently.
+    expect(w.plan.subtasks[1]?.text).toBe('Play Faint at volume . Expected outcome: it plays.');
     const step = w.plan.subtasks[0]?.steps[0];
     expect(step?.intent).toBe('Type the password of ada.');
     expect(step?.target).toEqual({ primary: 'password field for ada', fallback: 'the {missing} field' });
@@ -68,8 +70,9 @@ describe('materializeWorkflow', () => {
       { name: 'song_name', sensitive: false, source: 'override', display: 'Faint' },
       { name: 'user', sensitive: false, source: 'override', display: 'ada' },
       { name: 'password', sensitive: true, source: 'secret', display: '{password}' },
-      { name: 'volume', sensitive: false, source: 'example', display: '5' },
+      { name: 'volume', sensitive: false, source: 'unset', display: '' },
       { name: 'note', sensitive: false, source: 'unset', display: '' },
+      { name: 'speed', sensitive: false, source: 'default', display: '1x' },
     ]);
     expect([...result.secrets]).toEqual([['password', 'hunter2']]);
     expect(JSON.stringify(result.workflow)).not.toContain('hunter2');
@@ -125,22 +128,45 @@ describe('materializeWorkflow', () => {
       materializeWorkflow(workflow, { overrides: { colour: 'red', volume: 'loud', songname: 'x' } }),
     );
     expect(error.code).toBe('MIME_PARAMS_INVALID');
-    expect(error.problems.missing).toEqual(['user', 'password']);
+    // song_name has a recorded example, and is missing all the same: no example fills in unasked.
+    expect(error.problems.missing).toEqual(['song_name', 'user', 'password']);
     expect(error.problems.unknown).toEqual(['colour', 'songname']);
     expect(error.problems.invalid).toEqual(['volume: expected an integer, got "loud"']);
     expect(error.message).toMatchInlineSnapshot(`
       "The params for this run are not usable:
-        missing: user, password (give it a value; sensitive params come from MIME_PARAM_<NAME> or the prompt)
-        unknown: colour, songname (this workflow's params: song_name, user, password, volume, note)
+        missing: song_name, user, password (give each a value; a recorded example is used only when asked, with --use-examples; sensitive params come from MIME_PARAM_<NAME> or the prompt)
+        unknown: colour, songname (this workflow's params: song_name, user, password, volume, note, speed)
         invalid: volume: expected an integer, got "loud""
     `);
   });
 
   it('checks what it can before secrets are collected: sensitive params are not missing yet', () => {
     const error = problemsOf(() => checkParams(workflow, { colour: 'red' }));
-    expect(error.problems.missing).toEqual(['user']);
+    expect(error.problems.missing).toEqual(['song_name', 'user']);
     expect(error.problems.unknown).toEqual(['colour']);
-    expect(() => checkParams(workflow, { user: 'ada' })).not.toThrow();
+    expect(() => checkParams(workflow, { user: 'ada', song_name: 'Faint' })).not.toThrow();
+    expect(() => checkParams(workflow, { user: 'ada' }, { useExamples: true })).not.toThrow();
+  });
+
+  it('gives the recorded examples only when asked; an explicit default always, and an override wins over both', () => {
+    const result = materializeWorkflow(workflow, {
+      overrides: { user: 'ada' },
+      secrets: { password: 'x' },
+      useExamples: true,
+    });
+    expect(result.params.map((p) => [p.name, p.source, p.display])).toEqual([
+      ['song_name', 'example', 'Numb'],
+      ['user', 'override', 'ada'],
+      ['password', 'secret', '{password}'],
+      ['volume', 'example', '5'],
+      ['note', 'unset', ''],
+      ['speed', 'default', '1x'],
+    ]);
+    const given = materializeWorkflow(workflow, {
+      overrides: { user: 'ada', song_name: 'Faint', speed: '3x' },
+      secrets: { password: 'x' },
+    });
+    expect(given.params.find((p) => p.name === 'speed')).toMatchObject({ source: 'override', display: '3x' });
   });
 
   it('never echoes a mistyped secret', () => {
@@ -158,7 +184,7 @@ describe('materializeWorkflow', () => {
       ...input,
       task_params: [{ name: 'loop', type: 'boolean', example: 'TRUE' }],
     });
-    expect(materializeWorkflow(typed).params[0]?.display).toBe('true');
+    expect(materializeWorkflow(typed, { useExamples: true }).params[0]?.display).toBe('true');
   });
 });
 

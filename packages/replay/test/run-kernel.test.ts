@@ -231,10 +231,12 @@ describe('prepareReplay', () => {
     await expect(prepareReplay(PLAY_SONG, { mode: 'trace', params: { song: 'x' } })).rejects.toThrow(
       ParamsError,
     );
-    await expect(prepareReplay(PLAY_SONG, { mode: 'trace', historyLimit: 0 })).rejects.toThrow(
-      /historyLimit must be an integer >= 1, got 0/,
-    );
-    await expect(prepareReplay(PLAY_SONG, { mode: 'trace', fresh: true })).rejects.toThrow(
+    // A required param given no value is missing (its recorded example fills in only when asked).
+    await expect(prepareReplay(PLAY_SONG, { mode: 'trace' })).rejects.toThrow(/missing: song_name/);
+    await expect(
+      prepareReplay(PLAY_SONG, { mode: 'trace', params: { song_name: 'x' }, historyLimit: 0 }),
+    ).rejects.toThrow(/historyLimit must be an integer >= 1, got 0/);
+    await expect(prepareReplay(PLAY_SONG, { mode: 'trace', useExamples: true, fresh: true })).rejects.toThrow(
       /fresh needs the workflow's setup/,
     );
   });

@@ -151,7 +151,20 @@ export const TaskParam = z.strictObject({
   name: identifier('name'),
   type: z.enum(PARAM_TYPES).default('string'),
   description: z.string().default(''),
-  example: z.string().nullable().default(null).describe('Default value used when replay is not given one.'),
+  example: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe(
+      'The value the recording used: shown to whoever gives the param, and used by a replay only when asked (`--use-examples`).',
+    ),
+  default: z
+    .string()
+    .nullable()
+    .optional()
+    .describe(
+      'The value a replay uses when given none (ai_mime Pass C inputs carry one); without it the param is required unless optional.',
+    ),
   sensitive: z
     .boolean()
     .default(false)
@@ -160,6 +173,11 @@ export const TaskParam = z.strictObject({
   kept: KeptFields,
 });
 export type TaskParam = z.infer<typeof TaskParam>;
+
+/** Whether a run must be given the param: it is neither optional nor has a `default` (its example never counts). */
+export function isRequiredParam(param: TaskParam): boolean {
+  return !param.optional && (param.default ?? null) === null;
+}
 
 /**
  * How to start the app a workflow drives, and the window to wait for: replay runs the command (when

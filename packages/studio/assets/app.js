@@ -283,7 +283,11 @@ function runPanel(state) {
         id: `run-${p.name}`,
         name: p.name,
         type: p.sensitive ? 'password' : 'text',
-        value: p.sensitive ? '' : (p.example ?? ''),
+        // No silent defaults: the field holds the param's explicit default only; its recorded example
+        // is a hint. A required plain param must be filled (a sensitive one may come from the environment).
+        value: p.sensitive ? '' : (p.default ?? ''),
+        placeholder: p.sensitive || p.example === null ? null : `recorded: ${p.example}`,
+        required: !p.sensitive && !p.optional && (p.default ?? null) === null,
         autocomplete: 'off',
       }),
     ),

@@ -303,6 +303,9 @@ export function studioApp(
       if (typeof value !== 'string' || value === '') continue;
       (sensitive.has(name) ? secrets : params)[name] = value;
     }
+    // A required param left empty is refused here, naming it, before anything runs (no recorded example fills in).
+    const { checkParams } = await import('@mime-desktop/replay');
+    checkParams(workflow, params);
     const run = await runs.start({
       workflowId: id,
       workflowDir: await store.folder(id),

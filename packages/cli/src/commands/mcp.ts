@@ -5,6 +5,7 @@ import { writeFileAtomically } from '@mime-desktop/schema';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
+import { positiveNumber } from '../numbers.ts';
 import { printData, say, style } from '../output.ts';
 import { MIME_VERSION } from '../program.ts';
 
@@ -12,6 +13,7 @@ interface McpFlags extends HomeOptions {
   http?: string | true;
   queue?: boolean;
   runSetup?: boolean;
+  sessionIdle?: string;
 }
 
 /** The port of `--http [port]`: 0 (a free one) without a value. */
@@ -37,6 +39,8 @@ async function runMcpCommand(flags: McpFlags): Promise<ExitCode> {
     '@mime-desktop/mcp'
   );
   const port = flags.http === undefined ? null : portOf(flags.http);
+  const idleSeconds = positiveNumber(flags.sessionIdle, '--session-idle', 7 * 24 * 3600, '600');
+  if (idleSeconds !== undefined && port === null) throw new UsageError('--session-idle goes with --http');
   const catalog = new WorkflowCatalog({ home: resolveHome(flags) });
   await catalog.start();
   const lock = new DesktopLock({ queue: flags.queue === true });
@@ -57,7 +61,12 @@ async function runMcpCommand(flags: McpFlags): Promise<ExitCode> {
       return EXIT.ok;
     }
     const token = process.env.MIME_MCP_TOKEN || newToken();
-    const http = await serveHttp({ port, token, createServer });
+    const http = await serveHttp({
+      port,
+      token,
+      createServer,
+      sessionIdleMs: idleSeconds === undefined ? undefined : idleSeconds * 1000,
+    });
     say(`mime mcp: ${tools}, on ${http.url}`);
     say(
       process.env.MIME_MCP_TOKEN
@@ -140,6 +149,10 @@ export function registerMcp(program: Command, run: (code: Promise<ExitCode>) => 
     .option(
       '--queue',
       'a replay asked for while one runs on this display (from this server or any other process) waits its turn (default: a busy error)',
+    )
+    .option(
+      '--session-idle <seconds>',
+      'with --http: a session with no request open this long ends, and a request for it then gets 404 (default 1800: 30 minutes)',
     )
     .option('--run-setup', "let a replay run the workflow's setup command when its app window is not open")
     .addHelpText(

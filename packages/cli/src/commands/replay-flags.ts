@@ -121,6 +121,10 @@ export function replayOptionFlags(
       DEFAULT_MODE,
     ),
     params: { from: '--param and --params-file, read by the command (sensitive params are refused there)' },
+    useExamples: switchFlag(
+      '--use-examples',
+      'give each param that has no value (and no default in the workflow) its recorded example (default: such a param is missing, exit 2)',
+    ),
     env: { from: "the process's environment" },
     promptSecret: { from: 'a hidden prompt on the terminal, when stdin is one' },
     desktop: { from: 'this display' },

@@ -14,7 +14,7 @@ import {
 import { type ParamProblems, ParamsError } from '../errors.ts';
 
 /** Where a param's value came from. */
-export type ParamSource = 'override' | 'example' | 'secret' | 'unset';
+export type ParamSource = 'override' | 'default' | 'example' | 'secret' | 'unset';
 
 export interface ResolvedParam {
   name: string;
@@ -72,8 +72,13 @@ export class SecretTyping {
 }
 
 export interface MaterializeOptions {
-  /** Values given for this run (`--param`, a params file), by param name; they win over examples. Default none. */
+  /** Values given for this run (`--param`, a params file), by param name; they win over defaults. Default none. */
   overrides?: Readonly<Record<string, string>>;
+  /**
+   * Give a param with no value and no `default` its recorded example (`--use-examples`). Default false:
+   * such a param is missing unless it is optional, so a run never types a recorded value nobody chose.
+   */
+  useExamples?: boolean;
   /** Values of sensitive params collected from the environment or a prompt, by name. Default none. */
   secrets?: Readonly<Record<string, string>>;
 }
@@ -118,24 +123,34 @@ type ParamValue =
   | { kind: 'unset' }
   | { kind: 'invalid'; reason: string };
 
+/** A param's value when the run gives none: its explicit `default`, else (when asked) its recorded example. */
+function fallbackOf(param: TaskParam, useExamples: boolean): { raw: string; source: ParamSource } | null {
+  if (param.sensitive) return null;
+  if (param.default !== undefined && param.default !== null) return { raw: param.default, source: 'default' };
+  if (useExamples && param.example !== null) return { raw: param.example, source: 'example' };
+  return null;
+}
+
 function resolveParam(
   param: TaskParam,
   overrides: Readonly<Record<string, string>>,
   secrets: Readonly<Record<string, string>>,
+  useExamples: boolean,
 ): ParamValue {
   const { name, sensitive } = param;
   // Own values only: a param named `constructor` or `__proto__` is not the object's prototype's.
   const own = (values: Readonly<Record<string, string>>) =>
     Object.hasOwn(values, name) ? values[name] : undefined;
   const given = sensitive ? (own(secrets) ?? own(overrides)) : own(overrides);
-  const raw = given ?? (sensitive ? undefined : (param.example ?? undefined));
+  const fallback = given === undefined ? fallbackOf(param, useExamples) : null;
+  const raw = given ?? fallback?.raw;
   if (raw === undefined) return { kind: 'unset' };
   const checked = checkType(param, raw);
   if (!checked.ok) {
     // Never echo a secret, even a mistyped one.
     return { kind: 'invalid', reason: sensitive ? `expected a value of type ${param.type}` : checked.reason };
   }
-  const source: ParamSource = given === undefined ? 'example' : sensitive ? 'secret' : 'override';
+  const source: ParamSource = fallback?.source ?? (sensitive ? 'secret' : 'override');
   return { kind: 'value', value: checked.value, source };
 }
 
@@ -163,7 +178,7 @@ function resolveParams(
   };
   for (const param of workflow.task_params) {
     const { name, sensitive } = param;
-    const resolved = resolveParam(param, overrides, options.secrets ?? {});
+    const resolved = resolveParam(param, overrides, options.secrets ?? {}, options.useExamples === true);
     if (resolved.kind === 'invalid') {
       result.problems.invalid.push(`${name}: ${resolved.reason}`);
       continue;
@@ -194,12 +209,17 @@ function throwProblems({ problems }: ResolvedParams): void {
  * secret for a run that cannot start): throws {@link ParamsError} for unknown names and for missing
  * or mistyped params other than the sensitive ones.
  */
-export function checkParams(workflow: Workflow, overrides: Readonly<Record<string, string>>): void {
-  throwProblems(resolveParams(workflow, { overrides }, false));
+export function checkParams(
+  workflow: Workflow,
+  overrides: Readonly<Record<string, string>>,
+  options: { useExamples?: boolean } = {},
+): void {
+  throwProblems(resolveParams(workflow, { overrides, useExamples: options.useExamples }, false));
 }
 
 /**
- * Resolves every param (override, else example; sensitive ones from `secrets`, else an override) and
+ * Resolves every param (override, else its `default`, else with `useExamples` its example; sensitive
+ * ones from `secrets`, else an override) and
  * renders the workflow. Throws {@link ParamsError} listing every missing, unknown and mistyped param.
  * Optional params without a value render as the empty string.
  */

@@ -88,8 +88,13 @@ export const DEFAULT_MODE: ReplayMode = 'auto';
 export interface ReplayOptions {
   /** How to replay: `auto` (recorded steps, re-found on screen; the model only where it diverged), `trace` (exactly as recorded, stop at a divergence) or `agent` (the model every turn). Default `auto`. */
   mode?: ReplayMode;
-  /** Param values for this run, by name; they win over the workflow's examples. Default none. */
+  /** Param values for this run, by name; they win over the params' `default`s. Default none. */
   params?: Readonly<Record<string, string>>;
+  /**
+   * Give each param without a value or a `default` its recorded example (the CLI's `--use-examples`).
+   * Default false: such a param is missing (`MIME_PARAMS_INVALID`) unless it is optional.
+   */
+  useExamples?: boolean;
   /** Environment for `MIME_PARAM_<NAME>` (sensitive params) and the model settings. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
   /** Asks for a sensitive value missing from the environment (resolve null when nobody can answer). Default: none. */
@@ -269,7 +274,8 @@ export async function prepareReplay(
     );
   }
   const overrides = options.params ?? {};
-  checkParams(loaded.workflow, overrides);
+  const useExamples = options.useExamples === true;
+  checkParams(loaded.workflow, overrides, { useExamples });
   const settings = resolveRunSettings(options);
   const agent = resolveAgentSettings(options);
   const limits = resolveBudgets(options.budgets ?? {});
@@ -302,7 +308,7 @@ export async function prepareReplay(
     mode,
     workflowDir,
     runsDir: options.runsDir ?? join(workflowDir, RUNS_FOLDER),
-    materialized: materializeWorkflow(loaded.workflow, { overrides, secrets }),
+    materialized: materializeWorkflow(loaded.workflow, { overrides, secrets, useExamples }),
     warnings: loaded.warnings.map((w) => (w.path ? `${w.path}: ${w.message}` : w.message)),
     optimizedPlan: loaded.optimizedPlan ?? null,
     files: fileAccessOf(loaded, overrides),
