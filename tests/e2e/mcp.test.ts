@@ -101,7 +101,7 @@ describe('mime mcp over stdio', () => {
       model_calls: 0,
     });
     expect(result.content.find((c) => c.type === 'image')).toMatchObject({ mimeType: 'image/png' });
-    expect(progress).toContain('1/5 step 0 trace: left_click at (240, 120)');
+    expect(progress).toContain('1/5 step 1 trace: left_click at (240, 120)');
     expect(progress.filter((p) => / step \d /.test(p))).toHaveLength(5);
     expect((await desktop().readAppState()).playing).toBe('Faint');
 

@@ -57,8 +57,8 @@ describe('mime studio heal', () => {
       await report.getByText('The workflow is out of date on this screen').first().waitFor();
 
       // Each change side by side: the recorded step's crop and the run's.
-      const moved = page.getByRole('group', { name: /^step 0 .* is found at its new place$/ });
-      const agent = page.getByRole('group', { name: /^subtask 1: \d+ action\(s\) the agent took replace 2/ });
+      const moved = page.getByRole('group', { name: /^Step 1 .* is found at its new place$/ });
+      const agent = page.getByRole('group', { name: /^Subtask 2: \d+ action\(s\) the agent took replace 2/ });
       await moved.waitFor();
       for (const change of [moved, agent]) {
         for (const img of await change.getByRole('img').all()) {

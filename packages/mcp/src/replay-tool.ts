@@ -3,10 +3,18 @@
  * aborts the run as Ctrl+C does, and a result with the outcome, the extracts and the final screen; a
  * failure is a tool error naming mime's code, never a transport error.
  */
+
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ReplayEvent, type ReplayOptions, replay } from '@mime-desktop/replay';
-import { isMimeError, listSteps, RUN_FILES, type RunSummary, type TaskParam } from '@mime-desktop/schema';
+import {
+  formatStep,
+  isMimeError,
+  listSteps,
+  RUN_FILES,
+  type RunSummary,
+  type TaskParam,
+} from '@mime-desktop/schema';
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallToolResult, ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -63,7 +71,7 @@ function progressOf(event: ReplayEvent): string | null {
     case 'subtask_start':
       return `subtask ${event.position}/${event.count}: ${event.text}`;
     case 'step':
-      return `step ${event.step_i} ${event.executed_by}: ${event.description}`;
+      return `${formatStep(event.step_i)} ${event.executed_by}: ${event.description}`;
     case 'action':
       return `agent: ${event.description}`;
     default:

@@ -1,6 +1,7 @@
 /** The whole report page: one file, no network (a Content-Security-Policy forbids it), no required script. */
+
 import { createHash } from 'node:crypto';
-import { type HealFile, RUN_FILES } from '@mime-desktop/schema';
+import { formatStep, formatSubtask, type HealFile, RUN_FILES } from '@mime-desktop/schema';
 import type { TimelineBlock } from './build-timeline.ts';
 import type { EmbeddedImage } from './embed-images.ts';
 import { formatClock } from './format.ts';
@@ -49,8 +50,8 @@ function contentSecurityPolicy(): string {
 
 /** What a heal of this run would change in its workflow. */
 function renderHeal(heal: HealFile, dir: string) {
-  const steps = heal.regrounded.map((i) => `step ${i}`).join(', ');
-  const agent = heal.agent_subtasks.map((s) => `subtask ${s}`).join(', ');
+  const steps = heal.regrounded.map((i) => formatStep(i)).join(', ');
+  const agent = heal.agent_subtasks.map((s) => formatSubtask(s)).join(', ');
   const changes = [
     steps && `${steps} found at a new place`,
     agent && `${agent} done by the agent (${heal.actions.filter((a) => a.by === 'agent').length} actions)`,

@@ -204,6 +204,37 @@ describe('the studio server', () => {
     expect(invalid.status).toBe(422);
   });
 
+  it('keeps editing a draft with problems, returning them with each edit, and checks a draft on request', async () => {
+    const opened = JSON.parse((await send('/api/workflows/play-song', { headers: { cookie } })).body);
+    const edit = (body: unknown) =>
+      send('/api/workflows/play-song/edit', { method: 'POST', headers: pageWrite(), body });
+    const typing = opened.workflow.plan.subtasks[0].steps.find(
+      (s: { action_type: string }) => s.action_type === 'TYPE',
+    );
+    const broken = await edit({
+      workflow: opened.workflow,
+      edit: { kind: 'set-step', step_i: typing.i, fields: { action_value: '{artist}' } },
+    });
+    expect(broken.status, broken.body).toBe(200);
+    const { workflow, problems } = JSON.parse(broken.body);
+    expect(problems).toEqual([
+      {
+        path: `plan.subtasks[0].steps[${typing.i}].action_value`,
+        message: '{artist} names no declared param and no extract; declare it in task_params or fix the name',
+      },
+    ]);
+    // The fix the problem names is an edit of that draft, not refused for its problem.
+    const fixed = await edit({ workflow, edit: { kind: 'add-param', name: 'artist', example: 'Muse' } });
+    expect(fixed.status, fixed.body).toBe(200);
+    expect(JSON.parse(fixed.body).problems).toEqual([]);
+    const checked = await send('/api/workflows/play-song/check', {
+      method: 'POST',
+      headers: pageWrite(),
+      body: { workflow },
+    });
+    expect(JSON.parse(checked.body).problems).toHaveLength(1);
+  });
+
   it('refuses a request body over its bound, reading no more of it', async () => {
     // It says it is 17 MiB: refused from its length, before any of it is read.
     const answer = await send('/api/workflows/play-song', {

@@ -1,0 +1,29 @@
+/**
+ * Keeping the focus where the person is when a page is built again after an edit: on the control they
+ * used, else on the first of its replacements the edit named that is there and can take it.
+ */
+
+/** Whether `node` can take the focus now (it is there, shown and not disabled). */
+const focusable = (node) =>
+  node !== null && !node.disabled && !node.closest('[hidden]') && node.getClientRects().length > 0;
+
+/** The id of the element holding the focus, if it has one. */
+export const focusedId = () => (document.activeElement?.id ? document.activeElement.id : null);
+
+/** Focuses the first element of `ids` that can take it (without scrolling: it is where it was); true if one did. */
+export function focusFirst(ids) {
+  for (const id of ids) {
+    const node = id ? document.getElementById(id) : null;
+    if (node && focusable(node)) {
+      node.focus({ preventScroll: true });
+      return true;
+    }
+  }
+  return false;
+}
+
+/** Scrolls `node` into view and focuses it (a jump: "go to step", a problem's place). */
+export function jumpTo(node) {
+  node.scrollIntoView({ block: 'start' });
+  node.focus({ preventScroll: true });
+}

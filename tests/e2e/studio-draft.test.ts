@@ -1,0 +1,136 @@
+/// <reference lib="dom" />
+/**
+ * `mime studio`'s draft in a real browser (playwright-core driving the system's Chromium): a value
+ * naming no param goes into the draft, is listed with its fixes, fixed from the problems panel and
+ * saved; leaving with unsaved edits asks first; a reload keeps the draft, and a file changed on disk
+ * since drops it, saying so.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { loadWorkflow } from '@mime-desktop/schema';
+import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
+import { save, statusSays, useStudioBrowser } from '@mime-desktop/test-support/studio-page';
+import type { Dialog, Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+
+const { onStudioPage } = useStudioBrowser();
+
+async function homeWithWorkflow(): Promise<{ home: string; dir: string }> {
+  const home = await tempDir('mime-studio-draft-');
+  const dir = await copyWorkflow('play-song-recorded', undefined, {
+    as: 'play-song',
+    into: join(home, 'workflows'),
+  });
+  return { home, dir };
+}
+
+/** Opens the workflow from the list and waits for its page. */
+async function openWorkflow(page: Page): Promise<void> {
+  await page.getByRole('link', { name: /play/i }).click();
+  await page.getByRole('heading', { level: 1, name: /play/i }).waitFor();
+}
+
+/** The id of the element that has the focus. */
+const focused = (page: Page) => page.evaluate(() => document.activeElement?.id ?? null);
+
+describe('mime studio drafts', () => {
+  it('keeps a value naming no param in the draft, lists it with its fixes, and saves once it is fixed from the panel', {
+    timeout: 60_000,
+  }, async () => {
+    const { home, dir } = await homeWithWorkflow();
+    await onStudioPage(home, async (page) => {
+      await openWorkflow(page);
+      await page.getByText('Edit step 2', { exact: true }).click();
+      await page.getByLabel('Value').fill('{song_name} {artist}');
+      await page.getByRole('button', { name: 'Apply to step 2' }).click();
+      await statusSays(page, 'step 2 changed');
+      // The focus stays on the button used.
+      expect(await focused(page)).toBe('step-1-apply');
+      const panel = page.getByRole('region', { name: '1 problem to fix before saving' });
+      await expect
+        .poll(() => panel.getByRole('listitem').allTextContents())
+        .toEqual([
+          expect.stringMatching(/^Subtask 1 · Step 2 action_value: \{artist\} names no declared param/),
+        ]);
+      const saveButton = page.getByRole('button', { name: 'Save (1 problem)' });
+      expect(await saveButton.isDisabled()).toBe(true);
+      // The draft is not locked: another edit goes in, the problem still listed.
+      const first = page.getByRole('article', { name: 'Subtask 1 · Step 1' });
+      await first.getByText('Edit step 1', { exact: true }).click();
+      await first.getByLabel('Intent').fill('Click the search field');
+      await page.getByRole('button', { name: 'Apply to step 1' }).click();
+      await statusSays(page, 'step 1 changed');
+      expect(await panel.getByRole('listitem').count()).toBe(1);
+      // "Change the value" opens the step's form at the field.
+      await panel.getByRole('button', { name: 'Change the value of Subtask 1 · Step 2' }).click();
+      expect(await focused(page)).toBe('step-1-value');
+      // The fix the panel offers: the param it names.
+      await panel.getByRole('button', { name: 'Add param artist' }).click();
+      await statusSays(page, 'artist is a param now');
+      await panel.waitFor({ state: 'detached' });
+      await page.getByLabel('Example of artist').fill('Linkin Park');
+      await page.getByRole('button', { name: 'Set', exact: true }).last().click();
+      await statusSays(page, 'example is "Linkin Park" now');
+      await save(page);
+      expect(await page.getByRole('region', { name: 'Draft' }).textContent()).toBe('No unsaved edits');
+    });
+    const { workflow } = await loadWorkflow(dir);
+    const steps = workflow.plan.subtasks.flatMap((s) => s.steps);
+    expect(steps[0]?.intent).toBe('Click the search field');
+    expect(steps[1]?.action_value).toBe('{song_name} {artist}');
+    expect(workflow.task_params.at(-1)).toMatchObject({ name: 'artist', example: 'Linkin Park' });
+  });
+
+  it('asks before leaving unsaved edits, keeps them over a reload, and drops them, saying so, once the file changed on disk', {
+    timeout: 60_000,
+  }, async () => {
+    const { home, dir } = await homeWithWorkflow();
+    await onStudioPage(home, async (page) => {
+      const asked: string[] = [];
+      let answer: 'accept' | 'dismiss' = 'dismiss';
+      page.on('dialog', (dialog: Dialog) => {
+        asked.push(`${dialog.type()}: ${dialog.message()}`);
+        void dialog[answer]();
+      });
+      await openWorkflow(page);
+      const address = page.url();
+      const bar = page.getByRole('region', { name: 'Draft' });
+      await page.getByLabel('Example of song_name').fill('Faint');
+      await page.getByRole('button', { name: 'Set', exact: true }).click();
+      await statusSays(page, 'example is "Faint" now');
+      await bar.getByText('Unsaved edits').waitFor();
+      expect(await page.title()).toMatch(/^• /);
+      // "← Workflows", then Back: each asks, and staying keeps the page and its address.
+      await page.getByRole('link', { name: '← Workflows' }).click();
+      await expect.poll(() => asked.length).toBe(1);
+      expect(asked[0]).toMatch(/^confirm: "play song" has unsaved edits\. Leave anyway\?/);
+      // Once the dialog is answered, the address goes back to the page.
+      await expect.poll(() => page.url()).toBe(address);
+      await page.goBack();
+      await expect.poll(() => asked.length).toBe(2);
+      await expect.poll(() => page.url()).toBe(address);
+      expect(await page.getByLabel('Example of song_name').inputValue()).toBe('Faint');
+      // A reload asks too (the browser's own words); the draft is back after it.
+      answer = 'accept';
+      await page.reload();
+      await statusSays(page, 'Your unsaved edits of');
+      expect(asked.at(-1)).toMatch(/^beforeunload/);
+      expect(await page.getByLabel('Example of song_name').inputValue()).toBe('Faint');
+      await bar.getByText('Unsaved edits').waitFor();
+      // Leaving, accepted: the list says the workflow has unsaved edits here; going back finds them.
+      await page.getByRole('link', { name: '← Workflows' }).click();
+      await page.getByRole('heading', { name: 'Workflows' }).waitFor();
+      await page.getByText('unsaved edits in this browser').waitFor();
+      await openWorkflow(page);
+      await statusSays(page, 'Your unsaved edits of');
+      // The file changes on disk: the draft made from the old one is dropped, and the page says so.
+      const file = join(dir, 'schema.json');
+      await writeFile(file, (await readFile(file, 'utf8')).replace('"task_name": "', '"task_name": "new: '));
+      await page.reload();
+      await statusSays(page, 'schema.json changed on disk since your unsaved edits');
+      await page.getByRole('heading', { level: 1, name: 'new: play song' }).waitFor();
+      expect(await page.getByLabel('Example of song_name').inputValue()).not.toBe('Faint');
+      expect(await bar.textContent()).toBe('No unsaved edits');
+    });
+  });
+});
