@@ -71,9 +71,10 @@ export function renderDocument(doc: ReportDocument): string {
 ${renderHead(`${overview.taskName}: ${overview.outcome} · mime run ${overview.runId}`, contentSecurityPolicy())}
 <body>
 ${renderHeader(overview, run.workflow)}
+<main>
 ${run.heal && renderHeal(run.heal, run.dir)}
 ${renderContents(doc.blocks)}
-<main class="timeline">
+<div class="timeline">
 ${renderTimeline(doc.blocks, {
   images: doc.images,
   recorded: doc.recorded,
@@ -82,9 +83,10 @@ ${renderTimeline(doc.blocks, {
   workflow: run.workflow,
   stopped: overview.code === null ? null : { code: overview.code, reason: overview.reason },
 })}
-</main>
+</div>
 ${renderFinalScreen(doc.images)}
 ${memory?.task_memory && html`<section class="final"><h3>Task memory at the end</h3><p>${memory.task_memory}</p></section>`}
+</main>
 <footer>${renderFiles(run.files)}Run folder <code>${run.dir}</code> · started ${formatClock(overview.startedAt)} · report by <code>mime report</code>; sensitive values appear only as {name}.</footer>
 <script>${trustedHtml(REPORT_SCRIPT)}</script>
 </body>
