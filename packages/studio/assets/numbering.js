@@ -12,6 +12,8 @@ export const formatStep = (i, { title = false } = {}) => `${word('step', title)}
 /** "subtask 2" for subtask `k` (0-based in the file); "Subtask 2" with `title`. */
 export const formatSubtask = (k, { title = false } = {}) => `${word('subtask', title)} ${k + 1}`;
 
-/** "Subtask 2 · Step 3": where a step is. */
+/** "Subtask 2 · Step 3": where step `i` is, in subtask `k` ("Step 3" when its subtask is not known). */
 export const formatPlace = (k, i) =>
-  `${formatSubtask(k, { title: true })} · ${formatStep(i, { title: true })}`;
+  k === null || k === undefined
+    ? formatStep(i, { title: true })
+    : `${formatSubtask(k, { title: true })} · ${formatStep(i, { title: true })}`;

@@ -121,6 +121,19 @@ describe('the studio server', () => {
     expect(frame.headers['content-type']).toBe('image/png');
   });
 
+  it("serves the page's modules as they are, each one its page imports, and nothing else of the folder", async () => {
+    const app = await send('/assets/app.js', { headers: { cookie } });
+    expect(app.status).toBe(200);
+    expect(app.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    const imported = [...app.body.matchAll(/from '\.\/([a-z-]+\.js)'/g)].map((m) => m[1]);
+    expect(imported).toContain('workflow-page.js');
+    for (const name of imported)
+      expect((await send(`/assets/${name}`, { headers: { cookie } })).status).toBe(200);
+    for (const name of ['nope.js', 'index.html', '..%2Fpackage.json', 'App.js']) {
+      expect((await send(`/assets/${name}`, { headers: { cookie } })).status, name).toBe(404);
+    }
+  });
+
   it('refuses a write from another Origin, without one, or without the studio header (CSRF)', async () => {
     const opened = JSON.parse((await send('/api/workflows/play-song', { headers: { cookie } })).body);
     const body = { workflow: opened.workflow, version: opened.version };
