@@ -133,4 +133,67 @@ describe('mime studio drafts', () => {
       expect(await bar.textContent()).toBe('No unsaved edits');
     });
   });
+
+  it('renames and describes the workflow, duplicates a step, adds a subtask, and warns of a param used nowhere', {
+    timeout: 60_000,
+  }, async () => {
+    const { home, dir } = await homeWithWorkflow();
+    await onStudioPage(home, async (page) => {
+      await openWorkflow(page);
+      await page.getByText('Rename or describe this workflow').click();
+      await page.getByLabel('Name', { exact: true }).fill('play a song by name');
+      await page.getByLabel('Description', { exact: true }).fill('Searches the demo player and plays it.');
+      await page.getByRole('button', { name: 'Apply to the workflow' }).click();
+      await statusSays(page, 'the workflow is "play a song by name" now');
+      await page.getByRole('heading', { level: 1, name: 'play a song by name' }).waitFor();
+      // The copy of step 3 comes right after it and takes the focus; the steps after it are numbered on.
+      await page.getByRole('button', { name: 'Duplicate step 3' }).click();
+      await statusSays(page, 'step 3 duplicated');
+      expect(await focused(page)).toBe('step-3');
+      await page.getByRole('article', { name: 'Subtask 2 · Step 6' }).waitFor();
+      await page.getByText('Add a subtask after subtask 2').click();
+      await page
+        .getByLabel('Text of the new subtask after subtask 2')
+        .fill('Say which song plays. Expected outcome: it is said.');
+      await page.getByRole('button', { name: 'Add subtask' }).last().click();
+      await statusSays(page, 'subtask 3 added');
+      expect(await focused(page)).toBe('subtask-2');
+      // A param used nowhere is a warning, not a problem: Save stays.
+      await page.getByLabel('Add a param named').fill('artist');
+      await page.getByRole('button', { name: 'Add param' }).click();
+      await statusSays(page, 'artist is a param now');
+      const warnings = page.getByRole('region', { name: /^2 warnings/ });
+      expect(await warnings.getByRole('listitem').allTextContents()).toEqual([
+        expect.stringMatching(/^artist is used nowhere: write \{artist\} where its value goes, or delete it/),
+        expect.stringMatching(/^artist has no example: every run must then be given its value/),
+      ]);
+      await page.getByLabel('Description of song_name').fill('The title to search for');
+      await page.getByRole('button', { name: 'Describe' }).first().click();
+      await statusSays(page, "song_name's description changed");
+      await warnings.getByRole('button', { name: 'Delete param artist' }).click();
+      await statusSays(page, 'artist is deleted');
+      await warnings.waitFor({ state: 'detached' });
+      await save(page);
+    });
+    const { workflow } = await loadWorkflow(dir);
+    expect(workflow.task_name).toBe('play a song by name');
+    expect(workflow.task_description_user).toBe('Searches the demo player and plays it.');
+    expect(workflow.task_params).toEqual([
+      expect.objectContaining({ name: 'song_name', description: 'The title to search for' }),
+    ]);
+    expect(workflow.plan.subtasks.map((s) => s.steps.map((x) => [x.i, x.action_type]))).toEqual([
+      [
+        [0, 'CLICK'],
+        [1, 'TYPE'],
+        [2, 'KEYPRESS'],
+        [3, 'KEYPRESS'],
+      ],
+      [
+        [4, 'CLICK'],
+        [5, 'EXTRACT'],
+      ],
+      [],
+    ]);
+    expect(workflow.plan.subtasks[2]?.text).toBe('Say which song plays. Expected outcome: it is said.');
+  });
 });

@@ -3,21 +3,18 @@
  * used, else on the first of its replacements the edit named that is there and can take it.
  */
 
-/** Whether `node` can take the focus now (it is there, shown and not disabled). */
-const focusable = (node) =>
-  node !== null && !node.disabled && !node.closest('[hidden]') && node.getClientRects().length > 0;
-
 /** The id of the element holding the focus, if it has one. */
 export const focusedId = () => (document.activeElement?.id ? document.activeElement.id : null);
 
-/** Focuses the first element of `ids` that can take it (without scrolling: it is where it was); true if one did. */
+/**
+ * Focuses the first element of `ids` that takes it (without scrolling: it is where it was); true if one
+ * did. One that is gone, disabled or hidden (in a closed disclosure) does not, and the next is tried.
+ */
 export function focusFirst(ids) {
   for (const id of ids) {
     const node = id ? document.getElementById(id) : null;
-    if (node && focusable(node)) {
-      node.focus({ preventScroll: true });
-      return true;
-    }
+    node?.focus({ preventScroll: true });
+    if (node && document.activeElement === node) return true;
   }
   return false;
 }

@@ -19,6 +19,23 @@ function exampleForm(state, p) {
   });
 }
 
+/** A param's description (what a run's caller reads: an MCP tool's argument, the Run form), editable in place. */
+function descriptionForm(state, p) {
+  const input = h('input', {
+    id: `description-${p.name}`,
+    value: p.description,
+    autocomplete: 'off',
+    size: 24,
+  });
+  return editForm(state, {
+    field: input,
+    label: `Description of ${p.name}`,
+    button: 'Describe',
+    change: () => ({ kind: 'set-param', name: p.name, description: input.value }),
+    done: () => `${p.name}'s description changed: save to keep it`,
+  });
+}
+
 /** A new param by name and example; its `{name}` is then written where it goes (a step's value, a text). */
 export function addParamForm(state) {
   const name = h('input', {
@@ -69,6 +86,7 @@ export function paramsTable(state) {
       {},
       h('th', { scope: 'row' }, p.name),
       h('td', {}, p.sensitive ? '(never stored)' : exampleForm(state, p)),
+      h('td', {}, descriptionForm(state, p)),
       h(
         'td',
         {},
@@ -131,6 +149,7 @@ export function paramsTable(state) {
         {},
         h('th', { scope: 'col' }, 'Param'),
         h('th', { scope: 'col' }, 'Example'),
+        h('th', { scope: 'col' }, 'Description'),
         h('th', { scope: 'col' }, 'Sensitive'),
         h('th', { scope: 'col' }, 'Name'),
       ),

@@ -128,3 +128,39 @@ export function problemsPanel(state, actions) {
     h('ul', {}, items),
   );
 }
+
+/** The draft's warnings (saving is allowed), each with its fix, or null when it has none. */
+export function warningsPanel(warnings, actions) {
+  if (warnings.length === 0) return null;
+  const items = warnings.map((warning, n) => {
+    const id = `warning-${n}`;
+    const fix =
+      warning.kind === 'unused'
+        ? h(
+            'button',
+            {
+              type: 'button',
+              onclick: () =>
+                actions.edit(
+                  { kind: 'delete-param', name: warning.param },
+                  `${warning.param} is deleted: save to keep it`,
+                  ['warning-0', 'params-heading'],
+                ),
+            },
+            `Delete param ${warning.param}`,
+          )
+        : h(
+            'button',
+            { type: 'button', onclick: () => actions.revealField(`example-${warning.param}`) },
+            `Give ${warning.param} an example`,
+          );
+    return h('li', { id, tabindex: -1 }, warning.message, ' ', fix);
+  });
+  const count = warnings.length;
+  return h(
+    'section',
+    { class: 'warnings', 'aria-labelledby': 'warnings-heading' },
+    h('h2', { id: 'warnings-heading' }, `${count} warning${count === 1 ? '' : 's'} (saving is allowed)`),
+    h('ul', {}, items),
+  );
+}

@@ -51,22 +51,30 @@ export function stepCard(state, step, next, k, prefix, place) {
         ...place,
         move: (by) => ({ kind: 'move-step', step_i: step.i, by }),
         remove: { kind: 'delete-step', step_i: step.i },
-        // The moved step keeps the focus on its button; a deleted one gives it to the step now in its place.
-        after: (by) =>
-          by === 0 ? [stepCardId(step.i), stepCardId(step.i - 1)] : moved(stepCardId(step.i + by), by),
+        duplicate: { kind: 'duplicate-step', step_i: step.i },
+        after: (by) => orderFocus(stepCardId, step.i, by),
       }),
     ),
   );
 }
 
-/** Where the focus goes after a move `by` to `id`: its button in the same direction, else the other one. */
-export const moved = (id, by) => (by < 0 ? [`${id}-up`, `${id}-down`] : [`${id}-down`, `${id}-up`]);
+/**
+ * Where the focus goes after an order button of the item at `n` (ids by `idOf`): a moved item (`by` -1
+ * or 1) keeps it on its button in the same direction, else the other one; a deleted one (0) gives it to
+ * the item now in its place; a duplicated one (2) to its copy.
+ */
+export function orderFocus(idOf, n, by) {
+  if (by === 0) return [idOf(n), idOf(n - 1)];
+  if (by === 2) return [idOf(n + 1)];
+  const id = idOf(n + by);
+  return by < 0 ? [`${id}-up`, `${id}-down`] : [`${id}-down`, `${id}-up`];
+}
 
 /**
- * Buttons that move `what` up or down within its list, and delete it; `after(by)` names the controls
- * that take the focus once it is done (by 0 for a delete).
+ * Buttons that move `what` up or down within its list, duplicate it and delete it; `after(by)` names
+ * the controls that take the focus once it is done (see `orderFocus`).
  */
-export function orderButtons(state, { what, id, first, last, move, remove, after }) {
+export function orderButtons(state, { what, id, first, last, move, remove, duplicate, after }) {
   const button = (suffix, label, text, change, done, focus, disabled = false) =>
     h(
       'button',
@@ -91,6 +99,14 @@ export function orderButtons(state, { what, id, first, last, move, remove, after
       `${what} moved down: save to keep it`,
       after(1),
       last,
+    ),
+    button(
+      'duplicate',
+      `Duplicate ${what}`,
+      'Duplicate',
+      duplicate,
+      `${what} duplicated: save to keep it`,
+      after(2),
     ),
     button('delete', `Delete ${what}`, 'Delete', remove, `${what} deleted: save to keep it`, after(0)),
   );

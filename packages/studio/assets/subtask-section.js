@@ -2,7 +2,7 @@
 import { h } from './dom.js';
 import { formatSubtask } from './numbering.js';
 import { problemsAt } from './problems-panel.js';
-import { editForm, moved, orderButtons, stepCard } from './step-card.js';
+import { editForm, orderButtons, orderFocus, stepCard } from './step-card.js';
 
 /** The id of subtask `k`'s heading (focused by the problems panel). */
 export const subtaskHeadingId = (k) => `subtask-${k}`;
@@ -25,8 +25,8 @@ export function subtaskSection(state, subtask, k, steps) {
         last: k === workflow.plan.subtasks.length - 1,
         move: (by) => ({ kind: 'move-subtask', subtask_i: subtask.subtask_i, by }),
         remove: { kind: 'delete-subtask', subtask_i: subtask.subtask_i },
-        after: (by) =>
-          by === 0 ? [subtaskHeadingId(k), subtaskHeadingId(k - 1)] : moved(`subtask-${k + by}`, by),
+        duplicate: { kind: 'duplicate-subtask', subtask_i: subtask.subtask_i },
+        after: (by) => orderFocus(subtaskHeadingId, k, by),
       }),
     ),
     subtaskTextForm(state, subtask),
@@ -42,6 +42,30 @@ export function subtaskSection(state, subtask, k, steps) {
         }),
       ),
     ),
+    addSubtaskForm(state, subtask.subtask_i),
+  );
+}
+
+/** A new subtask of no steps after subtask `k`, saying what the model is to do there from the screen. */
+function addSubtaskForm(state, k) {
+  const area = h('textarea', {
+    id: `new-subtask-${k}`,
+    rows: 2,
+    placeholder: 'What to do, then "Expected outcome: ..."',
+  });
+  return h(
+    'details',
+    { class: 'add-subtask' },
+    h('summary', {}, `Add a subtask after ${formatSubtask(k)}`),
+    editForm(state, {
+      field: area,
+      label: `Text of the new subtask after ${formatSubtask(k)} (the model does it from the screen)`,
+      button: 'Add subtask',
+      className: 'subtask-text',
+      change: () => ({ kind: 'add-subtask', after: k, text: area.value }),
+      done: () => `${formatSubtask(k + 1)} added: save to keep it`,
+      focus: [subtaskHeadingId(k + 1)],
+    }),
   );
 }
 

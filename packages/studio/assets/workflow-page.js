@@ -7,11 +7,12 @@
 import { api, fileUrl, workflowUrl } from './api.js';
 import { failed, h, say, show, takeMessage } from './dom.js';
 import { dropDraft, keepDraft, readDraft } from './draft-store.js';
+import { draftWarnings } from './draft-warnings.js';
 import { focusedId, focusFirst, jumpTo } from './focus.js';
 import { guardLeaving } from './leave-guard.js';
 import { formatStep } from './numbering.js';
 import { addParamForm, paramsTable } from './params-table.js';
-import { problemsPanel } from './problems-panel.js';
+import { problemsPanel, warningsPanel } from './problems-panel.js';
 import { runHistory, runPanel } from './run-panel.js';
 import { FIRST_SCREENS, stepCardId, stepFieldId } from './step-card.js';
 import { subtaskHeadingId, subtaskSection } from './subtask-section.js';
@@ -101,11 +102,16 @@ function render(state, focus = null) {
   show(
     h('p', {}, h('a', { href: '#/' }, '← Workflows')),
     h('h1', { id: 'workflow-heading', tabindex: -1 }, workflow.task_name),
+    wordsForm(state),
     goToStep(steps),
     problemsPanel(state, {
       edit: state.edit,
       reveal: (i, field) => reveal(state, i, field),
       revealSubtask: (k) => jumpTo(document.getElementById(subtaskHeadingId(k))),
+    }),
+    warningsPanel(draftWarnings(workflow), {
+      edit: state.edit,
+      revealField: (id) => jumpTo(document.getElementById(id)),
     }),
     h('p', { class: 'muted' }, workflow.task_description_user),
     paramsTable(state),
@@ -200,6 +206,42 @@ function reveal(state, i, field) {
   if (field) state.openEditors.add(i);
   render(state);
   jumpTo(document.getElementById(field ? stepFieldId(i, field) : stepCardId(i)));
+}
+
+/** The workflow's name and description, changed in place (the form opens on demand). */
+function wordsForm(state) {
+  const { workflow } = state;
+  const name = h('input', {
+    id: 'workflow-name',
+    value: workflow.task_name,
+    autocomplete: 'off',
+    required: true,
+  });
+  const description = h('textarea', { id: 'workflow-description', rows: 2 }, workflow.task_description_user);
+  const onsubmit = (event) => {
+    event.preventDefault();
+    state.edit(
+      { kind: 'set-workflow', name: name.value, description: description.value },
+      `the workflow is "${name.value.trim()}" now: save to keep it`,
+      ['workflow-words-apply', 'workflow-heading'],
+    );
+  };
+  const details = h(
+    'details',
+    { class: 'step-edit workflow-words', open: state.wordsOpen },
+    h('summary', {}, 'Rename or describe this workflow'),
+    h(
+      'form',
+      { onsubmit },
+      h('p', {}, h('label', { for: 'workflow-name' }, 'Name'), name),
+      h('p', {}, h('label', { for: 'workflow-description' }, 'Description'), description),
+      h('button', { type: 'submit', id: 'workflow-words-apply' }, 'Apply to the workflow'),
+    ),
+  );
+  details.addEventListener('toggle', () => {
+    state.wordsOpen = details.open;
+  });
+  return details;
 }
 
 /** A field that moves to a step by its number: past the many controls of the steps before it. */

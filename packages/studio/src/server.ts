@@ -23,12 +23,13 @@ import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
 import { secureHeaders } from 'hono/secure-headers';
 import { streamSSE } from 'hono/streaming';
+import { StudioEditError } from './edit-error.ts';
 import { acceptHeal, reviewHeal } from './heal-review.ts';
 import type { MessageLog } from './message-log.ts';
 import { ReflectManager } from './reflect-manager.ts';
 import { RunManager, RunRefusedError } from './run-manager.ts';
 import { checkDraft, editDraft } from './workflow-draft.ts';
-import { StudioEditError, type WorkflowEdit } from './workflow-edits.ts';
+import type { WorkflowEdit } from './workflow-edits.ts';
 import {
   RecordingNotFoundError,
   RunNotFoundError,

@@ -10,25 +10,28 @@
  *   Its example, description and sensitive flag change in place (a secret keeps no example).
  * - A subtask's text (its instruction and "Expected outcome: ..."), templates checked on save.
  * - Dependencies of a subtask: only variables extracted by an earlier subtask.
- * - A step's fields (intent, target, value, expected outcome); steps moved within their subtask and
- *   subtasks within the plan, or deleted: numbers follow the plan order. A change that leaves a value
- *   used before it is extracted (or not at all) is made all the same: the draft's check names it.
+ * - The workflow's name and description; a step's fields (intent, target, value, expected outcome).
+ * - The plan's order and shape (plan-edits.ts): steps and subtasks moved, deleted or duplicated, a
+ *   subtask added.
  */
 import {
   formatStep,
   formatSubtask,
   IDENTIFIER,
-  MimeError,
   type Workflow,
   type WorkflowStep,
 } from '@mime-desktop/schema';
-
-/** A change the workflow cannot take: no such step, nothing to make a param of, a bad name. */
-export class StudioEditError extends MimeError {
-  constructor(message: string) {
-    super('MIME_STUDIO_EDIT', message);
-  }
-}
+import { StudioEditError } from './edit-error.ts';
+import {
+  addSubtask,
+  deleteStep,
+  deleteSubtask,
+  duplicateStep,
+  duplicateSubtask,
+  moveStep,
+  moveSubtask,
+  stepAt,
+} from './plan-edits.ts';
 
 /** An edit of a workflow, as the page asks for it. */
 export type WorkflowEdit =
@@ -44,7 +47,11 @@ export type WorkflowEdit =
   | { kind: 'move-step'; step_i: number; by: -1 | 1 }
   | { kind: 'delete-step'; step_i: number }
   | { kind: 'move-subtask'; subtask_i: number; by: -1 | 1 }
-  | { kind: 'delete-subtask'; subtask_i: number };
+  | { kind: 'delete-subtask'; subtask_i: number }
+  | { kind: 'duplicate-step'; step_i: number }
+  | { kind: 'add-subtask'; after: number; text: string }
+  | { kind: 'duplicate-subtask'; subtask_i: number }
+  | { kind: 'set-workflow'; name?: string; description?: string };
 
 /** The fields of a step a person edits; those left out stay as they are. */
 export interface StepFields {
@@ -86,6 +93,14 @@ export function applyEdit(workflow: Workflow, edit: WorkflowEdit): Workflow {
       return moveSubtask(workflow, edit.subtask_i, edit.by);
     case 'delete-subtask':
       return deleteSubtask(workflow, edit.subtask_i);
+    case 'duplicate-step':
+      return duplicateStep(workflow, edit.step_i);
+    case 'add-subtask':
+      return addSubtask(workflow, edit.after, edit.text ?? '');
+    case 'duplicate-subtask':
+      return duplicateSubtask(workflow, edit.subtask_i);
+    case 'set-workflow':
+      return setWorkflow(workflow, edit);
     default:
       // The page's request is data: an edit this studio does not know is refused, named.
       throw new StudioEditError(`no edit named ${JSON.stringify((edit as { kind: unknown }).kind)}`);
@@ -329,38 +344,6 @@ export function removeDependency(workflow: Workflow, subtask_i: number, variable
   return withDependencies(workflow, subtask_i, (deps) => deps.filter((d) => d !== variable));
 }
 
-/** Where step `step_i` is: its subtask's index in the plan and its index in that subtask. */
-function stepAt(workflow: Workflow, step_i: number): { k: number; j: number; step: WorkflowStep } {
-  for (const [k, subtask] of workflow.plan.subtasks.entries()) {
-    const j = subtask.steps.findIndex((s) => s.i === step_i);
-    if (j >= 0) return { k, j, step: subtask.steps[j] as WorkflowStep };
-  }
-  throw new StudioEditError(`the workflow has no ${formatStep(step_i)}`);
-}
-
-function subtaskIndex(workflow: Workflow, subtask_i: number): number {
-  const k = workflow.plan.subtasks.findIndex((s) => s.subtask_i === subtask_i);
-  if (k < 0) throw new StudioEditError(`the workflow has no ${formatSubtask(subtask_i)}`);
-  return k;
-}
-
-/**
- * The plan with its subtasks and steps numbered again in plan order. An order that uses a value before
- * a subtask extracts it (or one no subtask extracts any more) is still a draft: its check says where.
- */
-function renumbered(workflow: Workflow, subtasks: Workflow['plan']['subtasks']): Workflow {
-  let next = 0;
-  const plan = {
-    ...workflow.plan,
-    subtasks: subtasks.map((subtask, k) => ({
-      ...subtask,
-      subtask_i: k,
-      steps: subtask.steps.map((step) => ({ ...step, i: next++ })),
-    })),
-  };
-  return { ...workflow, plan };
-}
-
 /** The workflow with step `step_i`'s intent, target, value or expected outcome changed. */
 export function setStep(workflow: Workflow, step_i: number, fields: StepFields): Workflow {
   const { step } = stepAt(workflow, step_i);
@@ -397,55 +380,14 @@ export function setStep(workflow: Workflow, step_i: number, fields: StepFields):
   };
 }
 
-/** The workflow with step `step_i` one place earlier (`by` -1) or later (1) in its subtask. */
-export function moveStep(workflow: Workflow, step_i: number, by: -1 | 1): Workflow {
-  if (by !== -1 && by !== 1) throw new StudioEditError('a step moves by one place: by is -1 or 1');
-  const { k, j } = stepAt(workflow, step_i);
-  const steps = [...(workflow.plan.subtasks[k]?.steps ?? [])];
-  const to = j + by;
-  if (to < 0 || to >= steps.length) {
-    throw new StudioEditError(
-      `${formatStep(step_i)} is the ${by < 0 ? 'first' : 'last'} of its subtask: it moves only within it`,
-    );
-  }
-  [steps[j], steps[to]] = [steps[to] as WorkflowStep, steps[j] as WorkflowStep];
-  const subtasks = workflow.plan.subtasks.map((s, n) => (n === k ? { ...s, steps } : s));
-  return renumbered(workflow, subtasks);
-}
-
-/** The workflow without step `step_i`. */
-export function deleteStep(workflow: Workflow, step_i: number): Workflow {
-  const { k } = stepAt(workflow, step_i);
-  const subtasks = workflow.plan.subtasks.map((s, n) =>
-    n === k ? { ...s, steps: s.steps.filter((x) => x.i !== step_i) } : s,
-  );
-  return renumbered(workflow, subtasks);
-}
-
-/** The workflow with subtask `subtask_i` one place earlier (`by` -1) or later (1) in the plan. */
-export function moveSubtask(workflow: Workflow, subtask_i: number, by: -1 | 1): Workflow {
-  if (by !== -1 && by !== 1) throw new StudioEditError('a subtask moves by one place: by is -1 or 1');
-  const k = subtaskIndex(workflow, subtask_i);
-  const subtasks = [...workflow.plan.subtasks];
-  const to = k + by;
-  if (to < 0 || to >= subtasks.length) {
-    throw new StudioEditError(`${formatSubtask(subtask_i)} is the ${by < 0 ? 'first' : 'last'} of the plan`);
-  }
-  [subtasks[k], subtasks[to]] = [subtasks[to], subtasks[k]] as [
-    Workflow['plan']['subtasks'][number],
-    Workflow['plan']['subtasks'][number],
-  ];
-  return renumbered(workflow, subtasks);
-}
-
-/** The workflow without subtask `subtask_i` and its steps. */
-export function deleteSubtask(workflow: Workflow, subtask_i: number): Workflow {
-  const k = subtaskIndex(workflow, subtask_i);
-  if (workflow.plan.subtasks.length === 1) {
-    throw new StudioEditError('a workflow keeps at least one subtask: this is its only one');
-  }
-  return renumbered(
-    workflow,
-    workflow.plan.subtasks.filter((_, n) => n !== k),
-  );
+/** The workflow renamed (`task_name`) or described again (`task_description_user`). */
+export function setWorkflow(workflow: Workflow, change: { name?: string; description?: string }): Workflow {
+  const name = change.name?.trim();
+  if (name !== undefined && name === '')
+    throw new StudioEditError('a workflow needs a name: say what it does');
+  return {
+    ...workflow,
+    task_name: name ?? workflow.task_name,
+    task_description_user: change.description?.trim() ?? workflow.task_description_user,
+  };
 }

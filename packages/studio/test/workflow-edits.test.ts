@@ -6,21 +6,27 @@
 import { readFile } from 'node:fs/promises';
 import { checkWorkflow, type Workflow } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
+import { StudioEditError } from '../src/edit-error.ts';
+import {
+  addSubtask,
+  deleteStep,
+  deleteSubtask,
+  duplicateStep,
+  duplicateSubtask,
+  moveStep,
+  moveSubtask,
+} from '../src/plan-edits.ts';
 import {
   addDependency,
   addParam,
   deleteParam,
-  deleteStep,
-  deleteSubtask,
   makeParam,
-  moveStep,
-  moveSubtask,
   removeDependency,
   renameParam,
-  StudioEditError,
   setParam,
   setStep,
   setSubtaskText,
+  setWorkflow,
   upstreamExtracts,
 } from '../src/workflow-edits.ts';
 
@@ -333,5 +339,63 @@ describe('addParam', () => {
       sensitive: true,
       example: null,
     });
+  });
+});
+
+describe('the plan’s shape and the workflow’s words', () => {
+  it('duplicates a step and a subtask, adds a subtask of no steps, numbered again in plan order', async () => {
+    const workflow = await fixtureWorkflow();
+    const twice = duplicateStep(workflow, 2);
+    expect(shape(twice)).toEqual([
+      [
+        0,
+        [
+          [0, 'CLICK'],
+          [1, 'TYPE'],
+          [2, 'KEYPRESS'],
+          [3, 'KEYPRESS'],
+        ],
+      ],
+      [
+        1,
+        [
+          [4, 'CLICK'],
+          [5, 'EXTRACT'],
+        ],
+      ],
+    ]);
+    expect(twice.plan.subtasks[0]?.steps[3]?.source).toEqual(workflow.plan.subtasks[0]?.steps[2]?.source);
+    expect(checkWorkflow(twice).ok).toBe(true);
+
+    const added = addSubtask(workflow, 0, '  Clear the search field. Expected outcome: it is empty.  ');
+    expect(added.plan.subtasks.map((s) => [s.subtask_i, s.text, s.steps.length])).toEqual([
+      [0, workflow.plan.subtasks[0]?.text, 3],
+      [1, 'Clear the search field. Expected outcome: it is empty.', 0],
+      [2, workflow.plan.subtasks[1]?.text, 2],
+    ]);
+    expect(checkWorkflow(added).ok).toBe(true);
+    expect(addSubtask(workflow, -1, 'First.').plan.subtasks[0]?.text).toBe('First.');
+    expect(() => addSubtask(workflow, 0, ' ')).toThrow('a new subtask needs a text');
+    expect(() => addSubtask(workflow, 7, 'x')).toThrow('the workflow has no subtask 8');
+
+    // A copy of the subtask that extracts: the same variable twice is the draft's problem, named.
+    const copied = duplicateSubtask(workflow, 1);
+    expect(shape(copied).map(([k, steps]) => [k, (steps as unknown[]).length])).toEqual([
+      [0, 3],
+      [1, 2],
+      [2, 2],
+    ]);
+    const checked = checkWorkflow(copied);
+    expect(checked.ok ? [] : checked.problems.map((p) => p.path)).toContain(
+      'plan.subtasks[2].steps[1].variable_name',
+    );
+  });
+
+  it('renames and describes the workflow, refusing an empty name', async () => {
+    const workflow = await fixtureWorkflow();
+    const renamed = setWorkflow(workflow, { name: ' play a song ', description: 'Plays any song.' });
+    expect([renamed.task_name, renamed.task_description_user]).toEqual(['play a song', 'Plays any song.']);
+    expect(setWorkflow(workflow, { description: 'x' }).task_name).toBe(workflow.task_name);
+    expect(() => setWorkflow(workflow, { name: '  ' })).toThrow('a workflow needs a name');
   });
 });
