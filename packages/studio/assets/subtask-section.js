@@ -59,7 +59,7 @@ function addSubtaskForm(state, k) {
     h('summary', {}, `Add a subtask after ${formatSubtask(k)}`),
     editForm(state, {
       field: area,
-      label: `Text of the new subtask after ${formatSubtask(k)} (the model does it from the screen)`,
+      label: `Text of the new subtask after ${formatSubtask(k)} (the agent does it from the screen)`,
       button: 'Add subtask',
       className: 'subtask-text',
       change: () => ({ kind: 'add-subtask', after: k, text: area.value }),
