@@ -134,7 +134,7 @@ describe('mime studio drafts', () => {
     });
   });
 
-  it('renames and describes the workflow, duplicates a step, adds a subtask, and warns of a param used nowhere', {
+  it('renames and describes the workflow, duplicates a step, adds a subtask, warns of a param used nowhere, and duplicates the workflow', {
     timeout: 60_000,
   }, async () => {
     const { home, dir } = await homeWithWorkflow();
@@ -174,7 +174,20 @@ describe('mime studio drafts', () => {
       await statusSays(page, 'artist is deleted');
       await warnings.waitFor({ state: 'detached' });
       await save(page);
+      // A copy under a new name opens; the list then shows both, by their names.
+      await page.getByText('Duplicate this workflow').click();
+      await page.getByLabel('Name of the copy').fill('play a song, slowly');
+      await page.getByRole('button', { name: 'Duplicate workflow' }).click();
+      await statusSays(page, '"play a song, slowly" is a copy of the saved "play a song by name"');
+      await page.getByRole('heading', { level: 1, name: 'play a song, slowly' }).waitFor();
+      expect(new URL(page.url()).hash).toBe('#/w/play-a-song-slowly');
+      await page.getByRole('link', { name: '← Workflows' }).click();
+      await expect
+        .poll(() => page.getByRole('heading', { level: 2 }).allTextContents())
+        .toEqual(expect.arrayContaining(['play a song by name', 'play a song, slowly']));
     });
+    const copy = await loadWorkflow(join(home, 'workflows', 'play-a-song-slowly'));
+    expect(copy.workflow.plan).toEqual((await loadWorkflow(dir)).workflow.plan);
     const { workflow } = await loadWorkflow(dir);
     expect(workflow.task_name).toBe('play a song by name');
     expect(workflow.task_description_user).toBe('Searches the demo player and plays it.');

@@ -4,8 +4,8 @@
  * until they are fixed, and only Save waits for that. The draft is kept in this browser while it
  * differs from the saved file, shown by a bar (Revert, Save) and asked about before leaving.
  */
-import { api, fileUrl, workflowUrl } from './api.js';
-import { failed, h, say, show, takeMessage } from './dom.js';
+import { api, fileUrl, workflowPage, workflowUrl } from './api.js';
+import { failed, go, h, say, show, takeMessage } from './dom.js';
 import { dropDraft, keepDraft, readDraft } from './draft-store.js';
 import { draftWarnings } from './draft-warnings.js';
 import { focusedId, focusFirst, jumpTo } from './focus.js';
@@ -103,6 +103,7 @@ function render(state, focus = null) {
     h('p', {}, h('a', { href: '#/' }, '← Workflows')),
     h('h1', { id: 'workflow-heading', tabindex: -1 }, workflow.task_name),
     wordsForm(state),
+    duplicateForm(state),
     goToStep(steps),
     problemsPanel(state, {
       edit: state.edit,
@@ -242,6 +243,39 @@ function wordsForm(state) {
     state.wordsOpen = details.open;
   });
   return details;
+}
+
+/** A copy of the saved workflow under a new name, opened once made (its runs stay with this one). */
+function duplicateForm(state) {
+  const name = h('input', {
+    id: 'copy-name',
+    value: `${state.saved.task_name} (copy)`,
+    autocomplete: 'off',
+    required: true,
+  });
+  const onsubmit = async (event) => {
+    event.preventDefault();
+    const result = await api(`${workflowUrl(state.id)}/duplicate`, {
+      method: 'POST',
+      body: { name: name.value },
+    });
+    if (!result.ok) return say(result.body?.error?.message ?? 'the copy was not made', { error: true });
+    go(
+      workflowPage(result.body.id),
+      `"${name.value.trim()}" is a copy of the saved "${state.saved.task_name}" (its runs stay with it)`,
+    );
+  };
+  return h(
+    'details',
+    { class: 'step-edit workflow-words' },
+    h('summary', {}, 'Duplicate this workflow'),
+    h(
+      'form',
+      { onsubmit },
+      h('p', {}, h('label', { for: 'copy-name' }, 'Name of the copy (of the workflow as saved)'), name),
+      h('button', { type: 'submit' }, 'Duplicate workflow'),
+    ),
+  );
 }
 
 /** A field that moves to a step by its number: past the many controls of the steps before it. */

@@ -273,6 +273,13 @@ export function studioApp(
     // Every edit goes into the draft, problems or not: they come back with it to be fixed.
     return c.json(editDraft(body.workflow, body.edit));
   });
+  app.post('/api/workflows/:id/duplicate', async (c) => {
+    const body = (await c.req.json().catch(() => null)) as { name?: unknown } | null;
+    if (typeof body?.name !== 'string') {
+      return fail(c, 400, 'MIME_BAD_REQUEST', 'send {"name": "<the name of the copy>"}');
+    }
+    return c.json({ id: await store.duplicate(c.req.param('id'), body.name) });
+  });
   app.post('/api/workflows/:id/check', async (c) => {
     const body = (await c.req.json().catch(() => null)) as { workflow?: unknown } | null;
     if (!body?.workflow) return fail(c, 400, 'MIME_BAD_REQUEST', 'send {"workflow": {...}}');

@@ -372,4 +372,34 @@ describe('the studio server', () => {
     expect(after).not.toContain('4821');
     expect((await loadWorkflow(dir)).warnings).toEqual([]);
   });
+
+  it('duplicates a workflow under a new name, in a folder of its own, without its runs or backups', async () => {
+    const original = join(home, 'workflows', 'play-song');
+    await mkdir(join(original, '.replay', '20261122T154259Z-e62b'), { recursive: true });
+    await writeFile(join(original, 'schema.20261101T000000000Z.json'), '{}');
+    const duplicate = (body: unknown) =>
+      send('/api/workflows/play-song/duplicate', { method: 'POST', headers: pageWrite(), body });
+    const first = await duplicate({ name: ' play song fast ' });
+    expect(first.status, first.body).toBe(200);
+    expect(JSON.parse(first.body)).toEqual({ id: 'play-song-fast' });
+    expect(JSON.parse((await duplicate({ name: 'play song fast' })).body)).toEqual({
+      id: 'play-song-fast-2',
+    });
+    const copy = join(home, 'workflows', 'play-song-fast');
+    const names = await readdir(copy);
+    expect(names).toEqual(expect.arrayContaining(['schema.json', 'manifest.jsonl', 'screenshots']));
+    expect(names.filter((n) => n === '.replay' || /^schema\.\d/.test(n))).toEqual([]);
+    expect((await loadWorkflow(copy)).workflow.task_name).toBe('play song fast');
+    const listed = JSON.parse((await send('/api/workflows', { headers: { cookie } })).body);
+    const copies = listed.workflows.filter((w: { id: string }) => w.id.startsWith('play-song-fast'));
+    expect(copies.map((w: { id: string; name: string }) => [w.id, w.name]).sort()).toEqual([
+      ['play-song-fast', 'play song fast'],
+      ['play-song-fast-2', 'play song fast'],
+    ]);
+    const unnamed = await duplicate({ name: '  ' });
+    expect([unnamed.status, JSON.parse(unnamed.body).error.message]).toEqual([
+      400,
+      'a copy needs a name: say how it differs',
+    ]);
+  });
 });
