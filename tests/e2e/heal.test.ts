@@ -40,12 +40,12 @@ describe('mime heal', () => {
     expect(first.result.stderr).toContain(`mime heal ${run} shows what to write back`);
     const report = await readFile(join(run, 'report.html'), 'utf8');
     expect(report).toContain('The workflow is out of date on this screen');
-    expect(report).toMatch(/step 0 found at a new place; subtask 1 done by the agent \(\d+ actions\)/);
+    expect(report).toMatch(/step 1 found at a new place; subtask 2 done by the agent \(\d+ actions\)/);
 
     const shown = await runMime(['heal', run]);
     expect(shown.exitCode, shown.stderr).toBe(0);
-    expect(shown.stderr).toMatch(/step 0 \(.*\) is found at its new place/);
-    expect(shown.stderr).toMatch(/subtask 1: \d+ action\(s\) the agent took replace 2 recorded step\(s\)/);
+    expect(shown.stderr).toMatch(/Step 1 \(.*\) is found at its new place/);
+    expect(shown.stderr).toMatch(/Subtask 2: \d+ action\(s\) the agent took replace 2 recorded step\(s\)/);
     expect(shown.stderr).toMatch(
       /^\+.*"action_value": "\{song_name\}"|^\+.*"screenshot": "screenshots\/heal-/m,
     );

@@ -179,7 +179,7 @@ describe('mime reflect', () => {
     );
     const failed = await reflectCli('--concurrency', '1');
     expect(failed.exitCode).toBe(1);
-    expect(failed.stderr).toMatch(/\[MIME_REFLECT_STEP\] step 0 \(click at \(240, 120\), manifest line 1\)/);
+    expect(failed.stderr).toMatch(/\[MIME_REFLECT_STEP\] step 1 \(click at \(240, 120\), manifest line 1\)/);
   });
 
   it('falls back to a forced tool call on servers without response_format', async () => {

@@ -148,7 +148,7 @@ describe('auto replay with new params, 0 model calls', () => {
         const outcome = run.find((e) => e.type === 'verify' && e.data.check === 'subtask_outcome');
         expect(outcome?.data.threshold).toBe(1);
         // The console line and the report say which rung found each target.
-        expect(result.stderr).toMatch(/step 0 re-grounded \[accessibility\] left_click/);
+        expect(result.stderr).toMatch(/Subtask 1 · Step 1 re-grounded \[accessibility\] left_click/);
         const report = await readFile(join(workflowDir, '.replay', summary.run_id, 'report.html'), 'utf8');
         expect(report.match(/found by accessibility/g)?.length).toBe(5);
         const steps = run.filter((e) => e.type === 'step').map((e) => [e.data.step_i, e.data.rung]);
@@ -201,7 +201,7 @@ describe('a Name field that takes no text', () => {
         ['replay', workflowDir, '--mode', 'auto', '--param', 'name=Bob Jones', '--param', 'city=Rome'],
         { env: { ...harness.env } },
       );
-      expect(result.stderr).toMatch(/step 1 .*the focused entry "Name" holds "", not the typed text/);
+      expect(result.stderr).toMatch(/step 2 .*the focused entry "Name" holds "", not the typed text/);
       expect(result.stderr).toContain('MIME_REPLAY_DIVERGENCE');
       expect(result.exitCode).toBe(1);
       expect((await formState(harness)).sent).toBeNull();

@@ -101,7 +101,7 @@ describe("a model speaking ai_mime's replay vocabulary", () => {
 
       const heal = await runMime(['heal', auto.summary.dir]);
       expect(heal.exitCode, heal.stderr).toBe(0);
-      expect(heal.stderr).toMatch(/subtask 1: \d+ action\(s\) the agent took replace 2 recorded step\(s\)/);
+      expect(heal.stderr).toMatch(/Subtask 2: \d+ action\(s\) the agent took replace 2 recorded step\(s\)/);
     }, 240_000);
   }
 });

@@ -129,11 +129,11 @@ describe('a moved and resized layout', () => {
     expect(xml).toContain(`type="MIME_REPLAY_DIVERGENCE"`);
     expect(
       result.stderr.match(
-        /^::error title=mime replay%3A play song failed::\[MIME_REPLAY_DIVERGENCE\] step 0 /gm,
+        /^::error title=mime replay%3A play song failed::\[MIME_REPLAY_DIVERGENCE\] step 1 /gm,
       ),
     ).toHaveLength(1);
     expect(summary.reason).toMatch(
-      /^step 0 \(left_click at \(240, 120\)\): the target does not look as recorded \(\d+% where 90% is needed; .*the auto mode re-finds the target\. The screen already differed from the recording's first frame/,
+      /^step 1 \(left_click at \(240, 120\)\): the target does not look as recorded \(\d+% where 90% is needed; .*the auto mode re-finds the target\. The screen already differed from the recording's first frame/,
     );
     const run = join(dir, '.replay', summary.run_id);
     for (const crop of ['divergence_step_0_expected.png', 'divergence_step_0_observed.png']) {
@@ -176,7 +176,7 @@ describe('a target that is gone in its recorded form', () => {
     expect(result.exitCode).toBe(1);
     expect(summary).toMatchObject({ outcome: 'failed', code: 'MIME_REPLAY_DIVERGENCE' });
     expect(result.stderr).not.toMatch(/to agent|handed to the agent|--mode auto/);
-    expect(result.stderr).toMatch(/step 3 skipped .*\(stopped here: the recorded target was not found/);
+    expect(result.stderr).toMatch(/Step 4 skipped .*\(stopped here: the recorded target was not found/);
     expect(result.stderr.match(/no model is configured/g)).toHaveLength(1);
     expect(result.stderr).toContain('--base-url and --model give auto a model for such steps');
     // The app started as recorded: nothing about a starting state.
@@ -210,14 +210,14 @@ describe('a target that is gone in its recorded form', () => {
 
 describe('a wrong starting screen', () => {
   const desktop = useDesktop();
-  it('stops trace at step 0 with a clear report', async () => {
+  it('stops trace at step 1 with a clear report', async () => {
     await desktop().xdotool('key', '--window', desktop().windowId ?? '', 'ctrl+plus', 'ctrl+plus');
     try {
       const { result, summary } = await replay(desktop(), 'trace');
       expect(result.exitCode).toBe(1);
       expect(result.stderr).toMatch(/MIME_REPLAY_DIVERGENCE/);
       expect(summary.subtasks[0].steps[0]).toMatchObject({ i: 0 });
-      expect(summary.reason).toMatch(/^step 0 /);
+      expect(summary.reason).toMatch(/^step 1 /);
     } finally {
       await desktop().resetApp();
     }

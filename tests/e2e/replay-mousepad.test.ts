@@ -96,7 +96,7 @@ describe('mousepad: save a note', () => {
       const summary = JSON.parse(result.stdout);
       expect(summary).toMatchObject({ outcome: 'failed', code: 'MIME_REPLAY_DIVERGENCE' });
       expect(summary.reason).toMatch(
-        /^step 2 \(key ctrl\+s\): after step 2 .*did not change the way the recording shows/,
+        /^step 3 \(key ctrl\+s\): after step 3 .*did not change the way the recording shows/,
       );
       const divergence = (await events(summary.dir)).find((e) => e.type === 'divergence');
       expect(divergence?.data).toMatchObject({ step_i: 2, check: 'after_step' });

@@ -200,7 +200,7 @@ describe('mime replay input errors (exit 2)', () => {
   it('refuses trace without recorded steps, --confirm without a terminal, and secrets on the command line', async () => {
     const trace = await runMime(['replay', PLAY_SONG, '--mode', 'trace', '--param', 'song_name=Faint']);
     expect(trace.exitCode).toBe(2);
-    expect(trace.stderr).toContain('[MIME_TRACE_UNAVAILABLE] step 0 has no recorded source');
+    expect(trace.stderr).toContain('[MIME_TRACE_UNAVAILABLE] step 1 has no recorded source');
     const confirm = await runMime(['replay', PLAY_SONG, '--mode', 'agent', '--confirm']);
     expect(confirm.exitCode).toBe(2);
     expect(confirm.stderr).toContain('stdin is not a TTY');

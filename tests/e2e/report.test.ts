@@ -102,7 +102,7 @@ describe('mime report', () => {
     expect(staticDom).toContain('<span class="pill pill-replanned">replanned</span>');
     expect(staticDom).toContain('<blockquote class="observation">The results list {song_name}.</blockquote>');
     expect(staticDom).toMatch(
-      /<h2>Replan 1 of subtask 0<\/h2><span class="pill pill-replan">no progress<\/span>/,
+      /<h2>Replan 1 of subtask 1<\/h2><span class="pill pill-replan">no progress<\/span>/,
     );
     expect(staticDom).toContain('<li>mouse_move at (1024, 760)</li>');
     expect(staticDom).toMatch(/<code>now_playing<\/code> = <q class="value">\{song_name\}<\/q>/);

@@ -11,6 +11,7 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadWorkflow } from '@mime-desktop/schema';
+import { axeViolations } from '@mime-desktop/test-support/axe';
 import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { useModelRig } from '@mime-desktop/test-support/model-rig';
 import { runMime } from '@mime-desktop/test-support/run-mime';
@@ -57,8 +58,8 @@ describe('mime studio heal', () => {
       await report.getByText('The workflow is out of date on this screen').first().waitFor();
 
       // Each change side by side: the recorded step's crop and the run's.
-      const moved = page.getByRole('group', { name: /^step 0 .* is found at its new place$/ });
-      const agent = page.getByRole('group', { name: /^subtask 1: \d+ action\(s\) the agent took replace 2/ });
+      const moved = page.getByRole('group', { name: /^Step 1 .* is found at its new place$/ });
+      const agent = page.getByRole('group', { name: /^Subtask 2: \d+ action\(s\) the agent took replace 2/ });
       await moved.waitFor();
       for (const change of [moved, agent]) {
         for (const img of await change.getByRole('img').all()) {
@@ -69,6 +70,11 @@ describe('mime studio heal', () => {
       expect(await moved.getByRole('img', { name: /^Recorded: / }).count()).toBe(1);
       expect(await moved.getByRole('img', { name: /^From this run: / }).count()).toBe(1);
       expect(await agent.getByRole('img', { name: /^Recorded: / }).count()).toBe(2);
+      // The heal review has no axe-core violation, light or dark (the report is checked in studio-accessibility).
+      for (const colorScheme of ['light', 'dark'] as const) {
+        await page.emulateMedia({ colorScheme });
+        expect(await axeViolations(page), colorScheme).toEqual([]);
+      }
 
       await moved.getByLabel('Reject (keep as recorded)').check();
       await page.getByRole('button', { name: 'Apply heal' }).click();

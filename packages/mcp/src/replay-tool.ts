@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { checkParams, type ReplayEvent, type ReplayOptions, replay } from '@mime-desktop/replay';
 import {
+  formatStep,
   isMimeError,
   listSteps,
   MAX_IMAGE_BYTES,
@@ -73,7 +74,7 @@ export function toolError(error: unknown): CallToolResult {
 function progressOf(event: ReplayEvent): string | null {
   switch (event.type) {
     case 'step':
-      return `step ${event.step_i} ${event.executed_by}: ${event.description}`;
+      return `${formatStep(event.step_i)} ${event.executed_by}: ${event.description}`;
     case 'action':
       return `agent: ${event.description}`;
     default:

@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import {
+  formatStep,
   isMimeError,
   type ManifestLine,
   makeFolder,
@@ -119,7 +120,7 @@ export async function refreshAssets(
   for (const step of steps) {
     const point = step.source.point;
     if (!point) continue;
-    const what = `step ${step.i}`;
+    const what = formatStep(step.i);
     const image = sharp(await readPngInside(sessionDir, step.pre, what));
     const { width = 0, height = 0 } = await image.metadata();
     const marked = await image

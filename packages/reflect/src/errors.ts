@@ -1,4 +1,4 @@
-import { MimeError } from '@mime-desktop/schema';
+import { formatStep, MimeError } from '@mime-desktop/schema';
 
 /** The recording cannot be reflected as it is (empty, missing screenshots). */
 export class RecordingError extends MimeError {
@@ -13,7 +13,7 @@ export class ReflectStepError extends MimeError {
 
   constructor(step: number, what: string, cause: unknown) {
     const reason = cause instanceof Error ? cause.message : String(cause);
-    super('MIME_REFLECT_STEP', `step ${step} (${what}): ${reason}`, { cause });
+    super('MIME_REFLECT_STEP', `${formatStep(step)} (${what}): ${reason}`, { cause });
     this.step = step;
   }
 }

@@ -5,7 +5,14 @@
  * `city`, else `text_1`) with the typed text as its example, secret typing a sensitive param, and the
  * annotations' extracts. Trace and auto replay it; a later reflect with a model improves it.
  */
-import { describeElement, IDENTIFIER, type PassBResult, type StepCard, slugOf } from '@mime-desktop/schema';
+import {
+  describeElement,
+  formatStep,
+  IDENTIFIER,
+  type PassBResult,
+  type StepCard,
+  slugOf,
+} from '@mime-desktop/schema';
 import { describeAction } from './prompts.ts';
 import type { ReflectStep } from './steps.ts';
 
@@ -89,7 +96,7 @@ function paramsOf(steps: readonly ReflectStep[]): { params: Param[]; templates: 
       type: 'string',
       description: field
         ? `What is typed into the ${JSON.stringify(field)} field${secret}.`
-        : `The text typed at step ${step.i}${secret}.`,
+        : `The text typed at ${formatStep(step.i)}${secret}.`,
       example: step.secret ? null : step.recordedValue,
       sensitive: step.secret,
       optional: false,
@@ -124,7 +131,7 @@ export function modelFreePlan(
     const app = first?.event.element?.app;
     const typed = group.flatMap((s) => templates.get(s.i) ?? []);
     const what = typed.length > 0 ? `enter ${typed.join(' and ')}` : `steps ${first?.i}-${group.at(-1)?.i}`;
-    return `Part ${k + 1}${app ? ` in ${app}` : ''}: ${what}, as recorded. Expected outcome: the screen as recorded after step ${group.at(-1)?.i}.`;
+    return `Part ${k + 1}${app ? ` in ${app}` : ''}: ${what}, as recorded. Expected outcome: the screen as recorded after ${formatStep(group.at(-1)?.i ?? 0)}.`;
   });
   return {
     detailed_task_description: metadata.description || metadata.name,

@@ -1,5 +1,5 @@
 import { type ModelClient, ModelOutputError } from '@mime-desktop/model';
-import { type RecordingMetadata, readPngInside, StepCard } from '@mime-desktop/schema';
+import { formatStep, type RecordingMetadata, readPngInside, StepCard } from '@mime-desktop/schema';
 import pLimit from 'p-limit';
 import { markedPath } from './assets.ts';
 import { ReflectStepError } from './errors.ts';
@@ -37,8 +37,8 @@ function groundCard(step: ReflectStep, card: StepCard): StepCard {
 async function makeCard(options: PassAOptions, step: ReflectStep): Promise<StepCard> {
   const pre = step.source.point ? markedPath(step.pre) : step.pre;
   const [preImage, postImage] = await Promise.all([
-    readPngInside(options.workflowDir, pre, `step ${step.i} PRE frame`),
-    readPngInside(options.workflowDir, step.post, `step ${step.i} POST frame`),
+    readPngInside(options.workflowDir, pre, `${formatStep(step.i)} PRE frame`),
+    readPngInside(options.workflowDir, step.post, `${formatStep(step.i)} POST frame`),
   ]);
   const messages = passAMessages(options.metadata, step, options.steps.length, {
     pre: preImage,

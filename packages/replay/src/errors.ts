@@ -1,4 +1,11 @@
-import { MimeError, type Problem, type RunEventData, type ScreenCheck } from '@mime-desktop/schema';
+import {
+  formatStep,
+  formatSubtask,
+  MimeError,
+  type Problem,
+  type RunEventData,
+  type ScreenCheck,
+} from '@mime-desktop/schema';
 
 /** The budgets of a run; each has a stable code in summary.json when it runs out (see `BUDGET_CODES`). */
 export type BudgetName = RunEventData<'budget_exhausted'>['budget'];
@@ -116,8 +123,8 @@ export class ReplayDivergenceError extends MimeError {
   constructor(details: DivergenceDetails, note?: string) {
     const where =
       details.step === null
-        ? `end of subtask ${details.subtask}`
-        : `step ${details.step} (${details.description})`;
+        ? `end of ${formatSubtask(details.subtask)}`
+        : `${formatStep(details.step)} (${details.description})`;
     const advice = details.regroundable
       ? 'If the app only moved or resized, the auto mode re-finds the target.'
       : 'The app is not in the state the recording shows (a dialog that did not open, another window in front): check it, or let the model work from the screen in the agent mode.';

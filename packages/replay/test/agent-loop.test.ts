@@ -270,7 +270,7 @@ describe('replay (agent mode, fake desktop)', () => {
     const { summary } = await result;
     expect(summary.outcome).toBe('failed');
     expect(summary.code).toBe('MIME_BUDGET_ITERATIONS');
-    expect(summary.reason).toContain('subtask 0 used all its iterations');
+    expect(summary.reason).toContain('subtask 1 used all its iterations');
     expect(summary.subtasks.map((s) => s.outcome)).toEqual(['failed', 'not_run']);
     expect(summary.budgets.iterations).toEqual({ used: 3, limit: 3 });
   });

@@ -147,7 +147,7 @@ describe('planHeal', () => {
       ['subtask-0', 'moved', 1, 1],
       ['subtask-1', 'agent', original.plan.subtasks[1]?.steps.length, 1],
     ]);
-    expect(all.changes[0]?.text).toMatch(/^step 0 \(.*\) is found at its new place$/);
+    expect(all.changes[0]?.text).toMatch(/^Step 1 \(.*\) is found at its new place$/);
     expect(all.changes[0]?.before[0]).toMatchObject({ in: 'workflow', point: was });
     expect(all.changes[0]?.after[0]).toMatchObject({ in: 'run', screenshot: 'frame.png', point: now });
     expect(all.changes[1]?.after[0]).toMatchObject({ action_type: 'RIGHT_CLICK', in: 'run', point: at });

@@ -3,7 +3,13 @@
  * suite with one test case per subtask; a batch is a suite with one test case per row. Built with
  * junit-report-builder; values are shown as the run shows them (sensitive ones as `{name}`).
  */
-import { type BatchFile, RUN_FILES, type RunSummary, writeFileAtomically } from '@mime-desktop/schema';
+import {
+  type BatchFile,
+  formatSubtask,
+  RUN_FILES,
+  type RunSummary,
+  writeFileAtomically,
+} from '@mime-desktop/schema';
 import type { Builder, TestCase } from 'junit-report-builder';
 import * as junitModule from 'junit-report-builder';
 
@@ -51,7 +57,7 @@ export function runJunit(summary: RunSummary, report: string | null): string {
     const test = suite
       .testCase()
       .className(summary.task_name)
-      .name(`subtask ${subtask.subtask_i}: ${subtask.text}`)
+      .name(`${formatSubtask(subtask.subtask_i)}: ${subtask.text}`)
       .time(seconds(subtask.duration_ms));
     if (subtask !== failing) mark(test, subtask.outcome, { code: null, reason: null });
     else mark(test, summary.outcome === 'aborted' ? 'aborted' : 'failed', summary);

@@ -4,6 +4,7 @@
  */
 
 import type { RunEventData } from '@mime-desktop/schema';
+import { formatStep } from '@mime-desktop/schema';
 import type { EmbeddedImage } from './embed-images.ts';
 import { type Html, html } from './html.ts';
 import { renderPair } from './render-shot.ts';
@@ -20,7 +21,7 @@ export function renderDivergence(
     shot: { id: `${id}-${side.replace(' ', '-')}`, name, image: images.get(name), alt: `${side}` },
   });
   return html`<div class="divergence">
-<p class="divergence-head"><span class="divergence-title">Divergence${data.step_i !== null && html` at step #${data.step_i}`}</span> ${score}</p>
+<p class="divergence-head"><span class="divergence-title">Divergence${data.step_i !== null && html` at ${formatStep(data.step_i)}`}</span> ${score}</p>
 <meter min="0" max="1" value="${data.similarity}" low="${data.threshold}" optimum="1"></meter>
 ${renderPair([shot(data.expected, 'expected'), shot(data.observed, 'observed')])}
 ${data.recorded_frame && data.live_frame && renderPair([shot(data.recorded_frame, 'recorded frame'), shot(data.live_frame, 'live frame')])}

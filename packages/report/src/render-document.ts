@@ -1,6 +1,7 @@
 /** The whole report page: one file, no network (a Content-Security-Policy forbids it), no required script. */
+
 import { createHash } from 'node:crypto';
-import { type HealFile, RUN_FILES } from '@mime-desktop/schema';
+import { formatStep, formatSubtask, type HealFile, RUN_FILES } from '@mime-desktop/schema';
 import type { TimelineBlock } from './build-timeline.ts';
 import type { EmbeddedImage } from './embed-images.ts';
 import { formatClock } from './format.ts';
@@ -49,8 +50,8 @@ function contentSecurityPolicy(): string {
 
 /** What a heal of this run would change in its workflow. */
 function renderHeal(heal: HealFile, dir: string) {
-  const steps = heal.regrounded.map((i) => `step ${i}`).join(', ');
-  const agent = heal.agent_subtasks.map((s) => `subtask ${s}`).join(', ');
+  const steps = heal.regrounded.map((i) => formatStep(i)).join(', ');
+  const agent = heal.agent_subtasks.map((s) => formatSubtask(s)).join(', ');
   const changes = [
     steps && `${steps} found at a new place`,
     agent && `${agent} done by the agent (${heal.actions.filter((a) => a.by === 'agent').length} actions)`,
@@ -70,9 +71,10 @@ export function renderDocument(doc: ReportDocument): string {
 ${renderHead(`${overview.taskName}: ${overview.outcome} · mime run ${overview.runId}`, contentSecurityPolicy())}
 <body>
 ${renderHeader(overview, run.workflow)}
+<main>
 ${run.heal && renderHeal(run.heal, run.dir)}
 ${renderContents(doc.blocks)}
-<main class="timeline">
+<div class="timeline">
 ${renderTimeline(doc.blocks, {
   images: doc.images,
   recorded: doc.recorded,
@@ -81,9 +83,10 @@ ${renderTimeline(doc.blocks, {
   workflow: run.workflow,
   stopped: overview.code === null ? null : { code: overview.code, reason: overview.reason },
 })}
-</main>
+</div>
 ${renderFinalScreen(doc.images)}
 ${memory?.task_memory && html`<section class="final"><h3>Task memory at the end</h3><p>${memory.task_memory}</p></section>`}
+</main>
 <footer>${renderFiles(run.files)}Run folder <code>${run.dir}</code> · started ${formatClock(overview.startedAt)} · report by <code>mime report</code>; sensitive values appear only as {name}.</footer>
 <script>${trustedHtml(REPORT_SCRIPT)}</script>
 </body>

@@ -85,7 +85,7 @@ ${fact('Success criteria', workflow?.success_criteria ?? null)}
 ${fact('Workflow', run.workflowDir && html`<code>${run.workflowDir}</code>`)}
 </dl>
 </header>
-<section class="panels">
+<section class="panels" aria-label="Params, model, budgets and extracts">
 <div class="panel"><h2>Params</h2>${renderParams(run, workflow)}</div>
 <div class="panel"><h2>Model</h2>${renderUsage(run)}</div>
 <div class="panel"><h2>Budgets</h2>${renderBudgets(run)}</div>

@@ -1,6 +1,7 @@
 /** The timeline of the report: subtasks and their turns, replans, divergences, what stopped the run. */
+
 import type { WorkflowStep } from '@mime-desktop/schema';
-import { listSteps } from '@mime-desktop/schema';
+import { formatStep, formatSubtask, listSteps } from '@mime-desktop/schema';
 import type { Notice, OutcomeCheck, Replan, SubtaskTimeline, TimelineBlock } from './build-timeline.ts';
 import { formatCount, formatDuration, formatOffset, plural } from './format.ts';
 import { type Html, html } from './html.ts';
@@ -85,7 +86,7 @@ function renderSteps(subtask: SubtaskTimeline, byIndex: ReadonlyMap<number, Work
       : html`${plural(steps.length, 'reference step')} · executed by ${[...new Set(steps.map((s) => s.executed_by))].join(', ')}`;
   const rows = steps.map((s) => {
     const step = byIndex.get(s.i);
-    return html`<tr><td class="num">#${s.i}</td><td><code>${step?.action_type ?? '?'}</code></td><td>${describeStep(step)}</td><td>${step?.action_value && html`<q class="value">${step.action_value}</q>`}</td>${!uniform && html`<td>${how(s)}</td><td class="muted">${s.reason}</td>`}</tr>`;
+    return html`<tr><td class="num">${formatStep(s.i, { title: true })}</td><td><code>${step?.action_type ?? '?'}</code></td><td>${describeStep(step)}</td><td>${step?.action_value && html`<q class="value">${step.action_value}</q>`}</td>${!uniform && html`<td>${how(s)}</td><td class="muted">${s.reason}</td>`}</tr>`;
   });
   return html`<details class="steps"><summary>${summary}</summary><table>${rows}</table></details>`;
 }
@@ -159,7 +160,7 @@ function renderReplan(replan: Replan, context: TimelineContext): Html {
   const trigger = data ? (REPLAN_TRIGGERS[data.trigger] ?? data.trigger) : 'failed';
   const model = renderModelUsage(replan.modelCall ? [replan.modelCall] : []);
   return html`<section class="replan" id="${id}">
-<header class="replan-head"><span class="replan-icon" aria-hidden="true">↻</span><h2>Replan ${replan.number}${replan.subtask_i !== null && html` of subtask ${replan.subtask_i}`}</h2><span class="pill pill-replan">${trigger}</span><span class="turn-time">${formatOffset(replan.at)}</span></header>
+<header class="replan-head"><span class="replan-icon" aria-hidden="true">↻</span><h2>Replan ${replan.number}${replan.subtask_i !== null && html` of ${formatSubtask(replan.subtask_i)}`}</h2><span class="pill pill-replan">${trigger}</span><span class="turn-time">${formatOffset(replan.at)}</span></header>
 ${data ? html`<p class="replan-reason">${data.reason}</p>` : renderCallout('bad', 'The replan did not return a plan', 'See the error below.')}
 <div class="replan-grid">
 <div class="turn-shot">${renderShot({ id, name, image: context.images.get(name), alt: `Screen the run replanned from (replan ${replan.number})` })}</div>

@@ -1,5 +1,7 @@
 /** A turn of a subtask in the timeline. */
+
 import type { RunEventData, Size, Workflow } from '@mime-desktop/schema';
+import { formatStep, formatSubtask } from '@mime-desktop/schema';
 import type { Turn } from './build-timeline.ts';
 import type { EmbeddedImage } from './embed-images.ts';
 import { formatDuration, formatOffset } from './format.ts';
@@ -82,7 +84,7 @@ function renderTurnShot(turn: Turn, id: string, context: TimelineContext): Html 
   let caption: Html | null = null;
   if (action) caption = captionAction(action, turn.action?.status ?? 'executed');
   else if (turn.step)
-    caption = html`<span class="cap-text">step #${turn.step.step_i}: ${turn.step.executed_by}</span>`;
+    caption = html`<span class="cap-text">${formatStep(turn.step.step_i, { title: true })}: ${turn.step.executed_by}</span>`;
   else if (turn.extract)
     caption = html`<span class="cap-text">extract <code>${turn.extract.variable}</code></span>`;
   else if (turn.done) caption = html`<span class="cap-text">✓ done</span>`;
@@ -91,14 +93,14 @@ function renderTurnShot(turn: Turn, id: string, context: TimelineContext): Html 
     id,
     name,
     image,
-    alt: `Screen at turn ${turn.iteration + 1} of subtask ${turn.subtask_i}`,
+    alt: `Screen at turn ${turn.iteration + 1} of ${formatSubtask(turn.subtask_i)}`,
     screen,
     marks: marks.some(Boolean) ? html`${marks}` : null,
     caption,
   };
   const stepI = turn.step?.step_i;
   const recorded = stepI === undefined ? undefined : context.recordedFrames.get(stepI);
-  if (!recorded) return renderShot(replayed);
+  if (stepI === undefined || !recorded) return renderShot(replayed);
   return renderPair([
     {
       label: 'recorded',
@@ -106,7 +108,7 @@ function renderTurnShot(turn: Turn, id: string, context: TimelineContext): Html 
         id: `${id}-recorded`,
         name: recorded,
         image: context.recorded.get(recorded),
-        alt: `Recorded screen of step #${stepI}`,
+        alt: `Recorded screen of ${formatStep(stepI)}`,
       },
     },
     { label: 'replayed', shot: replayed },
@@ -140,7 +142,7 @@ export function renderTurn(turn: Turn, context: TimelineContext, memory: MemoryT
   const id = `s${turn.subtask_i}-t${turn.iteration}`;
   const { call, action, step, extract, done } = turn;
   const tool = step
-    ? `step #${step.step_i}`
+    ? formatStep(step.step_i)
     : call
       ? call.name === 'computer_use'
         ? 'action'

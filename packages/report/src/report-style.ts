@@ -7,8 +7,8 @@ export const REPORT_CSS = `
 :root {
   color-scheme: light dark;
   --bg: #f5f6f8; --card: #ffffff; --sunk: #f0f2f5; --text: #1b2029; --muted: #626b79; --line: #e1e4e9;
-  --accent: #3656d6; --ok: #1a7f37; --ok-bg: #dcf5e3; --bad: #c4262e; --bad-bg: #fde8e8;
-  --warn: #8a5a00; --warn-bg: #fdf3cf; --info: #5a45c8; --info-bg: #ebe7fd; --idle: #6b7280; --idle-bg: #eceef1;
+  --accent: #3656d6; --ok: #146c2e; --ok-bg: #dcf5e3; --bad: #c4262e; --bad-bg: #fde8e8;
+  --warn: #8a5a00; --warn-bg: #fdf3cf; --info: #5a45c8; --info-bg: #ebe7fd; --idle: #5b626e; --idle-bg: #eceef1;
   --mark: #ff2d6f; --shadow: 0 1px 2px rgb(16 24 40 / 6%), 0 1px 3px rgb(16 24 40 / 8%);
   --mono: ui-monospace, "SF Mono", SFMono-Regular, Menlo, Consolas, "Liberation Mono", monospace;
 }

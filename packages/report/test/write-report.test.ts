@@ -209,7 +209,7 @@ describe('writeReport', () => {
       },
     });
     const page = await renderReport(dir);
-    expect(page).toContain('<span class="tool tool-step">step #3</span>');
+    expect(page).toContain('<span class="tool tool-step">step 4</span>');
     expect(page).toContain(
       '<span class="exec exec-regrounded">regrounded</span> <span class="muted">score 0.91</span>',
     );

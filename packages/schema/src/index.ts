@@ -11,6 +11,7 @@ export * from './json-files.ts';
 export * from './json-schema.ts';
 export * from './keys.ts';
 export * from './model-outputs.ts';
+export * from './numbering.ts';
 export * from './optimized-plan.ts';
 export * from './paths.ts';
 export * from './recording.ts';

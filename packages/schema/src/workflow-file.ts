@@ -14,10 +14,14 @@ import { sortProblems, zodProblems } from './zod-problems.ts';
 export const WORKFLOW_FILE = 'schema.json';
 export const WORKFLOW_JSON_SCHEMA_FILE = 'workflow.schema.json';
 
-/** A checked workflow; `warnings` say what reading an older layout changed (a stored secret ignored). */
+/**
+ * A checked workflow; `warnings` say what reading an older layout changed (a stored secret ignored).
+ * When only cross-field rules fail (a template of no param, a dependency out of order), `draft` is the
+ * document as parsed, still a workflow to edit further; it is null when the shape itself is wrong.
+ */
 export type WorkflowCheck =
   | { ok: true; workflow: WorkflowType; from: WorkflowLayout; warnings: Problem[] }
-  | { ok: false; problems: Problem[]; from: WorkflowLayout; warnings: Problem[] };
+  | { ok: false; problems: Problem[]; from: WorkflowLayout; warnings: Problem[]; draft: WorkflowType | null };
 
 function dedupe(problems: Problem[]): Problem[] {
   const seen = new Set<string>();
@@ -45,7 +49,7 @@ export function checkWorkflow(document: unknown, context: WorkflowContext = {}):
   );
   const { from, warnings } = upgrade;
   if (parsed.success && problems.length === 0) return { ok: true, workflow: parsed.data, from, warnings };
-  return { ok: false, problems, from, warnings };
+  return { ok: false, problems, from, warnings, draft: parsed.success ? parsed.data : null };
 }
 
 /** A workflow folder or a schema.json path -> the schema.json path. */

@@ -218,8 +218,9 @@ function upgradeAiMimeStep(step: Loose, i: number, path: string, problems: Probl
 
 /**
  * One ai_mime param as mime's: a free-form type (`date`, `str`) read as mime's, a number or true/false
- * example read as its text (ai_mime's replay does `str(example)`: src/ai_mime/replay/engine.py at 012e1ec), a `default` used when there is no
- * example, a sensitive param's stored example dropped; the original type, example and `default` kept.
+ * example read as its text (ai_mime's replay does `str(example)`: src/ai_mime/replay/engine.py at 012e1ec), a `default`
+ * read as mime's (the value a run uses when given none), a sensitive param's stored example dropped;
+ * the original type, example and `default` kept.
  */
 function upgradeAiMimeParam(param: Loose, path: string, warnings: Problem[]): Loose {
   const { fields, kept } = splitKnown(param, PARAM_KEYS, path, warnings);
@@ -240,15 +241,20 @@ function upgradeAiMimeParam(param: Loose, path: string, warnings: Problem[]): Lo
         message: `"${name}" is a ${declared} but its example is the ${kind} ${JSON.stringify(param.example)}: it is read as the text "${fields.example}"; write it as a string or change the type`,
       });
   }
-  if ('default' in param && param.default !== null) {
-    const fallback =
-      scalar(param.default) || typeof param.default === 'string' ? String(param.default) : null;
-    if (fields.example === null || fields.example === undefined) fields.example = fallback;
-    else if (fallback !== fields.example)
+  // A default is mime's too: the value a run uses when given none (issue 35's one explicit fill-in).
+  // Kept as ai_mime wrote it (a number stays a number); one that is not a value is left to ai_mime.
+  if (param.default !== null && param.default !== undefined) {
+    if (scalar(param.default) || typeof param.default === 'string') {
+      fields.default = String(param.default);
+      if (typeof param.default !== 'string') kept.default = param.default;
+    } else {
+      delete fields.default;
+      kept.default = param.default;
       warnings.push({
         path: `${path}.default`,
-        message: `"${name}" has default ${JSON.stringify(param.default)} but example ${JSON.stringify(param.example)}: mime uses the example when no value is given (ai_mime reads no default here); make them agree`,
+        message: `"${name}" has a default that is not a text, number or true/false: mime ignores it; write it as one of those`,
       });
+    }
   }
   if (param.sensitive === true && fields.example !== null && fields.example !== undefined) {
     fields.example = null;

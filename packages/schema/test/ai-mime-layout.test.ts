@@ -75,6 +75,7 @@ describe("ai_mime's v2 layout, as its marketplace workflows have it", () => {
       name: 'result_limit',
       type: 'integer',
       example: '3',
+      default: '3',
       kept: { example: 3, default: 3 },
     });
     expect(places.checked.warnings).toEqual([]);
@@ -83,20 +84,20 @@ describe("ai_mime's v2 layout, as its marketplace workflows have it", () => {
     expect(expense.checked.workflow.task_params[0]).toMatchObject({ type: 'string', kept: { type: 'date' } });
   });
 
-  it('warns where a param is unusual: a number example of a string, a default that disagrees, an unknown key', async () => {
+  it('warns where a param is unusual: a number example of a string, a default that is no value, an unknown key', async () => {
     const { checked } = await check('find-places-and-message', (doc) => {
       doc.task_params[0].example = 42;
       doc.task_params[2].default = 5;
       doc.task_params[2].example = null;
-      doc.task_params[1].default = 'Sam';
+      doc.task_params[1].default = { name: 'Sam' };
     });
     expect(checked.ok).toBe(true);
     expect(checked.warnings.map((w) => `${w.path}: ${w.message}`)).toEqual([
       'task_params[0].example: "search_query" is a string but its example is the number 42: it is read as the text "42"; write it as a string or change the type',
-      'task_params[1].default: "contact_name" has default "Sam" but example "Alex Doe": mime uses the example when no value is given (ai_mime reads no default here); make them agree',
+      'task_params[1].default: "contact_name" has a default that is not a text, number or true/false: mime ignores it; write it as one of those',
     ]);
-    // With no example, the default is the value.
-    expect(checked.ok && checked.workflow.task_params[2]?.example).toBe('5');
+    // The default is the value a run uses when given none; the example stays what was recorded (none).
+    expect(checked.ok && checked.workflow.task_params[2]).toMatchObject({ example: null, default: '5' });
     const expense = await check('record-expense-in-sheet');
     expect(expense.checked.warnings.map((w) => w.path)).toEqual([
       'plan.subtasks[1].steps[3].note_for_reviewer',

@@ -1,5 +1,15 @@
+export { StudioEditError } from './edit-error.ts';
 export { acceptHeal, type HealReview, reviewHeal } from './heal-review.ts';
 export { MessageLog } from './message-log.ts';
+export {
+  addSubtask,
+  deleteStep,
+  deleteSubtask,
+  duplicateStep,
+  duplicateSubtask,
+  moveStep,
+  moveSubtask,
+} from './plan-edits.ts';
 export { ReflectManager, type ReflectMessage, type StudioReflect } from './reflect-manager.ts';
 export { RunManager, type RunMessage, RunRefusedError, type StudioRun } from './run-manager.ts';
 export { type Studio, StudioListenError, type StudioOptions, startStudio, studioApp } from './server.ts';
@@ -8,18 +18,14 @@ export {
   addParam,
   applyEdit,
   deleteParam,
-  deleteStep,
-  deleteSubtask,
   makeParam,
-  moveStep,
-  moveSubtask,
   removeDependency,
   renameParam,
   type StepFields,
-  StudioEditError,
   setParam,
   setStep,
   setSubtaskText,
+  setWorkflow,
   upstreamExtracts,
   type WorkflowEdit,
 } from './workflow-edits.ts';

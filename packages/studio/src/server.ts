@@ -10,7 +10,6 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { serve } from '@hono/node-server';
 import {
-  checkWorkflow,
   FileReadError,
   isMimeError,
   MimeError,
@@ -25,11 +24,13 @@ import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
 import { secureHeaders } from 'hono/secure-headers';
 import { streamSSE } from 'hono/streaming';
+import { StudioEditError } from './edit-error.ts';
 import { acceptHeal, reviewHeal } from './heal-review.ts';
 import type { MessageLog } from './message-log.ts';
 import { ReflectManager } from './reflect-manager.ts';
 import { RunManager, RunRefusedError } from './run-manager.ts';
-import { applyEdit, StudioEditError, type WorkflowEdit } from './workflow-edits.ts';
+import { checkDraft, editDraft } from './workflow-draft.ts';
+import type { WorkflowEdit } from './workflow-edits.ts';
 import {
   RecordingNotFoundError,
   RunNotFoundError,
@@ -43,9 +44,11 @@ const COOKIE = 'mime_studio';
 /** The largest request body (a workflow being saved). */
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const ASSETS = fileURLToPath(new URL('../assets/', import.meta.url));
+/** The page's files: its modules (served as they are, no build step) and its style sheet. */
+const ASSET_NAME = /^[a-z][a-z-]*\.(js|css)$/;
 const ASSET_TYPES: Record<string, string> = {
-  'app.js': 'text/javascript; charset=utf-8',
-  'style.css': 'text/css; charset=utf-8',
+  js: 'text/javascript; charset=utf-8',
+  css: 'text/css; charset=utf-8',
 };
 
 export interface StudioOptions {
@@ -191,6 +194,8 @@ function asset(name: string): Promise<string> {
   let text = assets.get(name);
   if (!text) {
     text = readFile(`${ASSETS}${name}`, 'utf8');
+    // A name that is no file is not kept.
+    text.catch(() => assets.delete(name));
     assets.set(name, text);
   }
   return text;
@@ -242,9 +247,10 @@ export function studioApp(
   app.get('/', async (c) => c.html(await asset('index.html')));
   app.get('/assets/:name', async (c) => {
     const name = c.req.param('name');
-    const type = ASSET_TYPES[name];
-    if (!type) return fail(c, 404, 'MIME_NOT_FOUND', `no asset ${name}`);
-    return c.body(await asset(name), 200, { 'content-type': type, 'cache-control': 'private, max-age=300' });
+    const type = ASSET_TYPES[ASSET_NAME.exec(name)?.[1] ?? ''];
+    const text = type ? await asset(name).catch(() => null) : null;
+    if (!type || text === null) return fail(c, 404, 'MIME_NOT_FOUND', `no asset ${name}`);
+    return c.body(text, 200, { 'content-type': type, 'cache-control': 'private, max-age=300' });
   });
   app.get('/api/workflows', async (c) => c.json(await store.list()));
   app.get('/api/workflows/:id', async (c) => c.json(await store.open(c.req.param('id'))));
@@ -277,10 +283,20 @@ export function studioApp(
         'send {"workflow": {...}, "edit": {"kind": "make-param", ...}}',
       );
     }
-    // The draft the page holds is checked first: an edit applies to a valid workflow only.
-    const checked = checkWorkflow(body.workflow);
-    if (!checked.ok) throw new WorkflowInvalidError(checked.problems);
-    return c.json({ workflow: applyEdit(checked.workflow, body.edit) });
+    // Every edit goes into the draft, problems or not: they come back with it to be fixed.
+    return c.json(editDraft(body.workflow, body.edit));
+  });
+  app.post('/api/workflows/:id/duplicate', async (c) => {
+    const body = (await c.req.json().catch(() => null)) as { name?: unknown } | null;
+    if (typeof body?.name !== 'string') {
+      return fail(c, 400, 'MIME_BAD_REQUEST', 'send {"name": "<the name of the copy>"}');
+    }
+    return c.json({ id: await store.duplicate(c.req.param('id'), body.name) });
+  });
+  app.post('/api/workflows/:id/check', async (c) => {
+    const body = (await c.req.json().catch(() => null)) as { workflow?: unknown } | null;
+    if (!body?.workflow) return fail(c, 400, 'MIME_BAD_REQUEST', 'send {"workflow": {...}}');
+    return c.json({ problems: checkDraft(body.workflow).problems });
   });
   app.post('/api/workflows/:id/runs', async (c) => {
     const id = c.req.param('id');

@@ -10,18 +10,28 @@
  *   Its example, description and sensitive flag change in place (a secret keeps no example).
  * - A subtask's text (its instruction and "Expected outcome: ..."), templates checked on save.
  * - Dependencies of a subtask: only variables extracted by an earlier subtask.
- * - A step's fields (intent, target, value, expected outcome); steps moved within their subtask and
- *   subtasks within the plan, or deleted: numbers follow the plan order, and a change that would
- *   leave a value used before it is extracted (or not at all) is refused, naming it.
+ * - The workflow's name and description; a step's fields (intent, target, value, expected outcome).
+ * - The plan's order and shape (plan-edits.ts): steps and subtasks moved, deleted or duplicated, a
+ *   subtask added.
  */
-import { checkWorkflow, IDENTIFIER, MimeError, type Workflow, type WorkflowStep } from '@mime-desktop/schema';
-
-/** A change the workflow cannot take: no such step, nothing to make a param of, a bad name. */
-export class StudioEditError extends MimeError {
-  constructor(message: string) {
-    super('MIME_STUDIO_EDIT', message);
-  }
-}
+import {
+  formatStep,
+  formatSubtask,
+  IDENTIFIER,
+  type Workflow,
+  type WorkflowStep,
+} from '@mime-desktop/schema';
+import { StudioEditError } from './edit-error.ts';
+import {
+  addSubtask,
+  deleteStep,
+  deleteSubtask,
+  duplicateStep,
+  duplicateSubtask,
+  moveStep,
+  moveSubtask,
+  stepAt,
+} from './plan-edits.ts';
 
 /** An edit of a workflow, as the page asks for it. */
 export type WorkflowEdit =
@@ -37,7 +47,11 @@ export type WorkflowEdit =
   | { kind: 'move-step'; step_i: number; by: -1 | 1 }
   | { kind: 'delete-step'; step_i: number }
   | { kind: 'move-subtask'; subtask_i: number; by: -1 | 1 }
-  | { kind: 'delete-subtask'; subtask_i: number };
+  | { kind: 'delete-subtask'; subtask_i: number }
+  | { kind: 'duplicate-step'; step_i: number }
+  | { kind: 'add-subtask'; after: number; text: string }
+  | { kind: 'duplicate-subtask'; subtask_i: number }
+  | { kind: 'set-workflow'; name?: string; description?: string };
 
 /** The fields of a step a person edits; those left out stay as they are. */
 export interface StepFields {
@@ -79,6 +93,14 @@ export function applyEdit(workflow: Workflow, edit: WorkflowEdit): Workflow {
       return moveSubtask(workflow, edit.subtask_i, edit.by);
     case 'delete-subtask':
       return deleteSubtask(workflow, edit.subtask_i);
+    case 'duplicate-step':
+      return duplicateStep(workflow, edit.step_i);
+    case 'add-subtask':
+      return addSubtask(workflow, edit.after, edit.text ?? '');
+    case 'duplicate-subtask':
+      return duplicateSubtask(workflow, edit.subtask_i);
+    case 'set-workflow':
+      return setWorkflow(workflow, edit);
     default:
       // The page's request is data: an edit this studio does not know is refused, named.
       throw new StudioEditError(`no edit named ${JSON.stringify((edit as { kind: unknown }).kind)}`);
@@ -143,13 +165,15 @@ export function makeParam(
   const { name } = request;
   checkNewName(workflow, name);
   const step = workflow.plan.subtasks.flatMap((s) => s.steps).find((s) => s.i === request.step_i);
-  if (!step) throw new StudioEditError(`the workflow has no step ${request.step_i}`);
+  if (!step) throw new StudioEditError(`the workflow has no ${formatStep(request.step_i)}`);
   const value = step.action_value ?? '';
   if (step.action_type !== 'TYPE' || value.trim() === '') {
-    throw new StudioEditError(`step ${step.i} types no text: only a typed value can become a param`);
+    throw new StudioEditError(`${formatStep(step.i)} types no text: only a typed value can become a param`);
   }
   if (/\{[A-Za-z_]\w*\}/.test(value)) {
-    throw new StudioEditError(`step ${step.i} already types a template (${value}): it is a param already`);
+    throw new StudioEditError(
+      `${formatStep(step.i)} already types a template (${value}): it is a param already`,
+    );
   }
   const sensitive = request.sensitive ?? false;
   const changed = mapTexts(workflow, (text) => templated(text, value, name));
@@ -160,7 +184,7 @@ export function makeParam(
       {
         name,
         type: 'string',
-        description: request.description ?? `the text typed at step ${step.i}`,
+        description: request.description ?? `the text typed at ${formatStep(step.i)}`,
         // A secret's value is never stored, not even as its example.
         example: sensitive ? null : value,
         sensitive,
@@ -260,10 +284,10 @@ export function setParam(
 /** The workflow with subtask `subtask_i`'s text (instruction and expected outcome) replaced. */
 export function setSubtaskText(workflow: Workflow, subtask_i: number, text: string): Workflow {
   if (!workflow.plan.subtasks.some((s) => s.subtask_i === subtask_i)) {
-    throw new StudioEditError(`the workflow has no subtask ${subtask_i}`);
+    throw new StudioEditError(`the workflow has no ${formatSubtask(subtask_i)}`);
   }
   if (text.trim() === '')
-    throw new StudioEditError(`subtask ${subtask_i + 1} needs a text: say what it does`);
+    throw new StudioEditError(`${formatSubtask(subtask_i)} needs a text: say what it does`);
   return {
     ...workflow,
     plan: {
@@ -276,7 +300,7 @@ export function setSubtaskText(workflow: Workflow, subtask_i: number, text: stri
 /** The variables the subtasks before `subtask_i` extract: what it may depend on. */
 export function upstreamExtracts(workflow: Workflow, subtask_i: number): string[] {
   const index = workflow.plan.subtasks.findIndex((s) => s.subtask_i === subtask_i);
-  if (index < 0) throw new StudioEditError(`the workflow has no subtask ${subtask_i}`);
+  if (index < 0) throw new StudioEditError(`the workflow has no ${formatSubtask(subtask_i)}`);
   return workflow.plan.subtasks
     .slice(0, index)
     .flatMap((s) => s.steps)
@@ -304,12 +328,12 @@ export function addDependency(workflow: Workflow, subtask_i: number, variable: s
   const offered = upstreamExtracts(workflow, subtask_i);
   if (!offered.includes(variable)) {
     throw new StudioEditError(
-      `subtask ${subtask_i} can use only what an earlier subtask extracts (${offered.length > 0 ? offered.join(', ') : 'none does'}), not ${variable}`,
+      `${formatSubtask(subtask_i)} can use only what an earlier subtask extracts (${offered.length > 0 ? offered.join(', ') : 'none does'}), not ${variable}`,
     );
   }
   const subtask = workflow.plan.subtasks.find((s) => s.subtask_i === subtask_i);
   if (subtask?.dependencies.includes(variable)) {
-    throw new StudioEditError(`subtask ${subtask_i} uses ${variable} already`);
+    throw new StudioEditError(`${formatSubtask(subtask_i)} uses ${variable} already`);
   }
   return withDependencies(workflow, subtask_i, (deps) => [...deps, variable]);
 }
@@ -320,44 +344,6 @@ export function removeDependency(workflow: Workflow, subtask_i: number, variable
   return withDependencies(workflow, subtask_i, (deps) => deps.filter((d) => d !== variable));
 }
 
-/** Where step `step_i` is: its subtask's index in the plan and its index in that subtask. */
-function stepAt(workflow: Workflow, step_i: number): { k: number; j: number; step: WorkflowStep } {
-  for (const [k, subtask] of workflow.plan.subtasks.entries()) {
-    const j = subtask.steps.findIndex((s) => s.i === step_i);
-    if (j >= 0) return { k, j, step: subtask.steps[j] as WorkflowStep };
-  }
-  throw new StudioEditError(`the workflow has no step ${step_i}`);
-}
-
-function subtaskIndex(workflow: Workflow, subtask_i: number): number {
-  const k = workflow.plan.subtasks.findIndex((s) => s.subtask_i === subtask_i);
-  if (k < 0) throw new StudioEditError(`the workflow has no subtask ${subtask_i}`);
-  return k;
-}
-
-/**
- * The plan with its subtasks and steps numbered again in plan order, checked: an order that uses a
- * value before a subtask extracts it (or one no subtask extracts any more) is refused, saying where.
- */
-function renumbered(workflow: Workflow, subtasks: Workflow['plan']['subtasks'], what: string): Workflow {
-  let next = 0;
-  const plan = {
-    ...workflow.plan,
-    subtasks: subtasks.map((subtask, k) => ({
-      ...subtask,
-      subtask_i: k,
-      steps: subtask.steps.map((step) => ({ ...step, i: next++ })),
-    })),
-  };
-  const result = { ...workflow, plan };
-  const checked = checkWorkflow(result);
-  if (!checked.ok) {
-    const [first] = checked.problems;
-    throw new StudioEditError(`${what} would leave the workflow invalid (${first?.path}: ${first?.message})`);
-  }
-  return result;
-}
-
 /** The workflow with step `step_i`'s intent, target, value or expected outcome changed. */
 export function setStep(workflow: Workflow, step_i: number, fields: StepFields): Workflow {
   const { step } = stepAt(workflow, step_i);
@@ -366,7 +352,7 @@ export function setStep(workflow: Workflow, step_i: number, fields: StepFields):
     ['target', fields.target],
   ] as const) {
     if (value !== undefined && value.trim() === '')
-      throw new StudioEditError(`step ${step_i + 1} needs its ${name}: say it in words`);
+      throw new StudioEditError(`${formatStep(step_i)} needs its ${name}: say it in words`);
   }
   const value = fields.action_value === undefined ? step.action_value : fields.action_value;
   // A TYPE or KEYPRESS may have none (null, as ai_mime writes them: the recorded value, else the model's),
@@ -374,7 +360,7 @@ export function setStep(workflow: Workflow, step_i: number, fields: StepFields):
   const unset = value === null && (step.action_type === 'TYPE' || step.action_type === 'KEYPRESS');
   if (['TYPE', 'KEYPRESS', 'EXTRACT'].includes(step.action_type) && !unset && (value ?? '').trim() === '') {
     throw new StudioEditError(
-      `step ${step_i + 1} (${step.action_type}) needs a value: ${step.action_type === 'TYPE' ? 'the text it types' : step.action_type === 'KEYPRESS' ? 'the keys it presses' : 'what it reads'}`,
+      `${formatStep(step_i)} (${step.action_type}) needs a value: ${step.action_type === 'TYPE' ? 'the text it types' : step.action_type === 'KEYPRESS' ? 'the keys it presses' : 'what it reads'}`,
     );
   }
   const changed: WorkflowStep = {
@@ -397,56 +383,14 @@ export function setStep(workflow: Workflow, step_i: number, fields: StepFields):
   };
 }
 
-/** The workflow with step `step_i` one place earlier (`by` -1) or later (1) in its subtask. */
-export function moveStep(workflow: Workflow, step_i: number, by: -1 | 1): Workflow {
-  if (by !== -1 && by !== 1) throw new StudioEditError('a step moves by one place: by is -1 or 1');
-  const { k, j } = stepAt(workflow, step_i);
-  const steps = [...(workflow.plan.subtasks[k]?.steps ?? [])];
-  const to = j + by;
-  if (to < 0 || to >= steps.length) {
-    throw new StudioEditError(
-      `step ${step_i + 1} is the ${by < 0 ? 'first' : 'last'} of its subtask: it moves only within it`,
-    );
-  }
-  [steps[j], steps[to]] = [steps[to] as WorkflowStep, steps[j] as WorkflowStep];
-  const subtasks = workflow.plan.subtasks.map((s, n) => (n === k ? { ...s, steps } : s));
-  return renumbered(workflow, subtasks, `moving step ${step_i + 1}`);
-}
-
-/** The workflow without step `step_i`. */
-export function deleteStep(workflow: Workflow, step_i: number): Workflow {
-  const { k } = stepAt(workflow, step_i);
-  const subtasks = workflow.plan.subtasks.map((s, n) =>
-    n === k ? { ...s, steps: s.steps.filter((x) => x.i !== step_i) } : s,
-  );
-  return renumbered(workflow, subtasks, `deleting step ${step_i + 1}`);
-}
-
-/** The workflow with subtask `subtask_i` one place earlier (`by` -1) or later (1) in the plan. */
-export function moveSubtask(workflow: Workflow, subtask_i: number, by: -1 | 1): Workflow {
-  if (by !== -1 && by !== 1) throw new StudioEditError('a subtask moves by one place: by is -1 or 1');
-  const k = subtaskIndex(workflow, subtask_i);
-  const subtasks = [...workflow.plan.subtasks];
-  const to = k + by;
-  if (to < 0 || to >= subtasks.length) {
-    throw new StudioEditError(`subtask ${subtask_i + 1} is the ${by < 0 ? 'first' : 'last'} of the plan`);
-  }
-  [subtasks[k], subtasks[to]] = [subtasks[to], subtasks[k]] as [
-    Workflow['plan']['subtasks'][number],
-    Workflow['plan']['subtasks'][number],
-  ];
-  return renumbered(workflow, subtasks, `moving subtask ${subtask_i + 1}`);
-}
-
-/** The workflow without subtask `subtask_i` and its steps. */
-export function deleteSubtask(workflow: Workflow, subtask_i: number): Workflow {
-  const k = subtaskIndex(workflow, subtask_i);
-  if (workflow.plan.subtasks.length === 1) {
-    throw new StudioEditError('a workflow keeps at least one subtask: this is its only one');
-  }
-  return renumbered(
-    workflow,
-    workflow.plan.subtasks.filter((_, n) => n !== k),
-    `deleting subtask ${subtask_i + 1}`,
-  );
+/** The workflow renamed (`task_name`) or described again (`task_description_user`). */
+export function setWorkflow(workflow: Workflow, change: { name?: string; description?: string }): Workflow {
+  const name = change.name?.trim();
+  if (name !== undefined && name === '')
+    throw new StudioEditError('a workflow needs a name: say what it does');
+  return {
+    ...workflow,
+    task_name: name ?? workflow.task_name,
+    task_description_user: change.description?.trim() ?? workflow.task_description_user,
+  };
 }

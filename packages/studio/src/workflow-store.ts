@@ -9,7 +9,8 @@
  */
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { cp, mkdir } from 'node:fs/promises';
+import { basename, join } from 'node:path';
 import {
   backupStamp,
   checkWorkflow,
@@ -27,6 +28,7 @@ import {
   readWorkflowContext,
   readWorkflowEntry,
   resolveInside,
+  slugOf,
   upgradeWorkflowDocument,
   WORKFLOW_FILE,
   type Workflow,
@@ -34,6 +36,7 @@ import {
   withFolderLock,
   writeWorkflow,
 } from '@mime-desktop/schema';
+import { StudioEditError } from './edit-error.ts';
 
 /** No workflow of that name in the home. */
 export class WorkflowNotFoundError extends MimeError {
@@ -84,6 +87,9 @@ export class RecordingNotFoundError extends MimeError {
 
 /** The largest report.html the studio shows (its screenshots are embedded). */
 const MAX_REPORT_BYTES = 64 * 1024 * 1024;
+/** What a copy of a workflow leaves out: its runs, its backups, its lock. */
+const notCopied = (name: string) =>
+  name === RUNS_FOLDER || name === '.mime.lock' || /^schema\.\d{8}T\d+Z(-\d+)?\.json$/.test(name);
 /** A folder name: a workflow's or a run's. */
 const FOLDER_NAME = /^\w[\w.-]*$/;
 
@@ -255,6 +261,37 @@ export class WorkflowStore {
       await writeWorkflow(file, checked.workflow, checked.from === 'v2' ? onDisk : checked.from);
       return { version: versionOf(await readRegularFile(file, MAX_JSON_BYTES)), previous };
     });
+  }
+
+  /**
+   * A copy of workflow `id` as saved, named `name`, in a folder of its own (the name's slug, numbered
+   * when taken): its recording, screenshots and schema, not its runs, backups or lock. Returns its id.
+   */
+  async duplicate(id: string, name: string): Promise<string> {
+    const taskName = name.trim();
+    if (taskName === '') throw new StudioEditError('a copy needs a name: say how it differs');
+    const { dir, workflow } = await this.#read(id);
+    const workflows = join(this.home, 'workflows');
+    const base = slugOf(taskName, '-', 60) || 'workflow';
+    for (let n = 1; ; n += 1) {
+      const copy = n === 1 ? base : `${base}-${n}`;
+      const target = join(workflows, copy);
+      // Making the folder claims the name: two copies at once never share one.
+      const made = await mkdir(target, { mode: 0o700 }).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === 'EEXIST') return false;
+          throw error;
+        },
+      );
+      if (!made) continue;
+      await cp(dir, target, {
+        recursive: true,
+        filter: (source) => source === dir || !notCopied(basename(source)),
+      });
+      await writeWorkflow(join(target, WORKFLOW_FILE), { ...workflow, task_name: taskName });
+      return copy;
+    }
   }
 
   /** A screenshot of workflow `id` by its path in the folder (a PNG inside it, bounded). */

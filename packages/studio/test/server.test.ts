@@ -121,6 +121,19 @@ describe('the studio server', () => {
     expect(frame.headers['content-type']).toBe('image/png');
   });
 
+  it("serves the page's modules as they are, each one its page imports, and nothing else of the folder", async () => {
+    const app = await send('/assets/app.js', { headers: { cookie } });
+    expect(app.status).toBe(200);
+    expect(app.headers['content-type']).toBe('text/javascript; charset=utf-8');
+    const imported = [...app.body.matchAll(/from '\.\/([a-z-]+\.js)'/g)].map((m) => m[1]);
+    expect(imported).toContain('workflow-page.js');
+    for (const name of imported)
+      expect((await send(`/assets/${name}`, { headers: { cookie } })).status).toBe(200);
+    for (const name of ['nope.js', 'index.html', '..%2Fpackage.json', 'App.js']) {
+      expect((await send(`/assets/${name}`, { headers: { cookie } })).status, name).toBe(404);
+    }
+  });
+
   it('refuses a write from another Origin, without one, or without the studio header (CSRF)', async () => {
     const opened = JSON.parse((await send('/api/workflows/play-song', { headers: { cookie } })).body);
     const body = { workflow: opened.workflow, version: opened.version };
@@ -202,6 +215,37 @@ describe('the studio server', () => {
     expect(JSON.parse(unknown.body).error.message).toBe('no edit named "format-disk"');
     const invalid = await edit({ workflow: { task_name: 1 }, edit: { kind: 'delete-param', name: 'x' } });
     expect(invalid.status).toBe(422);
+  });
+
+  it('keeps editing a draft with problems, returning them with each edit, and checks a draft on request', async () => {
+    const opened = JSON.parse((await send('/api/workflows/play-song', { headers: { cookie } })).body);
+    const edit = (body: unknown) =>
+      send('/api/workflows/play-song/edit', { method: 'POST', headers: pageWrite(), body });
+    const typing = opened.workflow.plan.subtasks[0].steps.find(
+      (s: { action_type: string }) => s.action_type === 'TYPE',
+    );
+    const broken = await edit({
+      workflow: opened.workflow,
+      edit: { kind: 'set-step', step_i: typing.i, fields: { action_value: '{artist}' } },
+    });
+    expect(broken.status, broken.body).toBe(200);
+    const { workflow, problems } = JSON.parse(broken.body);
+    expect(problems).toEqual([
+      {
+        path: `plan.subtasks[0].steps[${typing.i}].action_value`,
+        message: '{artist} names no declared param and no extract; declare it in task_params or fix the name',
+      },
+    ]);
+    // The fix the problem names is an edit of that draft, not refused for its problem.
+    const fixed = await edit({ workflow, edit: { kind: 'add-param', name: 'artist', example: 'Muse' } });
+    expect(fixed.status, fixed.body).toBe(200);
+    expect(JSON.parse(fixed.body).problems).toEqual([]);
+    const checked = await send('/api/workflows/play-song/check', {
+      method: 'POST',
+      headers: pageWrite(),
+      body: { workflow },
+    });
+    expect(JSON.parse(checked.body).problems).toHaveLength(1);
   });
 
   it('refuses a request body over its bound, reading no more of it', async () => {
@@ -331,5 +375,35 @@ describe('the studio server', () => {
     });
     expect(after).not.toContain('4821');
     expect((await loadWorkflow(dir)).warnings).toEqual([]);
+  });
+
+  it('duplicates a workflow under a new name, in a folder of its own, without its runs or backups', async () => {
+    const original = join(home, 'workflows', 'play-song');
+    await mkdir(join(original, '.replay', '20261122T154259Z-e62b'), { recursive: true });
+    await writeFile(join(original, 'schema.20261101T000000000Z.json'), '{}');
+    const duplicate = (body: unknown) =>
+      send('/api/workflows/play-song/duplicate', { method: 'POST', headers: pageWrite(), body });
+    const first = await duplicate({ name: ' play song fast ' });
+    expect(first.status, first.body).toBe(200);
+    expect(JSON.parse(first.body)).toEqual({ id: 'play-song-fast' });
+    expect(JSON.parse((await duplicate({ name: 'play song fast' })).body)).toEqual({
+      id: 'play-song-fast-2',
+    });
+    const copy = join(home, 'workflows', 'play-song-fast');
+    const names = await readdir(copy);
+    expect(names).toEqual(expect.arrayContaining(['schema.json', 'manifest.jsonl', 'screenshots']));
+    expect(names.filter((n) => n === '.replay' || /^schema\.\d/.test(n))).toEqual([]);
+    expect((await loadWorkflow(copy)).workflow.task_name).toBe('play song fast');
+    const listed = JSON.parse((await send('/api/workflows', { headers: { cookie } })).body);
+    const copies = listed.workflows.filter((w: { id: string }) => w.id.startsWith('play-song-fast'));
+    expect(copies.map((w: { id: string; name: string }) => [w.id, w.name]).sort()).toEqual([
+      ['play-song-fast', 'play song fast'],
+      ['play-song-fast-2', 'play song fast'],
+    ]);
+    const unnamed = await duplicate({ name: '  ' });
+    expect([unnamed.status, JSON.parse(unnamed.body).error.message]).toEqual([
+      400,
+      'a copy needs a name: say how it differs',
+    ]);
   });
 });

@@ -6,21 +6,27 @@
 import { readFile } from 'node:fs/promises';
 import { checkWorkflow, type Workflow } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
+import { StudioEditError } from '../src/edit-error.ts';
+import {
+  addSubtask,
+  deleteStep,
+  deleteSubtask,
+  duplicateStep,
+  duplicateSubtask,
+  moveStep,
+  moveSubtask,
+} from '../src/plan-edits.ts';
 import {
   addDependency,
   addParam,
   deleteParam,
-  deleteStep,
-  deleteSubtask,
   makeParam,
-  moveStep,
-  moveSubtask,
   removeDependency,
   renameParam,
-  StudioEditError,
   setParam,
   setStep,
   setSubtaskText,
+  setWorkflow,
   upstreamExtracts,
 } from '../src/workflow-edits.ts';
 
@@ -160,7 +166,7 @@ describe('dependencies', () => {
     );
     const added = addDependency(workflow, 2, 'song_now_playing');
     expect(() => addDependency(added, 2, 'song_now_playing')).toThrow(/uses song_now_playing already/);
-    expect(() => addDependency(workflow, 9, 'x')).toThrow(/no subtask 9/);
+    expect(() => addDependency(workflow, 9, 'x')).toThrow(/no subtask 10/);
   });
 });
 
@@ -223,7 +229,7 @@ describe('step and subtask edits', () => {
       'needs a value: the text it types',
     );
     expect(() => setStep(workflow, 0, { intent: '' })).toThrow('step 1 needs its intent');
-    expect(() => setStep(workflow, 99, { intent: 'x' })).toThrow('the workflow has no step 99');
+    expect(() => setStep(workflow, 99, { intent: 'x' })).toThrow('the workflow has no step 100');
   });
 
   it('moves a step within its subtask and deletes one, numbering the steps again in plan order', async () => {
@@ -295,10 +301,12 @@ describe('step and subtask edits', () => {
       'song_now_playing',
     );
     expect(checkWorkflow(extended).ok).toBe(true);
-    expect(() => moveSubtask(extended, 2, -1)).toThrow(
-      /^moving subtask 3 would leave the workflow invalid \(plan\.subtasks\[1\]\.dependencies\[0\]: /,
-    );
-    expect(() => deleteSubtask(extended, 1)).toThrow(/^deleting subtask 2 would leave the workflow invalid/);
+    // An order that uses a value before it is extracted is still a draft: its check says where.
+    const early = checkWorkflow(moveSubtask(extended, 2, -1));
+    expect(early.ok ? [] : early.problems.map((p) => p.path)).toContain('plan.subtasks[1].dependencies[0]');
+    const orphan = checkWorkflow(deleteSubtask(extended, 1));
+    expect(orphan.ok).toBe(false);
+    expect(orphan.ok ? null : orphan.draft?.plan.subtasks).toHaveLength(2);
     expect(shape(deleteSubtask(extended, 2))).toEqual(shape(workflow));
     expect(() =>
       deleteSubtask(
@@ -331,5 +339,63 @@ describe('addParam', () => {
       sensitive: true,
       example: null,
     });
+  });
+});
+
+describe('the plan’s shape and the workflow’s words', () => {
+  it('duplicates a step and a subtask, adds a subtask of no steps, numbered again in plan order', async () => {
+    const workflow = await fixtureWorkflow();
+    const twice = duplicateStep(workflow, 2);
+    expect(shape(twice)).toEqual([
+      [
+        0,
+        [
+          [0, 'CLICK'],
+          [1, 'TYPE'],
+          [2, 'KEYPRESS'],
+          [3, 'KEYPRESS'],
+        ],
+      ],
+      [
+        1,
+        [
+          [4, 'CLICK'],
+          [5, 'EXTRACT'],
+        ],
+      ],
+    ]);
+    expect(twice.plan.subtasks[0]?.steps[3]?.source).toEqual(workflow.plan.subtasks[0]?.steps[2]?.source);
+    expect(checkWorkflow(twice).ok).toBe(true);
+
+    const added = addSubtask(workflow, 0, '  Clear the search field. Expected outcome: it is empty.  ');
+    expect(added.plan.subtasks.map((s) => [s.subtask_i, s.text, s.steps.length])).toEqual([
+      [0, workflow.plan.subtasks[0]?.text, 3],
+      [1, 'Clear the search field. Expected outcome: it is empty.', 0],
+      [2, workflow.plan.subtasks[1]?.text, 2],
+    ]);
+    expect(checkWorkflow(added).ok).toBe(true);
+    expect(addSubtask(workflow, -1, 'First.').plan.subtasks[0]?.text).toBe('First.');
+    expect(() => addSubtask(workflow, 0, ' ')).toThrow('a new subtask needs a text');
+    expect(() => addSubtask(workflow, 7, 'x')).toThrow('the workflow has no subtask 8');
+
+    // A copy of the subtask that extracts: the same variable twice is the draft's problem, named.
+    const copied = duplicateSubtask(workflow, 1);
+    expect(shape(copied).map(([k, steps]) => [k, (steps as unknown[]).length])).toEqual([
+      [0, 3],
+      [1, 2],
+      [2, 2],
+    ]);
+    const checked = checkWorkflow(copied);
+    expect(checked.ok ? [] : checked.problems.map((p) => p.path)).toContain(
+      'plan.subtasks[2].steps[1].variable_name',
+    );
+  });
+
+  it('renames and describes the workflow, refusing an empty name', async () => {
+    const workflow = await fixtureWorkflow();
+    const renamed = setWorkflow(workflow, { name: ' play a song ', description: 'Plays any song.' });
+    expect([renamed.task_name, renamed.task_description_user]).toEqual(['play a song', 'Plays any song.']);
+    expect(setWorkflow(workflow, { description: 'x' }).task_name).toBe(workflow.task_name);
+    expect(() => setWorkflow(workflow, { name: '  ' })).toThrow('a workflow needs a name');
   });
 });

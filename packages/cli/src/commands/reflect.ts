@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { type ModelConfig, type ModelConfigFlags, resolveModelConfig } from '@mime-desktop/model';
 import { type ReflectEvent, reflect } from '@mime-desktop/reflect';
-import { isMimeError } from '@mime-desktop/schema';
+import { formatStep, isMimeError } from '@mime-desktop/schema';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
@@ -43,7 +43,7 @@ function progressReporter(interactive: boolean) {
       case 'card':
         state.done = event.done;
         if (interactive) render();
-        else say(`  step ${event.i} carded (${event.done}/${event.total})`);
+        else say(`  ${formatStep(event.i)} carded (${event.done}/${event.total})`);
         return;
       case 'retry':
       case 'repair':

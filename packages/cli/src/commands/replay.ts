@@ -14,6 +14,9 @@ import {
   secretEnvName,
 } from '@mime-desktop/replay';
 import {
+  formatPlace,
+  formatStep,
+  formatSubtask,
   loadWorkflow,
   MimeError,
   RUN_FILES,
@@ -176,6 +179,12 @@ function describeClaim(event: Extract<ReplayEvent, { type: 'claim' }>): string {
   }
 }
 
+/** Where a divergence was found: at a step, or at its subtask's outcome check. */
+function divergenceAt(subtask_i: number | null, step_i: number | null): string {
+  if (step_i !== null) return formatStep(step_i);
+  return `${subtask_i === null ? 'the subtask' : formatSubtask(subtask_i)} outcome`;
+}
+
 function describeEvent(event: ReplayEvent): string | null {
   switch (event.type) {
     case 'run_start': {
@@ -215,14 +224,14 @@ function describeEvent(event: ReplayEvent): string | null {
         skipped: style.yellow('skipped'),
       };
       const rung = event.rung ? style.dim(` [${event.rung}]`) : '';
-      return `    ${style.dim(`step ${event.step_i}`)} ${how[event.executed_by]}${rung} ${inert(event.description)}${style.dim(` (${inert(event.reason)})`)}`;
+      return `    ${style.dim(formatPlace(event.subtask_i ?? null, event.step_i))} ${how[event.executed_by]}${rung} ${inert(event.description)}${style.dim(` (${inert(event.reason)})`)}`;
     }
     case 'paused':
       return style.yellow(`  ⏸ paused before the next action; press ${event.hotkey} again to resume`);
     case 'resumed':
       return style.green('  ▶ resumed');
     case 'divergence': {
-      const where = event.step_i === null ? `subtask ${event.subtask_i} outcome` : `step ${event.step_i}`;
+      const where = divergenceAt(event.subtask_i ?? null, event.step_i);
       const when = { before_step: 'before it ran', after_step: 'after it ran', subtask_outcome: '' }[
         event.check
       ];

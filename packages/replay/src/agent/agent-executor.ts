@@ -5,10 +5,12 @@
  * or that the model cannot do as written, gets the rest of the task planned again from the current
  * screen, with the completed steps listed so they are not repeated.
  */
+
 import { type ChatMessage, imagePart, ModelOutputError, type ToolCallResult } from '@mime-desktop/model';
 import type { RawFrame } from '@mime-desktop/os-io';
 import {
   describeElement,
+  formatSubtask,
   isMimeError,
   iterationFrameName,
   type MimeError,
@@ -163,7 +165,7 @@ class AgentRun {
     claims: ModelClaims,
   ): Promise<SubtaskEnd> {
     const { budgets, settings } = this.#ctx;
-    const label = `subtask ${subtask.subtask_i}`;
+    const label = formatSubtask(subtask.subtask_i);
     const history: HistoryEntry[] = [...done];
     const outcomes: ActionOutcome[] = [];
     /** The frame before the last executed action, until the next capture says whether it changed. */

@@ -16,6 +16,8 @@ import {
   commitFiles,
   copyFileUnique,
   eventOfAction,
+  formatStep,
+  formatSubtask,
   type HealAction,
   HealFile,
   isMissingFileError,
@@ -280,7 +282,7 @@ function rebuild(
     if (!event || event.action_type === null) {
       throw new HealError(
         'MIME_HEAL_INVALID',
-        `step ${step.i} names event ${step.source.event_index}, which manifest.jsonl does not hold; fix the workflow with mime edit first`,
+        `${formatStep(step.i)} names event ${step.source.event_index}, which manifest.jsonl does not hold; fix the workflow with mime edit first`,
       );
     }
     events.push({ ...event, timestamp: started + events.length * 0.001 });
@@ -357,7 +359,7 @@ function subtaskPart(subtask: SubtaskPart['subtask'], heal: HealFile): SubtaskPa
   if (actions.length === 0 && subtask.steps.length > 0) {
     throw new HealError(
       'MIME_HEAL_INVALID',
-      `run ${heal.run_id} did not replay subtask ${subtask.subtask_i}; heal a run that replayed the whole workflow`,
+      `run ${heal.run_id} did not replay ${formatSubtask(subtask.subtask_i)}; heal a run that replayed the whole workflow`,
     );
   }
   return {
@@ -383,11 +385,11 @@ function changeOf({ subtask, actions, originalOf, id }: SubtaskPart, heal: HealF
   const replaced = subtask.steps.filter((s) => !actions.some((a) => originalOf(a) === s));
   const texts = moved.map((a) => {
     const original = originalOf(a) as WorkflowStep;
-    return `step ${original.i} (${original.intent}) is found at its new place`;
+    return `${formatStep(original.i, { title: true })} (${original.intent}) is found at its new place`;
   });
   if (agentActions.length > 0) {
     texts.push(
-      `subtask ${subtask.subtask_i}: ${agentActions.length} action(s) the agent took replace ${replaced.length} recorded step(s) that no longer fit the screen`,
+      `${formatSubtask(subtask.subtask_i, { title: true })}: ${agentActions.length} action(s) the agent took replace ${replaced.length} recorded step(s) that no longer fit the screen`,
     );
   }
   const changed = new Set([...moved.map(originalOf), ...replaced]);

@@ -5,6 +5,7 @@ import {
   type ActionManifestEvent,
   actionOfEvent,
   FileReadError,
+  formatStep,
   readManifest,
   readPngInside,
   type WorkflowStep,
@@ -110,8 +111,8 @@ export function recordedSteps(workflowDir: string, recording: Recording): Record
     if (!source || !event) {
       return new TraceUnavailableError(
         source
-          ? `step ${step.i}: event ${source.event_index} is not in the workflow's manifest.jsonl; reflect the recording again`
-          : `step ${step.i} has no recorded source (a hand-written step?); replay it in the auto or agent mode`,
+          ? `${formatStep(step.i)}: event ${source.event_index} is not in the workflow's manifest.jsonl; reflect the recording again`
+          : `${formatStep(step.i)} has no recorded source (a hand-written step?); replay it in the auto or agent mode`,
       );
     }
     const after = recording.frames.get(source.event_index + 1);
@@ -119,7 +120,7 @@ export function recordedSteps(workflowDir: string, recording: Recording): Record
       step,
       event,
       pre: () => frame(source.screenshot),
-      prePng: () => readPngInside(workflowDir, source.screenshot, `step ${step.i} PRE frame`),
+      prePng: () => readPngInside(workflowDir, source.screenshot, `${formatStep(step.i)} PRE frame`),
       post: async () => (after === undefined ? null : frame(after)),
     };
   };

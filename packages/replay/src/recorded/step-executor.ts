@@ -12,10 +12,13 @@
  * An EXTRACT step is read by OCR: where the recorded example value stood (after its label, e.g.
  * "Now playing:"), the live screen is read; without an example, auto asks the agent, trace skips it.
  */
+
 import type { RawFrame } from '@mime-desktop/os-io';
 import {
   describeElement,
   type ElementIdentity,
+  formatStep,
+  formatSubtask,
   identityOf,
   isMimeError,
   outcomeFrameName,
@@ -105,7 +108,7 @@ class RecordedRun {
   readonly #locators: Promise<Locator[]>;
   #recording: Recording = { events: new Map(), frames: new Map() };
   #steps: RecordedSteps = {
-    of: (step) => new TraceUnavailableError(`step ${step.i}: the workflow has no recording`),
+    of: (step) => new TraceUnavailableError(`${formatStep(step.i)}: the workflow has no recording`),
     frame: () => Promise.reject(new TraceUnavailableError('the workflow has no recording')),
   };
   /** Auto with a model configured: a step the recording cannot carry goes to the agent. */
@@ -192,7 +195,7 @@ class RecordedRun {
   ): Promise<string | null> {
     const { budgets, settings, log, memory } = this.#ctx;
     budgets.checkWallTime();
-    budgets.chargeIteration(`subtask ${entry.subtask_i}`);
+    budgets.chargeIteration(formatSubtask(entry.subtask_i));
     const turn = entry.nextTurn();
     const recorded = this.#steps.of(step);
     if (recorded instanceof TraceUnavailableError) {
@@ -407,7 +410,7 @@ class RecordedRun {
       layout: state.layout ?? RECORDED,
       turn,
       liveBefore: null,
-      reason: `the screen does not show the outcome the recording shows at the end of subtask ${subtask.subtask_i}`,
+      reason: `the screen does not show the outcome the recording shows at the end of ${formatSubtask(subtask.subtask_i)}`,
       description: '',
     });
   }
@@ -433,7 +436,7 @@ class RecordedRun {
       return failed(
         null,
         'subtask_outcome',
-        `the screen does not show ${value.name} = ${JSON.stringify(value.value)} where the recording shows ${JSON.stringify(value.example)} at the end of subtask ${subtask.subtask_i} (that line reads ${JSON.stringify(verdict.read)})`,
+        `the screen does not show ${value.name} = ${JSON.stringify(value.value)} where the recording shows ${JSON.stringify(value.example)} at the end of ${formatSubtask(subtask.subtask_i)} (that line reads ${JSON.stringify(verdict.read)})`,
         0,
         1,
         verdict.box,
@@ -793,7 +796,7 @@ class RecordedRun {
 }
 
 function describeStep(step: WorkflowStep): string {
-  return `step ${step.i} (${step.action_type.toLowerCase()}${step.action_value ? ` ${step.action_value}` : ''})`;
+  return `${formatStep(step.i)} (${step.action_type.toLowerCase()}${step.action_value ? ` ${step.action_value}` : ''})`;
 }
 
 /** The trace-mode executor. */

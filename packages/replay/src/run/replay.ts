@@ -6,6 +6,7 @@
  *   executor, and return how it ended with what it learned (a heal).
  * - finish: write the summary, the heal and the report, and return the result.
  */
+
 import { dirname, join, resolve } from 'node:path';
 import type { ModelClient, ResolveModelConfigOptions } from '@mime-desktop/model';
 import { UsageMeter } from '@mime-desktop/model/usage';
@@ -13,6 +14,7 @@ import { acquireDisplayLock, createDesktop, type Desktop, type DisplayLockHolder
 import {
   describeFileAccess,
   type FileAccess,
+  formatStep,
   type HealFile,
   isMimeError,
   type LoadedWorkflow,
@@ -290,7 +292,7 @@ export async function prepareReplay(
   const unrecorded = steps.find((step) => step.source === null);
   if (mode === 'trace' && unrecorded) {
     throw new TraceUnavailableError(
-      `step ${unrecorded.i} has no recorded source (a hand-written or ai_mime workflow?); replay it in the auto or agent mode`,
+      `${formatStep(unrecorded.i)} has no recorded source (a hand-written or ai_mime workflow?); replay it in the auto or agent mode`,
     );
   }
   // A hostile recording (a path out of the folder, a FIFO, a huge image) is refused before any run.

@@ -1,0 +1,19 @@
+/** The studio's API as the page calls it, and the addresses of its files and pages. */
+
+/** Calls the studio's API; resolves `{ok, status, body}`. Writes carry the header a foreign page cannot send. */
+export async function api(path, { method = 'GET', body } = {}) {
+  const response = await fetch(path, {
+    method,
+    headers: body === undefined ? {} : { 'content-type': 'application/json', 'x-mime-studio': '1' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const type = response.headers.get('content-type') ?? '';
+  const data = type.includes('json') ? await response.json() : null;
+  return { ok: response.ok, status: response.status, body: data };
+}
+
+export const workflowUrl = (id) => `/api/workflows/${encodeURIComponent(id)}`;
+export const fileUrl = (id, path) => `${workflowUrl(id)}/file?path=${encodeURIComponent(path)}`;
+export const runUrl = (id, run) => `${workflowUrl(id)}/runs/${encodeURIComponent(run)}`;
+export const workflowPage = (id) => `#/w/${encodeURIComponent(id)}`;
+export const runPage = (id, run) => `${workflowPage(id)}/r/${encodeURIComponent(run)}`;

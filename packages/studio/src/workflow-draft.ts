@@ -1,0 +1,28 @@
+/**
+ * The draft a page edits: any workflow whose shape parses, whatever its cross-field problems (a
+ * template of no param, a dependency out of order). An edit always goes into the draft; the problems
+ * come back with it, for the page to list and to fix, and only a save refuses them.
+ */
+import { checkWorkflow, type Problem, type Workflow } from '@mime-desktop/schema';
+import { applyEdit, type WorkflowEdit } from './workflow-edits.ts';
+import { WorkflowInvalidError } from './workflow-store.ts';
+
+/** A draft and what is wrong with it now (empty when it would save). */
+export interface CheckedDraft {
+  workflow: Workflow;
+  problems: Problem[];
+}
+
+/** The draft the page sent, checked; a document that is no workflow at all is refused. */
+export function checkDraft(document: unknown): CheckedDraft {
+  const checked = checkWorkflow(document);
+  if (checked.ok) return { workflow: checked.workflow, problems: [] };
+  if (checked.draft === null) throw new WorkflowInvalidError(checked.problems);
+  return { workflow: checked.draft, problems: checked.problems };
+}
+
+/** The draft with `edit` applied, and its problems after it. */
+export function editDraft(document: unknown, edit: WorkflowEdit): CheckedDraft {
+  const { workflow } = checkDraft(document);
+  return checkDraft(applyEdit(workflow, edit));
+}
