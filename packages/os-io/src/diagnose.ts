@@ -2,9 +2,9 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { type DoctorCheck, failedCheck } from '@mime-desktop/schema';
+import { createDesktop } from './create-desktop.ts';
 import { probeDisplay } from './display-probe.ts';
 import { checkNativeModules } from './native-modules.ts';
-import { createDesktop } from './nut-desktop.ts';
 import { openAccessibility } from './open-accessibility.ts';
 
 async function checkDisplay(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {

@@ -42,8 +42,12 @@ export interface PrivateDisplay {
   release(): void;
 }
 
-/** A session bus of its own: `dbus-daemon` prints its address on fd 3; ends with this process. */
-function startSessionBus(
+/**
+ * A session bus of its own: `dbus-daemon` prints its address on fd 3; ends with `stop()` or with this
+ * process. Its `env` is `env` with the bus and the variables that turn toolkits' accessibility on;
+ * null when dbus-daemon does not start.
+ */
+export function startSessionBus(
   env: NodeJS.ProcessEnv,
   timeoutMs: number,
 ): Promise<{ env: NodeJS.ProcessEnv; stop: () => Promise<void> } | null> {

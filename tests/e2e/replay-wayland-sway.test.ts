@@ -1,0 +1,61 @@
+/**
+ * Replay on Wayland: headless sway (wlroots) started as an unprivileged user, the demo app in
+ * Chromium natively on Wayland, and the workflow recorded under X11 replayed unchanged through the
+ * wlroots adapter (virtual pointer, wtype, grim, sway IPC).
+ */
+import { copyWorkflow } from '@mime-desktop/test-support/e2e-rig';
+import { runMime } from '@mime-desktop/test-support/run-mime';
+import { type SwayHarness, startSwayHarness, swaySkipReason } from '@mime-desktop/test-support/sway-harness';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const skip = swaySkipReason();
+if (skip) console.warn(`skipping the sway replay tests: ${skip}`);
+
+async function replay(desktop: SwayHarness, mode: string) {
+  const dir = await copyWorkflow('play-song-recorded');
+  const result = await runMime(['replay', dir, '--mode', mode, '--param', 'song_name=Faint', '--json'], {
+    env: desktop.env,
+  });
+  const summary = result.stdout.trim() ? JSON.parse(result.stdout) : undefined;
+  return { result, summary };
+}
+
+const executions = (summary: { subtasks: Array<{ steps: Array<{ executed_by: string }> }> }) =>
+  summary.subtasks.flatMap((s) => s.steps.map((step) => step.executed_by));
+
+describe.skipIf(skip !== null)('replay on headless sway (wlroots)', () => {
+  let desktop: SwayHarness | undefined;
+  beforeAll(async () => {
+    desktop = await startSwayHarness();
+  }, 60_000);
+  afterAll(async () => {
+    await desktop?.stop();
+  });
+  const sway = () => {
+    if (!desktop) throw new Error('sway is not started');
+    return desktop;
+  };
+
+  it('trace replays the X11 recording with a new param and no model', { timeout: 90_000 }, async () => {
+    await sway().resetApp();
+    const { result, summary } = await replay(sway(), 'trace');
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect((await sway().readAppState()).playing).toBe('Faint');
+    expect(summary).toMatchObject({
+      mode: 'trace',
+      outcome: 'success',
+      usage: { calls: 0 },
+      extracts: { song_now_playing: 'Faint' },
+    });
+    expect(executions(summary)).toEqual(['trace', 'trace', 'trace', 'trace', 'trace']);
+  });
+
+  it('auto finds every target where it was and makes no model call', { timeout: 90_000 }, async () => {
+    await sway().resetApp();
+    const { result, summary } = await replay(sway(), 'auto');
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect((await sway().readAppState()).playing).toBe('Faint');
+    expect(summary).toMatchObject({ mode: 'auto', outcome: 'success', usage: { calls: 0 } });
+    expect(executions(summary)).toEqual(['trace', 'trace', 'trace', 'trace', 'trace']);
+  });
+});
