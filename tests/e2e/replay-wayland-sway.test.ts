@@ -58,4 +58,33 @@ describe.skipIf(skip !== null)('replay on headless sway (wlroots)', () => {
     expect(summary).toMatchObject({ mode: 'auto', outcome: 'success', usage: { calls: 0 } });
     expect(executions(summary)).toEqual(['trace', 'trace', 'trace', 'trace', 'trace']);
   });
+
+  it('refuses to record, saying what works, with a stable code and exit 2', async () => {
+    const result = await runMime(['record', '--name', 'on wayland', '--launch', 'true'], { env: sway().env });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(
+      /\[MIME_RECORD_UNSUPPORTED\] mime cannot record in a Wayland session \(sway, WAYLAND_DISPLAY=wayland-\d+\)/,
+    );
+    expect(result.stderr).toContain('record in an X11 session');
+    expect(result.stderr).toContain('xvfb-run -a mime record');
+  });
+
+  it('doctor names the session, the compositor, the adapter and each capability', async () => {
+    const result = await runMime(['doctor', '--offline', '--json'], { env: sway().env });
+    const { checks }: { checks: Array<{ name: string; status: string; detail: string }> } = JSON.parse(
+      result.stdout,
+    );
+    const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
+    expect(byName.display).toMatchObject({ status: 'ok' });
+    expect(byName.display?.detail).toMatch(/^wayland session of sway at \S+wayland-\d+, adapter wlroots/);
+    expect(byName.capture?.detail).toMatch(
+      /^grim \(wlr-screencopy\): 1280x800 logical px, scale 1, [\d.]+ ms a frame$/,
+    );
+    for (const name of ['capture', 'pointer', 'keyboard', 'windows', 'hotkeys', 'accessibility']) {
+      expect(byName[name]?.status, `${name}: ${byName[name]?.detail}`).toBe('ok');
+    }
+    expect(byName.windows?.detail).toContain('mime-demo');
+    expect(byName['input hooks']).toMatchObject({ status: 'warn' });
+    expect(byName['input hooks']?.detail).toContain('`mime record` is refused here');
+  });
 });

@@ -220,11 +220,19 @@ export async function startSwayHarness(
       resetApp: async () => {
         const before = await readAppState().catch(() => undefined);
         await swaymsg('seat', '-', 'cursor', 'set', '640', '780');
-        await execa('wtype', ['-s', '50', '-M', 'ctrl', '0', '-m', 'ctrl', '-k', 'F5'], {
-          env,
-          extendEnv: false,
-        });
-        return waitForAppState((s) => s.ready && s.load !== before?.load, 10_000);
+        // A Chromium that has just started may not have bound the keyboard wtype brings (its seat has
+        // none otherwise) when the keys come: press again until the page reloads.
+        for (let attempt = 1; ; attempt += 1) {
+          await execa('wtype', ['-s', '50', '-M', 'ctrl', '0', '-m', 'ctrl', '-k', 'F5'], {
+            env,
+            extendEnv: false,
+          });
+          try {
+            return await waitForAppState((s) => s.ready && s.load !== before?.load, 3000 * attempt);
+          } catch (error) {
+            if (attempt === 3) throw error;
+          }
+        }
       },
       stop,
     };

@@ -29,6 +29,7 @@ import {
 } from '@mime-desktop/schema';
 import { ActionAggregator, type AggregatorOptions, type RecordedAction } from './aggregate.ts';
 import { type ControlRequest, type ControlStatus, startControlServer } from './control.ts';
+import { assertRecordableSession } from './recordable-session.ts';
 import { createSessionDir } from './session.ts';
 import { type PendingEvent, SessionWriter } from './session-writer.ts';
 
@@ -226,6 +227,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     secret: chordOf(options.hotkeys?.secret === undefined ? DEFAULT_HOTKEYS.secret : options.hotkeys.secret),
   };
   const ownDesktop = options.desktop === undefined;
+  if (ownDesktop) await assertRecordableSession();
   const desktop = options.desktop ?? (await createDesktop({ failSafe: false }));
   // Accessibility opens beside the rest of the start; an element lookup that is not back in time
   // leaves its event without one.
