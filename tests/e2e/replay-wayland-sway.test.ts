@@ -3,7 +3,8 @@
  * Chromium natively on Wayland, and the workflow recorded under X11 replayed unchanged through the
  * wlroots adapter (virtual pointer, wtype, grim, sway IPC).
  */
-import { copyWorkflow } from '@mime-desktop/test-support/e2e-rig';
+import { join } from 'node:path';
+import { copyWorkflow, readEvents } from '@mime-desktop/test-support/e2e-rig';
 import { runMime } from '@mime-desktop/test-support/run-mime';
 import { type SwayHarness, startSwayHarness, swaySkipReason } from '@mime-desktop/test-support/sway-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -11,13 +12,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const skip = swaySkipReason();
 if (skip) console.warn(`skipping the sway replay tests: ${skip}`);
 
-async function replay(desktop: SwayHarness, mode: string) {
-  const dir = await copyWorkflow('play-song-recorded');
+async function replay(desktop: SwayHarness, mode: string, edit?: (schema: any) => void) {
+  const dir = await copyWorkflow('play-song-recorded', edit);
   const result = await runMime(['replay', dir, '--mode', mode, '--param', 'song_name=Faint', '--json'], {
     env: desktop.env,
   });
   const summary = result.stdout.trim() ? JSON.parse(result.stdout) : undefined;
-  return { result, summary };
+  return { result, summary, dir };
 }
 
 const executions = (summary: { subtasks: Array<{ steps: Array<{ executed_by: string }> }> }) =>
@@ -52,11 +53,20 @@ describe.skipIf(skip !== null)('replay on headless sway (wlroots)', () => {
 
   it('auto finds every target where it was and makes no model call', { timeout: 90_000 }, async () => {
     await sway().resetApp();
-    const { result, summary } = await replay(sway(), 'auto');
+    // The setup window is found through sway (open already: its command, which would fail, never runs).
+    const { result, summary, dir } = await replay(sway(), 'auto', (schema) => {
+      schema.setup = {
+        command: 'false',
+        window: { title: '^mime-demo ', class: '^chromium$' },
+        timeout_ms: 5000,
+      };
+    });
     expect(result.exitCode, result.stderr).toBe(0);
     expect((await sway().readAppState()).playing).toBe('Faint');
     expect(summary).toMatchObject({ mode: 'auto', outcome: 'success', usage: { calls: 0 } });
     expect(executions(summary)).toEqual(['trace', 'trace', 'trace', 'trace', 'trace']);
+    const events = await readEvents(join(dir, '.replay', summary.run_id));
+    expect(events.find((e) => e.type === 'setup')?.data).toMatchObject({ launched: false, waited_ms: 0 });
   });
 
   it('refuses to record, saying what works, with a stable code and exit 2', async () => {

@@ -220,17 +220,19 @@ export async function startSwayHarness(
       resetApp: async () => {
         const before = await readAppState().catch(() => undefined);
         await swaymsg('seat', '-', 'cursor', 'set', '640', '780');
-        // A Chromium that has just started may not have bound the keyboard wtype brings (its seat has
-        // none otherwise) when the keys come: press again until the page reloads.
-        for (let attempt = 1; ; attempt += 1) {
+        // A Chromium that has just started takes no keys from wtype for a few seconds (measured: the
+        // first two F5s within 3.6 s of its page being ready were lost, later ones all reloaded): its
+        // seat has no keyboard but wtype's. Press again until the page reloads.
+        const deadline = Date.now() + 30_000;
+        for (;;) {
           await execa('wtype', ['-s', '50', '-M', 'ctrl', '0', '-m', 'ctrl', '-k', 'F5'], {
             env,
             extendEnv: false,
           });
           try {
-            return await waitForAppState((s) => s.ready && s.load !== before?.load, 3000 * attempt);
+            return await waitForAppState((s) => s.ready && s.load !== before?.load, 2500);
           } catch (error) {
-            if (attempt === 3) throw error;
+            if (Date.now() > deadline) throw error;
           }
         }
       },
