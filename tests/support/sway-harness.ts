@@ -98,7 +98,7 @@ function findView(node: TreeNode, appId: string): TreeNode | null {
 
 /** Starts headless sway, a session bus and Chromium on the demo app (`query` appended to its URL). */
 export async function startSwayHarness(
-  options: { query?: string; startTimeoutMs?: number } = {},
+  options: { query?: string; startTimeoutMs?: number; app?: false } = {},
 ): Promise<SwayHarness> {
   const { startTimeoutMs = 30_000 } = options;
   const owned: Array<{ kill: (signal: NodeJS.Signals) => void; done: Promise<unknown> }> = [];
@@ -169,6 +169,29 @@ export async function startSwayHarness(
     const swaymsg = async (...args: string[]) =>
       (await execa('swaymsg', ['-s', sockets.ipc, ...args], { timeout: 10_000 })).stdout;
 
+    const readTitle = async () => {
+      const view = findView(JSON.parse(await swaymsg('-t', 'get_tree', '-r')) as TreeNode, 'chromium');
+      if (!view?.name) throw new Error('no Chromium window in sway');
+      return view.name;
+    };
+    const readAppState = async () => parseDemoTitle(await readTitle());
+    const waitForAppState = (predicate: (state: DemoAppState) => boolean, timeoutMs = 5000) =>
+      waitFor(
+        'the app state matching',
+        async () => {
+          const state = await readAppState();
+          return predicate(state) ? state : null;
+        },
+        timeoutMs,
+      );
+    const harness = { env, swaymsg, readAppState, waitForAppState, stop };
+    if (options.app === false) {
+      return {
+        ...harness,
+        resetApp: () => Promise.reject(new Error('no app: the harness was started with app: false')),
+      };
+    }
+
     const profile = path.join(runtime, 'chromium-profile');
     const url = pathToFileURL(DEMO_APP_PATH).href + (options.query ? `?${options.query}` : '');
     const browser = execa(
@@ -196,27 +219,9 @@ export async function startSwayHarness(
       done: browser,
     });
 
-    const readTitle = async () => {
-      const view = findView(JSON.parse(await swaymsg('-t', 'get_tree', '-r')) as TreeNode, 'chromium');
-      if (!view?.name) throw new Error('no Chromium window in sway');
-      return view.name;
-    };
-    const readAppState = async () => parseDemoTitle(await readTitle());
-    const waitForAppState = (predicate: (state: DemoAppState) => boolean, timeoutMs = 5000) =>
-      waitFor(
-        'the app state matching',
-        async () => {
-          const state = await readAppState();
-          return predicate(state) ? state : null;
-        },
-        timeoutMs,
-      );
     await waitForAppState((s) => s.ready, startTimeoutMs);
     return {
-      env,
-      swaymsg,
-      readAppState,
-      waitForAppState,
+      ...harness,
       resetApp: async () => {
         const before = await readAppState().catch(() => undefined);
         await swaymsg('seat', '-', 'cursor', 'set', '640', '780');
@@ -236,7 +241,6 @@ export async function startSwayHarness(
           }
         }
       },
-      stop,
     };
   } catch (error) {
     await stop();
