@@ -10,13 +10,19 @@ cd "$(dirname "$0")"
 
 # The one list of system packages: an X server, input tools, a browser for the demo app, a window
 # manager, terminals for the recorder tests, clipboard tools, the accessibility bus (a session bus,
-# AT-SPI and GTK's bridge to it), fonts, OCR-free GTK apps for tests.
+# AT-SPI and GTK's bridge to it), fonts, OCR-free GTK apps for tests; for Wayland under wlroots, a
+# compositor to test on (sway, headless) and what mime drives it with (grim for frames, wtype for keys;
+# XWayland for X11 apps there).
 SYSTEM_PACKAGES=(
   xvfb xauth xdotool x11-utils x11-xkb-utils libxtst6 mousepad galculator gnumeric featherpad
   chromium openbox xterm tmux xclip xsel
   dbus-daemon at-spi2-core libatk-adaptor zenity
   fonts-dejavu-core
+  sway grim wtype xwayland
 )
+
+# sway refuses to run as root: as root, the Wayland tests start it as this unprivileged user.
+WAYLAND_TEST_USER="${MIME_WAYLAND_USER:-mime-wl}"
 
 say() { printf 'setup: %s\n' "$*" >&2; }
 
@@ -60,6 +66,15 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 else
   say "system packages: all present"
+fi
+
+if [ "$(id -u)" -eq 0 ] && ! id -u "$WAYLAND_TEST_USER" >/dev/null 2>&1; then
+  if command -v useradd >/dev/null 2>&1; then
+    say "creating the unprivileged user $WAYLAND_TEST_USER that the Wayland tests run sway as (sway refuses root)"
+    useradd --system --create-home "$WAYLAND_TEST_USER"
+  else
+    say "no useradd here: create a user $WAYLAND_TEST_USER yourself, or the Wayland (sway) tests skip"
+  fi
 fi
 
 if ! command -v pnpm >/dev/null 2>&1 || ! pnpm --version | grep -q '^10\.'; then

@@ -131,6 +131,15 @@ interface AppScale {
   content: number;
 }
 
+/**
+ * Where the window of a process is on the screen, for toolkits that report extents relative to their
+ * window (every toolkit on Wayland); null when the compositor does not tell.
+ */
+export type WindowOrigin = (pid: number) => Promise<LogicalPoint | null>;
+
+/** How long a window origin is taken as still right, ms: a lookup's many extents share one. */
+const ORIGIN_MS = 100;
+
 interface Node {
   ref: Ref;
   role: string;
@@ -145,11 +154,15 @@ class Atspi implements Accessibility {
   #focus: Ref | null = null;
   /** Each app's scale (by its bus name; see {@link reportedScale}), and until when an unknown one holds. */
   readonly #scales = new Map<string, { scale: Promise<AppScale>; until: number }>();
+  readonly #windowOrigin: WindowOrigin | null;
+  /** Each app's window origin (by its bus name), and until when it holds. */
+  readonly #origins = new Map<string, { origin: Promise<LogicalPoint>; until: number }>();
 
-  constructor(session: Bus, bus: Bus, env: NodeJS.ProcessEnv) {
+  constructor(session: Bus, bus: Bus, env: NodeJS.ProcessEnv, windowOrigin: WindowOrigin | null) {
     this.#session = session;
     this.#bus = bus;
     this.#env = env;
+    this.#windowOrigin = windowOrigin;
     bus.on('message', (message) => {
       if (message.member !== 'StateChanged' || message.body[0] !== 'focused') return;
       if (message.body[1] === 1) this.#focus = [message.sender, message.path];
@@ -231,11 +244,42 @@ class Atspi implements Accessibility {
 
   /** The element's box on the screen (`window`: the box of one of the app's windows). */
   async #extents(ref: Ref, kind: keyof AppScale = 'content'): Promise<ElementBox | null> {
-    const [box, scales] = await Promise.all([this.#reportedExtents(ref), this.#scaleOf(ref[0])]);
+    const [box, scales, origin] = await Promise.all([
+      this.#reportedExtents(ref),
+      this.#scaleOf(ref[0]),
+      this.#originOf(ref[0]).catch(() => null),
+    ]);
     const scale = scales[kind];
-    if (!box || scale === 1) return box;
+    if (!box || !origin) return null;
     const at = (v: number) => Math.round(v * scale);
-    return { x: at(box.x), y: at(box.y), width: at(box.width), height: at(box.height) };
+    return { x: origin.x + at(box.x), y: origin.y + at(box.y), width: at(box.width), height: at(box.height) };
+  }
+
+  /**
+   * Where the app on bus `name` draws its extents from: (0, 0) where they are the screen's (X11), the
+   * window's place where they are the window's (Wayland: the compositor tells, by the app's process).
+   * Rejects for an app whose window the compositor does not name: its elements have no place then.
+   */
+  #originOf(name: string): Promise<LogicalPoint> {
+    const windowOrigin = this.#windowOrigin;
+    if (!windowOrigin) return Promise.resolve({ x: 0, y: 0 });
+    const known = this.#origins.get(name);
+    if (known && known.until > performance.now()) return known.origin;
+    const origin = (async () => {
+      const [pid] = await this.#call(
+        ['org.freedesktop.DBus', '/org/freedesktop/DBus'],
+        'org.freedesktop.DBus',
+        'GetConnectionUnixProcessID',
+        's',
+        [name],
+      );
+      const point = typeof pid === 'number' ? await windowOrigin(pid) : null;
+      if (!point) throw new Error(`the compositor names no window of the app on ${name}`);
+      return point;
+    })();
+    origin.catch(() => undefined);
+    this.#origins.set(name, { origin, until: performance.now() + ORIGIN_MS });
+    return origin;
   }
 
   /**
@@ -381,10 +425,12 @@ class Atspi implements Accessibility {
     if (!top) return null;
     let current: Ref = top.window.ref;
     const scale = (await this.#scaleOf(current[0])).content;
+    const origin = await this.#originOf(current[0]).catch(() => null);
+    if (!origin) return null;
     for (let depth = 0; depth < 64; depth += 1) {
       const [child] = await this.#call(current, COMPONENT, 'GetAccessibleAtPoint', 'iiu', [
-        Math.round(point.x / scale),
-        Math.round(point.y / scale),
+        Math.round((point.x - origin.x) / scale),
+        Math.round((point.y - origin.y) / scale),
         SCREEN,
       ]).catch(() => [null]);
       const next = child as [string, string] | null;
@@ -580,13 +626,16 @@ async function connectBuses(address: string): Promise<Buses> {
  * that start later (`org.a11y.Status.IsEnabled`). Returns why not when there is no session bus, no
  * accessibility bus (at-spi2-core not installed) or it does not answer.
  */
-export async function openAtspi(env: NodeJS.ProcessEnv = process.env): Promise<OpenedAccessibility> {
+export async function openAtspi(
+  env: NodeJS.ProcessEnv = process.env,
+  windowOrigin: WindowOrigin | null = null,
+): Promise<OpenedAccessibility> {
   const address = env.DBUS_SESSION_BUS_ADDRESS;
   if (!address) return unavailable('no D-Bus session bus (DBUS_SESSION_BUS_ADDRESS is not set)');
   let buses: Buses | undefined;
   try {
     buses = await connectBuses(address);
-    const atspi = new Atspi(buses.session, buses.bus, env);
+    const atspi = new Atspi(buses.session, buses.bus, env, windowOrigin);
     await atspi.watchFocus();
     return { ok: true, accessibility: atspi };
   } catch (error) {

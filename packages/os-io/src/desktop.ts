@@ -1,6 +1,7 @@
 /**
  * The desktop as record and replay see it: one interface, so they depend on what a desktop can do,
- * not on nut-js. {@link createDesktop} (nut-desktop.ts) is the adapter on nut-js + uiohook-napi.
+ * not on nut-js. Adapters: nut-desktop.ts (nut-js + uiohook-napi: X11, macOS, Windows) and
+ * wlroots-desktop.ts (Wayland under sway and other wlroots compositors); create-desktop.ts picks one.
  * All coordinates are logical pixels, the space of saved screenshots.
  */
 import type { KeyChord } from '@mime-desktop/schema';
@@ -70,6 +71,12 @@ export interface Desktop {
 
   /** Global input events until the subscription stops (or the desktop closes). */
   startHooks(onEvent: (event: HookEvent) => void, options?: StartHooksOptions): Promise<HookSubscription>;
+  /**
+   * Calls `onPress` each time the chord (mime's syntax) is pressed, until the subscription stops:
+   * through the hooks on X11, through a compositor binding on sway, where no hooks exist. Throws
+   * `MIME_UNSUPPORTED_PLATFORM` where neither is there.
+   */
+  watchHotkey(chord: string, onPress: () => void): Promise<HookSubscription>;
   /** Stops hooks started here and the fail-safe's watch; frame rings are stopped by their owners. */
   close(): Promise<void>;
 }

@@ -2,9 +2,10 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { type DoctorCheck, failedCheck } from '@mime-desktop/schema';
+import { createDesktop } from './create-desktop.ts';
+import { chooseAdapter } from './desktop-session.ts';
 import { probeDisplay } from './display-probe.ts';
 import { checkNativeModules } from './native-modules.ts';
-import { createDesktop } from './nut-desktop.ts';
 import { openAccessibility } from './open-accessibility.ts';
 
 async function checkDisplay(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
@@ -13,7 +14,10 @@ async function checkDisplay(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
     const [detail = 'no display', ...fix] = (facts.problem ?? 'no display').split(/(?<=\.) /);
     return { name: 'display', status: 'fail', detail, fix: fix.join(' ') || undefined };
   }
-  const where = facts.display ? `${facts.sessionType} display ${facts.display}` : facts.sessionType;
+  const where =
+    facts.adapter === 'wlroots'
+      ? `wayland session of ${facts.compositor ?? 'a wlroots compositor'} at ${facts.endpoint}, adapter wlroots`
+      : `${facts.sessionType}${facts.compositor ? ` session of ${facts.compositor}` : ''} display ${facts.display}, adapter x11${facts.sessionType === 'wayland' ? ' (XWayland)' : ''}`;
   const limits = facts.limitations.length > 0 ? ` (${facts.limitations.join(' ')})` : '';
   return { name: 'display', status: 'ok', detail: `${where}${limits}` };
 }
@@ -111,21 +115,28 @@ export async function checkAccessibility(env: NodeJS.ProcessEnv): Promise<Doctor
 
 /**
  * Checks the display, then (when it is reachable) screen capture and the global input hooks; never
- * throws for a failed check. Without a display the later checks are skipped, not failed.
+ * throws for a failed check. Without a display the later checks are skipped, not failed. A wlroots
+ * session gets its adapter's checks (diagnose-wlroots.ts): no native module is loaded there.
  */
 export async function diagnoseDesktop(env: NodeJS.ProcessEnv = process.env): Promise<DoctorCheck[]> {
-  const native = await checkNativeModules();
+  const wlroots = chooseAdapter(env) === 'wlroots';
+  const native = wlroots ? null : await checkNativeModules();
   // Binaries built for another machine cannot load: capture, input and hooks are not tried.
-  if (native.status === 'fail') return [native];
+  if (native?.status === 'fail') return [native];
   const display = await checkDisplay(env);
+  const first = native ? [native, display] : [display];
   if (display.status !== 'ok') {
+    const later = wlroots
+      ? ['capture', 'pointer', 'keyboard', 'windows', 'hotkeys', 'input hooks', 'accessibility']
+      : ['capture', 'input hooks', 'xdotool', 'accessibility'];
     return [
-      native,
-      display,
-      ...['capture', 'input hooks', 'xdotool', 'accessibility'].map(
-        (name): DoctorCheck => ({ name, status: 'skip', detail: 'not checked: no display' }),
-      ),
+      ...first,
+      ...later.map((name): DoctorCheck => ({ name, status: 'skip', detail: 'not checked: no display' })),
     ];
   }
-  return [native, display, ...(await checkDesktop()), await checkXdotool(env), await checkAccessibility(env)];
+  if (wlroots) {
+    const { checkWlrootsDesktop } = await import('./diagnose-wlroots.ts');
+    return [...first, ...(await checkWlrootsDesktop(env)), await checkAccessibility(env)];
+  }
+  return [...first, ...(await checkDesktop()), await checkXdotool(env), await checkAccessibility(env)];
 }

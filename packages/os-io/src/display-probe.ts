@@ -4,7 +4,9 @@
  * into a {@link DisplayNotFoundError} that says how to fix it.
  */
 import { connect, type Socket } from 'node:net';
+import { chooseAdapter, compositorOf, type DesktopAdapter } from './desktop-session.ts';
 import { DisplayNotFoundError } from './errors.ts';
+import { waylandSocketPath } from './wayland-wire.ts';
 
 /** The kind of graphical session: X11, Wayland (maybe with XWayland), macOS, Windows, or none. */
 export type SessionType = 'x11' | 'wayland' | 'macos' | 'windows' | 'none';
@@ -17,9 +19,13 @@ export interface DisplayFacts {
   display: string | null;
   /** `WAYLAND_DISPLAY` as set, or null. */
   waylandDisplay: string | null;
-  /** Where the X server was looked for (`/tmp/.X11-unix/X0`, `host:6010`), null if not looked for. */
+  /** The Wayland compositor the session names (`sway`, `GNOME`), or null outside Wayland or when none is named. */
+  compositor: string | null;
+  /** The desktop adapter mime drives this session with (`x11` also for XWayland), null without a display. */
+  adapter: DesktopAdapter | null;
+  /** Where the X server (or the wlroots compositor's socket) was looked for, null if not looked for. */
   endpoint: string | null;
-  /** True when mime can capture and send input here: an X server answered, or macOS/Windows. */
+  /** True when mime can capture and send input here: an X server or a wlroots compositor answered, or macOS/Windows. */
   reachable: boolean;
   /** Why the display cannot be used and how to fix it; null when reachable. */
   problem: string | null;
@@ -39,6 +45,11 @@ export interface ProbeDisplayOptions {
 const FIX =
   'Run mime inside a desktop session, set DISPLAY to a running X server (e.g. DISPLAY=:0), ' +
   'or run it headless under a virtual one: `xvfb-run -a mime ...`.';
+
+const WLROOTS_LIMITS = [
+  'Wayland session: no program can watch global input, so mime cannot record here (record in an X11 session); replay works.',
+  'Wayland session: the pointer position is known only where mime moved it; the fail-safe corner check sees only those moves.',
+];
 
 const XWAYLAND_LIMITS = [
   'Wayland session: through XWayland mime sees and drives only X11 windows; native Wayland windows may capture black and ignore input.',
@@ -90,40 +101,72 @@ async function reachX(endpoint: XEndpoint, timeoutMs: number): Promise<string | 
   return firstError;
 }
 
+/** A wlroots session: reachable when its compositor's socket answers. */
+async function probeWlroots(
+  env: NodeJS.ProcessEnv,
+  base: ProbeBase,
+  timeoutMs: number,
+): Promise<DisplayFacts> {
+  const socket = waylandSocketPath(env);
+  const facts = { ...base, sessionType: 'wayland' as const, adapter: 'wlroots' as const, endpoint: socket };
+  const error =
+    socket === null
+      ? 'XDG_RUNTIME_DIR is not set'
+      : await reachX({ targets: [{ path: socket }], label: socket }, timeoutMs);
+  if (error === null) return { ...facts, reachable: true, problem: null, limitations: WLROOTS_LIMITS };
+  const problem =
+    `cannot connect to the Wayland compositor (${base.compositor ?? 'wlroots'}) of WAYLAND_DISPLAY=${base.waylandDisplay ?? '(unset)'} ` +
+    `at ${socket ?? '$XDG_RUNTIME_DIR/$WAYLAND_DISPLAY'} (${error}): run mime inside that session, with its XDG_RUNTIME_DIR and WAYLAND_DISPLAY set.`;
+  return { ...facts, reachable: false, problem };
+}
+
+type ProbeBase = Pick<
+  DisplayFacts,
+  'platform' | 'display' | 'waylandDisplay' | 'compositor' | 'endpoint' | 'limitations'
+>;
+
 /** Probes the display and returns facts; never throws and loads no native module. */
 export async function probeDisplay(options: ProbeDisplayOptions = {}): Promise<DisplayFacts> {
   const { env = process.env, platform = process.platform, timeoutMs = 1000 } = options;
   const display = env.DISPLAY?.trim() || null;
   const waylandDisplay = env.WAYLAND_DISPLAY?.trim() || null;
-  const base = { platform, display, waylandDisplay, endpoint: null, limitations: [] };
+  const compositor = platform === 'linux' ? compositorOf(env) : null;
+  const base: ProbeBase = { platform, display, waylandDisplay, compositor, endpoint: null, limitations: [] };
 
-  if (platform === 'darwin') return { ...base, sessionType: 'macos', reachable: true, problem: null };
-  if (platform === 'win32') return { ...base, sessionType: 'windows', reachable: true, problem: null };
+  if (platform === 'darwin') {
+    return { ...base, sessionType: 'macos', adapter: 'x11', reachable: true, problem: null };
+  }
+  if (platform === 'win32') {
+    return { ...base, sessionType: 'windows', adapter: 'x11', reachable: true, problem: null };
+  }
+  if (chooseAdapter(env) === 'wlroots') return probeWlroots(env, base, timeoutMs);
 
   const wayland = waylandDisplay !== null || env.XDG_SESSION_TYPE === 'wayland';
   const sessionType: SessionType = wayland ? 'wayland' : display ? 'x11' : 'none';
+  const unreachable = { ...base, sessionType, adapter: null, reachable: false };
   if (!display) {
     const problem = wayland
-      ? `Wayland session without XWayland (WAYLAND_DISPLAY=${waylandDisplay ?? '(unset)'}, DISPLAY unset): ` +
-        'mime needs an X server for capture, input and hooks. Enable XWayland so DISPLAY is set, ' +
-        'log in to an X11 ("Xorg") session, or run headless under `xvfb-run -a mime ...`.'
+      ? `Wayland session of ${compositor ?? 'an unnamed compositor'} without XWayland (WAYLAND_DISPLAY=${waylandDisplay ?? '(unset)'}, DISPLAY unset): ` +
+        'mime drives Wayland directly only under wlroots compositors (sway) so far, elsewhere it needs an X server. Enable XWayland so DISPLAY is set, ' +
+        'log in to an X11 ("Xorg") or sway session, or run headless under `xvfb-run -a mime ...`.'
       : `DISPLAY is not set, so there is no screen to capture or drive. ${FIX}`;
-    return { ...base, sessionType, reachable: false, problem };
+    return { ...unreachable, problem };
   }
 
   const endpoint = parseDisplay(display);
   if (!endpoint) {
     const problem = `DISPLAY=${display} is not a display name like ":0" or "host:0". ${FIX}`;
-    return { ...base, sessionType, reachable: false, problem };
+    return { ...unreachable, problem };
   }
   const error = await reachX(endpoint, timeoutMs);
   if (error !== null) {
     const problem = `cannot connect to the X server of DISPLAY=${display} at ${endpoint.label} (${error}): it is not running or not reachable. ${FIX}`;
-    return { ...base, sessionType, endpoint: endpoint.label, reachable: false, problem };
+    return { ...unreachable, endpoint: endpoint.label, problem };
   }
   return {
     ...base,
     sessionType,
+    adapter: 'x11',
     endpoint: endpoint.label,
     reachable: true,
     problem: null,

@@ -7,7 +7,9 @@ export {
   type OpenedAccessibility,
 } from './accessibility.ts';
 export { captureFrame, type EncodePngOptions, encodePng, frameToRgb, type RawFrame } from './capture.ts';
+export { createDesktop } from './create-desktop.ts';
 export type { ActiveWindow, Desktop } from './desktop.ts';
+export { chooseAdapter, compositorOf, type DesktopAdapter } from './desktop-session.ts';
 export { diagnoseDesktop } from './diagnose.ts';
 export {
   acquireDisplayLock,
@@ -61,9 +63,14 @@ export {
 } from './input-pacing.ts';
 export { type HookKeyName, typedChar } from './keymap.ts';
 export { checkNativeModules, elfArch, linuxNativeBinaries, type NativeBinary } from './native-modules.ts';
-export { createDesktop, type DesktopOptions } from './nut-desktop.ts';
+export type { DesktopOptions } from './nut-desktop.ts';
 export { openAccessibility } from './open-accessibility.ts';
-export { type PrivateDisplay, type PrivateDisplayOptions, startPrivateDisplay } from './private-display.ts';
+export {
+  type PrivateDisplay,
+  type PrivateDisplayOptions,
+  startPrivateDisplay,
+  startSessionBus,
+} from './private-display.ts';
 export { processStartIdentity } from './process-identity.ts';
 export { epochNow } from './time.ts';
 export type {

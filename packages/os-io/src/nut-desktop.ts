@@ -2,6 +2,7 @@
  * The {@link Desktop} adapter on nut-js (capture, input, clipboard) and uiohook-napi (hooks), loaded
  * only after the display probe passed.
  */
+import { formatKeyChord, type KeyChord, normalizeKeyChord } from '@mime-desktop/schema';
 import type { Accessibility } from './accessibility.ts';
 import { captureFrame } from './capture.ts';
 import { readClipboard } from './clipboard.ts';
@@ -35,11 +36,12 @@ export interface DesktopOptions {
 }
 
 /**
- * Probes the display (throws `MIME_NO_DISPLAY` without one), loads nut-js and measures the screen.
+ * The X11 desktop (and macOS, Windows): probes the display (throws `MIME_NO_DISPLAY` without one),
+ * loads nut-js and measures the screen.
  * The fail-safe starts watching the hooks at the first input call, so a desktop used only for
  * capture and hooks (recording) never arms it.
  */
-export async function createDesktop(options: DesktopOptions = {}): Promise<Desktop> {
+export async function createNutDesktop(options: DesktopOptions = {}): Promise<Desktop> {
   const display = await assertDisplay();
   const nut = await loadNut();
   const first = await captureFrame();
@@ -67,6 +69,17 @@ export async function createDesktop(options: DesktopOptions = {}): Promise<Deskt
   };
   const input = new InputExecutor(nut, failSafe, screen.logical, options.timing, openKeyboard);
   const subscriptions = new Set<HookSubscription>();
+  const startTracked: Desktop['startHooks'] = async (onEvent, hookOptions) => {
+    const subscription = await startHooks(onEvent, hookOptions);
+    const tracked: HookSubscription = {
+      stop: async () => {
+        subscriptions.delete(tracked);
+        await subscription.stop();
+      },
+    };
+    subscriptions.add(tracked);
+    return tracked;
+  };
 
   return {
     display,
@@ -94,16 +107,13 @@ export async function createDesktop(options: DesktopOptions = {}): Promise<Deskt
     pressKey: (chord) => input.pressKey(chord),
     typeText: (text, typeOptions) => input.typeText(text, typeOptions),
     readClipboard: () => readClipboard(nut),
-    startHooks: async (onEvent, hookOptions) => {
-      const subscription = await startHooks(onEvent, hookOptions);
-      const tracked: HookSubscription = {
-        stop: async () => {
-          subscriptions.delete(tracked);
-          await subscription.stop();
-        },
-      };
-      subscriptions.add(tracked);
-      return tracked;
+    startHooks: startTracked,
+    watchHotkey: (chord, onPress) => {
+      const wanted = normalizeKeyChord(chord);
+      return startTracked((event) => {
+        if (event.type !== 'keydown' || event.key === null) return;
+        if (formatKeyChord({ modifiers: event.modifiers, key: event.key } as KeyChord) === wanted) onPress();
+      });
     },
     close: async () => {
       await Promise.all([...subscriptions].map((subscription) => subscription.stop()));

@@ -3,13 +3,18 @@
  * (atspi.ts); none yet elsewhere (targets are then found by pixels).
  */
 import type { OpenedAccessibility } from './accessibility.ts';
+import type { WindowOrigin } from './atspi.ts';
 
 /**
  * Opens the desktop's accessibility trees (AT-SPI on Linux; loaded only when asked) and turns
  * accessibility on for apps that start later. Not an error when there are none: the reason says
  * why, for `doctor` and logs.
  */
-export async function openAccessibility(env: NodeJS.ProcessEnv = process.env): Promise<OpenedAccessibility> {
+export async function openAccessibility(
+  env: NodeJS.ProcessEnv = process.env,
+  /** Where a process's window is, where toolkits report extents relative to it (Wayland). Default: none (X11). */
+  windowOrigin: WindowOrigin | null = null,
+): Promise<OpenedAccessibility> {
   if (process.platform !== 'linux') {
     return {
       ok: false,
@@ -24,7 +29,7 @@ export async function openAccessibility(env: NodeJS.ProcessEnv = process.env): P
     };
   }
   const { openAtspi } = await import('./atspi.ts');
-  return openAtspi(env);
+  return openAtspi(env, windowOrigin);
 }
 
 /**

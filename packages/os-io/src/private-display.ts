@@ -60,7 +60,7 @@ function signalGroup(pgid: number, signal: NodeJS.Signals | 0): boolean {
  * folder; `stop` ends the whole group and waits for the last of them before removing the folder
  * (removing it while they still shut down raced their own clean-up).
  */
-function startSessionBus(
+export function startSessionBus(
   env: NodeJS.ProcessEnv,
   timeoutMs: number,
 ): Promise<{ env: NodeJS.ProcessEnv; stop: () => Promise<void> } | null> {

@@ -1,11 +1,13 @@
 /**
  * App windows: launching an app and waiting for its window, by title or class (regular expressions,
  * JavaScript syntax). On X11 the windows are listed with xdotool and their class read with xprop
- * (both from the X tools `./setup.sh` installs); elsewhere nut-js lists windows by title only.
+ * (both from the X tools `./setup.sh` installs); under sway from its IPC (the class is the Wayland app
+ * id, or an XWayland window's X11 class); elsewhere nut-js lists windows by title only.
  */
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
 import { accessibleAppEnv, accessibleCommand } from './accessibility.ts';
+import { chooseAdapter } from './desktop-session.ts';
 import { DesktopFailureError, UnsupportedPlatformError } from './errors.ts';
 import { wakeAccessibility } from './open-accessibility.ts';
 import { pause } from './time.ts';
@@ -68,6 +70,31 @@ async function x11Windows(env: NodeJS.ProcessEnv): Promise<FoundWindow[]> {
   );
 }
 
+/** The windows of the sway session in `env` (its pids too, for {@link closeApp}). */
+async function swayWindows(env: NodeJS.ProcessEnv): Promise<Array<FoundWindow & { pid: number | null }>> {
+  const socket = env.SWAYSOCK?.trim();
+  if (!socket) {
+    throw new UnsupportedPlatformError(
+      'this Wayland compositor does not tell mime its windows (sway does, through SWAYSOCK): finding app windows works on X11 and sway',
+    );
+  }
+  const { SwayIpc } = await import('./sway-ipc.ts');
+  const ipc = await SwayIpc.open(socket);
+  try {
+    return (await ipc.windows())
+      .filter((w) => w.visible)
+      .map((w) => ({ id: String(w.id), title: w.title, classes: w.classes, pid: w.pid }));
+  } finally {
+    ipc.close();
+  }
+}
+
+/** The visible windows of this session: X11, sway, or nut-js's by title elsewhere. */
+function sessionWindows(env: NodeJS.ProcessEnv): Promise<FoundWindow[]> {
+  if (process.platform !== 'linux') return nutWindows();
+  return chooseAdapter(env) === 'wlroots' ? swayWindows(env) : x11Windows(env);
+}
+
 async function nutWindows(): Promise<FoundWindow[]> {
   const { getWindows } = await import('@nut-tree-fork/nut-js');
   const windows = await getWindows();
@@ -87,7 +114,7 @@ export async function findWindows(
       `finding a window by class works on Linux/X11 only; give a title instead`,
     );
   }
-  const windows = process.platform === 'linux' ? await x11Windows(env) : await nutWindows();
+  const windows = await sessionWindows(env);
   return windows.filter(
     (w) => (!title || title.test(w.title)) && (!klass || w.classes.some((c) => klass.test(c))),
   );
@@ -244,8 +271,13 @@ export async function launchApp(command: string, env: NodeJS.ProcessEnv = proces
   });
 }
 
-/** The processes that own `windows` (X11 `_NET_WM_PID`); windows that do not tell are left out. */
+/** The processes that own `windows` (X11 `_NET_WM_PID`, sway's pid); windows that do not tell are left out. */
 async function ownersOf(windows: readonly FoundWindow[], env: NodeJS.ProcessEnv): Promise<number[]> {
+  if (chooseAdapter(env) === 'wlroots') {
+    const ids = new Set(windows.map((w) => w.id));
+    const owned = (await swayWindows(env)).filter((w) => ids.has(w.id)).map((w) => w.pid ?? Number.NaN);
+    return [...new Set(owned.filter((pid) => Number.isInteger(pid) && pid > 1 && pid !== process.pid))];
+  }
   const pids = await Promise.all(
     windows.map((w) =>
       run('xdotool', ['getwindowpid', w.id], { env }).then(

@@ -7,6 +7,7 @@ export {
   RecorderNotRunningError,
   sendControl,
 } from './control.ts';
+export { assertRecordableSession, RecordingUnsupportedError } from './recordable-session.ts';
 export {
   type Annotation,
   DEFAULT_HOTKEYS,

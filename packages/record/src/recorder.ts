@@ -29,6 +29,7 @@ import {
 } from '@mime-desktop/schema';
 import { ActionAggregator, type AggregatorOptions, type RecordedAction } from './aggregate.ts';
 import { type ControlRequest, type ControlStatus, startControlServer } from './control.ts';
+import { assertRecordableSession } from './recordable-session.ts';
 import { ReplayWatch } from './replay-watch.ts';
 import { createSessionDir } from './session.ts';
 import { type PendingEvent, SessionWriter } from './session-writer.ts';
@@ -229,6 +230,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
   // No recording while a replay drives the display; input a replay gives later is dropped (below).
   await ReplayWatch.refuseWhileReplaying();
   const ownDesktop = options.desktop === undefined;
+  if (ownDesktop) await assertRecordableSession();
   const desktop = options.desktop ?? (await createDesktop({ failSafe: false }));
   // Accessibility opens beside the rest of the start; an element lookup that is not back in time
   // leaves its event without one.

@@ -1,6 +1,6 @@
 import { basename, dirname, join } from 'node:path';
 import { createInterface } from 'node:readline/promises';
-import { DEFAULT_ABORT_HOTKEY } from '@mime-desktop/os-io';
+import { chooseAdapter, DEFAULT_ABORT_HOTKEY } from '@mime-desktop/os-io';
 import {
   applyHeal,
   type ConfirmAnswer,
@@ -200,7 +200,10 @@ function describeEvent(event: ReplayEvent): string | null {
             ]
           : []),
         style.dim(
-          `  stop: Ctrl+C, ${DEFAULT_ABORT_HOTKEY}, or move the pointer into a screen corner; pause: ${DEFAULT_PAUSE_HOTKEY}`,
+          // Wayland tells no program where the pointer is: the corner works only on X11.
+          chooseAdapter(process.env) === 'wlroots'
+            ? `  stop: Ctrl+C or ${DEFAULT_ABORT_HOTKEY}; pause: ${DEFAULT_PAUSE_HOTKEY}`
+            : `  stop: Ctrl+C, ${DEFAULT_ABORT_HOTKEY}, or move the pointer into a screen corner; pause: ${DEFAULT_PAUSE_HOTKEY}`,
         ),
       ].join('\n');
     }

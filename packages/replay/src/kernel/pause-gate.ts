@@ -1,5 +1,5 @@
 import type { Desktop, HookSubscription } from '@mime-desktop/os-io';
-import { formatKeyChord, type KeyChord, normalizeKeyChord } from '@mime-desktop/schema';
+import { formatKeyChord, isMimeError, type KeyChord, normalizeKeyChord } from '@mime-desktop/schema';
 
 /** The default pause/resume hotkey of a replay. */
 export const DEFAULT_PAUSE_HOTKEY = 'ctrl+alt+shift+p';
@@ -118,9 +118,27 @@ export class PauseGate {
     return this.#modifiers.length > 0 || this.#hotkeyDown !== null;
   }
 
-  /** Listens for the hotkey (and the keys held) on the desktop's global hooks; `null` turns it off. */
+  /**
+   * Listens for the hotkey (and the keys held) on the desktop's global hooks; `null` turns it off.
+   * Where there are no hooks (Wayland), the hotkey alone, as the compositor binds it (keys the user
+   * holds are then not seen); where it binds none either, no hotkey (the caller's PauseControl still works).
+   */
   async listen(desktop: Desktop, hotkey: string | null): Promise<HookSubscription | null> {
     if (!hotkey) return null;
+    try {
+      return await this.#listenToHooks(desktop, hotkey);
+    } catch (error) {
+      if (!unsupported(error)) throw error;
+      return desktop
+        .watchHotkey(hotkey, () => this.toggle())
+        .catch((bindError: unknown) => {
+          if (unsupported(bindError)) return null;
+          throw bindError;
+        });
+    }
+  }
+
+  #listenToHooks(desktop: Desktop, hotkey: string): Promise<HookSubscription> {
     const chord = normalizeKeyChord(hotkey);
     return desktop.startHooks((event) => {
       if (event.type === 'keyup') {
@@ -140,6 +158,8 @@ export class PauseGate {
     });
   }
 }
+
+const unsupported = (error: unknown) => isMimeError(error) && error.code === 'MIME_UNSUPPORTED_PLATFORM';
 
 /** `promise`, or the signal's reason as soon as it aborts. */
 function abortable(promise: Promise<void>, signal: AbortSignal): Promise<void> {

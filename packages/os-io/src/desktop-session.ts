@@ -1,0 +1,32 @@
+/**
+ * Which desktop adapter a session gets, from its environment alone: a Wayland session of a wlroots
+ * compositor (sway and its kin) gets the wlroots adapter; everything else the X11 one (nut-js), which
+ * in another Wayland session (GNOME, KDE) reaches only XWayland's windows. `MIME_DESKTOP=x11` or
+ * `=wlroots` overrides the choice.
+ */
+
+/** The adapters mime has: X11 (nut-js, uiohook, xdotool) and wlroots (virtual pointer, wtype, grim, sway IPC). */
+export type DesktopAdapter = 'x11' | 'wlroots';
+
+/** `XDG_CURRENT_DESKTOP` names of compositors built on wlroots. */
+const WLROOTS_DESKTOPS = /^(sway|wlroots|river|hyprland|wayfire|labwc|dwl|cage|niri)$/i;
+
+/**
+ * The Wayland compositor the session names (`sway` when `SWAYSOCK` is set, else the first name of
+ * `XDG_CURRENT_DESKTOP`), or null outside Wayland or when nothing tells.
+ */
+export function compositorOf(env: NodeJS.ProcessEnv): string | null {
+  if (!env.WAYLAND_DISPLAY?.trim() && env.XDG_SESSION_TYPE !== 'wayland') return null;
+  if (env.SWAYSOCK?.trim()) return 'sway';
+  const [first] = (env.XDG_CURRENT_DESKTOP ?? '').split(':').filter(Boolean);
+  return first ?? null;
+}
+
+/** The adapter for the session in `env` (see the module comment). */
+export function chooseAdapter(env: NodeJS.ProcessEnv): DesktopAdapter {
+  const forced = env.MIME_DESKTOP?.trim();
+  if (forced === 'x11' || forced === 'wlroots') return forced;
+  if (!env.WAYLAND_DISPLAY?.trim()) return 'x11';
+  const compositor = compositorOf(env);
+  return compositor !== null && WLROOTS_DESKTOPS.test(compositor) ? 'wlroots' : 'x11';
+}

@@ -1,0 +1,109 @@
+/**
+ * The keyboard on wlroots compositors: `wtype` (virtual-keyboard-unstable-v1; about 43 ms a call). A
+ * virtual keyboard needs its keymap passed as a file descriptor, which Node's `net` cannot send, so
+ * each text or chord is one wtype process. wtype builds a keymap for the characters it types, so any
+ * text (symbols, non-ASCII) types as is, without the clipboard.
+ */
+import { execFile } from 'node:child_process';
+import type { KeyChord, Modifier } from '@mime-desktop/schema';
+import { DesktopFailureError, InvalidInputError } from './errors.ts';
+
+/**
+ * wtype waits this long after making its keyboard, before the first key, ms. A seat whose only
+ * keyboards are virtual ones (headless) gains one with each wtype process: the app binds it only
+ * then, and the first key sent at once was lost in 4 of 5 tries (Chromium on sway); after a 5 ms
+ * pause none in 15. 30 leaves room on a loaded machine.
+ */
+const WARM_UP_MS = 30;
+
+/** mime's named keys -> XKB keysym names (what `wtype -k` takes). */
+const NAMED_KEYSYMS: Record<string, string> = {
+  enter: 'Return',
+  tab: 'Tab',
+  escape: 'Escape',
+  backspace: 'BackSpace',
+  delete: 'Delete',
+  space: 'space',
+  up: 'Up',
+  down: 'Down',
+  left: 'Left',
+  right: 'Right',
+  home: 'Home',
+  end: 'End',
+  pageup: 'Prior',
+  pagedown: 'Next',
+  insert: 'Insert',
+  capslock: 'Caps_Lock',
+  printscreen: 'Print',
+  menu: 'Menu',
+  ...Object.fromEntries(Array.from({ length: 24 }, (_, i) => [`f${i + 1}`, `F${i + 1}`])),
+};
+
+/** mime's modifiers -> wtype's names for them. */
+const WTYPE_MODIFIERS: Record<Modifier, string> = { ctrl: 'ctrl', alt: 'alt', shift: 'shift', meta: 'logo' };
+
+/** Keysym names of the punctuation keys (what `wtype -k` and sway's `bindsym` take). */
+const PUNCTUATION_KEYSYMS: Record<string, string> = {
+  '-': 'minus',
+  '+': 'plus',
+  '=': 'equal',
+  ',': 'comma',
+  '.': 'period',
+  '/': 'slash',
+  ';': 'semicolon',
+  "'": 'apostrophe',
+  '[': 'bracketleft',
+  ']': 'bracketright',
+  '\\': 'backslash',
+  '`': 'grave',
+};
+
+/** The XKB keysym name of a mime key (`Return`, `F5`, `a`, `minus`), or null when it has none here. */
+export function keysymName(key: string): string | null {
+  const named = NAMED_KEYSYMS[key] ?? PUNCTUATION_KEYSYMS[key];
+  if (named !== undefined) return named;
+  return /^[a-z0-9]$/i.test(key) ? key : null;
+}
+
+/** wtype's arguments that press `chord`: modifiers held around the key. wtype reads its arguments in order. */
+export function chordArgs(chord: KeyChord): string[] {
+  const keysym = keysymName(chord.key);
+  // Any other single character is typed as text (wtype makes a key for it).
+  if (keysym === null && [...chord.key].length !== 1) {
+    throw new InvalidInputError(`no key to press for "${chord.key}"`);
+  }
+  const key = keysym !== null ? ['-k', keysym] : [chord.key];
+  const press = chord.modifiers.flatMap((m) => ['-M', WTYPE_MODIFIERS[m]]);
+  const release = chord.modifiers.toReversed().flatMap((m) => ['-m', WTYPE_MODIFIERS[m]]);
+  return [...press, ...key, ...release];
+}
+
+/** Runs wtype on the compositor of `env`; rejects with a {@link DesktopFailureError}. */
+export function wtype(args: readonly string[], env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    execFile('wtype', ['-s', String(WARM_UP_MS), ...args], { env, signal }, (error, _stdout, stderr) => {
+      if (!error) {
+        resolve();
+        return;
+      }
+      if (signal?.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+      reject(
+        new DesktopFailureError(
+          missing
+            ? 'typing on a wlroots compositor needs wtype: install it (./setup.sh does; apt install wtype)'
+            : `wtype failed: ${String(stderr).trim() || error.message}`,
+          { cause: error },
+        ),
+      );
+    });
+  });
+}
+
+/** Presses a chord. */
+export function pressChord(chord: KeyChord, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<void> {
+  return wtype(chordArgs(chord), env, signal);
+}

@@ -1,0 +1,174 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parseKeyChord } from '@mime-desktop/schema';
+import { afterEach, describe, expect, it } from 'vitest';
+import { decodePpm } from '../src/grim-capture.ts';
+import { chooseAdapter, compositorOf, probeDisplay } from '../src/index.ts';
+import { swayChord } from '../src/sway-hotkey.ts';
+import { flattenWindows } from '../src/sway-ipc.ts';
+import { textArgs } from '../src/wlroots-input.ts';
+import { chordArgs } from '../src/wtype-keyboard.ts';
+
+describe('the adapter a session gets', () => {
+  it('is wlroots for a sway (or other wlroots) Wayland session, else x11', () => {
+    expect(chooseAdapter({ WAYLAND_DISPLAY: 'wayland-1', SWAYSOCK: '/run/sway.sock' })).toBe('wlroots');
+    expect(chooseAdapter({ WAYLAND_DISPLAY: 'wayland-1', XDG_CURRENT_DESKTOP: 'Hyprland' })).toBe('wlroots');
+    expect(
+      chooseAdapter({ WAYLAND_DISPLAY: 'wayland-0', XDG_CURRENT_DESKTOP: 'ubuntu:GNOME', DISPLAY: ':0' }),
+    ).toBe('x11');
+    expect(chooseAdapter({ DISPLAY: ':0', SWAYSOCK: '/run/sway.sock' })).toBe('x11');
+    expect(chooseAdapter({ WAYLAND_DISPLAY: 'wayland-1', SWAYSOCK: '/s', MIME_DESKTOP: 'x11' })).toBe('x11');
+    expect(compositorOf({ WAYLAND_DISPLAY: 'wayland-0', XDG_CURRENT_DESKTOP: 'ubuntu:GNOME' })).toBe(
+      'ubuntu',
+    );
+    expect(compositorOf({ DISPLAY: ':0', XDG_CURRENT_DESKTOP: 'XFCE' })).toBeNull();
+  });
+});
+
+describe('probing a wlroots session', () => {
+  let server: Server | undefined;
+  let dir: string | undefined;
+  afterEach(async () => {
+    await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+    if (dir) await rm(dir, { recursive: true, force: true });
+    server = undefined;
+    dir = undefined;
+  });
+
+  it('reaches the compositor socket under XDG_RUNTIME_DIR, and says where it looked when it cannot', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'mime-wl-probe-'));
+    const env = { WAYLAND_DISPLAY: 'wayland-7', XDG_RUNTIME_DIR: dir, SWAYSOCK: join(dir, 'sway.sock') };
+    const missing = await probeDisplay({ env, platform: 'linux' });
+    expect(missing).toMatchObject({
+      sessionType: 'wayland',
+      adapter: 'wlroots',
+      compositor: 'sway',
+      reachable: false,
+    });
+    expect(missing.problem).toContain(`at ${join(dir, 'wayland-7')} (ENOENT)`);
+
+    const listening = createServer();
+    server = listening;
+    await new Promise<void>((resolve) => listening.listen(join(dir as string, 'wayland-7'), resolve));
+    const facts = await probeDisplay({ env, platform: 'linux' });
+    expect(facts).toMatchObject({ adapter: 'wlroots', reachable: true, endpoint: join(dir, 'wayland-7') });
+    expect(facts.limitations.join(' ')).toContain('cannot record here');
+  });
+});
+
+describe('grim frames', () => {
+  it('decodes binary PPM (comments in the header) into opaque RGBA', () => {
+    const header = Buffer.from('P6\n# grim\n2 1\n255\n', 'ascii');
+    const { width, height, rgba } = decodePpm(Buffer.concat([header, Buffer.from([1, 2, 3, 250, 251, 252])]));
+    expect({ width, height }).toEqual({ width: 2, height: 1 });
+    expect([...rgba]).toEqual([1, 2, 3, 255, 250, 251, 252, 255]);
+  });
+
+  it('refuses a cut-short or non-PPM image, saying what it got', () => {
+    expect(() => decodePpm(Buffer.from('P6\n2 2\n255\n\x01\x02\x03', 'latin1'))).toThrow(
+      /cut short \(3 of 12 bytes\)/,
+    );
+    expect(() => decodePpm(Buffer.from('\x89PNG\r\n', 'latin1'))).toThrow(/no 8-bit binary PPM/);
+  });
+});
+
+describe('keys on wlroots', () => {
+  it('presses chords through wtype with the modifiers held around the key', () => {
+    expect(chordArgs(parseKeyChord('ctrl+a'))).toEqual(['-M', 'ctrl', '-k', 'a', '-m', 'ctrl']);
+    expect(chordArgs(parseKeyChord('ctrl+@'))).toEqual(['-M', 'ctrl', '@', '-m', 'ctrl']);
+    expect(chordArgs(parseKeyChord('enter'))).toEqual(['-k', 'Return']);
+    expect(chordArgs(parseKeyChord('ctrl+shift+pagedown'))).toEqual([
+      '-M',
+      'ctrl',
+      '-M',
+      'shift',
+      '-k',
+      'Next',
+      '-m',
+      'shift',
+      '-m',
+      'ctrl',
+    ]);
+    expect(chordArgs(parseKeyChord('meta+-'))).toEqual(['-M', 'logo', '-k', 'minus', '-m', 'logo']);
+  });
+
+  it('types newlines and tabs as keys and keeps a leading dash as text', () => {
+    expect(textArgs('a\nb\tc', 0)).toEqual(['a', '-k', 'Return', 'b', '-k', 'Tab', 'c']);
+    expect(textArgs('--x', 12)).toEqual(['-d', '12', '-k', 'minus', '-k', 'minus', 'x']);
+    expect(textArgs('日本 é', 0)).toEqual(['日本 é']);
+  });
+
+  it('binds hotkeys in sway syntax', () => {
+    expect(swayChord(parseKeyChord('ctrl+alt+shift+escape'))).toBe('Ctrl+Mod1+Shift+Escape');
+    expect(swayChord(parseKeyChord('meta+f5'))).toBe('Mod4+F5');
+  });
+});
+
+describe('windows from the sway tree', () => {
+  it('lists tiled and floating views with their content box, app id or X11 class, and pid', () => {
+    const tree = {
+      id: 1,
+      type: 'root',
+      rect: { x: 0, y: 0, width: 1280, height: 800 },
+      nodes: [
+        {
+          id: 2,
+          type: 'workspace',
+          rect: { x: 0, y: 0, width: 1280, height: 800 },
+          nodes: [
+            {
+              id: 5,
+              type: 'con',
+              name: 'mime-demo',
+              app_id: 'chromium',
+              pid: 42,
+              focused: true,
+              shell: 'xdg_shell',
+              rect: { x: 0, y: 0, width: 1280, height: 800 },
+              window_rect: { x: 0, y: 0, width: 1280, height: 800 },
+            },
+          ],
+          floating_nodes: [
+            {
+              id: 7,
+              type: 'floating_con',
+              name: 'Calculator',
+              app_id: null,
+              pid: 43,
+              shell: 'xwayland',
+              window_properties: { class: 'Galculator', instance: 'galculator' },
+              rect: { x: 300, y: 200, width: 400, height: 330 },
+              window_rect: { x: 2, y: 28, width: 396, height: 300 },
+            },
+          ],
+        },
+      ],
+    };
+    expect(flattenWindows(tree)).toEqual([
+      {
+        id: 5,
+        title: 'mime-demo',
+        appId: 'chromium',
+        classes: ['chromium'],
+        pid: 42,
+        rect: { x: 0, y: 0, width: 1280, height: 800 },
+        focused: true,
+        visible: true,
+        shell: 'xdg_shell',
+      },
+      {
+        id: 7,
+        title: 'Calculator',
+        appId: null,
+        classes: ['galculator', 'Galculator'],
+        pid: 43,
+        rect: { x: 302, y: 228, width: 396, height: 300 },
+        focused: false,
+        visible: true,
+        shell: 'xwayland',
+      },
+    ]);
+  });
+});
