@@ -243,7 +243,9 @@ describe('prepareReplay', () => {
 
   it('forbids the model with a model calls budget of 0: agent mode is refused, auto needs no model', async () => {
     const budgets = { modelCalls: 0 };
-    await expect(prepareReplay(PLAY_SONG, { mode: 'agent', budgets })).rejects.toThrow(
+    await expect(
+      prepareReplay(PLAY_SONG, { mode: 'agent', budgets, params: { song_name: 'x' } }),
+    ).rejects.toThrow(
       /the agent mode asks the model at every turn, and this run may not call one \(its model calls budget is 0\): replay in the auto mode/,
     );
     // A configured model is never made into a client: its first use says why.
@@ -256,9 +258,9 @@ describe('prepareReplay', () => {
     });
     expect(prepared.limits.modelCalls).toBe(0);
     await expect(prepared.model.client()).rejects.toMatchObject({ code: 'MIME_MODEL_FORBIDDEN' });
-    await expect(prepareReplay(PLAY_SONG, { budgets: { modelCalls: -1 } })).rejects.toThrow(
-      /budget modelCalls must be a number >= 0, got -1/,
-    );
+    await expect(
+      prepareReplay(PLAY_SONG, { budgets: { modelCalls: -1 }, params: { song_name: 'x' } }),
+    ).rejects.toThrow(/budget modelCalls must be a number >= 0, got -1/);
   });
 
   it('fingerprints the manifest too: a changed recording changes it', async () => {
