@@ -143,6 +143,7 @@ async function withProblem(page: Page): Promise<void> {
     'Rename or describe this workflow',
     'Duplicate this workflow',
     'Add a subtask after subtask 1',
+    'Add a step after step 1',
   ]) {
     await page.getByText(summary).click();
   }
