@@ -75,7 +75,8 @@ async function restoreDraft(state) {
   state.workflow = kept.workflow;
   state.problems = checked.body.problems;
   changed(state);
-  return { text: `Your unsaved edits of ${when} are back: save or revert them.` };
+  // A draft that came back to the file as saved is no draft: it was dropped.
+  return state.dirty ? { text: `Your unsaved edits of ${when} are back: save or revert them.` } : null;
 }
 
 /** The draft changed: whether it differs from the file now, kept in this browser while it does. */
