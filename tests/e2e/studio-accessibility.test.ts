@@ -127,11 +127,24 @@ describe('mime studio accessibility', () => {
   });
 });
 
-/** Makes a step's value name a param that does not exist (listed as a problem), its form left open. */
+/** A draft with a problem (a value naming no param), warnings, and its forms open. */
 async function withProblem(page: Page): Promise<void> {
   await page.getByText('Edit step 2', { exact: true }).click();
   await page.getByLabel('Value').fill('{artist}');
   await page.getByRole('button', { name: 'Apply to step 2' }).click();
   await statusSays(page, 'step 2 changed');
   await page.getByRole('region', { name: '1 problem to fix before saving' }).waitFor();
+  // A param used nowhere and without an example: two warnings beside the problem.
+  await page.getByLabel('Add a param named').fill('album');
+  await page.getByRole('button', { name: 'Add param', exact: true }).click();
+  await page.getByRole('region', { name: /^2 warnings/ }).waitFor();
+  // The forms that open on demand, open.
+  for (const summary of [
+    'Rename or describe this workflow',
+    'Duplicate this workflow',
+    'Add a subtask after subtask 1',
+    'Add a step after step 1',
+  ]) {
+    await page.getByText(summary).click();
+  }
 }

@@ -158,6 +158,15 @@ describe('mime studio drafts', () => {
       await page.getByRole('button', { name: 'Add subtask' }).last().click();
       await statusSays(page, 'subtask 3 added');
       expect(await focused(page)).toBe('subtask-2');
+      // A step added by hand to it, from its words: the new step's card takes the focus.
+      await page.getByText('Add a step to subtask 3').click();
+      await page.getByLabel('Action', { exact: true }).selectOption('KEYPRESS');
+      await page.getByLabel('Why (intent)').fill('Read the song aloud');
+      await page.getByLabel('On what (target, in words)').fill('the player window');
+      await page.getByLabel('Text or keys').fill('ctrl+r');
+      await page.getByRole('button', { name: 'Add the step to subtask 3' }).click();
+      await statusSays(page, 'step 7 added to subtask 3');
+      expect(await focused(page)).toBe('step-6');
       // A param used nowhere is a warning, not a problem: Save stays.
       await page.getByLabel('Add a param named').fill('artist');
       await page.getByRole('button', { name: 'Add param' }).click();
@@ -205,8 +214,14 @@ describe('mime studio drafts', () => {
         [4, 'CLICK'],
         [5, 'EXTRACT'],
       ],
-      [],
+      [[6, 'KEYPRESS']],
     ]);
+    expect(workflow.plan.subtasks[2]?.steps[0]).toMatchObject({
+      intent: 'Read the song aloud',
+      target: { primary: 'the player window' },
+      action_value: 'ctrl+r',
+      source: null,
+    });
     expect(workflow.plan.subtasks[2]?.text).toBe('Say which song plays. Expected outcome: it is said.');
   });
 });

@@ -1,16 +1,14 @@
 /** A step of a workflow as a card: its screens before and after, what it does, and its edits. */
+
+import { addStepDisclosure } from './add-step-form.js';
 import { fileUrl } from './api.js';
 import { h } from './dom.js';
 import { formatPlace, formatStep } from './numbering.js';
+import { stepCardId, stepFieldId } from './page-ids.js';
 import { problemsAt } from './problems-panel.js';
 
 /** How many steps' screens the first view of a workflow shows (they load at once, the rest lazily). */
 export const FIRST_SCREENS = 4;
-
-/** The id of step `i`'s card (focused by "go to step" and the problems panel). */
-export const stepCardId = (i) => `step-${i}`;
-/** The id of a field of step `i`'s form: `intent`, `target`, `value`, `expected`. */
-export const stepFieldId = (i, name) => `step-${i}-${name}`;
 
 /** The card of `step` (in subtask `k`); `next` is the step after it (its screen is this one's after). */
 export function stepCard(state, step, next, k, prefix, place) {
@@ -45,6 +43,7 @@ export function stepCard(state, step, next, k, prefix, place) {
       problemsAt(state, prefix),
       isLiteralTyping(step) ? makeParamForm(state, step) : null,
       stepEditor(state, step),
+      addStepDisclosure(state, k, step.i),
       orderButtons(state, {
         what: formatStep(step.i),
         id: stepCardId(step.i),

@@ -1,11 +1,10 @@
 /** A subtask of a workflow: its text, what it uses from earlier subtasks, its order, and its steps' cards. */
+import { addStepDisclosure } from './add-step-form.js';
 import { h } from './dom.js';
 import { formatSubtask } from './numbering.js';
+import { subtaskHeadingId } from './page-ids.js';
 import { problemsAt } from './problems-panel.js';
 import { editForm, orderButtons, orderFocus, stepCard } from './step-card.js';
-
-/** The id of subtask `k`'s heading (focused by the problems panel). */
-export const subtaskHeadingId = (k) => `subtask-${k}`;
 
 /** Subtask `k` of the workflow, `steps` being all the plan's steps in order (a card shows the next one's screen). */
 export function subtaskSection(state, subtask, k, steps) {
@@ -42,6 +41,7 @@ export function subtaskSection(state, subtask, k, steps) {
         }),
       ),
     ),
+    subtask.steps.length === 0 ? addStepDisclosure(state, subtask.subtask_i, null) : null,
     addSubtaskForm(state, subtask.subtask_i),
   );
 }

@@ -11,11 +11,12 @@ import { draftWarnings } from './draft-warnings.js';
 import { focusedId, focusFirst, jumpTo } from './focus.js';
 import { guardLeaving } from './leave-guard.js';
 import { formatStep } from './numbering.js';
+import { stepCardId, stepFieldId, subtaskHeadingId } from './page-ids.js';
 import { addParamForm, paramsTable } from './params-table.js';
 import { problemsPanel, warningsPanel } from './problems-panel.js';
 import { runHistory, runPanel } from './run-panel.js';
-import { FIRST_SCREENS, stepCardId, stepFieldId } from './step-card.js';
-import { subtaskHeadingId, subtaskSection } from './subtask-section.js';
+import { FIRST_SCREENS } from './step-card.js';
+import { subtaskSection } from './subtask-section.js';
 
 export async function showWorkflow(id) {
   const { ok, body } = await api(workflowUrl(id));
@@ -74,7 +75,8 @@ async function restoreDraft(state) {
   state.workflow = kept.workflow;
   state.problems = checked.body.problems;
   changed(state);
-  return { text: `Your unsaved edits of ${when} are back: save or revert them.` };
+  // A draft that came back to the file as saved is no draft: it was dropped.
+  return state.dirty ? { text: `Your unsaved edits of ${when} are back: save or revert them.` } : null;
 }
 
 /** The draft changed: whether it differs from the file now, kept in this browser while it does. */

@@ -2,6 +2,8 @@ export { StudioEditError } from './edit-error.ts';
 export { acceptHeal, type HealReview, reviewHeal } from './heal-review.ts';
 export { MessageLog } from './message-log.ts';
 export {
+  ADDED_STEP_ACTIONS,
+  addStep,
   addSubtask,
   deleteStep,
   deleteSubtask,
@@ -9,6 +11,7 @@ export {
   duplicateSubtask,
   moveStep,
   moveSubtask,
+  type NewStep,
 } from './plan-edits.ts';
 export { ReflectManager, type ReflectMessage, type StudioReflect } from './reflect-manager.ts';
 export { RunManager, type RunMessage, RunRefusedError, type StudioRun } from './run-manager.ts';

@@ -124,3 +124,68 @@ export function duplicateSubtask(workflow: Workflow, subtask_i: number): Workflo
   const subtasks = [...workflow.plan.subtasks.slice(0, k + 1), copy, ...workflow.plan.subtasks.slice(k + 1)];
   return renumbered(workflow, subtasks);
 }
+
+/** The actions a step added by hand may take (pointer actions find their target from its words). */
+export const ADDED_STEP_ACTIONS = ['CLICK', 'DOUBLE_CLICK', 'RIGHT_CLICK', 'TYPE', 'KEYPRESS'] as const;
+
+/** A step added by hand: what it does, on what, and why. */
+export interface NewStep {
+  action_type: (typeof ADDED_STEP_ACTIONS)[number];
+  intent: string;
+  /** What to act on, in words. */
+  target: string;
+  /** The text typed (TYPE) or keys pressed (KEYPRESS); none for a pointer action. */
+  action_value?: string | null;
+}
+
+/**
+ * The workflow with a step added by hand in subtask `subtask_i`, after its step `after` (null: first).
+ * It has no recorded source: auto and agent replays find its target from its words on the live screen
+ * (trace, which only re-executes recordings, says so and stops there).
+ */
+export function addStep(
+  workflow: Workflow,
+  place: { subtask_i: number; after: number | null },
+  step: NewStep,
+): Workflow {
+  const k = subtaskIndex(workflow, place.subtask_i);
+  const steps = workflow.plan.subtasks[k]?.steps ?? [];
+  const j = place.after === null ? 0 : steps.findIndex((s) => s.i === place.after) + 1;
+  if (j === 0 && place.after !== null) {
+    throw new StudioEditError(`${formatSubtask(place.subtask_i)} has no ${formatStep(place.after)}`);
+  }
+  if (!ADDED_STEP_ACTIONS.includes(step.action_type)) {
+    throw new StudioEditError(
+      `a step added here is one of ${ADDED_STEP_ACTIONS.join(', ')}, not ${step.action_type}`,
+    );
+  }
+  for (const [name, value] of [
+    ['intent', step.intent],
+    ['target', step.target],
+  ] as const) {
+    if ((value ?? '').trim() === '')
+      throw new StudioEditError(`a new step needs its ${name}: say it in words`);
+  }
+  const pointer = step.action_type !== 'TYPE' && step.action_type !== 'KEYPRESS';
+  const value = pointer ? null : (step.action_value ?? '').trim();
+  if (value === '') {
+    throw new StudioEditError(
+      `a new ${step.action_type} step needs ${step.action_type === 'TYPE' ? 'the text it types' : 'the keys it presses'}`,
+    );
+  }
+  const added: WorkflowStep = {
+    i: 0,
+    expected_current_state: '',
+    intent: step.intent.trim(),
+    target: { primary: step.target.trim(), fallback: null },
+    action_type: step.action_type,
+    action_value: value,
+    post_action: [],
+    variable_name: null,
+    source: null,
+  };
+  const subtasks = workflow.plan.subtasks.map((s, n) =>
+    n === k ? { ...s, steps: [...s.steps.slice(0, j), added, ...s.steps.slice(j)] } : s,
+  );
+  return renumbered(workflow, subtasks);
+}

@@ -12,7 +12,7 @@
  * - Dependencies of a subtask: only variables extracted by an earlier subtask.
  * - The workflow's name and description; a step's fields (intent, target, value, expected outcome).
  * - The plan's order and shape (plan-edits.ts): steps and subtasks moved, deleted or duplicated, a
- *   subtask added.
+ *   step or a subtask added.
  */
 import {
   formatStep,
@@ -23,6 +23,7 @@ import {
 } from '@mime-desktop/schema';
 import { StudioEditError } from './edit-error.ts';
 import {
+  addStep,
   addSubtask,
   deleteStep,
   deleteSubtask,
@@ -30,6 +31,7 @@ import {
   duplicateSubtask,
   moveStep,
   moveSubtask,
+  type NewStep,
   stepAt,
 } from './plan-edits.ts';
 
@@ -49,6 +51,7 @@ export type WorkflowEdit =
   | { kind: 'move-subtask'; subtask_i: number; by: -1 | 1 }
   | { kind: 'delete-subtask'; subtask_i: number }
   | { kind: 'duplicate-step'; step_i: number }
+  | { kind: 'add-step'; subtask_i: number; after: number | null; step: NewStep }
   | { kind: 'add-subtask'; after: number; text: string }
   | { kind: 'duplicate-subtask'; subtask_i: number }
   | { kind: 'set-workflow'; name?: string; description?: string };
@@ -95,6 +98,8 @@ export function applyEdit(workflow: Workflow, edit: WorkflowEdit): Workflow {
       return deleteSubtask(workflow, edit.subtask_i);
     case 'duplicate-step':
       return duplicateStep(workflow, edit.step_i);
+    case 'add-step':
+      return addStep(workflow, { subtask_i: edit.subtask_i, after: edit.after }, edit.step);
     case 'add-subtask':
       return addSubtask(workflow, edit.after, edit.text ?? '');
     case 'duplicate-subtask':

@@ -129,6 +129,16 @@ describe('the studio server', () => {
     expect(imported).toContain('workflow-page.js');
     for (const name of imported)
       expect((await send(`/assets/${name}`, { headers: { cookie } })).status).toBe(200);
+    // index.html preloads every module of the folder (none forgotten when one is added), so the page
+    // fetches them at once rather than one import level at a time.
+    const page = (await send('/', { headers: { cookie } })).body;
+    const preloaded = [...page.matchAll(/<link rel="modulepreload" href="\/assets\/([a-z-]+\.js)"/g)].map(
+      (m) => m[1],
+    );
+    const modules = (await readdir(new URL('../assets/', import.meta.url).pathname)).filter(
+      (name) => name.endsWith('.js') && name !== 'app.js',
+    );
+    expect(preloaded.sort()).toEqual(modules.sort());
     for (const name of ['nope.js', 'index.html', '..%2Fpackage.json', 'App.js']) {
       expect((await send(`/assets/${name}`, { headers: { cookie } })).status, name).toBe(404);
     }

@@ -8,6 +8,7 @@ import { checkWorkflow, type Workflow } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
 import { StudioEditError } from '../src/edit-error.ts';
 import {
+  addStep,
   addSubtask,
   deleteStep,
   deleteSubtask,
@@ -397,5 +398,35 @@ describe('the plan’s shape and the workflow’s words', () => {
     expect([renamed.task_name, renamed.task_description_user]).toEqual(['play a song', 'Plays any song.']);
     expect(setWorkflow(workflow, { description: 'x' }).task_name).toBe(workflow.task_name);
     expect(() => setWorkflow(workflow, { name: '  ' })).toThrow('a workflow needs a name');
+  });
+
+  it('adds a step by hand from its words, with no recorded source, and refuses one missing its words', async () => {
+    const workflow = await fixtureWorkflow();
+    const added = addStep(
+      workflow,
+      { subtask_i: 0, after: 1 },
+      { action_type: 'KEYPRESS', intent: ' Select all ', target: 'the search field', action_value: 'ctrl+a' },
+    );
+    const [first] = added.plan.subtasks;
+    expect(first?.steps.map((s) => [s.i, s.action_type])).toEqual([
+      [0, 'CLICK'],
+      [1, 'TYPE'],
+      [2, 'KEYPRESS'],
+      [3, 'KEYPRESS'],
+    ]);
+    expect(first?.steps[2]).toMatchObject({ intent: 'Select all', action_value: 'ctrl+a', source: null });
+    expect(checkWorkflow(added).ok).toBe(true);
+    const click = { action_type: 'CLICK', intent: 'Open it', target: 'the first row' } as const;
+    expect(addStep(workflow, { subtask_i: 1, after: null }, click).plan.subtasks[1]?.steps[0]).toMatchObject({
+      i: 3,
+      action_value: null,
+    });
+    expect(() => addStep(workflow, { subtask_i: 0, after: 4 }, click)).toThrow('subtask 1 has no step 5');
+    expect(() => addStep(workflow, { subtask_i: 0, after: null }, { ...click, target: ' ' })).toThrow(
+      'a new step needs its target',
+    );
+    expect(() =>
+      addStep(workflow, { subtask_i: 0, after: null }, { ...click, action_type: 'TYPE', action_value: '' }),
+    ).toThrow('a new TYPE step needs the text it types');
   });
 });
