@@ -161,6 +161,13 @@ async function confirmOnTerminal(request: ConfirmRequest): Promise<ConfirmAnswer
 /** The flags of every replay option (`--confirm` asks on this terminal). */
 const OPTION_FLAGS = replayOptionFlags(confirmOnTerminal);
 
+/** The files a workflow says it may touch (its optimized_plan.json), one line, or none without a plan. */
+function describeFiles(files: { read: string[]; write: string[] } | undefined): string[] {
+  if (!files) return [];
+  const list = (paths: string[]) => (paths.length > 0 ? inert(paths.join(', ')) : 'none');
+  return [`  files it may read: ${list(files.read)}; write: ${list(files.write)}`];
+}
+
 function describeEvent(event: ReplayEvent): string | null {
   switch (event.type) {
     case 'run_start': {
@@ -170,11 +177,7 @@ function describeEvent(event: ReplayEvent): string | null {
         style.dim(`  run folder: ${event.dir}`),
         style.dim(`  params: ${params.length > 0 ? params.join(', ') : 'none'}`),
         ...event.warnings.map((w) => `  ${style.yellow('warning')} ${w}`),
-        ...(event.files
-          ? [
-              `  files it may read: ${event.files.read.length > 0 ? inert(event.files.read.join(', ')) : 'none'}; write: ${event.files.write.length > 0 ? inert(event.files.write.join(', ')) : 'none'}`,
-            ]
-          : []),
+        ...describeFiles(event.files),
         style.dim(
           `  stop: Ctrl+C, ${DEFAULT_ABORT_HOTKEY}, or move the pointer into a screen corner; pause: ${DEFAULT_PAUSE_HOTKEY}`,
         ),
