@@ -198,6 +198,7 @@ async function showWorkflow(id) {
     workflow: body.workflow,
     version: body.version,
     runs: body.runs,
+    files: body.files,
     dirty: false,
     problems: [],
   };
@@ -233,6 +234,7 @@ function render(state) {
     h('div', { class: 'head' }, h('h1', {}, workflow.task_name), save),
     problemsAt(state, ''),
     h('p', { class: 'muted' }, workflow.task_description_user),
+    filesLine(state.files),
     paramsTable(state),
     addParamForm(state),
     runPanel(state),
@@ -474,6 +476,13 @@ function addParamForm(state) {
       `${name.value.trim()} is a param now: write {${name.value.trim()}} where its value goes (a step's value, a subtask's text), then save`,
     more: [h('span', { class: 'muted', 'aria-hidden': 'true' }, 'example'), example],
   });
+}
+
+/** The files the workflow says it may touch (its optimized_plan.json), or nothing without one. */
+function filesLine(files) {
+  if (!files) return null;
+  const list = (paths) => (paths.length > 0 ? paths.join(', ') : 'none');
+  return h('p', { class: 'files' }, `Files it may read: ${list(files.read)}; write: ${list(files.write)}`);
 }
 
 function paramsTable(state) {

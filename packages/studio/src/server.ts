@@ -17,6 +17,7 @@ import {
   newAccessToken,
   type ReplayMode,
   readPngInside,
+  readWorkflowContext,
   sameAccessToken,
 } from '@mime-desktop/schema';
 import { type Context, Hono } from 'hono';
@@ -265,7 +266,10 @@ export function studioApp(
       );
     }
     // The draft the page holds is checked first: an edit applies to a valid workflow only.
-    const checked = checkWorkflow(body.workflow);
+    const checked = checkWorkflow(
+      body.workflow,
+      await readWorkflowContext(await store.folder(c.req.param('id'))),
+    );
     if (!checked.ok) throw new WorkflowInvalidError(checked.problems);
     return c.json({ workflow: applyEdit(checked.workflow, body.edit) });
   });

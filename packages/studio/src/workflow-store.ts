@@ -15,12 +15,15 @@ import {
   backupStamp,
   checkWorkflow,
   copyFileUnique,
+  describeFileAccess,
+  type FileAccess,
   listHome,
   MimeError,
   type Problem,
   parseJsonText,
   RUN_FILES,
   RUNS_FOLDER,
+  readOptimizedPlan,
   readPngInside,
   readRegularFile,
   readWorkflowContext,
@@ -119,6 +122,8 @@ export interface OpenedWorkflow {
   /** What reading an older (ai_mime) layout changed. */
   warnings: Problem[];
   runs: RunListing[];
+  /** The files the workflow says it may read and write (its optimized_plan.json), or null without one. */
+  files: FileAccess | null;
 }
 
 /** A run as the workflow page lists it. */
@@ -203,8 +208,15 @@ export class WorkflowStore {
   async open(id: string): Promise<OpenedWorkflow> {
     const read = await this.#read(id);
     const { runs } = await readWorkflowEntry(read.dir, id);
+    const { plan } = await readOptimizedPlan(read.dir);
+    const examples = Object.fromEntries(
+      read.workflow.task_params.flatMap((p) =>
+        p.sensitive || p.example === null ? [] : [[p.name, p.example]],
+      ),
+    );
     return {
       id,
+      files: plan?.user_filesystem_access ? describeFileAccess(plan, examples) : null,
       workflow: read.workflow,
       version: read.version,
       warnings: read.warnings,
@@ -239,7 +251,7 @@ export class WorkflowStore {
    */
   async save(id: string, document: unknown, version: string): Promise<{ version: string; previous: string }> {
     const dir = await this.folder(id);
-    const checked = checkWorkflow(document);
+    const checked = checkWorkflow(document, await readWorkflowContext(dir));
     if (!checked.ok) throw new WorkflowInvalidError(checked.problems);
     const file = join(dir, WORKFLOW_FILE);
     return withFolderLock(dir, { holder: 'mime studio' }, async () => {

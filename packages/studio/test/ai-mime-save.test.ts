@@ -108,4 +108,13 @@ describe("the studio's save of an ai_mime workflow", () => {
     await store.save('find-places-and-message', edited, opened.version);
     expect((await saved('find-places-and-message')).task_params[2]).toMatchObject({ example: 5, default: 3 });
   });
+
+  it('shows the files a workflow says it may touch, from its optimized_plan.json', async () => {
+    expect((await store.open('upload-to-drive-folder')).files).toEqual({
+      read: ['/Users/someone/builds/app.dmg (The file to upload is read from disk.)'],
+      write: [],
+    });
+    expect((await store.open('find-places-and-message')).files).toEqual({ read: [], write: [] });
+    expect((await store.open('record-expense-in-sheet')).files).toBeNull();
+  });
 });
