@@ -266,12 +266,10 @@ export function studioApp(
       );
     }
     // The draft the page holds is checked first: an edit applies to a valid workflow only.
-    const checked = checkWorkflow(
-      body.workflow,
-      await readWorkflowContext(await store.folder(c.req.param('id'))),
-    );
+    const context = await readWorkflowContext(await store.folder(c.req.param('id')));
+    const checked = checkWorkflow(body.workflow, context);
     if (!checked.ok) throw new WorkflowInvalidError(checked.problems);
-    return c.json({ workflow: applyEdit(checked.workflow, body.edit) });
+    return c.json({ workflow: applyEdit(checked.workflow, body.edit, context) });
   });
   app.post('/api/workflows/:id/runs', async (c) => {
     const id = c.req.param('id');

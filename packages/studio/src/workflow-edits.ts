@@ -14,7 +14,14 @@
  *   subtasks within the plan, or deleted: numbers follow the plan order, and a change that would
  *   leave a value used before it is extracted (or not at all) is refused, naming it.
  */
-import { checkWorkflow, IDENTIFIER, MimeError, type Workflow, type WorkflowStep } from '@mime-desktop/schema';
+import {
+  checkWorkflow,
+  IDENTIFIER,
+  MimeError,
+  type Workflow,
+  type WorkflowContext,
+  type WorkflowStep,
+} from '@mime-desktop/schema';
 
 /** A change the workflow cannot take: no such step, nothing to make a param of, a bad name. */
 export class StudioEditError extends MimeError {
@@ -50,8 +57,11 @@ export interface StepFields {
   expected?: string[];
 }
 
-/** Applies one edit. */
-export function applyEdit(workflow: Workflow, edit: WorkflowEdit): Workflow {
+/**
+ * Applies one edit. `context` is what lies beside the workflow's schema.json (its optimized_plan.json
+ * constants), for the check of an edit that reorders or deletes. Default none.
+ */
+export function applyEdit(workflow: Workflow, edit: WorkflowEdit, context: WorkflowContext = {}): Workflow {
   switch (edit.kind) {
     case 'make-param':
       return makeParam(workflow, edit);
@@ -72,13 +82,13 @@ export function applyEdit(workflow: Workflow, edit: WorkflowEdit): Workflow {
     case 'set-step':
       return setStep(workflow, edit.step_i, edit.fields ?? {});
     case 'move-step':
-      return moveStep(workflow, edit.step_i, edit.by);
+      return moveStep(workflow, edit.step_i, edit.by, context);
     case 'delete-step':
-      return deleteStep(workflow, edit.step_i);
+      return deleteStep(workflow, edit.step_i, context);
     case 'move-subtask':
-      return moveSubtask(workflow, edit.subtask_i, edit.by);
+      return moveSubtask(workflow, edit.subtask_i, edit.by, context);
     case 'delete-subtask':
-      return deleteSubtask(workflow, edit.subtask_i);
+      return deleteSubtask(workflow, edit.subtask_i, context);
     default:
       // The page's request is data: an edit this studio does not know is refused, named.
       throw new StudioEditError(`no edit named ${JSON.stringify((edit as { kind: unknown }).kind)}`);
@@ -339,7 +349,12 @@ function subtaskIndex(workflow: Workflow, subtask_i: number): number {
  * The plan with its subtasks and steps numbered again in plan order, checked: an order that uses a
  * value before a subtask extracts it (or one no subtask extracts any more) is refused, saying where.
  */
-function renumbered(workflow: Workflow, subtasks: Workflow['plan']['subtasks'], what: string): Workflow {
+function renumbered(
+  workflow: Workflow,
+  subtasks: Workflow['plan']['subtasks'],
+  what: string,
+  context: WorkflowContext,
+): Workflow {
   let next = 0;
   const plan = {
     ...workflow.plan,
@@ -350,7 +365,7 @@ function renumbered(workflow: Workflow, subtasks: Workflow['plan']['subtasks'], 
     })),
   };
   const result = { ...workflow, plan };
-  const checked = checkWorkflow(result);
+  const checked = checkWorkflow(result, context);
   if (!checked.ok) {
     const [first] = checked.problems;
     throw new StudioEditError(`${what} would leave the workflow invalid (${first?.path}: ${first?.message})`);
@@ -398,7 +413,12 @@ export function setStep(workflow: Workflow, step_i: number, fields: StepFields):
 }
 
 /** The workflow with step `step_i` one place earlier (`by` -1) or later (1) in its subtask. */
-export function moveStep(workflow: Workflow, step_i: number, by: -1 | 1): Workflow {
+export function moveStep(
+  workflow: Workflow,
+  step_i: number,
+  by: -1 | 1,
+  context: WorkflowContext = {},
+): Workflow {
   if (by !== -1 && by !== 1) throw new StudioEditError('a step moves by one place: by is -1 or 1');
   const { k, j } = stepAt(workflow, step_i);
   const steps = [...(workflow.plan.subtasks[k]?.steps ?? [])];
@@ -410,20 +430,25 @@ export function moveStep(workflow: Workflow, step_i: number, by: -1 | 1): Workfl
   }
   [steps[j], steps[to]] = [steps[to] as WorkflowStep, steps[j] as WorkflowStep];
   const subtasks = workflow.plan.subtasks.map((s, n) => (n === k ? { ...s, steps } : s));
-  return renumbered(workflow, subtasks, `moving step ${step_i + 1}`);
+  return renumbered(workflow, subtasks, `moving step ${step_i + 1}`, context);
 }
 
 /** The workflow without step `step_i`. */
-export function deleteStep(workflow: Workflow, step_i: number): Workflow {
+export function deleteStep(workflow: Workflow, step_i: number, context: WorkflowContext = {}): Workflow {
   const { k } = stepAt(workflow, step_i);
   const subtasks = workflow.plan.subtasks.map((s, n) =>
     n === k ? { ...s, steps: s.steps.filter((x) => x.i !== step_i) } : s,
   );
-  return renumbered(workflow, subtasks, `deleting step ${step_i + 1}`);
+  return renumbered(workflow, subtasks, `deleting step ${step_i + 1}`, context);
 }
 
 /** The workflow with subtask `subtask_i` one place earlier (`by` -1) or later (1) in the plan. */
-export function moveSubtask(workflow: Workflow, subtask_i: number, by: -1 | 1): Workflow {
+export function moveSubtask(
+  workflow: Workflow,
+  subtask_i: number,
+  by: -1 | 1,
+  context: WorkflowContext = {},
+): Workflow {
   if (by !== -1 && by !== 1) throw new StudioEditError('a subtask moves by one place: by is -1 or 1');
   const k = subtaskIndex(workflow, subtask_i);
   const subtasks = [...workflow.plan.subtasks];
@@ -435,11 +460,15 @@ export function moveSubtask(workflow: Workflow, subtask_i: number, by: -1 | 1): 
     Workflow['plan']['subtasks'][number],
     Workflow['plan']['subtasks'][number],
   ];
-  return renumbered(workflow, subtasks, `moving subtask ${subtask_i + 1}`);
+  return renumbered(workflow, subtasks, `moving subtask ${subtask_i + 1}`, context);
 }
 
 /** The workflow without subtask `subtask_i` and its steps. */
-export function deleteSubtask(workflow: Workflow, subtask_i: number): Workflow {
+export function deleteSubtask(
+  workflow: Workflow,
+  subtask_i: number,
+  context: WorkflowContext = {},
+): Workflow {
   const k = subtaskIndex(workflow, subtask_i);
   if (workflow.plan.subtasks.length === 1) {
     throw new StudioEditError('a workflow keeps at least one subtask: this is its only one');
@@ -448,5 +477,6 @@ export function deleteSubtask(workflow: Workflow, subtask_i: number): Workflow {
     workflow,
     workflow.plan.subtasks.filter((_, n) => n !== k),
     `deleting subtask ${subtask_i + 1}`,
+    context,
   );
 }

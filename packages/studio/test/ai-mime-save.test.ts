@@ -8,7 +8,7 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkWorkflow } from '@mime-desktop/schema';
+import { checkWorkflow, readWorkflowContext } from '@mime-desktop/schema';
 import {
   AI_MIME_MARKETPLACE,
   AI_MIME_WORKFLOWS,
@@ -116,5 +116,25 @@ describe("the studio's save of an ai_mime workflow", () => {
     });
     expect((await store.open('find-places-and-message')).files).toEqual({ read: [], write: [] });
     expect((await store.open('record-expense-in-sheet')).files).toBeNull();
+  });
+
+  it('moves a step of a workflow whose template names a constant of its optimized_plan.json', async () => {
+    const file = join(home, 'workflows', 'play-video-on-video-site', 'schema.json');
+    const doc = JSON.parse(await readFile(file, 'utf8'));
+    doc.plan.subtasks[0].steps[1].action_value = '{site_url}';
+    await writeFile(file, JSON.stringify(doc, null, 2));
+    const opened = await store.open('play-video-on-video-site');
+    const edit = { kind: 'move-step', step_i: 0, by: 1 } as const;
+    expect(() => applyEdit(opened.workflow, edit)).toThrow(/\{site_url\} names no declared param/);
+    const context = await readWorkflowContext(join(home, 'workflows', 'play-video-on-video-site'));
+    const moved = applyEdit(opened.workflow, edit, context);
+    await store.save('play-video-on-video-site', moved, opened.version);
+    const after = await saved('play-video-on-video-site');
+    expect(after.plan.subtasks[0].steps.map((s: Loose) => s.action_value)).toEqual([
+      '{site_url}',
+      null,
+      'ENTER',
+    ]);
+    expect(aiMimeValidationError(after)).toBeNull();
   });
 });
