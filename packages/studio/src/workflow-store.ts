@@ -15,7 +15,6 @@ import {
   backupStamp,
   checkWorkflow,
   copyFileUnique,
-  describeFileAccess,
   type FileAccess,
   listHome,
   MimeError,
@@ -34,6 +33,7 @@ import {
   type Workflow,
   type WorkflowEntry,
   withFolderLock,
+  workflowFileAccess,
   writeWorkflow,
 } from '@mime-desktop/schema';
 
@@ -209,14 +209,9 @@ export class WorkflowStore {
     const read = await this.#read(id);
     const { runs } = await readWorkflowEntry(read.dir, id);
     const { plan } = await readOptimizedPlan(read.dir);
-    const examples = Object.fromEntries(
-      read.workflow.task_params.flatMap((p) =>
-        p.sensitive || p.example === null ? [] : [[p.name, p.example]],
-      ),
-    );
     return {
       id,
-      files: plan?.user_filesystem_access ? describeFileAccess(plan, examples) : null,
+      files: plan?.user_filesystem_access ? workflowFileAccess(read.workflow, plan) : null,
       workflow: read.workflow,
       version: read.version,
       warnings: read.warnings,

@@ -11,7 +11,6 @@ import type { ModelClient, ResolveModelConfigOptions } from '@mime-desktop/model
 import { UsageMeter } from '@mime-desktop/model/usage';
 import { createDesktop, type Desktop } from '@mime-desktop/os-io';
 import {
-  describeFileAccess,
   type FileAccess,
   type HealFile,
   isMimeError,
@@ -25,6 +24,7 @@ import {
   type TaskParam,
   type TypedRunEvent,
   typedRunEvent,
+  workflowFileAccess,
 } from '@mime-desktop/schema';
 import { OcrEngine } from '@mime-desktop/vision';
 import {
@@ -278,7 +278,7 @@ export async function prepareReplay(
     materialized: materializeWorkflow(loaded.workflow, { overrides, secrets }),
     warnings: loaded.warnings.map((w) => (w.path ? `${w.path}: ${w.message}` : w.message)),
     optimizedPlan: loaded.optimizedPlan ?? null,
-    files: fileAccessOf(loaded, overrides),
+    files: workflowFileAccess(loaded.workflow, loaded.optimizedPlan ?? null, overrides),
     fingerprint,
     settings,
     agent,
@@ -296,20 +296,6 @@ export async function prepareReplay(
     desktop: options.desktop,
     ocr: options.ocr,
   };
-}
-
-/**
- * The files the workflow's Pass C plan says it may touch, its paths filled with this run's values
- * (a sensitive param's never: it stays `{name}`).
- */
-function fileAccessOf(loaded: LoadedWorkflow, overrides: Readonly<Record<string, string>>): FileAccess {
-  const values = Object.fromEntries(
-    loaded.workflow.task_params.flatMap((p) => {
-      const value = p.sensitive ? null : (overrides[p.name] ?? p.example);
-      return value === null ? [] : [[p.name, value]];
-    }),
-  );
-  return describeFileAccess(loaded.optimizedPlan ?? null, values);
 }
 
 /**
