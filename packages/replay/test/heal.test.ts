@@ -2,14 +2,17 @@ import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   actionOfEvent,
+  checkWorkflow,
   HEAL_VERSION,
   type HealAction,
   type HealFile,
   ManifestEvent,
   RUN_FILES,
   RUNS_FOLDER,
+  serializeWorkflow,
   Workflow,
 } from '@mime-desktop/schema';
+import { aiMimeValidationError } from '@mime-desktop/test-support/ai-mime-validator';
 import { copyWorkflow } from '@mime-desktop/test-support/e2e-rig';
 import { describe, expect, it } from 'vitest';
 import { planHeal } from '../src/heal/heal.ts';
@@ -20,9 +23,19 @@ const FIXTURE = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'workflo
 /** The play-song workflow with a run whose heal.json holds `actions` (subtask 0 traced as recorded). */
 async function runWith(
   agent: Array<Pick<HealAction, 'action'>>,
-  options: { moved?: number } = {},
+  options: { moved?: number; aiMime?: boolean } = {},
 ): Promise<string> {
   const workflow = await copyWorkflow('play-song-recorded', undefined, { as: 'play-song' });
+  if (options.aiMime) {
+    // The same workflow as ai_mime's compiler would write it (its extract named as ai_mime names them).
+    const text = (await readFile(join(workflow, 'schema.json'), 'utf8')).replaceAll(
+      'song_now_playing',
+      'extract_0',
+    );
+    const checked = checkWorkflow(JSON.parse(text));
+    if (!checked.ok) throw new Error(JSON.stringify(checked.problems));
+    await writeFile(join(workflow, 'schema.json'), serializeWorkflow(checked.workflow, 'ai_mime-v2'));
+  }
   const run = join(workflow, RUNS_FOLDER, 'run-1');
   await mkdir(run, { recursive: true });
   await cp(join(workflow, 'screenshots', '0.png'), join(run, 'frame.png'));
@@ -37,8 +50,9 @@ async function runWith(
       note: '',
     }),
   );
-  const schema = Workflow.parse(JSON.parse(await readFile(join(workflow, 'schema.json'), 'utf8')));
-  const steps = schema.plan.subtasks[0]?.steps ?? [];
+  const checked = checkWorkflow(JSON.parse(await readFile(join(workflow, 'schema.json'), 'utf8')));
+  if (!checked.ok) throw new Error(JSON.stringify(checked.problems));
+  const steps = checked.workflow.plan.subtasks[0]?.steps ?? [];
   const manifest = (await readFile(join(workflow, 'manifest.jsonl'), 'utf8')).trim().split('\n');
   // Traced steps carry the action they executed: the recorded one.
   for (const action of traced) {
@@ -83,6 +97,25 @@ async function runWith(
 }
 
 describe('planHeal', () => {
+  it("writes a workflow that came in ai_mime's layout back in it, still valid for ai_mime", async () => {
+    const at = { x: 300, y: 200 };
+    const plan = await planHeal(
+      await runWith([{ action: { action: 'left_click', point: at } }], { aiMime: true }),
+    );
+    const before = JSON.parse(plan.before);
+    const after = JSON.parse(plan.after);
+    expect(aiMimeValidationError(before)).toBeNull();
+    expect(aiMimeValidationError(after)).toBeNull();
+    expect(after.version).toBeUndefined();
+    // Subtask 0 as it was (its frames the run's); subtask 1's steps are the agent's click, numbered from 0.
+    const unframed = (subtask: { steps: Array<Record<string, unknown>> }) =>
+      subtask.steps.map(({ source: _source, ...step }) => step);
+    expect(unframed(after.plan.subtasks[0])).toEqual(unframed(before.plan.subtasks[0]));
+    expect(after.plan.subtasks[1].steps).toEqual([
+      expect.objectContaining({ i: 0, action_type: 'CLICK', action_value: null, additional_args: {} }),
+    ]);
+  });
+
   it("writes the agent's right and middle clicks back with their buttons, as steps and events", async () => {
     const at = { x: 300, y: 200 };
     const plan = await planHeal(

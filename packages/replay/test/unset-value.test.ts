@@ -43,8 +43,12 @@ describe('a TYPE or KEYPRESS step without a value', () => {
   });
 
   it('says the model decides it when there is no recording', () => {
-    expect(unsetWithoutRecording(step({}))).toBe(
-      '; its text is not in the workflow either: the model decides it',
+    expect(unsetWithoutRecording([step({ action_type: 'CLICK' }), step({ i: 1 })])).toBe(
+      '; step 1 (TYPE) has no value in the workflow either: the model decides it',
     );
+    expect(unsetWithoutRecording([step({ i: 1 }), step({ i: 2, action_type: 'KEYPRESS' })])).toBe(
+      '; steps 1 (TYPE), 2 (KEYPRESS) have no value in the workflow either: the model decides them',
+    );
+    expect(unsetWithoutRecording([step({ action_value: 'x' })])).toBe('');
   });
 });

@@ -8,7 +8,7 @@ import { FileReadError, isMimeError } from './errors.ts';
 import { readJsonFile, readJsonlFile } from './json-files.ts';
 import { readRecordingMetadata } from './recording.ts';
 import { RunSummary } from './run.ts';
-import { checkWorkflow, WORKFLOW_FILE } from './workflow-file.ts';
+import { checkWorkflow, readWorkflowContext, WORKFLOW_FILE } from './workflow-file.ts';
 
 export interface RecordingEntry {
   session_id: string;
@@ -143,7 +143,7 @@ export async function readWorkflowEntry(dir: string, session_id: string): Promis
     return entry;
   }
   try {
-    const result = checkWorkflow(await readJsonFile(file));
+    const result = checkWorkflow(await readJsonFile(file), await readWorkflowContext(dir));
     if (!result.ok) {
       entry.state = 'invalid';
       entry.problem = `${result.problems.length} problem(s): run \`mime validate ${dir}\``;

@@ -190,3 +190,21 @@ export function describeFileAccess(
     });
   return { read: describe(access.readable_roots), write: describe(access.writable_roots) };
 }
+
+/**
+ * The files a workflow says it may touch, its paths filled with the values of a run (`given`, else
+ * each param's example); a sensitive param's value never: it stays `{name}`.
+ */
+export function workflowFileAccess(
+  workflow: Workflow,
+  plan: OptimizedPlan | null,
+  given: Readonly<Record<string, string>> = {},
+): FileAccess {
+  const values = Object.fromEntries(
+    workflow.task_params.flatMap((p) => {
+      const value = p.sensitive ? null : (given[p.name] ?? p.example);
+      return value === null ? [] : [[p.name, value]];
+    }),
+  );
+  return describeFileAccess(plan, values);
+}

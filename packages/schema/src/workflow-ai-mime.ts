@@ -7,7 +7,8 @@ import { mimeParamType } from './workflow-upgrade.ts';
  * came in that layout: no `version` or `$schema`; step `i` from 0 in each subtask; an EXTRACT's
  * `action_value` is its variable name and its query is `additional_args.extract_query`; every step has
  * `additional_args`; a param's original type and number example come back while they still say the
- * same; every field kept on reading (`kept`) is written back where it was. mime's own fields (a step's
+ * same; an empty `post_action` as ai_mime's "not relevant"; every field kept on reading (`kept`) is
+ * written back where it was. mime's own fields (a step's
  * recorded `source`, `setup`) are written too: ai_mime's reader ignores keys it does not know.
  */
 
@@ -59,7 +60,8 @@ function aiMimeStep(step: WorkflowStep, i: number): Loose {
     action_type: fields.action_type,
     action_value: extract ? step.variable_name : step.action_value,
     target: fields.target,
-    post_action: fields.post_action,
+    // ai_mime requires at least one line; it writes "not relevant" where nothing follows (its EXTRACTs).
+    post_action: fields.post_action.length > 0 ? fields.post_action : ['not relevant'],
     variable_name: step.variable_name,
     additional_args: args,
     ...(source === null ? {} : { source }),

@@ -150,6 +150,10 @@ export function mimeParamType(type: string): string {
   return PARAM_TYPE_NAMES[type.toLowerCase()] ?? 'string';
 }
 
+/** Sets an own property, whatever its name (an assignment to `__proto__` would change the prototype). */
+const setOwn = (target: Loose, key: string, value: unknown) =>
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+
 /** Keys ai_mime itself writes or reads that mime keeps without using (no warning for them). */
 const AI_MIME_KEYS = new Set(['additional_args', 'details', 'extract_query', 'default']);
 
@@ -166,9 +170,10 @@ function splitKnown(
   const fields: Loose = {};
   const kept: Loose = {};
   for (const [key, value] of Object.entries(record)) {
-    if (known.has(key) && key !== 'kept') fields[key] = value;
+    // Own properties, even `__proto__` (left with the fields, where the schema refuses it by name).
+    if ((known.has(key) && key !== 'kept') || key === '__proto__') setOwn(fields, key, value);
     else {
-      kept[key] = value;
+      setOwn(kept, key, value);
       if (!AI_MIME_KEYS.has(key))
         warnings.push({
           path: path ? `${path}.${key}` : key,

@@ -104,6 +104,16 @@ describe("ai_mime's v2 layout, as its marketplace workflows have it", () => {
     ]);
   });
 
+  it('refuses a __proto__ key by name, as in any workflow, and keeps no prototype change', async () => {
+    const text = await readFile(join(fixture('play-song-in-music-app'), 'schema.json'), 'utf8');
+    const doc = JSON.parse(text.replace('"i": 0,', '"__proto__": {"polluted": true}, "i": 0,'));
+    const checked = checkWorkflow(doc);
+    expect(checked.ok ? [] : checked.problems.map((p) => p.message)).toContain(
+      'Unrecognized key: "__proto__"',
+    );
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
   it('writes an unchanged workflow back exactly as ai_mime wrote it', async () => {
     for (const id of AI_MIME_WORKFLOWS) {
       const { doc, checked } = await check(

@@ -34,6 +34,7 @@ export async function showWorkflow(id) {
     /** What the last save said when it failed (a change on disk), shown in the bar. */
     saveError: null,
     runs: body.runs,
+    files: body.files,
     /** The steps whose form is open (kept open as the page is built again). */
     openEditors: new Set(),
   };
@@ -117,6 +118,7 @@ function render(state, focus = null) {
       revealField: (id) => jumpTo(document.getElementById(id)),
     }),
     h('p', { class: 'muted' }, workflow.task_description_user),
+    filesLine(state.files),
     paramsTable(state),
     addParamForm(state),
     runPanel(state),
@@ -306,4 +308,11 @@ function goToStep(steps) {
     input,
     h('button', { type: 'submit' }, 'Go'),
   );
+}
+
+/** The files the workflow says it may touch (its optimized_plan.json), or nothing without one. */
+function filesLine(files) {
+  if (!files) return null;
+  const list = (paths) => (paths.length > 0 ? paths.join(', ') : 'none');
+  return h('p', { class: 'files' }, `Files it may read: ${list(files.read)}; write: ${list(files.write)}`);
 }

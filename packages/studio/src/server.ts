@@ -17,6 +17,7 @@ import {
   parseJsonText,
   type ReplayMode,
   readPngInside,
+  readWorkflowContext,
   sameAccessToken,
 } from '@mime-desktop/schema';
 import { type Context, Hono } from 'hono';
@@ -284,7 +285,8 @@ export function studioApp(
       );
     }
     // Every edit goes into the draft, problems or not: they come back with it to be fixed.
-    return c.json(editDraft(body.workflow, body.edit));
+    const context = await readWorkflowContext(await store.folder(c.req.param('id')));
+    return c.json(editDraft(body.workflow, body.edit, context));
   });
   app.post('/api/workflows/:id/duplicate', async (c) => {
     const body = (await c.req.json().catch(() => null)) as { name?: unknown } | null;
@@ -296,7 +298,8 @@ export function studioApp(
   app.post('/api/workflows/:id/check', async (c) => {
     const body = (await c.req.json().catch(() => null)) as { workflow?: unknown } | null;
     if (!body?.workflow) return fail(c, 400, 'MIME_BAD_REQUEST', 'send {"workflow": {...}}');
-    return c.json({ problems: checkDraft(body.workflow).problems });
+    const context = await readWorkflowContext(await store.folder(c.req.param('id')));
+    return c.json({ problems: checkDraft(body.workflow, context).problems });
   });
   app.post('/api/workflows/:id/runs', async (c) => {
     const id = c.req.param('id');

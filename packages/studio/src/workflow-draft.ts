@@ -3,7 +3,7 @@
  * template of no param, a dependency out of order). An edit always goes into the draft; the problems
  * come back with it, for the page to list and to fix, and only a save refuses them.
  */
-import { checkWorkflow, type Problem, type Workflow } from '@mime-desktop/schema';
+import { checkWorkflow, type Problem, type Workflow, type WorkflowContext } from '@mime-desktop/schema';
 import { applyEdit, type WorkflowEdit } from './workflow-edits.ts';
 import { WorkflowInvalidError } from './workflow-store.ts';
 
@@ -14,15 +14,19 @@ export interface CheckedDraft {
 }
 
 /** The draft the page sent, checked; a document that is no workflow at all is refused. */
-export function checkDraft(document: unknown): CheckedDraft {
-  const checked = checkWorkflow(document);
+export function checkDraft(document: unknown, context: WorkflowContext = {}): CheckedDraft {
+  const checked = checkWorkflow(document, context);
   if (checked.ok) return { workflow: checked.workflow, problems: [] };
   if (checked.draft === null) throw new WorkflowInvalidError(checked.problems);
   return { workflow: checked.draft, problems: checked.problems };
 }
 
 /** The draft with `edit` applied, and its problems after it. */
-export function editDraft(document: unknown, edit: WorkflowEdit): CheckedDraft {
-  const { workflow } = checkDraft(document);
-  return checkDraft(applyEdit(workflow, edit));
+export function editDraft(
+  document: unknown,
+  edit: WorkflowEdit,
+  context: WorkflowContext = {},
+): CheckedDraft {
+  const { workflow } = checkDraft(document, context);
+  return checkDraft(applyEdit(workflow, edit), context);
 }

@@ -15,6 +15,7 @@ import {
   backupStamp,
   checkWorkflow,
   copyFileUnique,
+  type FileAccess,
   isMissingFileError,
   listHome,
   MAX_JSON_BYTES,
@@ -23,6 +24,7 @@ import {
   parseJsonText,
   RUN_FILES,
   RUNS_FOLDER,
+  readOptimizedPlan,
   readPngInside,
   readRegularFile,
   readWorkflowContext,
@@ -34,6 +36,7 @@ import {
   type Workflow,
   type WorkflowEntry,
   withFolderLock,
+  workflowFileAccess,
   writeWorkflow,
 } from '@mime-desktop/schema';
 import { StudioEditError } from './edit-error.ts';
@@ -126,6 +129,8 @@ export interface OpenedWorkflow {
   /** What reading an older (ai_mime) layout changed. */
   warnings: Problem[];
   runs: RunListing[];
+  /** The files the workflow says it may read and write (its optimized_plan.json), or null without one. */
+  files: FileAccess | null;
 }
 
 /** A run as the workflow page lists it. */
@@ -210,8 +215,10 @@ export class WorkflowStore {
   async open(id: string): Promise<OpenedWorkflow> {
     const read = await this.#read(id);
     const { runs } = await readWorkflowEntry(read.dir, id);
+    const { plan } = await readOptimizedPlan(read.dir);
     return {
       id,
+      files: plan?.user_filesystem_access ? workflowFileAccess(read.workflow, plan) : null,
       workflow: read.workflow,
       version: read.version,
       warnings: read.warnings,
@@ -247,7 +254,7 @@ export class WorkflowStore {
    */
   async save(id: string, document: unknown, version: string): Promise<{ version: string; previous: string }> {
     const dir = await this.folder(id);
-    const checked = checkWorkflow(document);
+    const checked = checkWorkflow(document, await readWorkflowContext(dir));
     if (!checked.ok) throw new WorkflowInvalidError(checked.problems);
     const file = join(dir, WORKFLOW_FILE);
     return withFolderLock(dir, { holder: 'mime studio' }, async () => {

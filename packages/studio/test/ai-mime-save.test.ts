@@ -8,13 +8,14 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkWorkflow } from '@mime-desktop/schema';
+import { checkWorkflow, readWorkflowContext } from '@mime-desktop/schema';
 import {
   AI_MIME_MARKETPLACE,
   AI_MIME_WORKFLOWS,
   aiMimeValidationError,
 } from '@mime-desktop/test-support/ai-mime-validator';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { editDraft } from '../src/workflow-draft.ts';
 import { applyEdit } from '../src/workflow-edits.ts';
 import { WorkflowStore } from '../src/workflow-store.ts';
 
@@ -107,5 +108,38 @@ describe("the studio's save of an ai_mime workflow", () => {
     const edited = applyEdit(opened.workflow, { kind: 'set-param', name: 'result_limit', example: '5' });
     await store.save('find-places-and-message', edited, opened.version);
     expect((await saved('find-places-and-message')).task_params[2]).toMatchObject({ example: 5, default: 3 });
+  });
+
+  it('shows the files a workflow says it may touch, from its optimized_plan.json', async () => {
+    expect((await store.open('upload-to-drive-folder')).files).toEqual({
+      read: ['/Users/someone/builds/app.dmg (The file to upload is read from disk.)'],
+      write: [],
+    });
+    expect((await store.open('find-places-and-message')).files).toEqual({ read: [], write: [] });
+    expect((await store.open('record-expense-in-sheet')).files).toBeNull();
+  });
+
+  it('moves a step of a workflow whose template names a constant of its optimized_plan.json', async () => {
+    const file = join(home, 'workflows', 'play-video-on-video-site', 'schema.json');
+    const doc = JSON.parse(await readFile(file, 'utf8'));
+    doc.plan.subtasks[0].steps[1].action_value = '{site_url}';
+    await writeFile(file, JSON.stringify(doc, null, 2));
+    const opened = await store.open('play-video-on-video-site');
+    const edit = { kind: 'move-step', step_i: 0, by: 1 } as const;
+    // Without the folder's constants the draft lists the template as a problem; with them, none.
+    expect(editDraft(opened.workflow, edit).problems.map((p) => p.message).join('\n')).toMatch(
+      /\{site_url\} names no declared param/,
+    );
+    const context = await readWorkflowContext(join(home, 'workflows', 'play-video-on-video-site'));
+    const { workflow: moved, problems } = editDraft(opened.workflow, edit, context);
+    expect(problems).toEqual([]);
+    await store.save('play-video-on-video-site', moved, opened.version);
+    const after = await saved('play-video-on-video-site');
+    expect(after.plan.subtasks[0].steps.map((s: Loose) => s.action_value)).toEqual([
+      '{site_url}',
+      null,
+      'ENTER',
+    ]);
+    expect(aiMimeValidationError(after)).toBeNull();
   });
 });

@@ -185,6 +185,13 @@ function divergenceAt(subtask_i: number | null, step_i: number | null): string {
   return `${subtask_i === null ? 'the subtask' : formatSubtask(subtask_i)} outcome`;
 }
 
+/** The files a workflow says it may touch (its optimized_plan.json), one line, or none without a plan. */
+function describeFiles(files: { read: string[]; write: string[] } | undefined): string[] {
+  if (!files) return [];
+  const list = (paths: string[]) => (paths.length > 0 ? inert(paths.join(', ')) : 'none');
+  return [`  files it may read: ${list(files.read)}; write: ${list(files.write)}`];
+}
+
 function describeEvent(event: ReplayEvent): string | null {
   switch (event.type) {
     case 'run_start': {
@@ -194,11 +201,7 @@ function describeEvent(event: ReplayEvent): string | null {
         style.dim(`  run folder: ${event.dir}`),
         style.dim(`  params: ${params.length > 0 ? params.join(', ') : 'none'}`),
         ...event.warnings.map((w) => `  ${style.yellow('warning')} ${inert(w)}`),
-        ...(event.files
-          ? [
-              `  files it may read: ${event.files.read.length > 0 ? inert(event.files.read.join(', ')) : 'none'}; write: ${event.files.write.length > 0 ? inert(event.files.write.join(', ')) : 'none'}`,
-            ]
-          : []),
+        ...describeFiles(event.files),
         style.dim(
           // Wayland tells no program where the pointer is: the corner works only on X11.
           chooseAdapter(process.env) === 'wlroots'

@@ -29,6 +29,7 @@ import {
   readManifest,
   readPngInside,
   readTextFile,
+  readWorkflowContext,
   type StepActionType,
   serializeWorkflow,
   stepTypeOfAction,
@@ -133,7 +134,8 @@ export async function planHeal(runDir: string, options: HealOptions = {}): Promi
       `the workflow in ${workflowDir} changed since run ${heal.run_id} (edited, re-reflected or healed already): not overwriting it; replay it again and heal that run`,
     );
   }
-  const checked = checkWorkflow(JSON.parse(before));
+  const context = await readWorkflowContext(workflowDir);
+  const checked = checkWorkflow(JSON.parse(before), context);
   if (!checked.ok)
     throw new HealError(
       'MIME_HEAL_INVALID',
@@ -157,7 +159,7 @@ export async function planHeal(runDir: string, options: HealOptions = {}): Promi
   }
   // Written back in the layout it was read from: a file from ai_mime stays in ai_mime's.
   const after = serializeWorkflow(built.workflow, checked.from);
-  const valid = checkWorkflow(JSON.parse(after));
+  const valid = checkWorkflow(JSON.parse(after), context);
   if (!valid.ok) {
     const problems = valid.problems.map((p) => `${p.path}: ${p.message}`).join('; ');
     throw new HealError(

@@ -200,7 +200,8 @@ class RecordedRun {
     const recorded = this.#steps.of(step);
     if (recorded instanceof TraceUnavailableError) {
       if (!this.#policy.handsOver) throw recorded;
-      const reason = `${recorded.message}${unsetWithoutRecording(step)}`;
+      const rest = entry.subtask.steps.slice(Math.max(0, entry.subtask.steps.indexOf(step)));
+      const reason = `${recorded.message}${unsetWithoutRecording(rest)}`;
       entry.recordStep({ i: step.i, executed_by: 'skipped', reason });
       return this.#needModel(reason, null);
     }

@@ -36,11 +36,17 @@ export function unsetValueOf(step: WorkflowStep, extracted: ReadonlyMap<string, 
   return { text: null, note: 'its text is not in the workflow: typed what the recording typed' };
 }
 
-/** What a hand-over says of an unset TYPE or KEYPRESS step that has no recording: the model decides it. */
-export function unsetWithoutRecording(step: WorkflowStep): string {
-  if (step.action_value !== null || (step.action_type !== 'TYPE' && step.action_type !== 'KEYPRESS'))
-    return '';
-  return step.action_type === 'TYPE'
-    ? '; its text is not in the workflow either: the model decides it'
-    : '; its keys are not in the workflow either: the model decides them';
+/**
+ * What a hand-over without a recording says of the unset TYPE and KEYPRESS steps among `steps` (the
+ * rest of the subtask): the model decides their values. Empty when there are none.
+ */
+export function unsetWithoutRecording(steps: readonly WorkflowStep[]): string {
+  const unset = steps.filter(
+    (s) => s.action_value === null && (s.action_type === 'TYPE' || s.action_type === 'KEYPRESS'),
+  );
+  if (unset.length === 0) return '';
+  const which = unset.map((s) => `${s.i} (${s.action_type})`).join(', ');
+  return unset.length === 1
+    ? `; step ${which} has no value in the workflow either: the model decides it`
+    : `; steps ${which} have no value in the workflow either: the model decides them`;
 }

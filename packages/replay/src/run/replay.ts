@@ -12,7 +12,6 @@ import type { ModelClient, ResolveModelConfigOptions } from '@mime-desktop/model
 import { UsageMeter } from '@mime-desktop/model/usage';
 import { acquireDisplayLock, createDesktop, type Desktop, type DisplayLockHolder } from '@mime-desktop/os-io';
 import {
-  describeFileAccess,
   type FileAccess,
   formatStep,
   type HealFile,
@@ -27,6 +26,7 @@ import {
   type TaskParam,
   type TypedRunEvent,
   typedRunEvent,
+  workflowFileAccess,
 } from '@mime-desktop/schema';
 import { OcrEngine } from '@mime-desktop/vision';
 import {
@@ -313,7 +313,7 @@ export async function prepareReplay(
     materialized: materializeWorkflow(loaded.workflow, { overrides, secrets, useExamples }),
     warnings: loaded.warnings.map((w) => (w.path ? `${w.path}: ${w.message}` : w.message)),
     optimizedPlan: loaded.optimizedPlan ?? null,
-    files: fileAccessOf(loaded, overrides),
+    files: workflowFileAccess(loaded.workflow, loaded.optimizedPlan ?? null, overrides),
     fingerprint,
     settings,
     agent,
@@ -331,20 +331,6 @@ export async function prepareReplay(
     desktop: options.desktop,
     ocr: options.ocr,
   };
-}
-
-/**
- * The files the workflow's Pass C plan says it may touch, its paths filled with this run's values
- * (a sensitive param's never: it stays `{name}`).
- */
-function fileAccessOf(loaded: LoadedWorkflow, overrides: Readonly<Record<string, string>>): FileAccess {
-  const values = Object.fromEntries(
-    loaded.workflow.task_params.flatMap((p) => {
-      const value = p.sensitive ? null : (overrides[p.name] ?? p.example);
-      return value === null ? [] : [[p.name, value]];
-    }),
-  );
-  return describeFileAccess(loaded.optimizedPlan ?? null, values);
 }
 
 /**
