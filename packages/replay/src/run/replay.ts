@@ -89,7 +89,11 @@ export interface ReplayOptions {
   model?: ModelClient;
   /** Where the model settings come from when `model` is not given. Default: env and the default config file. */
   modelConfig?: ResolveModelConfigOptions;
-  /** The desktop to drive. Default: `createDesktop` on this display, with its fail-safe, closed at the end. */
+  /**
+   * The desktop to drive; the caller holds its display (`acquireDisplayLock` of @mime-desktop/os-io).
+   * Default: `createDesktop` on this display, with its fail-safe, closed at the end, its display held
+   * for the run (one replay per display, machine-wide: see `queue`).
+   */
   desktop?: Desktop;
   /**
    * The OCR engine that reads extracts in trace and auto modes. Pass one to reuse its worker across
@@ -155,7 +159,7 @@ export interface ReplayOptions {
   fresh?: boolean;
   /**
    * Wait while another replay (from any process) holds the display, instead of failing with
-   * `MIME_DESKTOP_BUSY` naming it. Default false.
+   * `MIME_DESKTOP_BUSY` naming it. Default false. (Not used with a `desktop` of the caller's.)
    */
   queue?: boolean;
   /** What runs this replay, as a busy error names it to others, e.g. `mime replay play-song`. Default `a mime replay`. */
@@ -312,6 +316,8 @@ export async function replay(
   options: ReplayOptions = {},
 ): Promise<ReplayResult> {
   const prepared = await prepareReplay(workflow, options);
+  // A desktop the caller gives is the caller's to hold (acquireDisplayLock of @mime-desktop/os-io).
+  if (prepared.desktop) return finishReplay(prepared, await executeReplay(prepared, prepared.desktop));
   const display = await acquireDisplayLock({
     command: options.holder ?? 'a mime replay',
     workflow: prepared.materialized.workflow.task_name,
@@ -322,13 +328,15 @@ export async function replay(
   try {
     // No fixed pause after an action: each mode waits for what it expects on the screen instead. The
     // keyboard opens while the run starts, not at its first typing.
-    const desktop =
-      prepared.desktop ??
-      (await createDesktop({ signal: prepared.signal, timing: { afterActionMs: 0 }, keyboard: 'now' }));
+    const desktop = await createDesktop({
+      signal: prepared.signal,
+      timing: { afterActionMs: 0 },
+      keyboard: 'now',
+    });
     try {
       return await finishReplay(prepared, await executeReplay(prepared, desktop));
     } finally {
-      if (prepared.desktop === undefined) await desktop.close();
+      await desktop.close();
     }
   } finally {
     await display.release();
