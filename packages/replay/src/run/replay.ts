@@ -9,7 +9,13 @@
 import { dirname, join, resolve } from 'node:path';
 import type { ModelClient, ResolveModelConfigOptions } from '@mime-desktop/model';
 import { UsageMeter } from '@mime-desktop/model/usage';
-import { acquireDisplayLock, createDesktop, type Desktop, type DisplayLockHolder } from '@mime-desktop/os-io';
+import {
+  acquireDisplayLock,
+  createDesktop,
+  type Desktop,
+  type DisplayLockHolder,
+  type HeldDisplayLock,
+} from '@mime-desktop/os-io';
 import {
   type HealFile,
   isMimeError,
@@ -166,6 +172,11 @@ export interface ReplayOptions {
   holder?: string;
   /** Called once when the run waits for the display (`queue`), with who holds it. Default none. */
   onDisplayWait?: (holder: DisplayLockHolder) => void;
+  /**
+   * The display's lock, taken by the caller, who holds it on after the run (a batch, across its
+   * rows). Default: the run takes it, and releases it when it ends.
+   */
+  displayLock?: HeldDisplayLock;
 }
 
 /** A run that started: its folder and summary (outcome `success`, `failed` or `aborted`). */
@@ -318,13 +329,15 @@ export async function replay(
   const prepared = await prepareReplay(workflow, options);
   // A desktop the caller gives is the caller's to hold (acquireDisplayLock of @mime-desktop/os-io).
   if (prepared.desktop) return finishReplay(prepared, await executeReplay(prepared, prepared.desktop));
-  const display = await acquireDisplayLock({
-    command: options.holder ?? 'a mime replay',
-    workflow: prepared.materialized.workflow.task_name,
-    queue: options.queue,
-    signal: prepared.signal,
-    onWait: options.onDisplayWait,
-  });
+  const display =
+    options.displayLock ??
+    (await acquireDisplayLock({
+      command: options.holder ?? 'a mime replay',
+      workflow: prepared.materialized.workflow.task_name,
+      queue: options.queue,
+      signal: prepared.signal,
+      onWait: options.onDisplayWait,
+    }));
   try {
     // No fixed pause after an action: each mode waits for what it expects on the screen instead. The
     // keyboard opens while the run starts, not at its first typing.
@@ -339,7 +352,7 @@ export async function replay(
       await desktop.close();
     }
   } finally {
-    await display.release();
+    if (display !== options.displayLock) await display.release();
   }
 }
 
