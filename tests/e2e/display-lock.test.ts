@@ -4,7 +4,7 @@
  * replay at once (one at a time, never together), and `mime record` beside replays (it does not start
  * while one runs, and records none of a replay's input).
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   centerOf,
@@ -13,6 +13,7 @@ import {
   demoAppSetup,
   parseDemoTitle,
 } from '@mime-desktop/test-support/desktop-harness';
+import { watchDisplayHolders } from '@mime-desktop/test-support/display-holders';
 import { copyWorkflow, useDesktop, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { MIME_BIN, type RunningMime, runMime, startMime } from '@mime-desktop/test-support/run-mime';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -192,6 +193,25 @@ describe('replays queued on one display (each restarts the app: --fresh)', () =>
       ),
     );
     expect(await playingNow(desktop())).toBe(second?.song);
+  }, 180_000);
+
+  it('--rows on this display holds it from the first row to the last (nothing slips in between)', async () => {
+    const dir = await workflow('lock-rows', { setup: true });
+    const rows = join(root, 'rows.csv');
+    await writeFile(rows, 'song_name\nFaint\nNumb\n');
+    const watch = watchDisplayHolders(desktop().display);
+    const result = await runMime(['replay', dir, '--rows', rows, '--mode', 'trace', '--fresh', '--json'], {
+      env: { DISPLAY: desktop().display },
+    });
+    const holders = await watch.stop();
+    expect(result.exitCode, result.stderr).toBe(0);
+    const outcomes = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).outcome);
+    expect(outcomes).toEqual(['success', 'success']);
+    // One holding for both rows, not one a row.
+    expect(holders.map((h) => h.command)).toEqual(['mime replay --rows lock-rows']);
   }, 180_000);
 
   it('two stdio MCP servers and a CLI replay at once run one at a time (--queue), never together', async () => {
