@@ -303,29 +303,29 @@ export async function acquireDisplayLock(options: DisplayLockOptions): Promise<H
     const record: LockRecord = { ...base, since: new Date().toISOString(), token: randomUUID() };
     const taken: string[] = [];
     let busy: LockRecord | null = null;
-    for (const { key } of keys) {
-      const file = join(dir, `${key}.lock`);
-      busy = await tryTake(file, record);
-      if (busy) break;
-      taken.push(file);
-      remember(file, record.token);
+    const releaseTaken = async () => {
+      for (const file of taken) {
+        held.delete(file);
+        await releaseFile(file, record.token, false);
+      }
+    };
+    try {
+      for (const { key } of keys) {
+        const file = join(dir, `${key}.lock`);
+        busy = await tryTake(file, record);
+        if (busy) break;
+        taken.push(file);
+        remember(file, record.token);
+      }
+    } catch (error) {
+      await releaseTaken();
+      throw error;
     }
     if (busy === null) {
-      const { token, ...holder } = record;
-      return {
-        holder,
-        release: async () => {
-          for (const file of taken) {
-            held.delete(file);
-            await releaseFile(file, token, false);
-          }
-        },
-      };
+      const { token: _token, ...holder } = record;
+      return { holder, release: releaseTaken };
     }
-    for (const file of taken) {
-      held.delete(file);
-      await releaseFile(file, record.token, false);
-    }
+    await releaseTaken();
     const { token: _token, ...holder } = busy;
     if (!options.queue) throw new DisplayBusyError(holder);
     if (!told) options.onWait?.(holder);
