@@ -34,7 +34,9 @@ describe('mime', () => {
     expect(result.exitCode).toBe(0);
     const commands = [...result.stdout.matchAll(/^ {2}(\w+) /gm)].map((m) => m[1]);
     expect(commands).toEqual([...COMMANDS, 'help']);
-    expect(result.stdout).toContain('Exit codes: 0 ok, 1 the run failed, 2 bad input or usage, 130 aborted.');
+    expect(result.stdout).toContain(
+      'Exit codes: 0 ok, 1 the run failed, 2 bad input or usage, 75 the display is busy (another replay holds it), 130 aborted.',
+    );
   });
 
   it('gives each command help with examples and exit codes', async () => {

@@ -4,7 +4,7 @@
  * replay at once (one at a time, never together), and `mime record` beside replays (it does not start
  * while one runs, and records none of a replay's input).
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   centerOf,
@@ -13,6 +13,7 @@ import {
   demoAppSetup,
   parseDemoTitle,
 } from '@mime-desktop/test-support/desktop-harness';
+import { watchDisplayHolders } from '@mime-desktop/test-support/display-holders';
 import { copyWorkflow, useDesktop, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { MIME_BIN, type RunningMime, runMime, startMime } from '@mime-desktop/test-support/run-mime';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -69,6 +70,16 @@ function expectOneAfterAnother(spans: Span[]): Span[] {
 
 const PAUSE = 'ctrl+alt+shift+p';
 
+/** The environment of an MCP server a client starts, on `desktop` (no model, no user config). */
+const mcpEnv = (home: string, desktop: DesktopHarness): Record<string, string> => ({
+  ...(process.env as Record<string, string>),
+  DISPLAY: desktop.display,
+  NO_COLOR: '1',
+  MIME_BASE_URL: '',
+  MIME_MODEL: '',
+  XDG_CONFIG_HOME: join(home, 'no-config'),
+});
+
 /** The song the demo app plays, read from its window found by title (--fresh restarts the app: a new window). */
 async function playingNow(desktop: DesktopHarness): Promise<string> {
   const [id] = (await desktop.xdotool('search', '--name', '^mime-demo ')).split('\n');
@@ -108,6 +119,54 @@ describe('two mime replay at once on one display, and mime record beside a repla
     expect(refused?.stdout).not.toMatch(/"outcome"/);
     expect((await desktop().readAppState()).playing).toBe(winner === 0 ? 'Faint' : 'Yellow');
   }, 120_000);
+
+  it("refuses an MCP server's call while a CLI replay holds the display, and takes over once it is killed -9", async () => {
+    await desktop().resetApp();
+    const home = await fileTempDir('mime-lock-mcp-');
+    await workflow('play-song', { into: join(home, 'workflows') });
+    const holder = startMime(replayArgs(await workflow('holder'), 'Faint'), {
+      env: { DISPLAY: desktop().display },
+    });
+    await holder.waitForStderr(/\[1\/2\]/, 60_000);
+    await desktop().pressKeys(PAUSE);
+    await holder.waitForStderr(/paused before the next action/);
+    const client = new Client({ name: 'client-c', version: '1.0.0' });
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [MIME_BIN, 'mcp', '--home', home],
+        env: mcpEnv(home, desktop()),
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const play = (song: string) =>
+        client.callTool(
+          { name: 'play_song', arguments: { song_name: song, mode: 'trace' } },
+          CallToolResultSchema,
+          { timeout: 120_000 },
+        ) as Promise<CallToolResult>;
+      const busy = await play('Yellow');
+      expect(busy.isError).toBe(true);
+      expect(busy.content[0]).toMatchObject({
+        type: 'text',
+        text: expect.stringMatching(
+          new RegExp(
+            `^\\[MIME_DESKTOP_BUSY\\] the display ${desktop().display} is busy: mime replay holder \\(pid \\d+, workflow "play song"\\)`,
+          ),
+        ),
+      });
+      // Killed with -9, the holder leaves its lock file; the next replay takes it over.
+      holder.kill('SIGKILL');
+      await holder.done;
+      await desktop().resetApp();
+      const result = await play('Yellow');
+      expect(result.isError, JSON.stringify(result.content)).toBe(false);
+      expect(result.structuredContent).toMatchObject({ extracts: { song_now_playing: 'Yellow' } });
+    } finally {
+      await client.close();
+    }
+  }, 180_000);
 
   it('does not start while a replay holds the display (exit 75)', async () => {
     await desktop().resetApp();
@@ -194,17 +253,29 @@ describe('replays queued on one display (each restarts the app: --fresh)', () =>
     expect(await playingNow(desktop())).toBe(second?.song);
   }, 180_000);
 
+  it('--rows on this display holds it from the first row to the last (nothing slips in between)', async () => {
+    const dir = await workflow('lock-rows', { setup: true });
+    const rows = join(root, 'rows.csv');
+    await writeFile(rows, 'song_name\nFaint\nNumb\n');
+    const watch = watchDisplayHolders(desktop().display);
+    const result = await runMime(['replay', dir, '--rows', rows, '--mode', 'trace', '--fresh', '--json'], {
+      env: { DISPLAY: desktop().display },
+    });
+    const holders = await watch.stop();
+    expect(result.exitCode, result.stderr).toBe(0);
+    const outcomes = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line).outcome);
+    expect(outcomes).toEqual(['success', 'success']);
+    // One holding for both rows, not one a row.
+    expect(holders.map((h) => h.command)).toEqual(['mime replay --rows lock-rows']);
+  }, 180_000);
+
   it('two stdio MCP servers and a CLI replay at once run one at a time (--queue), never together', async () => {
     const home = await fileTempDir('mime-lock-home-');
     const dir = await workflow('play-song', { setup: true, into: join(home, 'workflows') });
-    const env = {
-      ...(process.env as Record<string, string>),
-      DISPLAY: desktop().display,
-      NO_COLOR: '1',
-      MIME_BASE_URL: '',
-      MIME_MODEL: '',
-      XDG_CONFIG_HOME: join(home, 'no-config'),
-    };
+    const env = mcpEnv(home, desktop());
     const clients = await Promise.all(
       ['client-a', 'client-b'].map(async (name) => {
         const client = new Client({ name, version: '1.0.0' });

@@ -7,7 +7,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { startPrivateDisplay } from '@mime-desktop/os-io';
+import { acquireDisplayLock, type HeldDisplayLock, startPrivateDisplay } from '@mime-desktop/os-io';
 import { type ReplayOptions, replay, secretEnvName } from '@mime-desktop/replay';
 import { writeBatchFiles } from '@mime-desktop/report';
 import {
@@ -171,6 +171,16 @@ export async function runBatch(workflowDir: string, options: BatchOptions): Prom
   options.onEvent?.({ type: 'start', dir, rows: selected, workers: workers === 0 ? 0 : parallel });
 
   const sensitive = new Set(loaded.workflow.task_params.filter((p) => p.sensitive).map((p) => p.name));
+  // Rows on this display hold it from the first to the last: no other replay slips in between two.
+  const displayLock =
+    workers === 0 && selected.length > 0
+      ? await acquireDisplayLock({
+          command: options.replay?.holder ?? 'a mime batch',
+          workflow: loaded.workflow.task_name,
+          queue: options.replay?.queue,
+          signal: options.signal,
+        })
+      : undefined;
   const runRow = async (row: number): Promise<void> => {
     const values = rows.rows[row - 1] as Record<string, string>;
     const params = displayParams(loaded.workflow, values);
@@ -180,7 +190,7 @@ export async function runBatch(workflowDir: string, options: BatchOptions): Prom
     options.onEvent?.({ type: 'row_start', row });
     const record =
       workers === 0
-        ? await runHere(folder, values, rowDir, options, params, runs, row)
+        ? await runHere(folder, values, rowDir, { ...options, displayLock }, params, runs, row)
         : await runInWorker(folder, values, rowDir, options, params, runs, row, sensitive);
     await writeJsonAtomic(join(rowDir, BATCH_FILES.row), record, { inside: dir });
     options.onEvent?.({ type: 'row_end', record });
@@ -193,7 +203,11 @@ export async function runBatch(workflowDir: string, options: BatchOptions): Prom
       await runRow(row);
     }
   };
-  await Promise.all(Array.from({ length: parallel }, lane));
+  try {
+    await Promise.all(Array.from({ length: parallel }, lane));
+  } finally {
+    await displayLock?.release();
+  }
 
   const batch = await collectBatch(dir, {
     workflow: folder,
@@ -223,12 +237,12 @@ export async function runBatch(workflowDir: string, options: BatchOptions): Prom
   return { dir, batch, html };
 }
 
-/** A row on this display, in this process. */
+/** A row on this display, in this process, under the batch's lock of the display. */
 async function runHere(
   folder: string,
   values: Record<string, string>,
   rowDir: string,
-  options: BatchOptions,
+  options: BatchOptions & { displayLock: HeldDisplayLock | undefined },
   params: Record<string, string>,
   runs: string[],
   row: number,
@@ -239,6 +253,7 @@ async function runHere(
       params: values,
       runsDir: rowDir,
       signal: options.signal,
+      displayLock: options.displayLock,
     });
     return recordOf(row, params, [...runs, relative(rowDir, run.dir)], { summary: run.summary }, 1);
   } catch (error) {

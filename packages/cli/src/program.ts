@@ -86,7 +86,7 @@ export async function runCli(argv: readonly string[]): Promise<ExitCode> {
     .exitOverride()
     .addHelpText(
       'after',
-      '\nExit codes: 0 ok, 1 the run failed, 2 bad input or usage, 130 aborted.\nRun `mime <command> --help` for examples.',
+      '\nExit codes: 0 ok, 1 the run failed, 2 bad input or usage, 75 the display is busy (another replay holds it), 130 aborted.\nRun `mime <command> --help` for examples.',
     );
   const names = commandsFor(argv);
   const registers = await Promise.all(names.map((name) => COMMANDS[name]?.()));

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { type FSWatcher, readFileSync, unlinkSync, watch } from 'node:fs';
 import { link, lstat, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { AbortedError, DisplayBusyError, DisplayLockError } from './errors.ts';
 import { processStartIdentity } from './process-identity.ts';
 
@@ -87,18 +87,27 @@ export async function defaultDisplayLockDir(): Promise<string> {
   return owned ? join(runtime, 'mime', 'locks') : join('/tmp', `mime-${uid}`, 'locks');
 }
 
-/** Makes the lock folder (0700) and checks that nobody else owns or can write it. */
-async function lockFolder(dir: string): Promise<string> {
-  await mkdir(dir, { recursive: true, mode: 0o700 });
+/** Throws unless `dir` is a folder of this user's that nobody else can write. */
+async function checkPrivate(dir: string): Promise<void> {
   const uid = process.getuid?.();
+  if (uid === undefined) return;
   const info = await lstat(dir);
-  const foreign = uid !== undefined && info.uid !== uid;
-  if (!info.isDirectory() || foreign || (uid !== undefined && (info.mode & 0o022) !== 0)) {
-    throw new DisplayLockError(
-      `${dir} is not a folder only you can write (${info.isDirectory() ? `owner uid ${info.uid}, mode ${(info.mode & 0o777).toString(8)}` : 'not a folder'}): another user could fake or steal the display lock there; remove it and run again`,
-    );
-  }
-  return dir;
+  if (info.isDirectory() && info.uid === uid && (info.mode & 0o022) === 0) return;
+  throw new DisplayLockError(
+    `${dir} is not a folder only you can write (${info.isDirectory() ? `owner uid ${info.uid}, mode ${(info.mode & 0o777).toString(8)}` : 'not a folder'}): another user could fake or steal the display lock there; remove it and run again`,
+  );
+}
+
+/**
+ * Makes the lock folder (0700) and checks that nobody else owns or can write it, nor (for the
+ * default folder) the folder it is in.
+ */
+async function lockFolder(dir: string | undefined): Promise<string> {
+  const folder = dir ?? (await defaultDisplayLockDir());
+  await mkdir(folder, { recursive: true, mode: 0o700 });
+  if (dir === undefined) await checkPrivate(dirname(folder));
+  await checkPrivate(folder);
+  return folder;
 }
 
 const fileSafe = (text: string) =>
@@ -279,7 +288,7 @@ function pause(dir: string, ms: number, signal: AbortSignal | undefined): Promis
  * (`MIME_DESKTOP_BUSY`) naming the holder when it is busy and `queue` is off.
  */
 export async function acquireDisplayLock(options: DisplayLockOptions): Promise<HeldDisplayLock> {
-  const dir = await lockFolder(options.dir ?? (await defaultDisplayLockDir()));
+  const dir = await lockFolder(options.dir);
   const keys = displayKeys(options.env);
   const base = {
     pid: process.pid,
@@ -294,29 +303,29 @@ export async function acquireDisplayLock(options: DisplayLockOptions): Promise<H
     const record: LockRecord = { ...base, since: new Date().toISOString(), token: randomUUID() };
     const taken: string[] = [];
     let busy: LockRecord | null = null;
-    for (const { key } of keys) {
-      const file = join(dir, `${key}.lock`);
-      busy = await tryTake(file, record);
-      if (busy) break;
-      taken.push(file);
-      remember(file, record.token);
+    const releaseTaken = async () => {
+      for (const file of taken) {
+        held.delete(file);
+        await releaseFile(file, record.token, false);
+      }
+    };
+    try {
+      for (const { key } of keys) {
+        const file = join(dir, `${key}.lock`);
+        busy = await tryTake(file, record);
+        if (busy) break;
+        taken.push(file);
+        remember(file, record.token);
+      }
+    } catch (error) {
+      await releaseTaken();
+      throw error;
     }
     if (busy === null) {
-      const { token, ...holder } = record;
-      return {
-        holder,
-        release: async () => {
-          for (const file of taken) {
-            held.delete(file);
-            await releaseFile(file, token, false);
-          }
-        },
-      };
+      const { token: _token, ...holder } = record;
+      return { holder, release: releaseTaken };
     }
-    for (const file of taken) {
-      held.delete(file);
-      await releaseFile(file, record.token, false);
-    }
+    await releaseTaken();
     const { token: _token, ...holder } = busy;
     if (!options.queue) throw new DisplayBusyError(holder);
     if (!told) options.onWait?.(holder);

@@ -4,7 +4,7 @@
  * taken over, a live pid with another start identity (a reused pid) is not trusted, a wait aborts.
  */
 import { type ChildProcess, type ChildProcessByStdio, spawn } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -106,6 +106,8 @@ describe('the display lock between processes', () => {
     expect(await readdir(dir)).toEqual(['x11-4242.lock']);
     killed.process.kill('SIGKILL');
     await killed.exited;
+    // Its lock file is left behind, naming a process that is gone: nobody holds the display.
+    expect(await readdir(dir)).toEqual(['x11-4242.lock']);
     expect(await displayLockHolder({ dir, env: { DISPLAY } })).toBeNull();
     expect(await contend('try', 'after the kill').next()).toMatchObject({ event: 'held' });
 
@@ -180,6 +182,19 @@ describe('the display lock between processes', () => {
     });
     expect(performance.now() - started).toBeLessThan(2000);
     expect(waited).toBe(1);
+  });
+});
+
+describe('the lock folder', () => {
+  it('is refused when others can write it: they could fake or steal the lock', async () => {
+    await chmod(dir, 0o777);
+    await expect(acquireDisplayLock({ command: 'test', dir, env: { DISPLAY } })).rejects.toMatchObject({
+      code: 'MIME_DISPLAY_LOCK',
+      message: expect.stringContaining(`${dir} is not a folder only you can write (owner uid`),
+    });
+    await chmod(dir, 0o700);
+    const lock = await acquireDisplayLock({ command: 'test', dir, env: { DISPLAY } });
+    await lock.release();
   });
 });
 

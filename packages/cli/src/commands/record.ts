@@ -270,7 +270,7 @@ export function registerRecord(program: Command, run: (code: Promise<ExitCode>) 
     .option('--json', 'print the result as JSON on stdout')
     .addHelpText(
       'after',
-      '\nExamples:\n  mime record --name "play song" --description "play a song in the music app"\n  xvfb-run -a mime record --name smoke --max-duration 30 --json\n\nExit codes: 0 recorded, 1 recording failed, 2 bad input or no display.',
+      '\nExamples:\n  mime record --name "play song" --description "play a song in the music app"\n  xvfb-run -a mime record --name smoke --max-duration 30 --json\n\nExit codes: 0 recorded, 1 recording failed, 2 bad input or no display, 75 a replay is running on the display (its input would be recorded as yours).',
     )
     .action((flags: RecordFlags) =>
       run(

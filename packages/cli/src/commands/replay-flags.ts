@@ -197,6 +197,7 @@ export function replayOptionFlags(
     ),
     holder: { from: '`mime replay <workflow>`, as a busy error names this run to others' },
     onDisplayWait: { from: 'a line saying who holds the display while --queue waits' },
+    displayLock: { from: 'the run, or --rows on this display, which holds it across its rows' },
     // The model flags come last: reflect and doctor share them.
     model: { from: 'the model settings (modelConfig)' },
     modelConfig: {

@@ -467,7 +467,7 @@ export function registerReplay(program: Command, run: (code: Promise<ExitCode>) 
     )
     .addHelpText(
       'after',
-      '\nExamples:\n  mime replay workflows/20261122T101500Z-play-song --param song_name=Numb\n  MIME_PARAM_PASSWORD=... mime replay workflows/login --params-file params.json --max-duration 300\n  mime replay workflows/20261122T101500Z-play-song --dry-run --json\n  mime replay workflows/play-song --rows songs.csv --reporter junit results.xml\n\nExit codes: 0 success, 1 the run failed (a budget ran out, the model failed), 2 bad input or usage, 130 aborted (Ctrl+C, the fail-safe).',
+      '\nExamples:\n  mime replay workflows/20261122T101500Z-play-song --param song_name=Numb\n  MIME_PARAM_PASSWORD=... mime replay workflows/login --params-file params.json --max-duration 300\n  mime replay workflows/20261122T101500Z-play-song --dry-run --json\n  mime replay workflows/play-song --rows songs.csv --reporter junit results.xml\n  mime replay workflows/play-song --param song_name=Faint --queue\n\nExit codes: 0 success, 1 the run failed (a budget ran out, the model failed), 2 bad input or usage, 75 the display is busy (another replay holds it: run again later, or with --queue), 130 aborted (Ctrl+C, the fail-safe).',
     )
     .action((target: string, flags: ReplayFlags) => run(runReplayCommand(target, flags)));
 }

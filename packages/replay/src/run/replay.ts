@@ -10,7 +10,13 @@
 import { dirname, join, resolve } from 'node:path';
 import type { ModelClient, ResolveModelConfigOptions } from '@mime-desktop/model';
 import { UsageMeter } from '@mime-desktop/model/usage';
-import { acquireDisplayLock, createDesktop, type Desktop, type DisplayLockHolder } from '@mime-desktop/os-io';
+import {
+  acquireDisplayLock,
+  createDesktop,
+  type Desktop,
+  type DisplayLockHolder,
+  type HeldDisplayLock,
+} from '@mime-desktop/os-io';
 import {
   type FileAccess,
   formatStep,
@@ -105,7 +111,11 @@ export interface ReplayOptions {
   model?: ModelClient;
   /** Where the model settings come from when `model` is not given. Default: env and the default config file. */
   modelConfig?: ResolveModelConfigOptions;
-  /** The desktop to drive. Default: `createDesktop` on this display, with its fail-safe, closed at the end. */
+  /**
+   * The desktop to drive; the caller holds its display (`acquireDisplayLock` of @mime-desktop/os-io).
+   * Default: `createDesktop` on this display, with its fail-safe, closed at the end, its display held
+   * for the run (one replay per display, machine-wide: see `queue`).
+   */
   desktop?: Desktop;
   /**
    * The OCR engine that reads extracts in trace and auto modes. Pass one to reuse its worker across
@@ -171,13 +181,18 @@ export interface ReplayOptions {
   fresh?: boolean;
   /**
    * Wait while another replay (from any process) holds the display, instead of failing with
-   * `MIME_DESKTOP_BUSY` naming it. Default false.
+   * `MIME_DESKTOP_BUSY` naming it. Default false. (Not used with a `desktop` of the caller's.)
    */
   queue?: boolean;
   /** What runs this replay, as a busy error names it to others, e.g. `mime replay play-song`. Default `a mime replay`. */
   holder?: string;
   /** Called once when the run waits for the display (`queue`), with who holds it. Default none. */
   onDisplayWait?: (holder: DisplayLockHolder) => void;
+  /**
+   * The display's lock, taken by the caller, who holds it on after the run (a batch, across its
+   * rows). Default: the run takes it, and releases it when it ends.
+   */
+  displayLock?: HeldDisplayLock;
 }
 
 /** A run that started: its folder and summary (outcome `success`, `failed` or `aborted`). */
@@ -347,26 +362,32 @@ export async function replay(
   options: ReplayOptions = {},
 ): Promise<ReplayResult> {
   const prepared = await prepareReplay(workflow, options);
-  const display = await acquireDisplayLock({
-    command: options.holder ?? 'a mime replay',
-    workflow: prepared.materialized.workflow.task_name,
-    queue: options.queue,
-    signal: prepared.signal,
-    onWait: options.onDisplayWait,
-  });
+  // A desktop the caller gives is the caller's to hold (acquireDisplayLock of @mime-desktop/os-io).
+  if (prepared.desktop) return finishReplay(prepared, await executeReplay(prepared, prepared.desktop));
+  const display =
+    options.displayLock ??
+    (await acquireDisplayLock({
+      command: options.holder ?? 'a mime replay',
+      workflow: prepared.materialized.workflow.task_name,
+      queue: options.queue,
+      signal: prepared.signal,
+      onWait: options.onDisplayWait,
+    }));
   try {
     // No fixed pause after an action: each mode waits for what it expects on the screen instead. The
     // keyboard opens while the run starts, not at its first typing.
-    const desktop =
-      prepared.desktop ??
-      (await createDesktop({ signal: prepared.signal, timing: { afterActionMs: 0 }, keyboard: 'now' }));
+    const desktop = await createDesktop({
+      signal: prepared.signal,
+      timing: { afterActionMs: 0 },
+      keyboard: 'now',
+    });
     try {
       return await finishReplay(prepared, await executeReplay(prepared, desktop));
     } finally {
-      if (prepared.desktop === undefined) await desktop.close();
+      await desktop.close();
     }
   } finally {
-    await display.release();
+    if (display !== options.displayLock) await display.release();
   }
 }
 
