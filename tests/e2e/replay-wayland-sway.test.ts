@@ -5,6 +5,8 @@
  */
 import { join } from 'node:path';
 import { copyWorkflow, readEvents } from '@mime-desktop/test-support/e2e-rig';
+import { startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
+import { createFakeVisionModel } from '@mime-desktop/test-support/fake-vision-model';
 import { runMime } from '@mime-desktop/test-support/run-mime';
 import { type SwayHarness, startSwayHarness, swaySkipReason } from '@mime-desktop/test-support/sway-harness';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,10 +14,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 const skip = swaySkipReason();
 if (skip) console.warn(`skipping the sway replay tests: ${skip}`);
 
-async function replay(desktop: SwayHarness, mode: string, edit?: (schema: any) => void) {
+async function replay(
+  desktop: SwayHarness,
+  mode: string,
+  edit?: (schema: any) => void,
+  env: Record<string, string> = {},
+) {
   const dir = await copyWorkflow('play-song-recorded', edit);
   const result = await runMime(['replay', dir, '--mode', mode, '--param', 'song_name=Faint', '--json'], {
-    env: desktop.env,
+    env: { ...desktop.env, ...env },
   });
   const summary = result.stdout.trim() ? JSON.parse(result.stdout) : undefined;
   return { result, summary, dir };
@@ -96,5 +103,36 @@ describe.skipIf(skip !== null)('replay on headless sway (wlroots)', () => {
     expect(byName.windows?.detail).toContain('mime-demo');
     expect(byName['input hooks']).toMatchObject({ status: 'warn' });
     expect(byName['input hooks']?.detail).toContain('`mime record` is refused here');
+  });
+});
+
+describe.skipIf(skip !== null)('a target gone in its recorded form, on sway', () => {
+  let desktop: SwayHarness | undefined;
+  beforeAll(async () => {
+    desktop = await startSwayHarness({ query: 'play=Listen' });
+  }, 60_000);
+  afterAll(async () => {
+    await desktop?.stop();
+  });
+
+  it('auto hands that subtask to the agent, which finishes it in the app', { timeout: 120_000 }, async () => {
+    if (!desktop) throw new Error('sway is not started');
+    await desktop.resetApp();
+    const server = await startFakeModelServer();
+    const model = createFakeVisionModel();
+    server.setHandler(model.handler);
+    try {
+      const { result, summary } = await replay(desktop, 'auto', undefined, {
+        MIME_BASE_URL: server.url,
+        MIME_MODEL: 'fake-vision',
+      });
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect((await desktop.readAppState()).playing).toBe('Faint');
+      expect(executions(summary)).toEqual(['trace', 'trace', 'trace', 'agent', 'agent']);
+      expect(summary.usage.calls).toBeGreaterThan(0);
+    } finally {
+      await server.close();
+      await model.close();
+    }
   });
 });

@@ -117,7 +117,9 @@ export async function startSwayHarness(
     const config = path.join(runtime, 'config');
     await writeFile(
       config,
-      'output HEADLESS-1 resolution 1280x800 position 0,0\nxwayland disable\ndefault_border none\n',
+      // The headless output draws the pointer into its frames (no hardware cursor plane; Xvfb's frames
+      // have none): hidden once it rests 50 ms, frames show the app alone, as recorded under X11.
+      'output HEADLESS-1 resolution 1280x800 position 0,0\nxwayland disable\ndefault_border none\nseat * hide_cursor 50\n',
     );
     const ids = isRoot() ? userIds(SWAY_USER) : null;
     if (ids) {

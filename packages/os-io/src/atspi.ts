@@ -137,9 +137,6 @@ interface AppScale {
  */
 export type WindowOrigin = (pid: number) => Promise<LogicalPoint | null>;
 
-/** How long a window origin is taken as still right, ms: a lookup's many extents share one. */
-const ORIGIN_MS = 100;
-
 interface Node {
   ref: Ref;
   role: string;
@@ -155,8 +152,11 @@ class Atspi implements Accessibility {
   /** Each app's scale (by its bus name; see {@link reportedScale}), and until when an unknown one holds. */
   readonly #scales = new Map<string, { scale: Promise<AppScale>; until: number }>();
   readonly #windowOrigin: WindowOrigin | null;
-  /** Each app's window origin (by its bus name), and until when it holds. */
-  readonly #origins = new Map<string, { origin: Promise<LogicalPoint>; until: number }>();
+  /**
+   * Each app's window origin (by its bus name), asked once a lookup: the lookups below clear it when
+   * they start, since a window may have moved since the last one.
+   */
+  readonly #origins = new Map<string, Promise<LogicalPoint>>();
 
   constructor(session: Bus, bus: Bus, env: NodeJS.ProcessEnv, windowOrigin: WindowOrigin | null) {
     this.#session = session;
@@ -264,7 +264,7 @@ class Atspi implements Accessibility {
     const windowOrigin = this.#windowOrigin;
     if (!windowOrigin) return Promise.resolve({ x: 0, y: 0 });
     const known = this.#origins.get(name);
-    if (known && known.until > performance.now()) return known.origin;
+    if (known) return known;
     const origin = (async () => {
       const [pid] = await this.#call(
         ['org.freedesktop.DBus', '/org/freedesktop/DBus'],
@@ -278,7 +278,7 @@ class Atspi implements Accessibility {
       return point;
     })();
     origin.catch(() => undefined);
-    this.#origins.set(name, { origin, until: performance.now() + ORIGIN_MS });
+    this.#origins.set(name, origin);
     return origin;
   }
 
@@ -405,6 +405,7 @@ class Atspi implements Accessibility {
   }
 
   async elementAt(point: LogicalPoint): Promise<AccessibleElement | null> {
+    this.#origins.clear();
     const windows = await this.#windows();
     const placed = await Promise.all(
       windows.map(async (w) => {
@@ -458,6 +459,7 @@ class Atspi implements Accessibility {
   }
 
   async focused(): Promise<AccessibleElement | null> {
+    this.#origins.clear();
     const tracked = this.#focus;
     if (tracked && (await this.#states(tracked).catch((): string[] => [])).includes('focused')) {
       return this.#describe(tracked, true);
@@ -514,6 +516,7 @@ class Atspi implements Accessibility {
   }
 
   async find(identity: AccessibleElement, options: FindOptions = {}): Promise<AccessibleElement[]> {
+    this.#origins.clear();
     const windows = (await this.#windows())
       .filter((w) => w.app === identity.app)
       .sort(
