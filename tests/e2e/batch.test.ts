@@ -220,6 +220,13 @@ describe('rows files that cannot drive a batch (exit 2, nothing run)', () => {
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('line 2: a row is a JSON object');
 
+    // A row without a required param is refused, naming it: its recorded example is not filled in.
+    const missing = join(root, 'missing.jsonl');
+    await writeFile(missing, '{"song_name": "Faint"}\n{}\n');
+    result = await runMime(['replay', workflow, '--rows', missing]);
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(/row 2: .*missing: song_name/);
+
     result = await runMime(['replay', workflow, '--workers', '2']);
     expect(result.exitCode).toBe(2);
     expect(result.stderr).toContain('--workers go with --rows');

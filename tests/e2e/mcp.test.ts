@@ -403,12 +403,18 @@ describe('mime export skill', () => {
       mode: 0o755,
     });
     await desktop().resetApp();
-    const run = await execa(process.execPath, [join(dir, 'scripts', 'run.mjs'), 'song_name=Yellow'], {
-      env: { ...env(), MIME_BIN: join(out, 'mime') },
-      reject: false,
-    });
+    // Its own options pass to mime replay with their values; a name=value is a param.
+    const run = await execa(
+      process.execPath,
+      [join(dir, 'scripts', 'run.mjs'), '--mode', 'trace', 'song_name=Yellow', '--max-duration', '120'],
+      {
+        env: { ...env(), MIME_BIN: join(out, 'mime') },
+        reject: false,
+      },
+    );
     expect(run.exitCode, run.stderr).toBe(0);
     expect(JSON.parse(run.stdout)).toMatchObject({
+      mode: 'trace',
       outcome: 'success',
       extracts: { song_now_playing: 'Yellow' },
     });

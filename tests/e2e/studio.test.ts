@@ -110,7 +110,12 @@ describe('mime studio', () => {
         const failedRequests: string[] = [];
         page.on('response', (r) => r.status() >= 400 && failedRequests.push(`${r.status()} ${r.url()}`));
         await page.getByRole('link', { name: /play/i }).click();
-        await page.getByLabel('song_name', { exact: true }).fill('Faint');
+        // No silent default: the field starts empty and required, the recorded value only a hint.
+        const song = page.getByLabel('song_name', { exact: true });
+        expect(await song.inputValue()).toBe('');
+        expect(await song.getAttribute('required')).toBe('');
+        expect(await song.getAttribute('placeholder')).toBe('recorded: Numb');
+        await song.fill('Faint');
         await page.getByLabel('Mode').selectOption('trace');
         await page.getByRole('button', { name: 'Run', exact: true }).click();
         const log = page.getByRole('list', { name: 'Run progress' });

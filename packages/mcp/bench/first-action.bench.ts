@@ -46,7 +46,7 @@ try {
     const call = performance.now();
     let first = Number.NaN;
     const result = await client.callTool(
-      { name: 'play_song', arguments: { song_name: i % 2 ? 'Faint' : 'Numb' } },
+      { name: 'play_song', arguments: { params: { song_name: i % 2 ? 'Faint' : 'Numb' } } },
       CallToolResultSchema,
       {
         onprogress: (p) => {

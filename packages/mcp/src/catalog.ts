@@ -43,6 +43,8 @@ export class WorkflowCatalog {
   readonly #pollMs: number;
   #entries: CatalogEntry[] = [];
   #stamp = '';
+  /** The version (inode, size, time) of each ready workflow's schema.json at the last read, by id. */
+  #versions = new Map<string, string>();
   readonly #listeners = new Set<() => void>();
   /** Watched folders by path. */
   readonly #watchers = new Map<string, FSWatcher>();
@@ -94,13 +96,18 @@ export class WorkflowCatalog {
     );
     const stamp = ready.map((w, i) => `${w.session_id}@${versions[i]}`).join('|');
     if (stamp === this.#stamp) return false;
+    // Only a workflow whose schema.json changed is read again; the others keep their entry (and their
+    // tool, which the servers then leave registered as it is).
+    const before = new Map(this.#entries.map((e) => [e.id, e]));
     const loaded = await Promise.all(
-      ready.map((w) =>
-        loadWorkflow(w.dir).then(
+      ready.map((w, i) => {
+        const kept = before.get(w.session_id);
+        if (kept && kept.dir === w.dir && this.#versions.get(w.session_id) === versions[i]) return kept;
+        return loadWorkflow(w.dir).then(
           ({ workflow }) => ({ id: w.session_id, dir: w.dir, workflow }),
           () => null,
-        ),
-      ),
+        );
+      }),
     );
     const usable = loaded.filter((e) => e !== null);
     const earlier = await readToolNames(this.home);
@@ -110,7 +117,11 @@ export class WorkflowCatalog {
       earlier,
     );
     await keepToolNames(this.home, earlier, tools);
-    this.#entries = usable.map((e) => ({ ...e, tool: tools.get(e.id) as string }));
+    this.#entries = usable.map((e) => {
+      const tool = tools.get(e.id) as string;
+      return 'tool' in e && e.tool === tool ? e : { id: e.id, dir: e.dir, workflow: e.workflow, tool };
+    });
+    this.#versions = new Map(ready.map((w, i) => [w.session_id, versions[i] as string]));
     this.#stamp = stamp;
     return true;
   }

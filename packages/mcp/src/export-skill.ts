@@ -154,7 +154,13 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 
 const workflow = fileURLToPath(new URL('../assets/workflow/', import.meta.url));
-const args = process.argv.slice(2).flatMap((arg) => (arg.startsWith('-') ? [arg] : ['--param', arg]));
+// A \`name=value\` argument is a param; anything else (\`--mode trace\`, \`--max-duration 120\`) is an option of
+// mime replay, its value included. A required param left out is mime's error (exit 2), naming it.
+const args = [];
+for (const arg of process.argv.slice(2)) {
+  const param = /^[A-Za-z_][A-Za-z0-9_]*=/.test(arg) && args.at(-1) !== '--param';
+  args.push(...(param ? ['--param', arg] : [arg]));
+}
 const mime = process.env.MIME_BIN || 'mime';
 const run = spawnSync(mime, ['replay', workflow, '--json', ...args], { stdio: 'inherit', shell: false });
 if (run.error) {

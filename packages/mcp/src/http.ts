@@ -65,11 +65,20 @@ async function readBody(req: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
-/** Parsed JSON, or undefined when it is not JSON. */
-function parseJson(text: string): unknown {
+/** The request body parsed, or undefined once a body too large (413) or not JSON (-32700) was answered. */
+async function jsonBody(req: IncomingMessage, res: ServerResponse): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readBody(req);
+  } catch (error) {
+    if (!(error instanceof BodyTooLargeError)) throw error;
+    reply(res, 413, `the request body is larger than ${MAX_BODY} bytes`);
+    return undefined;
+  }
   try {
     return JSON.parse(text);
   } catch {
+    reply(res, 400, 'Parse error: the body is not JSON', { code: PARSE_ERROR });
     return undefined;
   }
 }
@@ -126,18 +135,8 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServer> {
       if (id === undefined) return reply(res, 400, 'Bad Request: an Mcp-Session-Id header is needed');
       return sessions.handle(id, req, res);
     }
-    let text: string;
-    try {
-      text = await readBody(req);
-    } catch (error) {
-      if (error instanceof BodyTooLargeError) {
-        return reply(res, 413, `the request body is larger than ${MAX_BODY} bytes`);
-      }
-      throw error;
-    }
-    const body = parseJson(text);
-    if (body === undefined)
-      return reply(res, 400, 'Parse error: the body is not JSON', { code: PARSE_ERROR });
+    const body = await jsonBody(req, res);
+    if (body === undefined) return;
     if (id !== undefined) return sessions.handle(id, req, res, body);
     if (!isInitializeRequest(body)) {
       return reply(res, 400, 'Bad Request: no Mcp-Session-Id header; initialize first');

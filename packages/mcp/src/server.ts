@@ -163,7 +163,8 @@ async function findRun(
 export class MimeMcpServer {
   readonly server: McpServer;
   readonly #options: MimeMcpOptions;
-  readonly #workflowTools = new Map<string, RegisteredTool>();
+  /** The registered tool of each catalog entry, by tool name. */
+  readonly #workflowTools = new Map<string, { entry: CatalogEntry; tool: RegisteredTool }>();
   #unsubscribe: (() => void) | undefined;
 
   constructor(options: MimeMcpOptions) {
@@ -202,12 +203,20 @@ export class MimeMcpServer {
     return name?.replace(/[^\p{L}\p{N} ._@/-]/gu, '').slice(0, 60) || undefined;
   }
 
-  /** One tool per workflow of the catalog: added, removed or replaced as the disk changes. */
+  /**
+   * One tool per workflow of the catalog: a tool whose entry changed (added, removed, edited, renamed)
+   * is registered again, the others are left as they are.
+   */
   #syncWorkflowTools(): void {
     const { catalog } = this.#options;
-    for (const tool of this.#workflowTools.values()) tool.remove();
-    this.#workflowTools.clear();
+    const current = new Map(catalog.entries.map((e) => [e.tool, e]));
+    for (const [name, registered] of this.#workflowTools) {
+      if (current.get(name) === registered.entry) continue;
+      registered.tool.remove();
+      this.#workflowTools.delete(name);
+    }
     for (const entry of catalog.entries) {
+      if (this.#workflowTools.has(entry.tool)) continue;
       const tool = this.server.registerTool(
         entry.tool,
         {
@@ -230,7 +239,7 @@ export class MimeMcpServer {
             this.#options.replay,
           ),
       );
-      this.#workflowTools.set(entry.tool, tool);
+      this.#workflowTools.set(entry.tool, { entry, tool });
     }
   }
 

@@ -61,11 +61,13 @@ describe('the workflow catalog', () => {
     expect(changes).toBe(2);
   });
 
-  it("follows an edited schema.json: the workflow's tool takes its new name", async () => {
+  it("follows an edited schema.json: the workflow's tool takes its new name, the others stay as they are", async () => {
     await workflowAt(join(home, 'workflows', 'song'), 'play song');
+    await workflowAt(join(home, 'workflows', 'other'), 'other');
     catalog = new WorkflowCatalog({ home, debounceMs: 50 });
     await catalog.start();
     expect(catalog.find('play_song')?.id).toBe('song');
+    const other = catalog.find('other');
     const file = join(home, 'workflows', 'song', 'schema.json');
     const schema = JSON.parse(await readFile(file, 'utf8'));
     schema.task_name = 'play a tune';
@@ -74,6 +76,8 @@ describe('the workflow catalog', () => {
     await rename(`${file}.tmp`, file);
     await until(() => catalog?.find('play_a_tune') !== undefined, 'the tool is renamed');
     expect(catalog.find('play_song')).toBeUndefined();
+    // Not read again: the same entry, so a server keeps its tool registered as it was.
+    expect(catalog.find('other')).toBe(other);
   });
 
   it('sees workflows/ made after it started', async () => {

@@ -127,9 +127,11 @@ describe("the studio's save of an ai_mime workflow", () => {
     const opened = await store.open('play-video-on-video-site');
     const edit = { kind: 'move-step', step_i: 0, by: 1 } as const;
     // Without the folder's constants the draft lists the template as a problem; with them, none.
-    expect(editDraft(opened.workflow, edit).problems.map((p) => p.message).join('\n')).toMatch(
-      /\{site_url\} names no declared param/,
-    );
+    expect(
+      editDraft(opened.workflow, edit)
+        .problems.map((p) => p.message)
+        .join('\n'),
+    ).toMatch(/\{site_url\} names no declared param/);
     const context = await readWorkflowContext(join(home, 'workflows', 'play-video-on-video-site'));
     const { workflow: moved, problems } = editDraft(opened.workflow, edit, context);
     expect(problems).toEqual([]);

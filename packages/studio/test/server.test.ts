@@ -338,6 +338,20 @@ describe('the studio server', () => {
     expect(JSON.parse(bad.body).error.code).toBe('MIME_BAD_REQUEST');
   });
 
+  it('refuses a run without a required param, naming it, before anything runs', async () => {
+    for (const params of [{}, { song_name: '' }]) {
+      const answer = await send('/api/workflows/play-song/runs', {
+        method: 'POST',
+        headers: pageWrite(),
+        body: { mode: 'trace', params },
+      });
+      expect(answer.status, JSON.stringify(params)).toBe(400);
+      const { error } = JSON.parse(answer.body);
+      expect(error.code).toBe('MIME_PARAMS_INVALID');
+      expect(error.message).toContain('missing: song_name');
+    }
+  });
+
   it('reflects only a recording of the home, named by its folder', async () => {
     expect(JSON.parse((await send('/api/workflows', { headers: { cookie } })).body).recordings).toEqual([]);
     for (const id of ['nope', '..%2F..%2Fetc', '.hidden']) {

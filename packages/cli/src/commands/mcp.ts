@@ -139,7 +139,7 @@ export function registerMcp(program: Command, run: (code: Promise<ExitCode>) => 
     .command('mcp')
     .summary('serve the workflows as tools of an MCP server (stdio, or HTTP on 127.0.0.1)')
     .description(
-      "Serve every workflow under the data root as a tool of a Model Context Protocol server, for coding and desktop agents: its params are the tool's arguments (sensitive params never: they come from MIME_PARAM_<NAME> in this server's environment), a call replays it on this desktop (one at a time) with progress per step and returns the outcome, the extracts and the final screen. Generic tools: list_workflows, replay, get_run, validate. Over stdio by default; --http serves Streamable HTTP on 127.0.0.1 with a bearer token. The tool list follows workflows added, removed or healed on disk.",
+      "Serve every workflow under the data root as a tool of a Model Context Protocol server, for coding and desktop agents: its params are the tool's `params` argument, each required unless optional or defaulted in the workflow (sensitive params never: they come from MIME_PARAM_<NAME> in this server's environment), a call replays it on this desktop (one at a time) with progress per step and returns the outcome, the extracts and the final screen. Generic tools: list_workflows, replay, get_run, validate. Over stdio by default; --http serves Streamable HTTP (2025-11-25: resumable streams, idle sessions expire) on 127.0.0.1 with a bearer token. The tool list follows workflows added, removed or healed on disk.",
     )
     .option('--home <dir>', 'data root holding workflows/ (default: $MIME_HOME, else the current directory)')
     .option(
