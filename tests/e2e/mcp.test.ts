@@ -385,7 +385,7 @@ describe('mime export skill', () => {
     expect(valid.stdout, valid.stderr).toContain('Valid skill');
     const skill = await readFile(join(dir, 'SKILL.md'), 'utf8');
     expect(skill).toMatch(/^---\nname: play-song\ndescription: /);
-    expect(skill).toContain('| `song_name` | string | The text typed into the search field. | `Numb` |');
+    expect(skill).toContain('| `song_name` | string | The text typed into the search field. | Numb |');
     expect(skill).toContain('## Success criteria\n\nThe requested song is playing.');
     // mime is not on npm yet: the skill says how to get it today, and the npm command for later.
     expect(skill).toContain('mime is not on npm yet: clone\nhttps://github.com/mime-desktop/mime');
@@ -398,17 +398,28 @@ describe('mime export skill', () => {
     expect(refused.exitCode).not.toBe(0);
     expect(refused.stdout + refused.stderr).toMatch(/must be lowercase/);
 
-    // Its run script replays the demo with a new song (mime from MIME_BIN) and prints the summary.
-    await writeFile(join(out, 'mime'), `#!/bin/sh\nexec "${process.execPath}" "${MIME_BIN}" "$@"\n`, {
-      mode: 0o755,
-    });
+    // Copied elsewhere, its run script replays the demo with a new song and prints the summary: with
+    // the mime that exported it, though another `mime` (npm's MIME-type tool, exiting 0) is named by
+    // MIME_BIN and comes first on the PATH: the script asks each whether it is mime.
+    const copied = join(await tempDir('mime-skill-copy-'), 'play-song');
+    await cp(dir, copied, { recursive: true });
+    const bin = await tempDir('mime-foreign-bin-');
+    await writeFile(join(bin, 'mime'), '#!/bin/sh\necho application/octet-stream\n', { mode: 0o755 });
+    const runsHome = await tempDir('mime-skill-home-');
+    const listing = async () => (await readdir(copied, { recursive: true })).sort();
+    const before = await listing();
     await desktop().resetApp();
     // Its own options pass to mime replay with their values; a name=value is a param.
     const run = await execa(
       process.execPath,
-      [join(dir, 'scripts', 'run.mjs'), '--mode', 'trace', 'song_name=Yellow', '--max-duration', '120'],
+      [join(copied, 'scripts', 'run.mjs'), '--mode', 'trace', 'song_name=Yellow', '--max-duration', '120'],
       {
-        env: { ...env(), MIME_BIN: join(out, 'mime') },
+        env: {
+          ...env(),
+          MIME_BIN: join(bin, 'mime'),
+          MIME_HOME: runsHome,
+          PATH: `${bin}:${process.env.PATH}`,
+        },
         reject: false,
       },
     );
@@ -418,6 +429,13 @@ describe('mime export skill', () => {
       outcome: 'success',
       extracts: { song_now_playing: 'Yellow' },
     });
+    // The run went under the mime home; the skill's folder is as it was.
+    expect(await listing()).toEqual(before);
+    const runs = await readdir(join(runsHome, 'skill-runs', 'play-song'));
+    expect(runs).toHaveLength(1);
+    expect(await readdir(join(runsHome, 'skill-runs', 'play-song', runs[0] as string))).toContain(
+      'summary.json',
+    );
     expect((await desktop().readAppState()).playing).toBe('Yellow');
   }, 90_000);
 });

@@ -8,12 +8,12 @@
 import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import {
+  distinctSlugOf,
   inert,
   isRequiredParam,
   loadWorkflow,
   markdownText,
   RUNS_FOLDER,
-  slugOf,
   type TaskParam,
   type Workflow,
   writeFileAtomically,
@@ -21,9 +21,17 @@ import {
 import { stringify } from 'yaml';
 import { McpOptionError } from './errors.ts';
 
+/** Words of `mime --help` that tell mime from another command named `mime`. */
+export const MIME_IDENTITY = 'Teach a computer a desktop task by watching it once';
+
 export interface ExportSkillOptions {
   /** The folder the skill folder is written into. Default: the current directory. */
   out?: string;
+  /**
+   * The absolute path of the mime that exports (the CLI passes its own), written into the run script
+   * so the skill runs with it wherever it is copied. Default none: MIME_BIN or `mime` on the PATH.
+   */
+  mimeBin?: string;
   /** Replace a skill folder of the same name. Default false. */
   force?: boolean;
 }
@@ -33,9 +41,12 @@ export interface ExportedSkill {
   dir: string;
 }
 
-/** The skill's name: lowercase letters, digits and single hyphens, at most 64 characters. */
+/**
+ * The skill's name: lowercase letters, digits and single hyphens, at most 64 characters; a name in
+ * another script gets a short hash of itself (`播放歌曲` → `workflow-1c0e7a`), so such skills stay apart.
+ */
 export function skillNameOf(taskName: string): string {
-  return slugOf(taskName, '-', 64) || 'workflow';
+  return distinctSlugOf(taskName, '-', 64, 'workflow');
 }
 
 const env = (param: TaskParam) => `MIME_PARAM_${param.name.toUpperCase()}`;
@@ -144,16 +155,70 @@ input (a missing param), 130 aborted.
 ## Success criteria
 
 ${workflow.success_criteria ? markdownText(workflow.success_criteria) : 'The task is done as recorded.'}
+
+## By hand
+
+When mime cannot run here, the task can be done at the desktop as it was recorded, \`{name}\` standing
+for a param's value:
+
+${handPlan(workflow)}
 `;
 }
 
-const RUN_SCRIPT = `#!/usr/bin/env node
+/** The workflow's subtasks and steps as numbered Markdown, for a person or an agent at the desktop. */
+function handPlan(workflow: Workflow): string {
+  return workflow.plan.subtasks
+    .map((subtask, k) => {
+      const steps = subtask.steps.map((step) => {
+        const value =
+          step.action_type === 'EXTRACT'
+            ? ` (read it as \`${step.variable_name ?? 'value'}\`)`
+            : step.action_value === null
+              ? ''
+              : ` (${step.action_type.toLowerCase()}: ${markdownText(step.action_value)})`;
+        return `   - ${markdownText(step.intent || step.target.primary)}${value}`;
+      });
+      return [`${k + 1}. ${markdownText(subtask.text)}`, ...steps].join('\n');
+    })
+    .join('\n');
+}
+
+/**
+ * `scripts/run.mjs`: replays the skill's workflow with the mime that exported it (its absolute path,
+ * written in), or MIME_BIN, or `mime` on the PATH, each used only when its `--help` says it is mime
+ * (npm's `mime` package is a MIME-type tool that exits 0 too). Runs are written under the mime home
+ * (`$MIME_HOME/skill-runs/<skill>`, else `$XDG_STATE_HOME/mime/skill-runs/<skill>`), never into the
+ * skill's folder, which may be read-only or shared.
+ */
+function runScript(name: string, exportedBy: string | null): string {
+  return `#!/usr/bin/env node
 // Replays this skill's workflow with mime: \`node scripts/run.mjs name=value ... [--mime-options]\`.
-// The summary is JSON on stdout. MIME_BIN names another mime command (default: mime on the PATH).
+// The summary is JSON on stdout. The mime used: MIME_BIN, else the one that exported this skill, else
+// \`mime\` on the PATH; each only when it says it is mime. Runs go under the mime home, not here.
 import { spawnSync } from 'node:child_process';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+const EXPORTED_BY = ${JSON.stringify(exportedBy)};
+const SKILL = ${JSON.stringify(name)};
+const IDENTITY = ${JSON.stringify(MIME_IDENTITY)};
 const workflow = fileURLToPath(new URL('../assets/workflow/', import.meta.url));
+// A script file runs on this Node; a command runs as it is.
+const launch = (bin) => (/\\.(c|m)?js$/.test(bin) ? [process.execPath, [bin]] : [bin, []]);
+const isMime = (bin) => {
+  const [command, first] = launch(bin);
+  const help = spawnSync(command, [...first, '--help'], { encoding: 'utf8', shell: false, timeout: 30000 });
+  return help.status === 0 && String(help.stdout).includes(IDENTITY);
+};
+const candidates = [process.env.MIME_BIN, EXPORTED_BY, 'mime'].filter(Boolean);
+const mime = candidates.find(isMime);
+if (!mime) {
+  console.error(\`mime was not found (tried \${candidates.join(', ')}): set MIME_BIN to the mime command, or install mime (see SKILL.md, Setup)\`);
+  process.exit(2);
+}
+const state = process.env.XDG_STATE_HOME || join(homedir(), '.local', 'state');
+const runs = process.env.MIME_HOME ? join(process.env.MIME_HOME, 'skill-runs', SKILL) : join(state, 'mime', 'skill-runs', SKILL);
 // A \`name=value\` argument is a param; anything else (\`--mode trace\`, \`--max-duration 120\`) is an option of
 // mime replay, its value included. A required param left out is mime's error (exit 2), naming it.
 const args = [];
@@ -161,14 +226,18 @@ for (const arg of process.argv.slice(2)) {
   const param = /^[A-Za-z_][A-Za-z0-9_]*=/.test(arg) && args.at(-1) !== '--param';
   args.push(...(param ? ['--param', arg] : [arg]));
 }
-const mime = process.env.MIME_BIN || 'mime';
-const run = spawnSync(mime, ['replay', workflow, '--json', ...args], { stdio: 'inherit', shell: false });
+const [command, first] = launch(mime);
+const run = spawnSync(command, [...first, 'replay', workflow, '--json', '--runs-dir', runs, ...args], {
+  stdio: 'inherit',
+  shell: false,
+});
 if (run.error) {
-  console.error(\`could not run \${mime}: \${run.error.message} (set MIME_BIN to a mime command, or install mime: see SKILL.md, Setup)\`);
+  console.error(\`could not run \${mime}: \${run.error.message}\`);
   process.exit(2);
 }
 process.exit(run.status ?? 1);
 `;
+}
 
 /** What of a workflow folder the skill carries: not its runs, batches or reflect drafts. */
 const LEFT_OUT = new Set([
@@ -203,7 +272,7 @@ export async function exportSkill(
     recursive: true,
     filter: (path) => !LEFT_OUT.has(path.slice(source.length + 1).split('/')[0] ?? ''),
   });
-  await writeFile(join(dir, 'scripts', 'run.mjs'), RUN_SCRIPT, { mode: 0o755 });
+  await writeFile(join(dir, 'scripts', 'run.mjs'), runScript(name, options.mimeBin ?? null), { mode: 0o755 });
   await writeFileAtomically(join(dir, 'SKILL.md'), skillMarkdown(loaded.workflow, name));
   return { name, dir };
 }

@@ -6,14 +6,17 @@
  */
 
 import { join } from 'node:path';
-import { readJsonFile, slugOf, writeJsonAtomic } from '@mime-desktop/schema';
+import { distinctSlugOf, readJsonFile, writeJsonAtomic } from '@mime-desktop/schema';
 import { z } from 'zod';
 
 const MAX = 64;
 
-/** `Play song (demo)!` → `play_song_demo`; a name with no letter or digit becomes `workflow`. */
+/**
+ * `Play song (demo)!` → `play_song_demo`; a name in another script, or with no letter or digit, gets a
+ * short hash of itself (`播放歌曲` → `workflow_1c0e7a`), so such names stay apart.
+ */
 export function toolNameOf(taskName: string): string {
-  return slugOf(taskName, '_', MAX) || 'workflow';
+  return distinctSlugOf(taskName, '_', MAX, 'workflow');
 }
 
 /** A workflow to name: its stable id (its folder's name) and its task name. */

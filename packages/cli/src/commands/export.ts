@@ -1,4 +1,5 @@
 /** `mime export skill`: a workflow as an Agent Skills folder, for agents that read skills. */
+import { realpathSync } from 'node:fs';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { type HomeOptions, resolveWorkflowTarget } from '../home.ts';
@@ -14,6 +15,8 @@ async function runExportSkill(target: string, flags: SkillFlags): Promise<ExitCo
   const skill = await exportSkill(resolveWorkflowTarget(target, flags), {
     out: flags.out,
     force: flags.force,
+    // This mime, wherever the skill is copied to: its run script uses it before any `mime` on the PATH.
+    mimeBin: process.argv[1] ? realpathSync(process.argv[1]) : undefined,
   });
   printData(skill.dir);
   say(

@@ -4,6 +4,7 @@
  * set it or where its value comes from instead, so an option cannot be forgotten, and no flag is
  * described twice. Each default a flag's help states is read from the constant that sets it.
  */
+import { resolve } from 'node:path';
 import { describeToolkitTyping } from '@mime-desktop/os-io';
 import {
   type ConfirmAnswer,
@@ -172,7 +173,11 @@ export function replayOptionFlags(
     ),
     pauseHotkey: { from: 'its default (the hotkey is printed when the run starts)' },
     pause: { from: 'the pause hotkey (a library option: the pause button of a UI)' },
-    runsDir: { from: '<workflow>/.replay, or the batch folder with --rows' },
+    runsDir: valueFlag(
+      '--runs-dir <dir>',
+      "folder the run's folder is written into (default <workflow>/.replay, or the batch folder with --rows); an exported skill's run script points it at the mime home",
+      (raw) => resolve(raw),
+    ),
     stepTimeoutMs: valueFlag(
       '--step-timeout <seconds>',
       `trace and auto: how long to wait for a step's recorded screen (an app starting, a dialog opening) before it counts as diverged (default ${DEFAULT_STEP_TIMEOUT_MS / 1000})`,
