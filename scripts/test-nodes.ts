@@ -72,8 +72,8 @@ async function readCounts(file: string): Promise<RunCounts[]> {
     .map((line) => JSON.parse(line) as RunCounts);
 }
 
-const countsFile =
-  process.env.MIME_TEST_COUNTS ?? join(await mkdtemp(join(tmpdir(), 'mime-counts-')), 'counts');
+const ownCounts = process.env.MIME_TEST_COUNTS ? null : await mkdtemp(join(tmpdir(), 'mime-counts-'));
+const countsFile = ownCounts ? join(ownCounts, 'counts') : String(process.env.MIME_TEST_COUNTS);
 let ok = true;
 for (const major of MAJORS) {
   const started = Date.now();
@@ -104,6 +104,7 @@ for (const major of MAJORS) {
 }
 
 const runs = await readCounts(countsFile);
+if (ownCounts) await rm(ownCounts, { recursive: true, force: true });
 for (const counts of runs) say(`Node ${counts.node}: ${countLine(counts)}`);
 const total = runs.reduce(
   (sum, counts) => ({

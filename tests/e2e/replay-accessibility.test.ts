@@ -17,7 +17,6 @@ import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-s
 import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
 import { addressPlan, fillAddress, recordByInput } from '@mime-desktop/test-support/record-by-input';
 import { runMime } from '@mime-desktop/test-support/run-mime';
-import { sleep } from '@mime-desktop/test-support/wait';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 let home: string;
@@ -62,10 +61,10 @@ beforeAll(async () => {
   );
   // Record by input, as a person would: click a field, type, next field, type, Enter.
   const sessionId = await withForm({}, async (harness) => {
-    const session = await recordByInput(harness, home, 'send address', async () => {
-      await fillAddress(harness, { name: NAME, city: CITY });
+    const session = await recordByInput(harness, home, 'send address', async (recorded) => {
+      await fillAddress(harness, { name: NAME, city: CITY }, recorded);
       await harness.pressKeys('Return');
-      await sleep(800);
+      await recorded(5); // the typing, then the key
     });
     expect((await formState(harness)).sent).toEqual({ name: 'Ann Lee', city: 'Paris' });
     return session;

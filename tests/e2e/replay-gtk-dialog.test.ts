@@ -66,12 +66,12 @@ beforeAll(async () => {
   const sessionId = await withDialogDesktop({}, async (harness) => {
     const dialog = await openDialog(harness);
     const fields = { name: await fieldCentre(harness, 'Name'), city: await fieldCentre(harness, 'City') };
-    const session = await recordByInput(harness, home, 'address dialog', async () => {
-      await fillAddress(harness, fields);
+    const session = await recordByInput(harness, home, 'address dialog', async (recorded) => {
+      await fillAddress(harness, fields, recorded);
       const ok = await elementCentre(harness.env, { role: 'push button', name: 'OK', app: 'zenity' });
       // A person holds the button about 100 ms; the dialog closes as it is released.
       await harness.click(ok.x, ok.y, { holdMs: 120 });
-      await sleep(800);
+      await recorded(5); // the typing, then the click
     });
     expect((await dialog.process).stdout).toBe('Ann Lee|Paris');
     return session;

@@ -41,15 +41,14 @@ describe('a Qt 5 editor (FeatherPad)', () => {
     const sessionId = await recorder.waitForStdoutLine(30_000);
     await recorder.waitForStderr(/● Recording/, 30_000);
     const window = await waitForWindowTitle(desktop(), 'note.txt');
-    await sleep(1500);
+    await sleep(1500); // a person looks first: the window placed, the editor's tree exported
     const box = await windowGeometry(desktop(), window);
     await desktop().click(box.x + Math.round(box.width / 2), box.y + Math.round(box.height / 2));
-    await sleep(600);
+    await recorder.waitForStderr(/^ {2}#\d+ click /m); // the click recorded, the editor focused
     await desktop().typeText('Hello from Qt');
-    await sleep(800);
     await desktop().pressKeys('ctrl+s');
     await expect.poll(() => readFile(file, 'utf8'), { timeout: 5000 }).toMatch(/^Hello from Qt/);
-    await sleep(800);
+    await recorder.waitForStderr(/^ {2}#\d+ key ctrl\+s$/m);
     await startMime(['record', 'stop', '--session', sessionId], { env }).done;
     expect((await recorder.done).exitCode).toBe(0);
     // The click and the typing were recorded on the editor's element.
@@ -116,9 +115,11 @@ describe('a Qt 5 editor (FeatherPad)', () => {
     // The window 150 px further right and down.
     const editor = execa('featherpad', [file], { env: accessibleAppEnv(env), reject: false });
     const moved = await waitForWindowTitle(desktop(), 'note.txt');
-    await sleep(1000);
+    await sleep(1000); // the window manager places a new window first: a move before would be undone
     await desktop().xdotool('windowmove', moved, String(box.x + 150), String(box.y + 150));
-    await sleep(800);
+    await expect
+      .poll(async () => (await windowGeometry(desktop(), moved)).x, { timeout: 5000 })
+      .toBeGreaterThanOrEqual(box.x + 140);
     await expectReplayed(await replay('Moved window', env), 'Moved window');
     await quit(desktop());
     await editor;

@@ -7,33 +7,47 @@ import type { DesktopHarness } from './desktop-harness.ts';
 import { runMime, startMime } from './run-mime.ts';
 import { sleep } from './wait.ts';
 
-/** Records what `drive` does on the harness display into `<home>/recordings/`; the session id. */
+/** Resolves once the recorder has reported `count` events (its progress lines `#0`, `#1`, ...). */
+export type Recorded = (count: number) => Promise<void>;
+
+/**
+ * Records what `drive` does on the harness display into `<home>/recordings/`; the session id. `drive`
+ * gets a function that waits for the recorder to have reported a number of events.
+ */
 export async function recordByInput(
   harness: DesktopHarness,
   home: string,
   name: string,
-  drive: () => Promise<void>,
+  drive: (recorded: Recorded) => Promise<void>,
 ): Promise<string> {
   const recorder = startMime(['record', '--name', name, '--home', home], { env: harness.env });
   const session = await recorder.waitForStdoutLine();
   await recorder.waitForStderr(/● Recording/);
-  await drive();
+  await drive(async (count) => {
+    await recorder.waitForStderr(new RegExp(`^ {2}#${count - 1} `, 'm'));
+  });
   expect((await runMime(['record', 'stop', '--session', session], { env: harness.env })).exitCode).toBe(0);
   expect((await recorder.done).exitCode).toBe(0);
   return session;
 }
 
-/** Clicks the Name field, types "Ann Lee", clicks the City field, types "Paris", at a person's pace. */
+/**
+ * Clicks the Name field, types "Ann Lee", clicks the City field, types "Paris" (4 events, the last
+ * one reported when the next input ends its typing). Each click is typed after once it is recorded;
+ * after typing, a person's pause before the focus moves: the recorder asks which element has the
+ * focus as it sees each key, and nothing tells when it has seen the last one.
+ */
 export async function fillAddress(
   harness: DesktopHarness,
   fields: { name: { x: number; y: number }; city: { x: number; y: number } },
+  recorded: Recorded,
 ): Promise<void> {
   await harness.click(fields.name.x, fields.name.y);
-  await sleep(500);
+  await recorded(1);
   await harness.typeText('Ann Lee');
   await sleep(300);
   await harness.click(fields.city.x, fields.city.y);
-  await sleep(500);
+  await recorded(3);
   await harness.typeText('Paris');
   await sleep(300);
 }

@@ -1,7 +1,7 @@
 import { centerOf, DEMO_LAYOUT, type DesktopHarness } from '@mime-desktop/test-support/desktop-harness';
 import { useDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { sleep, waitUntil } from '@mime-desktop/test-support/wait';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { AbortedError, createDesktop, type Desktop, type DesktopOptions } from '../src/index.ts';
 
 let harness: DesktopHarness;
@@ -15,8 +15,6 @@ beforeAll(async () => {
   harness = desktopHarness();
   process.env.DISPLAY = harness.display; // before the first desktop call loads nut-js
 });
-
-afterAll(async () => {});
 
 beforeEach(async () => {
   await harness.resetApp(); // also moves the pointer out of any corner
@@ -36,31 +34,25 @@ async function newDesktop(options?: DesktopOptions): Promise<Desktop> {
 /**
  * Starts typing a long text into the echo field; resolves once typing has visibly begun. 10 ms a
  * key (about 5 s in all): Chromium's own pace, no pause, would type it all before an abort arrives.
+ * How soon an abort lands is measured by the fail-safe benchmark (bench/fail-safe.bench.ts).
  */
 async function startLongTyping(desktop: Desktop) {
   await desktop.click(centerOf(DEMO_LAYOUT.echo));
-  let settledAt = 0;
-  const typing = desktop.typeText('z'.repeat(400), { keyDelayMs: 10 }).finally(() => {
-    settledAt = performance.now();
-  });
+  const typing = desktop.typeText('z'.repeat(400), { keyDelayMs: 10 });
   typing.catch(() => undefined);
   await harness.waitForAppState((s) => s.typed.length >= 5);
-  return { typing, settledAt: () => settledAt };
+  return { typing };
 }
 
 describe('fail-safe', () => {
-  it('aborts typing within 100 ms when the pointer is slammed into a corner', async () => {
+  it('aborts typing when the pointer is slammed into a corner', async () => {
     const desktop = await newDesktop();
-    const { typing, settledAt } = await startLongTyping(desktop);
-    const sent = performance.now();
+    const { typing } = await startLongTyping(desktop);
     await harness.moveMouse(0, 0);
-    const moved = performance.now();
     const error = await typing.catch((e: unknown) => e);
     expect(error).toBeInstanceOf(AbortedError);
     expect(error).toMatchObject({ code: 'MIME_ABORTED', reason: 'corner' });
     expect((error as Error).message).toContain('top-left corner');
-    expect(settledAt() - moved).toBeLessThan(100);
-    expect(settledAt() - sent).toBeLessThan(150); // including starting xdotool
     expect(desktop.signal.aborted).toBe(true);
     expect(desktop.signal.reason).toBe(error);
     // What was typed before the abort reaches the app when it does (later on a busy machine): its
@@ -87,17 +79,15 @@ describe('fail-safe', () => {
     expect((await harness.readAppState()).padClicks).toBe(0);
   });
 
-  it('aborts typing within 100 ms on the hotkey', async () => {
+  it('aborts typing on the hotkey', async () => {
     const desktop = await newDesktop();
     expect(desktop.abortHotkey).toBe('ctrl+alt+shift+escape');
-    const { typing, settledAt } = await startLongTyping(desktop);
-    const sent = performance.now();
+    const { typing } = await startLongTyping(desktop);
     await harness.pressKeys('ctrl+alt+shift+Escape');
-    const pressed = performance.now();
     const error = await typing.catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'MIME_ABORTED', reason: 'hotkey' });
-    expect(settledAt() - pressed).toBeLessThan(100);
-    expect(settledAt() - sent).toBeLessThan(150); // including starting xdotool
+    await sleep(200); // let the app catch up with what was typed
+    expect((await harness.readAppState()).typed.length).toBeLessThan(400);
   });
 
   it('fires between operations too: the next input rejects', async () => {
