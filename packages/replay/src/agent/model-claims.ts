@@ -12,8 +12,8 @@
  * A refused claim is told to the model; the turn does not count.
  */
 import type { RawFrame } from '@mime-desktop/os-io';
-import { type Box, findPhrase, type OcrWord } from '@mime-desktop/vision';
-import { readScreenWords } from '../actions/screen-text.ts';
+import { type Box, changedRegion, findPhrase, type OcrWord } from '@mime-desktop/vision';
+import { liveImage, readCrop } from '../actions/screen-text.ts';
 import type { ClaimVerdict, RecordedClaims } from '../kernel/claims.ts';
 import type { PlannedSubtask } from '../kernel/plan.ts';
 import type { RunContext } from '../kernel/run-context.ts';
@@ -119,8 +119,13 @@ export class ModelClaims {
     if (rest.length === 0) {
       return { verdict: 'verified', read: 'app', detail: `the focused field now holds ${names}` };
     }
-    const before = await readScreenWords(this.#ctx.ocr, this.#start);
-    const now = await readScreenWords(this.#ctx.ocr, frame);
+    // A value shown where it was not changed the pixels there: only the lines that changed are read.
+    const [start, live] = await Promise.all([liveImage(this.#start), liveImage(frame)]);
+    const changed = changedRegion(start, live);
+    const lines = changed && { ...changed, x: 0, width: live.width };
+    const [before, now] = lines
+      ? [await readCrop(this.#ctx.ocr, start, lines), await readCrop(this.#ctx.ocr, live, lines)]
+      : [[], []];
     const missing = notNewlyShown(rest, before, now);
     return missing
       ? {
@@ -139,7 +144,14 @@ export class ModelClaims {
     if ((await this.#focusedText())?.toLowerCase().includes(value.toLowerCase())) {
       return { verdict: 'verified', read: 'app', detail: 'the focused field holds it' };
     }
-    return wordsHold(await readScreenWords(this.#ctx.ocr, frame), value)
+    const screen = await liveImage(frame);
+    const words = await readCrop(this.#ctx.ocr, screen, {
+      x: 0,
+      y: 0,
+      width: screen.width,
+      height: screen.height,
+    });
+    return wordsHold(words, value)
       ? { verdict: 'verified', read: 'ocr', detail: 'the screen shows it' }
       : {
           verdict: 'refused',
