@@ -74,6 +74,8 @@ export class ModelClaims {
   readonly #ctx: RunContext;
   readonly #recorded: RecordedClaims | null;
   readonly #values: NamedValue[];
+  /** Whether the subtask has anything to check: a value its outcome names, or one to extract. */
+  readonly #checkable: boolean;
   /** The screen when the subtask started, read when a `done` is checked (never when none comes). */
   #start: RawFrame | null = null;
   /** The focused field's text when the subtask started. */
@@ -83,13 +85,21 @@ export class ModelClaims {
     this.#ctx = ctx;
     this.#recorded = recorded;
     this.#values = valuesNamed(subtask.text, ctx.params);
+    this.#checkable = this.#values.length > 0 || subtask.extracts.length > 0;
   }
 
   /** The subtask's first frame: what was shown before the model acted. */
   begin(frame: RawFrame): void {
-    if (this.#values.length === 0 || this.#start || this.#ctx.settings.dryRun) return;
+    if (!this.#checkable || this.#start || this.#ctx.settings.dryRun) return;
     this.#start = frame;
     this.#focusedBefore = this.#focusedText();
+  }
+
+  /** Two frames as images, and the full-width band of lines where they differ (null: nowhere). */
+  async #changedLines(first: RawFrame, last: RawFrame) {
+    const [start, live] = await Promise.all([liveImage(first), liveImage(last)]);
+    const changed = changedRegion(start, live);
+    return { start, live, lines: changed && { ...changed, x: 0, width: live.width } };
   }
 
   /** The focused field's text (null without a tree, a field or its text, or after 500 ms). */
@@ -120,9 +130,7 @@ export class ModelClaims {
       return { verdict: 'verified', read: 'app', detail: `the focused field now holds ${names}` };
     }
     // A value shown where it was not changed the pixels there: only the lines that changed are read.
-    const [start, live] = await Promise.all([liveImage(this.#start), liveImage(frame)]);
-    const changed = changedRegion(start, live);
-    const lines = changed && { ...changed, x: 0, width: live.width };
+    const { start, live, lines } = await this.#changedLines(this.#start, frame);
     const [before, now] = lines
       ? [await readCrop(this.#ctx.ocr, start, lines), await readCrop(this.#ctx.ocr, live, lines)]
       : [[], []];
@@ -144,14 +152,12 @@ export class ModelClaims {
     if ((await this.#focusedText())?.toLowerCase().includes(value.toLowerCase())) {
       return { verdict: 'verified', read: 'app', detail: 'the focused field holds it' };
     }
-    const screen = await liveImage(frame);
-    const words = await readCrop(this.#ctx.ocr, screen, {
-      x: 0,
-      y: 0,
-      width: screen.width,
-      height: screen.height,
-    });
-    return wordsHold(words, value)
+    // Read first across the lines that changed since the subtask started (a value read is mostly one
+    // the subtask made appear), then across the whole screen.
+    const { live, lines } = await this.#changedLines(this.#start ?? frame, frame);
+    const whole = { x: 0, y: 0, width: live.width, height: live.height };
+    const near = lines !== null && wordsHold(await readCrop(this.#ctx.ocr, live, lines), value);
+    return near || wordsHold(await readCrop(this.#ctx.ocr, live, whole), value)
       ? { verdict: 'verified', read: 'ocr', detail: 'the screen shows it' }
       : {
           verdict: 'refused',
