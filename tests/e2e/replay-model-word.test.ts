@@ -8,6 +8,8 @@
  * - `--max-model-calls 0` never sends the model a request: auto stops at the divergence with
  *   MIME_REPLAY_DIVERGENCE, and on a moved and resized app it re-finds every target and succeeds.
  */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { DesktopHarness } from '@mime-desktop/test-support/desktop-harness';
 import { copyWorkflow, dataOf, readEvents, withDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { useModelRig } from '@mime-desktop/test-support/model-rig';
@@ -66,6 +68,9 @@ describe("the model's word", () => {
     expect(auto.result.stderr).toMatch(
       /✗ failed \[MIME_BUDGET_ITERATIONS\] .*: step 3 of subtask 1 diverged/,
     );
+    const page = await readFile(join(auto.summary.dir, 'report.html'), 'utf8');
+    expect(page).toMatch(/<p class="verdict-reason">step 3 of subtask 1 diverged: /);
+    expect(page).toContain('<span class="label">Value refused</span> (read by OCR): the screen shows');
   }, 240_000);
 
   it('that it played and read the song it did play is verified, in the agent mode and in an auto hand-over', async () => {

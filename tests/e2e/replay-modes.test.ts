@@ -205,7 +205,8 @@ describe('a target that is gone in its recorded form', () => {
       await server.close();
       await model.close();
     }
-  });
+    // The model's turns, and the OCR that checks its extract and its done, take longer than a step.
+  }, 90_000);
 });
 
 describe('a wrong starting screen', () => {

@@ -177,7 +177,8 @@ describe('mime replay (agent mode, demo app)', () => {
     expect(`${result.stdout}${result.stderr}`).not.toContain('Faint');
     // The model typed the placeholder; replay typed the value.
     expect(fake.turns.some((t) => t.reply.includes('"text":"{song_name}"'))).toBe(true);
-  });
+    // 19 s alone: the value the model read is checked on the screen by OCR (its worker starts then).
+  }, 60_000);
 });
 
 describe('mime replay input errors (exit 2)', () => {

@@ -147,6 +147,8 @@ describe('RunMemory', () => {
       'Subtask done: Play Numb (result: Numb is playing)',
     ]);
     expect(memory.completed(1)).toEqual(['Subtask done: Play Numb (result: Numb is playing)']);
+    // Its writes end before the folder is removed (else the removal may find it not empty).
+    await log.flush();
   });
 });
 

@@ -4,6 +4,9 @@
  */
 import { encodePng, type RawFrame } from '@mime-desktop/os-io';
 import {
+  type Box,
+  clampBox,
+  crop,
   decodeImage,
   encodeForOcr,
   type OcrEngine,
@@ -24,7 +27,21 @@ export async function liveImage(frame: RawFrame): Promise<RgbaImage> {
   return decodeImage(await encodePng(frame));
 }
 
-/** The words OCR reads with confidence on a whole frame, in logical pixels. */
-export async function readScreenWords(ocr: OcrEngine, frame: RawFrame): Promise<OcrWord[]> {
-  return ocr.readWords(await encodeForOcr(await liveImage(frame)), { minConfidence: 50 });
+/** Room around a crop read by OCR, px: tesseract misreads text that touches the crop's edge. */
+const OCR_MARGIN = 8;
+
+/** Words of a crop (with a margin), in the frame's pixels. */
+export async function readCrop(ocr: OcrEngine, image: RgbaImage, box: Box): Promise<OcrWord[]> {
+  const area = clampBox(
+    {
+      x: box.x - OCR_MARGIN,
+      y: box.y - OCR_MARGIN,
+      width: box.width + 2 * OCR_MARGIN,
+      height: box.height + 2 * OCR_MARGIN,
+    },
+    image,
+  );
+  if (area.width < 4 || area.height < 4) return [];
+  const words = await ocr.readWords(await encodeForOcr(crop(image, area)), { minConfidence: 50 });
+  return words.map((w) => ({ ...w, box: { ...w.box, x: area.x + w.box.x, y: area.y + w.box.y } }));
 }

@@ -236,8 +236,8 @@ class AgentRun {
   }
 
   /**
-   * Stores an extract once the app shows its value on `frame` (the screen the model saw); a call without a value has it read by
-   * a follow-up call (as ai_mime does).
+   * Stores an extract once the app shows its value on `frame` (the screen the model saw); a call
+   * without a value has it read by a follow-up call (as ai_mime does).
    */
   async #extract(
     args: ExtractArgs,

@@ -2,17 +2,18 @@
  * The model's word checked like a step (issue 40): a subtask the model says is done, and a value it
  * says it read, count only once the live app shows them.
  * - `done`: where the recording shows the subtask's outcome (a hand-over from auto), that check
- *   decides; else each param value the subtask's expected outcome names must be shown somewhere it
- *   was not when the subtask started (a value the screen showed already proves nothing). With
- *   neither, the subtask is done by the model's word alone: `unverified`, never verified.
+ *   decides; else each param value the subtask's expected outcome names must be shown where it was
+ *   not when the subtask started (a value the screen showed already proves nothing): in the focused
+ *   field (the accessibility tree), else somewhere new on the screen (OCR). With neither, the subtask
+ *   is done by the model's word alone: `unverified`, never verified.
  * - `extract`: where the recording shows the value (after its label), the screen must show this
  *   value there; else the value must be in the focused field (the accessibility tree) or on the
  *   screen (OCR).
  * A refused claim is told to the model; the turn does not count.
  */
 import type { RawFrame } from '@mime-desktop/os-io';
-import { type Box, findPhrase, type OcrWord } from '@mime-desktop/vision';
-import { readScreenWords } from '../actions/screen-text.ts';
+import { type Box, changedRegion, findPhrase, type OcrWord } from '@mime-desktop/vision';
+import { liveImage, readCrop } from '../actions/screen-text.ts';
 import type { ClaimVerdict, RecordedClaims } from '../kernel/claims.ts';
 import type { PlannedSubtask } from '../kernel/plan.ts';
 import type { RunContext } from '../kernel/run-context.ts';
@@ -73,20 +74,43 @@ export class ModelClaims {
   readonly #ctx: RunContext;
   readonly #recorded: RecordedClaims | null;
   readonly #values: NamedValue[];
-  /** The words on the screen when the subtask started (read only when a value is to be checked). */
-  #before: Promise<OcrWord[]> | null = null;
+  /** Whether the subtask has anything to check: a value its outcome names, or one to extract. */
+  readonly #checkable: boolean;
+  /** The screen when the subtask started, read when a `done` is checked (never when none comes). */
+  #start: RawFrame | null = null;
+  /** The focused field's text when the subtask started. */
+  #focusedBefore: Promise<string | null> = Promise.resolve(null);
 
   constructor(ctx: RunContext, subtask: PlannedSubtask, recorded: RecordedClaims | null) {
     this.#ctx = ctx;
     this.#recorded = recorded;
     this.#values = valuesNamed(subtask.text, ctx.params);
+    this.#checkable = this.#values.length > 0 || subtask.extracts.length > 0;
   }
 
-  /** The subtask's first frame: what was shown before the model acted (read while it decides). */
+  /** The subtask's first frame: what was shown before the model acted. */
   begin(frame: RawFrame): void {
-    if (this.#values.length === 0 || this.#before || this.#ctx.settings.dryRun) return;
-    this.#before = readScreenWords(this.#ctx.ocr, frame);
-    this.#before.catch(() => undefined);
+    if (!this.#checkable || this.#start || this.#ctx.settings.dryRun) return;
+    this.#start = frame;
+    this.#focusedBefore = this.#focusedText();
+  }
+
+  /** Two frames as images, and the full-width band of lines where they differ (null: nowhere). */
+  async #changedLines(first: RawFrame, last: RawFrame) {
+    const [start, live] = await Promise.all([liveImage(first), liveImage(last)]);
+    const changed = changedRegion(start, live);
+    return { start, live, lines: changed && { ...changed, x: 0, width: live.width } };
+  }
+
+  /** The focused field's text (null without a tree, a field or its text, or after 500 ms). */
+  async #focusedText(): Promise<string | null> {
+    const a11y = await this.#ctx.desktop.accessibility().catch(() => null);
+    if (!a11y) return null;
+    const focused = await Promise.race([
+      a11y.focused().catch(() => null),
+      new Promise<null>((resolve) => setTimeout(resolve, 500, null).unref()),
+    ]);
+    return focused?.text ?? null;
   }
 
   /** The model says the subtask is done on `frame`, the screen it saw. */
@@ -94,12 +118,23 @@ export class ModelClaims {
     if (this.#ctx.settings.dryRun) return unverified('a dry run executes nothing to check');
     const recorded = await this.#recorded?.outcome();
     if (recorded) return recorded;
-    if (this.#values.length === 0 || !this.#before) {
+    if (this.#values.length === 0 || !this.#start) {
       return unverified('neither the recording nor the expected outcome names a value the app should show');
     }
-    const [before, now] = await Promise.all([this.#before, readScreenWords(this.#ctx.ocr, frame)]);
     const names = this.#values.map((v) => `${v.name} = ${JSON.stringify(v.value)}`).join(', ');
-    const missing = notNewlyShown(this.#values, before, now);
+    const [fieldBefore, field] = await Promise.all([this.#focusedBefore, this.#focusedText()]);
+    const inField = (text: string | null, value: NamedValue) =>
+      text?.toLowerCase().includes(value.value.toLowerCase()) ?? false;
+    const rest = this.#values.filter((v) => !inField(field, v) || inField(fieldBefore, v));
+    if (rest.length === 0) {
+      return { verdict: 'verified', read: 'app', detail: `the focused field now holds ${names}` };
+    }
+    // A value shown where it was not changed the pixels there: only the lines that changed are read.
+    const { start, live, lines } = await this.#changedLines(this.#start, frame);
+    const [before, now] = lines
+      ? [await readCrop(this.#ctx.ocr, start, lines), await readCrop(this.#ctx.ocr, live, lines)]
+      : [[], []];
+    const missing = notNewlyShown(rest, before, now);
     return missing
       ? {
           verdict: 'refused',
@@ -114,12 +149,15 @@ export class ModelClaims {
     if (this.#ctx.settings.dryRun) return unverified('a dry run reads nothing');
     const recorded = await this.#recorded?.extract(variable, value);
     if (recorded) return recorded;
-    const a11y = await this.#ctx.desktop.accessibility().catch(() => null);
-    const focused = await a11y?.focused().catch(() => null);
-    if (focused?.text?.toLowerCase().includes(value.toLowerCase())) {
+    if ((await this.#focusedText())?.toLowerCase().includes(value.toLowerCase())) {
       return { verdict: 'verified', read: 'app', detail: 'the focused field holds it' };
     }
-    return wordsHold(await readScreenWords(this.#ctx.ocr, frame), value)
+    // Read first across the lines that changed since the subtask started (a value read is mostly one
+    // the subtask made appear), then across the whole screen.
+    const { live, lines } = await this.#changedLines(this.#start ?? frame, frame);
+    const whole = { x: 0, y: 0, width: live.width, height: live.height };
+    const near = lines !== null && wordsHold(await readCrop(this.#ctx.ocr, live, lines), value);
+    return near || wordsHold(await readCrop(this.#ctx.ocr, live, whole), value)
       ? { verdict: 'verified', read: 'ocr', detail: 'the screen shows it' }
       : {
           verdict: 'refused',

@@ -11,8 +11,8 @@ import {
   wordsLeftOf,
   wordsRightOf,
 } from '@mime-desktop/vision';
+import { readCrop } from '../actions/screen-text.ts';
 import { type Layout, mapBox } from './layout-map.ts';
-import { readCrop } from './shown-values.ts';
 
 /** An example value in a recorded frame: its box, and the words left of it on its line. */
 export interface RecordedExample {

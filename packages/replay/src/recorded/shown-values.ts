@@ -4,16 +4,8 @@
  * form that drops a value on Send shows the rest of the line ("Sent to Bob Jones in "), which a
  * layout check takes for the change; this one does not.
  */
-import {
-  type Box,
-  clampBox,
-  crop,
-  encodeForOcr,
-  findPhrase,
-  type OcrEngine,
-  type OcrWord,
-  type RgbaImage,
-} from '@mime-desktop/vision';
+import { type Box, findPhrase, type OcrEngine, type RgbaImage } from '@mime-desktop/vision';
+import { readCrop } from '../actions/screen-text.ts';
 import { type Layout, mapBox } from './layout-map.ts';
 
 /** A param's recorded example and this run's value. */
@@ -32,25 +24,6 @@ export type ShownVerdict =
 
 /** Where each example stands in a recorded region, read once per frame and region. */
 export type ExampleSpots = ReadonlyArray<{ value: ShownValue; box: Box }>;
-
-/** Room around a crop read by OCR, px: tesseract misreads text that touches the crop's edge. */
-const OCR_MARGIN = 8;
-
-/** Words of a crop (with a margin), in the frame's pixels. */
-export async function readCrop(ocr: OcrEngine, image: RgbaImage, box: Box): Promise<OcrWord[]> {
-  const area = clampBox(
-    {
-      x: box.x - OCR_MARGIN,
-      y: box.y - OCR_MARGIN,
-      width: box.width + 2 * OCR_MARGIN,
-      height: box.height + 2 * OCR_MARGIN,
-    },
-    image,
-  );
-  if (area.width < 4 || area.height < 4) return [];
-  const words = await ocr.readWords(await encodeForOcr(crop(image, area)), { minConfidence: 50 });
-  return words.map((w) => ({ ...w, box: { ...w.box, x: area.x + w.box.x, y: area.y + w.box.y } }));
-}
 
 /**
  * The places in `region` of the recorded frame `after` where an example value is shown and was not
