@@ -4,6 +4,7 @@
  * (the page is cited beside each one). A client whose file cannot be confirmed from its documentation
  * (on this platform) has no file: its entry is printed to paste, never written.
  */
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const CLIENTS = [
@@ -152,10 +153,10 @@ export const CLIENT_SPECS: Record<McpClient, ClientSpec> = {
       atLeast: { tool_timeout_sec: REPLAY_TIMEOUT_SEC },
     }),
   },
-  // https://cursor.com/docs/context/mcp: the global ~/.cursor/mcp.json, `mcpServers`.
+  // https://cursor.com/docs/mcp: the global ~/.cursor/mcp.json, `mcpServers`.
   cursor: {
     label: 'Cursor',
-    docs: 'https://cursor.com/docs/context/mcp',
+    docs: 'https://cursor.com/docs/mcp',
     format: 'json',
     file: (place) => join(place.home, '.cursor', 'mcp.json'),
     servers: ['mcpServers'],
@@ -204,14 +205,18 @@ export const CLIENT_SPECS: Record<McpClient, ClientSpec> = {
     entry: (server) => ({ ...mcpServersEntry(server), defaults: { env: {}, disabled: false } }),
   },
   // https://opencode.ai/docs/mcp-servers and https://opencode.ai/docs/config: the global
-  // ~/.config/opencode/opencode.json (JSONC), `mcp.<name>` with type "local", the command as one array,
-  // `enabled` and `environment`.
+  // ~/.config/opencode/opencode.json, or opencode.jsonc when that is the one there (both JSONC),
+  // `mcp.<name>` with type "local", the command as one array, `enabled` and `environment`.
   opencode: {
     label: 'OpenCode',
     docs: 'https://opencode.ai/docs/mcp-servers',
     format: 'json',
     trailingCommas: true,
-    file: (place) => join(configHome(place), 'opencode', 'opencode.json'),
+    file: (place) => {
+      const json = join(configHome(place), 'opencode', 'opencode.json');
+      const jsonc = `${json}c`;
+      return !existsSync(json) && existsSync(jsonc) ? jsonc : json;
+    },
     servers: ['mcp'],
     entry: (server) => ({
       set: { type: 'local', command: [server.command, ...server.args] },

@@ -138,6 +138,17 @@ describe('mime mcp install', () => {
     expect(CLIENT_SPECS.zed.file(windows)).toBeNull();
   });
 
+  it("edits OpenCode's opencode.jsonc when that is the file there", async () => {
+    const jsonc = join(home, '.config', 'opencode', 'opencode.jsonc');
+    await mkdir(dirname(jsonc), { recursive: true });
+    await writeFile(jsonc, '{\n  // mine\n  "theme": "dark",\n}\n');
+    expect(fileOf('opencode')).toBe(jsonc);
+    await install('opencode');
+    const text = await readFile(jsonc, 'utf8');
+    expect(text).toContain('// mine');
+    expect(parseJsonc(text, [], { allowTrailingComma: true }).mcp.mime.type).toBe('local');
+  });
+
   it("prints Antigravity's entry (its file is not documented) and writes nothing", async () => {
     const plan = await planInstall('antigravity', server, place);
     expect(plan.file).toBeNull();
