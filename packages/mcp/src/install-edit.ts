@@ -85,8 +85,15 @@ export function editJson(
   });
   const [error] = errors;
   if (error) {
-    const line = text.slice(0, error.offset).split('\n').length;
-    throw refuse(file, `is not valid JSON (${printParseErrorCode(error.error)} on line ${line})`);
+    const lines = text.slice(0, error.offset).split('\n');
+    // "PropertyNameExpected" -> "property name expected"
+    const reason = printParseErrorCode(error.error)
+      .replace(/([a-z])([A-Z])/g, '$1 $2')
+      .toLowerCase();
+    throw refuse(
+      file,
+      `is not valid JSON (${reason} at line ${lines.length}, column ${(lines.at(-1)?.length ?? 0) + 1})`,
+    );
   }
   if (!isObject(config)) throw refuse(file, 'does not hold a JSON object');
   const existing = serversIn(config, path, file)?.[SERVER_NAME];
@@ -106,6 +113,21 @@ export function editJson(
       );
   }
   return after.endsWith('\n') ? after : `${after}\n`;
+}
+
+/** Equal as data, whatever the order of keys (a patched table keeps the file's order). */
+function sameValue(a: unknown, b: unknown): boolean {
+  const canonical = (value: unknown): unknown =>
+    Array.isArray(value)
+      ? value.map(canonical)
+      : value !== null && typeof value === 'object' && !(value instanceof Date)
+        ? Object.fromEntries(
+            Object.keys(value)
+              .sort()
+              .map((key) => [key, canonical((value as Json)[key])]),
+          )
+        : value;
+  return JSON.stringify(canonical(a)) === JSON.stringify(canonical(b));
 }
 
 /** TOML: a new table is appended (the file untouched above it); an existing one is patched in place. */
@@ -138,7 +160,7 @@ export function editToml(before: string | null, path: string[], change: EntryCha
   // servers are an inline table, and the patch then takes over.
   for (const candidate of candidates) {
     try {
-      if (JSON.stringify(parseToml(candidate)) === JSON.stringify(target))
+      if (sameValue(parseToml(candidate), target))
         return candidate.endsWith('\n') ? candidate : `${candidate}\n`;
     } catch {}
   }

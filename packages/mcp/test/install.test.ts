@@ -238,6 +238,21 @@ describe('mime mcp install', () => {
         ),
     );
 
+    // Codex's documented layout with the env as its own table, and servers as an inline table.
+    const nested = '[mcp_servers.mime]\ncommand = "old"\n\n[mcp_servers.mime.env]\nA = "1" # keep\n';
+    await writeFile(codex, nested);
+    await install('codex');
+    const nestedText = await readFile(codex, 'utf8');
+    expect(nestedText).toContain('[mcp_servers.mime.env]\nA = "1" # keep\n');
+    expect(parseToml(nestedText).mcp_servers).toEqual({
+      mime: { command: server.command, args: server.args, tool_timeout_sec: 600, env: { A: '1' } },
+    });
+    await writeFile(codex, 'mcp_servers = { other = { command = "x" } } # inline\n');
+    await install('codex');
+    const inlineText = await readFile(codex, 'utf8');
+    expect(inlineText).toContain('# inline');
+    expect(Object.keys(parseToml(inlineText).mcp_servers as object)).toEqual(['other', 'mime']);
+
     const goose = fileOf('goose');
     await mkdir(dirname(goose), { recursive: true });
     await writeFile(
@@ -251,7 +266,11 @@ describe('mime mcp install', () => {
   });
 
   it.each([
-    ['gemini', '{ "theme": "dark", }', /settings\.json is not valid JSON \(.* on line 1\): fix it first/],
+    [
+      'gemini',
+      '{ "theme": "dark", }',
+      /settings\.json is not valid JSON \(property name expected at line 1, column 20\): fix it first/,
+    ],
     ['zed', '{ "theme": ', /settings\.json is not valid JSON/],
     ['cursor', '[1, 2]', /mcp\.json does not hold a JSON object/],
     ['kiro', '{ "mcpServers": [] }', /has "mcpServers" that is not an object/],
