@@ -140,6 +140,13 @@ describe('mime mcp install', () => {
       '--home',
       home,
     ]);
+    const cline = await install('--client', 'cline', '--yes');
+    expect(cline.exitCode, cline.stderr).toBe(0);
+    expect(cline.stderr).toContain('Configure MCP Servers');
+    expect(
+      JSON.parse(await readFile(join(user, '.cline', 'data', 'settings', 'cline_mcp_settings.json'), 'utf8'))
+        .mcpServers.mime,
+    ).toMatchObject({ command: process.execPath, disabled: false, autoApprove: [] });
     const printed = await install('--client', 'goose', '--print');
     expect(printed.stdout).toMatch(/^extensions:\n {2}mime:\n {4}type: stdio\n/);
   });

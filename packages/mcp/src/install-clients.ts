@@ -60,6 +60,8 @@ export interface ClientSpec {
   file(place: Place): string | null;
   /** Where to paste a printed entry. */
   printHint?: string;
+  /** What the user should know once the file is written. */
+  note?: string;
   /** The key path of the servers' map in the file. */
   servers: string[];
   entry(server: ServerCommand): EntryChange;
@@ -131,6 +133,7 @@ export const CLIENT_SPECS: Record<McpClient, ClientSpec> = {
     label: 'Cline',
     docs: 'https://docs.cline.bot/mcp/configuring-mcp-servers',
     format: 'json',
+    note: "this is the file of the Cline CLI; the VS Code extension's own file is not documented: paste the entry (mime mcp install --client cline --print) through its MCP Servers > Configure MCP Servers",
     file: (place) =>
       join(place.env.CLINE_DIR || join(place.home, '.cline', 'data'), 'settings', 'cline_mcp_settings.json'),
     servers: ['mcpServers'],

@@ -133,6 +133,8 @@ async function runInstallCommand(flags: InstallFlags): Promise<ExitCode> {
     `${plan.before === null ? 'create' : 'change'} ${plan.file}: add the server "mime" (${label}; ${plan.docs})`,
   );
   printData(plan.entry);
+  const note = CLIENT_SPECS[client].note;
+  if (note) say(`  note: ${note}`);
   if (!flags.yes) {
     say(style.dim('  nothing written: run again with --yes to write it (the file is backed up first)'));
     return EXIT.ok;
