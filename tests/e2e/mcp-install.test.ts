@@ -15,8 +15,17 @@ const fileTempDir = useTempDirs();
 
 let user: string;
 let home: string;
+// A temp HOME, with every folder a client's place may come from under it: nothing real is touched.
 const install = (...args: string[]) =>
-  runMime(['mcp', 'install', '--home', home, ...args], { env: { HOME: user } });
+  runMime(['mcp', 'install', '--home', home, ...args], {
+    env: {
+      HOME: user,
+      XDG_CONFIG_HOME: join(user, '.config'),
+      APPDATA: join(user, 'AppData'),
+      CODEX_HOME: undefined,
+      CLINE_DIR: undefined,
+    },
+  });
 
 beforeEach(async () => {
   user = await fileTempDir('mime-user-');
@@ -69,13 +78,13 @@ describe('mime mcp install', () => {
     }
   });
 
-  it("appends a table to Codex's TOML, keeping its comments; Claude Code's entry names its transport", async () => {
+  it("appends a table to Codex's TOML with a replay-long timeout, keeping its comments; Claude Code's entry names its transport", async () => {
     const codex = join(user, '.codex', 'config.toml');
     await mkdir(join(user, '.codex'));
     await writeFile(codex, '# my settings\nmodel = "o3"\n');
     expect((await install('--client', 'codex', '--yes')).exitCode).toBe(0);
     expect(await readFile(codex, 'utf8')).toMatch(
-      /^# my settings\nmodel = "o3"\n\n\[mcp_servers\.mime\]\ncommand = ".*node"\nargs = \[ ".*mime\.js", "mcp", "--home", ".*" \]\n$/,
+      /^# my settings\nmodel = "o3"\n\n\[mcp_servers\.mime\]\ncommand = ".*node"\nargs = \[ ".*mime\.js", "mcp", "--home", ".*" \]\ntool_timeout_sec = 600\n$/,
     );
     expect((await install('--client', 'claude-code', '--yes')).exitCode).toBe(0);
     const claude = JSON.parse(await readFile(join(user, '.claude.json'), 'utf8'));
@@ -86,7 +95,7 @@ describe('mime mcp install', () => {
     const unknown = await install('--client', 'notepad');
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toContain(
-      '--client takes one of claude-code, claude-desktop, codex, cursor, gemini, not "notepad"',
+      '--client takes one of antigravity, claude-code, claude-desktop, cline, codex, cursor, gemini, goose, kiro, opencode, vscode, windsurf, zed, not "notepad"',
     );
     const file = join(user, '.gemini', 'settings.json');
     await mkdir(join(user, '.gemini'));
@@ -101,5 +110,44 @@ describe('mime mcp install', () => {
     expect(JSON.parse(printed.stdout)).toMatchObject({
       mcpServers: { mime: { args: [expect.any(String), 'mcp', '--home', home] } },
     });
+  });
+
+  it("writes VS Code's `servers` entry, keeps the user's env on a second install, and prints Antigravity's", async () => {
+    const file = join(user, '.config', 'Code', 'User', 'mcp.json');
+    const first = await install('--client', 'vscode', '--yes');
+    expect(first.exitCode, first.stderr).toBe(0);
+    const config = JSON.parse(await readFile(file, 'utf8'));
+    expect(config.servers.mime).toMatchObject({ type: 'stdio', command: process.execPath, env: {} });
+    config.servers.mime.env = { MIME_PARAM_PASSWORD: 'mine' };
+    await writeFile(file, `// my servers\n${JSON.stringify(config, null, 2)}\n`);
+    const other = await fileTempDir('mime-home-');
+    const second = await runMime(['mcp', 'install', '--home', other, '--client', 'vscode', '--yes'], {
+      env: { HOME: user, XDG_CONFIG_HOME: join(user, '.config') },
+    });
+    expect(second.exitCode, second.stderr).toBe(0);
+    const text = await readFile(file, 'utf8');
+    expect(text.startsWith('// my servers\n')).toBe(true);
+    const mime = JSON.parse(text.replace('// my servers\n', '')).servers.mime;
+    expect(mime.env).toEqual({ MIME_PARAM_PASSWORD: 'mine' });
+    expect(mime.args.at(-1)).toBe(other);
+
+    const antigravity = await install('--client', 'antigravity', '--yes');
+    expect(antigravity.exitCode).toBe(0);
+    expect(antigravity.stderr).toContain('not stated in its documentation');
+    expect(JSON.parse(antigravity.stdout).mcpServers.mime.args).toEqual([
+      expect.any(String),
+      'mcp',
+      '--home',
+      home,
+    ]);
+    const cline = await install('--client', 'cline', '--yes');
+    expect(cline.exitCode, cline.stderr).toBe(0);
+    expect(cline.stderr).toContain('Configure MCP Servers');
+    expect(
+      JSON.parse(await readFile(join(user, '.cline', 'data', 'settings', 'cline_mcp_settings.json'), 'utf8'))
+        .mcpServers.mime,
+    ).toMatchObject({ command: process.execPath, disabled: false, autoApprove: [] });
+    const printed = await install('--client', 'goose', '--print');
+    expect(printed.stdout).toMatch(/^extensions:\n {2}mime:\n {4}type: stdio\n/);
   });
 });

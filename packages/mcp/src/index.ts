@@ -14,14 +14,19 @@ export {
 export { type HttpOptions, type HttpServer, serveHttp } from './http.ts';
 export { DEFAULT_SESSION_IDLE_MS } from './http-sessions.ts';
 export {
+  CLIENT_SPECS,
   CLIENTS,
   configFile,
+  currentPlace,
+  entryFor,
   type InstallPlan,
-  jsonEntry,
   type McpClient,
+  type Place,
   planInstall,
   type ServerCommand,
+  writeInstall,
 } from './install.ts';
+export { REPLAY_TIMEOUT_SEC } from './install-clients.ts';
 export { type ReplayContext, replayForTool } from './replay-tool.ts';
 export { type MimeMcpOptions, MimeMcpServer } from './server.ts';
 export { serveStdio } from './stdio.ts';

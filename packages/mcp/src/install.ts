@@ -1,127 +1,108 @@
 /**
  * `mime mcp install`: the change to a client's configuration that starts `mime mcp` over stdio. The
  * server is started by absolute paths (node and mime's entry), so a desktop app that does not get the
- * shell's PATH still finds it. JSON clients get an `mcpServers.mime` entry; Codex a
- * `[mcp_servers.mime]` table in its TOML.
+ * shell's PATH still finds it. The entry is merged into the one there (the user's `env`, timeouts and
+ * other keys stay) and the file is edited in place, comments included; it is written atomically, after a
+ * backup, and never through a link that leads out of the client's folder.
  */
+import { constants } from 'node:fs';
+import { copyFile, lstat, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { isMissingFileError, readTextFile } from '@mime-desktop/schema';
-import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
+import { dirname, isAbsolute, relative } from 'node:path';
+import { backupStamp, isMissingFileError, readTextFile, writeFileAtomically } from '@mime-desktop/schema';
 import { McpOptionError } from './errors.ts';
+import { CLIENT_SPECS, type McpClient, type Place, type ServerCommand } from './install-clients.ts';
+import { editJson, editToml, editYaml, entryText } from './install-edit.ts';
 
-export const CLIENTS = ['claude-code', 'claude-desktop', 'codex', 'cursor', 'gemini'] as const;
-export type McpClient = (typeof CLIENTS)[number];
-
-/** How the client starts the server. */
-export interface ServerCommand {
-  command: string;
-  args: string[];
-}
+export { CLIENT_SPECS, CLIENTS, type McpClient, type Place, type ServerCommand } from './install-clients.ts';
 
 export interface InstallPlan {
   client: McpClient;
-  /** The configuration file changed. */
-  file: string;
+  /** The configuration file changed; null when the client's file cannot be confirmed: print `entry`. */
+  file: string | null;
+  /** Where to paste the entry when `file` is null. */
+  printHint?: string;
   /** Its content before (null: it does not exist yet) and after. */
   before: string | null;
   after: string;
   /** The entry added, as the file states it. */
   entry: string;
+  /** The documentation page the file's place and shape come from. */
+  docs: string;
 }
 
-/** Where each client keeps the servers of its user (the platform's own folders for Claude Desktop). */
-export function configFile(client: McpClient, home = homedir(), platform = process.platform): string {
-  switch (client) {
-    case 'claude-code':
-      return join(home, '.claude.json');
-    case 'claude-desktop':
-      if (platform === 'darwin')
-        return join(home, 'Library', 'Application Support', 'Claude', 'claude_desktop_config.json');
-      if (platform === 'win32')
-        return join(
-          process.env.APPDATA ?? join(home, 'AppData', 'Roaming'),
-          'Claude',
-          'claude_desktop_config.json',
-        );
-      return join(
-        process.env.XDG_CONFIG_HOME ?? join(home, '.config'),
-        'Claude',
-        'claude_desktop_config.json',
-      );
-    case 'codex':
-      return join(process.env.CODEX_HOME ?? join(home, '.codex'), 'config.toml');
-    case 'cursor':
-      return join(home, '.cursor', 'mcp.json');
-    case 'gemini':
-      return join(home, '.gemini', 'settings.json');
-  }
+/** This process's place: its HOME, environment and platform. */
+export function currentPlace(): Place {
+  return { home: process.env.HOME || homedir(), env: process.env, platform: process.platform };
 }
 
-/** The `mcpServers` entry every JSON client reads (Claude Code also wants the transport named). */
-export function jsonEntry(client: McpClient | null, server: ServerCommand): Record<string, unknown> {
-  return {
-    ...(client === 'claude-code' ? { type: 'stdio' } : {}),
-    command: server.command,
-    args: server.args,
-    env: {},
-  };
+/** Where the client keeps its user-level servers (null: not confirmed, the entry is printed). */
+export function configFile(client: McpClient, place: Place = currentPlace()): string | null {
+  return CLIENT_SPECS[client].file(place);
 }
 
-function planJson(client: McpClient, before: string | null, server: ServerCommand, file: string) {
-  let config: Record<string, unknown> = {};
-  if (before !== null && before.trim() !== '') {
-    try {
-      config = JSON.parse(before) as Record<string, unknown>;
-    } catch (error) {
-      throw new McpOptionError(
-        `${file} is not valid JSON (${(error as Error).message}): fix it first, mime leaves it as it is`,
-      );
-    }
-    if (typeof config !== 'object' || config === null || Array.isArray(config)) {
-      throw new McpOptionError(`${file} does not hold a JSON object: fix it first, mime leaves it as it is`);
-    }
-  }
-  const servers = (config.mcpServers ?? {}) as Record<string, unknown>;
-  const entry = jsonEntry(client, server);
-  const after = { ...config, mcpServers: { ...servers, mime: entry } };
-  return { after: `${JSON.stringify(after, null, 2)}\n`, entry: JSON.stringify({ mime: entry }, null, 2) };
-}
-
-function planToml(before: string | null, server: ServerCommand, file: string) {
-  const table = { command: server.command, args: server.args };
-  const block = stringifyToml({ mcp_servers: { mime: table } });
-  if (before === null || before.trim() === '') return { after: block, entry: block };
-  let config: Record<string, unknown>;
-  try {
-    config = parseToml(before) as Record<string, unknown>;
-  } catch (error) {
-    throw new McpOptionError(
-      `${file} is not valid TOML (${(error as Error).message}): fix it first, mime leaves it as it is`,
-    );
-  }
-  const servers = (config.mcp_servers ?? {}) as Record<string, unknown>;
-  // Appended as a table when new, so the file's comments and layout stay; rewritten when it replaces one.
-  const after =
-    servers.mime === undefined
-      ? `${before.replace(/\n*$/, '\n')}\n${block}`
-      : stringifyToml({ ...config, mcp_servers: { ...servers, mime: table } });
-  return { after: after.endsWith('\n') ? after : `${after}\n`, entry: block };
+/** The entry for `client` alone, as its file states it. */
+export function entryFor(client: McpClient, server: ServerCommand): string {
+  const spec = CLIENT_SPECS[client];
+  return entryText(spec.format, spec.servers, spec.entry(server));
 }
 
 /** The change `mime mcp install --client <client>` makes; nothing is written here. */
 export async function planInstall(
   client: McpClient,
   server: ServerCommand,
-  home = homedir(),
+  place: Place = currentPlace(),
 ): Promise<InstallPlan> {
-  const file = configFile(client, home);
+  const spec = CLIENT_SPECS[client];
+  const change = spec.entry(server);
+  const entry = entryText(spec.format, spec.servers, change);
+  const file = spec.file(place);
+  if (file === null)
+    return { client, file, printHint: spec.printHint, before: null, after: entry, entry, docs: spec.docs };
   // The client's own config, which may be a link into a dotfiles repo; a FIFO or a device is refused.
   const before = await readTextFile(file, { inside: false }).catch((error: unknown) => {
     if (isMissingFileError(error)) return null;
     throw new McpOptionError(`cannot read ${file}: ${(error as Error).message}`);
   });
-  const planned =
-    client === 'codex' ? planToml(before, server, file) : planJson(client, before, server, file);
-  return { client, file, before, ...planned };
+  const after =
+    spec.format === 'toml'
+      ? editToml(before, spec.servers, change, file)
+      : spec.format === 'yaml'
+        ? editYaml(before, spec.servers, change, file)
+        : editJson(before, spec.servers, change, file, spec.trailingCommas);
+  return { client, file, before, after, entry, docs: spec.docs };
+}
+
+/**
+ * The file the write goes to: the configuration file, or the file its link names when that stays inside
+ * the configuration's folder (a dotfiles link elsewhere is refused: mime would write outside it).
+ */
+async function writeTarget(file: string): Promise<string> {
+  const info = await lstat(file).catch(() => null);
+  if (!info?.isSymbolicLink()) return file;
+  const folder = await realpath(dirname(file));
+  const target = await realpath(file).catch(() => null);
+  const rel = target === null ? '..' : relative(folder, target);
+  const inside = rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+  if (!inside)
+    throw new McpOptionError(
+      `${file} is a link to ${target ?? 'a missing file'}, outside ${folder}: mime does not write through it; add the entry by hand (mime mcp install --client … --print shows it), or replace the link by a file`,
+    );
+  return target ?? file;
+}
+
+/** Writes a planned change: a backup of the file beside it, then the new content atomically. Returns the backup. */
+export async function writeInstall(plan: InstallPlan): Promise<string | null> {
+  if (plan.file === null)
+    throw new McpOptionError(`${plan.client}'s configuration file is not known: paste the entry by hand`);
+  const target = await writeTarget(plan.file);
+  let mode = 0o600;
+  let backup: string | null = null;
+  if (plan.before !== null) {
+    mode = (await stat(target)).mode & 0o777;
+    backup = `${plan.file}.mime-backup-${backupStamp()}`;
+    await copyFile(target, backup, constants.COPYFILE_EXCL);
+  }
+  await writeFileAtomically(target, plan.after, { mode });
+  return backup;
 }

@@ -1,7 +1,5 @@
 /** `mime mcp`: the workflows under the data root as tools of an MCP server, over stdio or Streamable HTTP. */
 import { realpathSync } from 'node:fs';
-import { copyFile, stat } from 'node:fs/promises';
-import { writeFileAtomically } from '@mime-desktop/schema';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
@@ -96,40 +94,55 @@ function serverCommand(flags: HomeOptions) {
 }
 
 async function runInstallCommand(flags: InstallFlags): Promise<ExitCode> {
-  const { CLIENTS, jsonEntry, planInstall } = await import('@mime-desktop/mcp');
+  const { CLIENT_SPECS, CLIENTS, entryFor, planInstall, writeInstall } = await import('@mime-desktop/mcp');
   const server = serverCommand(flags);
-  if (flags.print) {
-    printData(JSON.stringify({ mcpServers: { mime: jsonEntry(null, server) } }, null, 2));
+  const client = CLIENTS.find((c) => c === flags.client);
+  if (flags.print && flags.client === undefined) {
+    // Any other client: the `mcpServers` shape most of them share.
+    printData(
+      JSON.stringify(
+        { mcpServers: { mime: { command: server.command, args: server.args, env: {} } } },
+        null,
+        2,
+      ),
+    );
     return EXIT.ok;
   }
-  const client = CLIENTS.find((c) => c === flags.client);
   if (!client) {
     throw new UsageError(
-      `--client takes one of ${CLIENTS.join(', ')}${flags.client ? `, not "${flags.client}"` : ''}; --print shows the entry for any other client`,
+      `--client takes one of ${CLIENTS.join(', ')}${flags.client ? `, not "${flags.client}"` : ''}; --print alone shows the mcpServers entry for any other client`,
     );
   }
+  const label = CLIENT_SPECS[client].label;
+  if (flags.print) {
+    printData(entryFor(client, server));
+    return EXIT.ok;
+  }
   const plan = await planInstall(client, server);
+  if (plan.file === null) {
+    say(`${label}'s configuration file is not stated in its documentation (${plan.docs}): nothing written.`);
+    say(`  add this entry by hand${plan.printHint ? ` (${plan.printHint})` : ''}:`);
+    printData(plan.entry);
+    return EXIT.ok;
+  }
   if (plan.before === plan.after) {
     say(`${style.green('✓')} ${plan.file} already starts mime mcp`);
     return EXIT.ok;
   }
-  say(`${plan.before === null ? 'create' : 'change'} ${plan.file}: add the server "mime"`);
+  say(
+    `${plan.before === null ? 'create' : 'change'} ${plan.file}: add the server "mime" (${label}; ${plan.docs})`,
+  );
   printData(plan.entry);
+  const note = CLIENT_SPECS[client].note;
+  if (note) say(`  note: ${note}`);
   if (!flags.yes) {
     say(style.dim('  nothing written: run again with --yes to write it (the file is backed up first)'));
     return EXIT.ok;
   }
-  let mode = 0o600;
-  if (plan.before !== null) {
-    mode = (await stat(plan.file)).mode & 0o777;
-    const backup = `${plan.file}.mime-backup-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-    await copyFile(plan.file, backup);
-    say(style.dim(`  backup: ${backup}`));
-  }
-  // Written where the client reads it, through a link the user keeps on purpose (dotfiles).
-  await writeFileAtomically(plan.file, plan.after, { mode, inside: false });
+  const backup = await writeInstall(plan);
+  if (backup) say(style.dim(`  backup: ${backup}`));
   say(
-    `${style.green('✓')} written; restart ${client} to see the tools (sensitive params: set MIME_PARAM_<NAME> in its env for mime)`,
+    `${style.green('✓')} written; restart ${label} to see the tools (sensitive params: set MIME_PARAM_<NAME> in the entry's environment)`,
   );
   return EXIT.ok;
 }
@@ -164,18 +177,24 @@ export function registerMcp(program: Command, run: (code: Promise<ExitCode>) => 
     .command('install')
     .summary("add mime mcp to an agent's configuration")
     .description(
-      "Add `mime mcp` (over stdio, for this data root) to a client's user configuration: claude-code (~/.claude.json), claude-desktop (its claude_desktop_config.json), codex (~/.codex/config.toml), cursor (~/.cursor/mcp.json) or gemini (~/.gemini/settings.json). Shows the change; writes it only with --yes, after a backup of the file. --print shows the mcpServers entry for any other client.",
+      "Add `mime mcp` (over stdio, for this data root) to a client's user configuration, in the client's documented format: claude-code (~/.claude.json), claude-desktop (claude_desktop_config.json), cline (~/.cline/data/settings/cline_mcp_settings.json), codex (~/.codex/config.toml, with tool_timeout_sec 600), cursor (~/.cursor/mcp.json), gemini (~/.gemini/settings.json), goose (~/.config/goose/config.yaml), kiro (~/.kiro/settings/mcp.json), opencode (~/.config/opencode/opencode.json), vscode (Code/User/mcp.json), windsurf (~/.codeium/windsurf/mcp_config.json), zed (~/.config/zed/settings.json); antigravity's file is not documented: its entry is printed to paste. An entry already there is merged (your env, timeouts and other keys stay) and comments stay. Shows the change; writes it only with --yes, after a backup of the file. --print shows the entry (with --client, in that client's format) and changes nothing.",
     )
-    .option('--client <name>', 'claude-code, claude-desktop, codex, cursor or gemini')
+    .option(
+      '--client <name>',
+      'antigravity, claude-code, claude-desktop, cline, codex, cursor, gemini, goose, kiro, opencode, vscode, windsurf or zed',
+    )
     .option('--yes', 'write the change (a backup of the file is kept beside it)')
-    .option('--print', 'print the mcpServers JSON entry for any client, and change nothing')
+    .option(
+      '--print',
+      "print the entry (the client's own shape with --client, else mcpServers JSON) and change nothing",
+    )
     .option(
       '--home <dir>',
       'data root whose workflows the server serves (default: $MIME_HOME, else the current directory)',
     )
     .addHelpText(
       'after',
-      '\nExamples:\n  mime mcp install --client claude-desktop --home ~/mime\n  mime mcp install --client codex --home ~/mime --yes\n  mime mcp install --print\n\nExit codes: 0 shown or written, 2 an unknown client or a configuration file that does not parse.',
+      "\nExamples:\n  mime mcp install --client claude-desktop --home ~/mime\n  mime mcp install --client codex --home ~/mime --yes\n  mime mcp install --client vscode --print\n  mime mcp install --print\n\nExit codes: 0 shown or written, 2 an unknown client, a configuration file that does not parse, or a link out of the client's folder.",
     )
     // --home is also an option of `mcp`, which takes it when given after `install`.
     .action((_flags: InstallFlags, cmd: Command) =>
