@@ -47,6 +47,7 @@ describe('SKILL.md of a shared workflow', () => {
       '## Run',
       '## What it returns',
       '## Success criteria',
+      '## By hand',
     ]);
     expect(markdown.match(/^```/gm)).toHaveLength(2);
     // The example line quotes the value for the shell: nothing in it is run when the line is copied.
