@@ -5,6 +5,7 @@
  * an aborted run, the tool list follows the disk, and HTTP refuses a missing token or a foreign Origin.
  */
 import { cp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { copyWorkflow, tempDir, useDesktop, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { MIME_BIN, REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
@@ -197,6 +198,46 @@ describe('mime mcp --http', () => {
     await expect(
       connect({ Authorization: `Bearer ${token}`, Origin: 'http://evil.example' }),
     ).rejects.toThrow(/403|Invalid Origin/);
+  });
+
+  it('answers a body over the limit 413 "too large" on a connection it keeps, and bad JSON 400', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const post = (body: Buffer | string) =>
+      new Promise<{ status: number; text: string; socket: unknown }>((resolve, reject) => {
+        const req = request(
+          url,
+          {
+            method: 'POST',
+            agent,
+            headers: {
+              authorization: `Bearer ${token}`,
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+            },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (chunk) => {
+              text += chunk;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text, socket: req.socket }));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    try {
+      const big = await post(Buffer.alloc(5 * 1024 * 1024, 0x20));
+      expect(big.status).toBe(413);
+      expect(big.text).toMatch(/the request body is too large .* at most 4194304 a message/);
+      const bad = await post('{"jsonrpc": ');
+      expect(bad.status).toBe(400);
+      expect(bad.text).toMatch(/the request body is not JSON/);
+      // The same connection served both.
+      expect(bad.socket).toBe(big.socket);
+    } finally {
+      agent.destroy();
+    }
   });
 
   it('replays over HTTP; a second replay meanwhile is busy; a cancelled one ends aborted', async () => {

@@ -40,15 +40,40 @@ function reply(
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
-async function readBody(req: IncomingMessage): Promise<unknown> {
+/** A body past this is not read on: the connection is closed (a client streaming without end). */
+const MAX_DRAINED = 64 * 1024 * 1024;
+
+/** A request's JSON body, or why it is refused (413 too large, 400 not JSON). */
+type Body = { ok: true; value: unknown } | { ok: false; status: 400 | 413; message: string };
+
+/**
+ * Reads a request body. One over {@link MAX_BODY} is read to its end without being kept, so the
+ * answer (413) reaches the client on a connection that stays open; only a body past
+ * {@link MAX_DRAINED} ends the connection.
+ */
+async function readBody(req: IncomingMessage): Promise<Body> {
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new McpOptionError(`the request body is larger than ${MAX_BODY} bytes`);
-    chunks.push(chunk as Buffer);
+    if (size <= MAX_BODY) chunks.push(chunk as Buffer);
+    else if (size > MAX_DRAINED) {
+      req.destroy();
+      break;
+    }
   }
-  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+  if (size > MAX_BODY) {
+    return {
+      ok: false,
+      status: 413,
+      message: `the request body is too large (${size} bytes or more; at most ${MAX_BODY} a message): send smaller messages`,
+    };
+  }
+  try {
+    return { ok: true, value: JSON.parse(Buffer.concat(chunks).toString('utf8')) };
+  } catch (error) {
+    return { ok: false, status: 400, message: `the request body is not JSON: ${(error as Error).message}` };
+  }
 }
 
 /** Starts the HTTP server; resolves once it listens. */
@@ -93,8 +118,11 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServer> {
       if (!known) return reply(res, 400, 'no such session: initialize first');
       return known.transport.handleRequest(req, res);
     }
-    const body = await readBody(req).catch(() => undefined);
-    if (body === undefined) return reply(res, 400, 'the request body is not JSON');
+    // A client that went away mid-body gets no answer.
+    const read = await readBody(req).catch(() => null);
+    if (read === null) return;
+    if (!read.ok) return reply(res, read.status, read.message);
+    const body = read.value;
     if (known) return known.transport.handleRequest(req, res, body);
     if (sessionId !== undefined || !isInitializeRequest(body)) {
       return reply(res, 400, 'no such session: initialize first');
