@@ -240,6 +240,58 @@ describe('mime mcp --http', () => {
     }
   });
 
+  it('closes a session left idle (--session-idle): its next request is 404, and a new session works', async () => {
+    const idle = startMime(['mcp', '--http', '--session-idle', '1', '--home', home], { env: env() });
+    try {
+      const line = await idle.waitForStderr(/token: (\S+)/);
+      const at = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(line)?.[1] ?? '';
+      const headers = {
+        authorization: `Bearer ${/token: (\S+)/.exec(line)?.[1]}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      };
+      const rpc = (method: string, session?: string) =>
+        fetch(at, {
+          method: 'POST',
+          headers: session
+            ? { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' }
+            : headers,
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method,
+            params:
+              method === 'initialize'
+                ? {
+                    protocolVersion: '2025-06-18',
+                    capabilities: {},
+                    clientInfo: { name: 'left', version: '1' },
+                  }
+                : {},
+          }),
+        });
+      // A client that opens a session and walks away (no stream left open, never a DELETE).
+      const opened = await rpc('initialize');
+      expect(opened.status).toBe(200);
+      const session = opened.headers.get('mcp-session-id') ?? '';
+      await opened.text();
+      const used = await rpc('tools/list', session);
+      expect(used.status).toBe(200);
+      await used.text();
+      // The behaviour is about time itself: past the idle time and a sweep, with no request meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      const expired = await rpc('tools/list', session);
+      expect(expired.status).toBe(404);
+      expect(await expired.text()).toMatch(/no such session \(it may have expired\): initialize again/);
+      const again = await rpc('initialize');
+      expect(again.status).toBe(200);
+      await again.text();
+    } finally {
+      idle.kill('SIGTERM');
+      expect((await idle.done).exitCode).toBe(0);
+    }
+  });
+
   it('replays over HTTP; a second replay meanwhile is busy; a cancelled one ends aborted', async () => {
     await desktop().resetApp();
     const first = await connect({ Authorization: `Bearer ${token}` });

@@ -2,7 +2,8 @@
  * `mime mcp --http`: the server over Streamable HTTP on 127.0.0.1 only, at `/mcp`. Every request needs
  * the bearer token; its Host must be this server's and an Origin, when sent, this server's too (a web
  * page cannot reach it through DNS rebinding). Each client session gets a server of its own; the
- * catalog and the desktop lock are shared.
+ * catalog and the desktop lock are shared. A session with no request for `idleMs` (none in flight) is
+ * closed and forgotten: a client that never says goodbye does not hold its memory for good.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -23,6 +24,19 @@ export interface HttpOptions {
   token: string;
   /** A server for a new session. */
   createServer: () => MimeMcpServer;
+  /** How long a session may go without a request before it is closed, ms. Default 30 minutes. */
+  idleMs?: number;
+}
+
+/** Sessions are closed after this long without a request, by default. */
+export const DEFAULT_SESSION_IDLE_MS = 30 * 60 * 1000;
+
+/** A client's session: its transport and server, when it was last used, and its requests in flight. */
+interface Session {
+  transport: StreamableHTTPServerTransport;
+  mime: MimeMcpServer;
+  lastUsed: number;
+  inFlight: number;
 }
 
 export interface HttpServer {
@@ -82,7 +96,28 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServer> {
     throw new McpOptionError(`--http takes a port from 0 to 65535, got ${options.port}`);
   }
   if (options.token.length < 16) throw new McpOptionError('the token must have at least 16 characters');
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; mime: MimeMcpServer }>();
+  const sessions = new Map<string, Session>();
+  const idleMs = options.idleMs ?? DEFAULT_SESSION_IDLE_MS;
+  /** Closes the sessions idle for longer than `idleMs` (a request in flight, a replay, keeps one open). */
+  const sweep = () => {
+    const now = Date.now();
+    for (const session of sessions.values()) {
+      if (session.inFlight === 0 && now - session.lastUsed > idleMs) void session.transport.close();
+    }
+  };
+  const sweeper = setInterval(sweep, Math.max(250, Math.min(idleMs / 2, 60_000)));
+  sweeper.unref();
+  /** Runs a request of a known session, counting it as in flight. */
+  const within = async (session: Session, request: () => Promise<void>) => {
+    session.inFlight += 1;
+    session.lastUsed = Date.now();
+    try {
+      await request();
+    } finally {
+      session.inFlight -= 1;
+      session.lastUsed = Date.now();
+    }
+  };
   let hosts: string[] = [];
   let origins: string[] = [];
 
@@ -114,19 +149,20 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServer> {
       return reply(res, 404, 'the endpoint is /mcp');
     const sessionId = req.headers['mcp-session-id'];
     const known = typeof sessionId === 'string' ? sessions.get(sessionId) : undefined;
+    // An unknown or expired session is 404, so the client starts a new one (the MCP spec's rule).
     if (req.method !== 'POST') {
-      if (!known) return reply(res, 400, 'no such session: initialize first');
-      return known.transport.handleRequest(req, res);
+      if (!known) return reply(res, 404, 'no such session (it may have expired): initialize again');
+      return within(known, () => known.transport.handleRequest(req, res));
     }
     // A client that went away mid-body gets no answer.
     const read = await readBody(req).catch(() => null);
     if (read === null) return;
     if (!read.ok) return reply(res, read.status, read.message);
     const body = read.value;
-    if (known) return known.transport.handleRequest(req, res, body);
-    if (sessionId !== undefined || !isInitializeRequest(body)) {
-      return reply(res, 400, 'no such session: initialize first');
-    }
+    if (known) return within(known, () => known.transport.handleRequest(req, res, body));
+    if (sessionId !== undefined)
+      return reply(res, 404, 'no such session (it may have expired): initialize again');
+    if (!isInitializeRequest(body)) return reply(res, 400, 'no session: initialize first');
     const mime = options.createServer();
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => randomUUID(),
@@ -134,7 +170,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServer> {
       allowedHosts: hosts,
       allowedOrigins: origins,
       onsessioninitialized: (id) => {
-        sessions.set(id, { transport, mime });
+        sessions.set(id, { transport, mime, lastUsed: Date.now(), inFlight: 0 });
       },
     });
     transport.onclose = () => {
@@ -166,6 +202,7 @@ export async function serveHttp(options: HttpOptions): Promise<HttpServer> {
   return {
     url: `http://127.0.0.1:${port}/mcp`,
     close: async () => {
+      clearInterval(sweeper);
       await Promise.all([...sessions.values()].map(({ transport }) => transport.close()));
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

@@ -10,7 +10,7 @@ export {
   skillMarkdown,
   skillNameOf,
 } from './export-skill.ts';
-export { type HttpOptions, type HttpServer, serveHttp } from './http.ts';
+export { DEFAULT_SESSION_IDLE_MS, type HttpOptions, type HttpServer, serveHttp } from './http.ts';
 export {
   CLIENTS,
   configFile,

@@ -5,11 +5,13 @@ import { writeFileAtomically } from '@mime-desktop/schema';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
+import { positiveNumber } from '../numbers.ts';
 import { printData, say, style } from '../output.ts';
 import { MIME_VERSION } from '../program.ts';
 
 interface McpFlags extends HomeOptions {
   http?: string | true;
+  sessionIdle?: string;
   queue?: boolean;
   runSetup?: boolean;
 }
@@ -37,6 +39,7 @@ async function runMcpCommand(flags: McpFlags): Promise<ExitCode> {
     '@mime-desktop/mcp'
   );
   const port = flags.http === undefined ? null : portOf(flags.http);
+  const idleSeconds = positiveNumber(flags.sessionIdle, '--session-idle', 7 * 24 * 3600, '1800');
   const catalog = new WorkflowCatalog({ home: resolveHome(flags) });
   await catalog.start();
   const lock = new DesktopLock({ queue: flags.queue === true });
@@ -57,7 +60,12 @@ async function runMcpCommand(flags: McpFlags): Promise<ExitCode> {
       return EXIT.ok;
     }
     const token = process.env.MIME_MCP_TOKEN || newToken();
-    const http = await serveHttp({ port, token, createServer });
+    const http = await serveHttp({
+      port,
+      token,
+      createServer,
+      idleMs: idleSeconds === undefined ? undefined : idleSeconds * 1000,
+    });
     say(`mime mcp: ${tools}, on ${http.url}`);
     say(
       process.env.MIME_MCP_TOKEN
@@ -136,6 +144,10 @@ export function registerMcp(program: Command, run: (code: Promise<ExitCode>) => 
     .option(
       '--http [port]',
       'serve Streamable HTTP on 127.0.0.1 (a free port without a value) instead of stdio',
+    )
+    .option(
+      '--session-idle <seconds>',
+      'with --http: close a client session after this long without a request (default 1800; a replay in progress keeps it)',
     )
     .option('--queue', 'a replay asked for while one runs waits its turn (default: a busy error)')
     .option('--run-setup', "let a replay run the workflow's setup command when its app window is not open")
