@@ -72,7 +72,7 @@ export class WorkflowCatalog {
     );
     const usable = loaded.filter((e) => e !== null);
     const tools = uniqueToolNames(
-      usable.map((e) => e.workflow.task_name),
+      usable.map((e) => ({ taskName: e.workflow.task_name, id: e.id })),
       GENERIC_TOOLS,
     );
     this.#entries = usable.map((e, i) => ({ ...e, tool: tools[i] as string }));

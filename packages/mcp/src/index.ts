@@ -23,4 +23,4 @@ export {
 export { type ReplayContext, replayForTool } from './replay-tool.ts';
 export { type MimeMcpOptions, MimeMcpServer } from './server.ts';
 export { serveStdio } from './stdio.ts';
-export { toolNameOf, uniqueToolNames } from './tool-names.ts';
+export { type ToolNameSource, toolNameOf, uniqueToolNames } from './tool-names.ts';

@@ -24,6 +24,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import type { CatalogEntry, WorkflowCatalog } from './catalog.ts';
 import { NotFoundError, SecretArgumentError } from './errors.ts';
+import { printable } from './printable.ts';
 import {
   paramsFrom,
   type ReplayContext,
@@ -50,6 +51,10 @@ const FRESH = z
   .optional()
   .describe("put the app in its recorded starting state first (the workflow's setup.reset, or a restart)");
 
+/** The longest tool description and argument description sent (a shared workflow's text, bounded). */
+const MAX_DESCRIPTION = 2000;
+const MAX_ARGUMENT_TEXT = 500;
+
 /** A param as a tool argument: its type, description and example. */
 function argumentOf(param: TaskParam) {
   const base =
@@ -61,14 +66,23 @@ function argumentOf(param: TaskParam) {
           ? z.number()
           : z.string();
   const example = param.example === null ? '' : ` (recorded: ${JSON.stringify(param.example)})`;
-  const described = base.describe(`${param.description || param.name}${example}`);
+  const described = base.describe(
+    printable(`${param.description || param.name}${example}`, MAX_ARGUMENT_TEXT),
+  );
   return param.example !== null || param.optional ? described.optional() : described;
 }
 
 const secretEnv = (param: TaskParam) => `MIME_PARAM_${param.name.toUpperCase()}`;
 
-/** What an agent reads to pick the tool: the task, when it succeeds, what it returns, where secrets come from. */
+/**
+ * What an agent reads to pick the tool: the task, when it succeeds, what it returns, where secrets come
+ * from; printable and bounded (it is a shared workflow's text).
+ */
 function describeWorkflow(workflow: Workflow): string {
+  return printable(workflowText(workflow), MAX_DESCRIPTION);
+}
+
+function workflowText(workflow: Workflow): string {
   const extracts = workflow.plan.subtasks
     .flatMap((s) => s.steps)
     .flatMap((s) => (s.variable_name ? [s.variable_name] : []));
@@ -151,7 +165,7 @@ export class MimeMcpServer {
       const tool = this.server.registerTool(
         entry.tool,
         {
-          title: entry.workflow.task_name,
+          title: printable(entry.workflow.task_name, MAX_ARGUMENT_TEXT),
           description: describeWorkflow(entry.workflow),
           inputSchema: shape,
           outputSchema: ReplayOutput,
@@ -311,7 +325,7 @@ export class MimeMcpServer {
         list: async () => ({
           resources: catalog.entries.map((e) => ({
             uri: `mime://workflows/${e.id}/schema.json`,
-            name: `${e.workflow.task_name} (schema.json)`,
+            name: `${printable(e.workflow.task_name, MAX_ARGUMENT_TEXT)} (schema.json)`,
             mimeType: 'application/json',
           })),
         }),

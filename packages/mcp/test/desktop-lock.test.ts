@@ -56,9 +56,38 @@ describe('the desktop lock', () => {
 });
 
 describe('tool names', () => {
+  const named = (pairs: Array<[string, string]>) =>
+    uniqueToolNames(
+      pairs.map(([id, taskName]) => ({ id, taskName })),
+      new Set(['replay']),
+    );
+
   it('are made from task names, unique, never a generic tool', () => {
-    expect(
-      uniqueToolNames(['Play song!', 'play-song', 'replay', 'Grüße senden', '???'], new Set(['replay'])),
-    ).toEqual(['play_song', 'play_song_2', 'replay_2', 'gru_e_senden', 'workflow']);
+    const names = named([
+      ['20261122T1000Z-a', 'Play song!'],
+      ['20261122T1100Z-b', 'play-song'],
+      ['20261122T1200Z-c', 'replay'],
+      ['20261122T1300Z-d', 'Grüße senden'],
+      ['20261122T1400Z-e', '???'],
+    ]);
+    expect(names[0]).toBe('play_song');
+    expect(names[1]).toMatch(/^play_song_[0-9a-f]{6}$/);
+    expect(names[2]).toMatch(/^replay_[0-9a-f]{6}$/);
+    expect(names.slice(3)).toEqual(['gru_e_senden', 'workflow']);
+  });
+
+  it('keep each tool its name when a colliding workflow is added, in any folder order', () => {
+    const before = named([['20261122T1000Z-play-song', 'Play song']]);
+    const withNewer = named([
+      ['20261126T0900Z-play-song', 'Play-Song!'],
+      ['20261122T1000Z-play-song', 'Play song'],
+    ]);
+    expect(withNewer[1]).toBe(before[0]);
+    expect(withNewer[0]).toMatch(/^play_song_[0-9a-f]{6}$/);
+    const reversed = named([
+      ['20261122T1000Z-play-song', 'Play song'],
+      ['20261126T0900Z-play-song', 'Play-Song!'],
+    ]);
+    expect(reversed).toEqual([withNewer[1], withNewer[0]]);
   });
 });

@@ -162,12 +162,14 @@ const OPTION_FLAGS = replayOptionFlags(confirmOnTerminal);
 function describeEvent(event: ReplayEvent): string | null {
   switch (event.type) {
     case 'run_start': {
-      const params = Object.entries(event.params).map(([k, v]) => `${k}=${v}`);
+      // Values and examples come from a shared workflow or the command line: shown inert (no escape
+      // sequences, no carriage return writing over the line), warnings too.
+      const params = Object.entries(event.params).map(([k, v]) => `${inert(k)}=${inert(v)}`);
       return [
         `${style.cyan('▶')} Replaying "${inert(event.task_name)}" (${event.mode} mode${event.dry_run ? ', dry run: nothing is executed' : ''})`,
         style.dim(`  run folder: ${event.dir}`),
         style.dim(`  params: ${params.length > 0 ? params.join(', ') : 'none'}`),
-        ...event.warnings.map((w) => `  ${style.yellow('warning')} ${w}`),
+        ...event.warnings.map((w) => `  ${style.yellow('warning')} ${inert(w)}`),
         style.dim(
           `  stop: Ctrl+C, ${DEFAULT_ABORT_HOTKEY}, or move the pointer into a screen corner; pause: ${DEFAULT_PAUSE_HOTKEY}`,
         ),
