@@ -17,6 +17,7 @@ import {
 } from '@mime-desktop/schema';
 import { stringify } from 'yaml';
 import { McpOptionError } from './errors.ts';
+import { printable } from './printable.ts';
 
 export interface ExportSkillOptions {
   /** The folder the skill folder is written into. Default: the current directory. */
@@ -56,8 +57,34 @@ function descriptionOf(workflow: Workflow): string {
   );
 }
 
-/** The Markdown of SKILL.md, frontmatter first. */
-export function skillMarkdown(workflow: Workflow, name: string): string {
+/** Prose from the workflow in Markdown: printable, and no HTML (`<script>` shows as text). */
+const prose = (text: string) =>
+  printable(text, 10_000).replace(/[&<>]/g, (c: string) =>
+    c === '&' ? '&amp;' : c === '<' ? '&lt;' : '&gt;',
+  );
+
+/**
+ * The workflow with its text made inert for SKILL.md (a shared workflow's text reaches an agent's
+ * prompt and a Markdown renderer): prose printable and without HTML, examples printable.
+ */
+function inertWorkflow(workflow: Workflow): Workflow {
+  return {
+    ...workflow,
+    task_name: prose(workflow.task_name),
+    task_description_user: prose(workflow.task_description_user),
+    detailed_task_description: prose(workflow.detailed_task_description),
+    success_criteria: prose(workflow.success_criteria),
+    task_params: workflow.task_params.map((p) => ({
+      ...p,
+      description: prose(p.description),
+      example: typeof p.example === 'string' ? printable(p.example, 1000) : p.example,
+    })),
+  };
+}
+
+/** The Markdown of SKILL.md, frontmatter first; the workflow's own text made inert. */
+export function skillMarkdown(source: Workflow, name: string): string {
+  const workflow = inertWorkflow(source);
   const frontmatter = stringify({
     name,
     description: descriptionOf(workflow),

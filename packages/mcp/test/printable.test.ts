@@ -1,4 +1,8 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Workflow } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
+import { skillMarkdown } from '../src/export-skill.ts';
 import { printable } from '../src/printable.ts';
 
 describe('printable', () => {
@@ -10,5 +14,28 @@ describe('printable', () => {
     const shown = printable('x'.repeat(200_000), 2000);
     expect(shown).toHaveLength(2000);
     expect(shown.endsWith('…')).toBe(true);
+  });
+});
+
+describe('SKILL.md', () => {
+  it("shows a shared workflow's escape sequences and HTML as text", async () => {
+    const file = join(
+      import.meta.dirname,
+      '..',
+      '..',
+      '..',
+      'fixtures',
+      'workflows',
+      'play-song',
+      'schema.json',
+    );
+    const workflow = Workflow.parse(JSON.parse(await readFile(file, 'utf8')));
+    workflow.task_name = 'play \u001b]0;owned\u0007 song <script>alert(1)</script>';
+    workflow.success_criteria = 'done\u202e';
+    const markdown = skillMarkdown(workflow, 'play-song');
+    expect(markdown.replaceAll('\n', '')).not.toMatch(/[\p{Cc}\u202e]/u);
+    expect(markdown).not.toContain('<script>');
+    expect(markdown).toContain('# play \\x1b]0;owned\\x07 song &lt;script&gt;alert(1)&lt;/script&gt;');
+    expect(markdown).toContain('done\\u202e');
   });
 });
