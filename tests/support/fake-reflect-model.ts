@@ -22,7 +22,7 @@ export interface ReflectModelOptions {
 
 /** Pass B for {@link ReflectModelOptions.plan}. */
 function customPlan(prompt: string, plan: NonNullable<ReflectModelOptions['plan']>) {
-  const summaries = JSON.parse(prompt.slice(prompt.indexOf('['))) as Summary[];
+  const summaries = stepsOf(prompt);
   const typed = summaries.filter((s) => s.action_type === 'TYPE');
   const split = summaries.findIndex((s) => s.action_type === 'KEYPRESS');
   return {
@@ -115,7 +115,7 @@ interface Summary {
 }
 
 function taskPlan(prompt: string, paramName: string) {
-  const summaries = JSON.parse(prompt.slice(prompt.indexOf('['))) as Summary[];
+  const summaries = stepsOf(prompt);
   const typed = summaries.find((s) => s.action_type === 'TYPE' && s.action_value !== '<secret>');
   const secret = summaries.find((s) => s.action_value === '<secret>');
   const params = [
@@ -198,4 +198,12 @@ export function reflectModel(options: ReflectModelOptions = {}): FakeHandler {
       ? { type: 'tool-calls', calls: [{ name: found.kind, arguments: value }], delayMs }
       : { type: 'json', value, delayMs };
   };
+}
+
+/** The step summaries of a Pass B prompt: the JSON inside its `<data name="steps">` block. */
+function stepsOf(prompt: string): Summary[] {
+  const open = '<data name="steps">';
+  return JSON.parse(
+    prompt.slice(prompt.indexOf(open) + open.length, prompt.lastIndexOf('</data>')),
+  ) as Summary[];
 }
