@@ -1,6 +1,6 @@
 /**
  * A full disk (a 4 MiB tmpfs, filled) and a read-only one (a tmpfs remounted read-only): `edit` (its
- * save, and its copy in a full TMPDIR), `report`, the studio's save, `replay` and `record` fail with
+ * save, and its copy in a full TMPDIR), `report`, the studio's save, `replay` (its run log too) and `record` fail with
  * MIME_DISK_FULL or MIME_NOT_WRITABLE naming where and what to do, exit 2 (HTTP 507 for the studio),
  * never an internal error, and the previous files stay as they were. Mounting needs root (CI runs as root).
  */
@@ -14,6 +14,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const root = process.getuid?.() === 0;
 const RUN = '20261122T101500Z-a1b2';
+const desktop = useDesktop({ app: false });
 
 /** Fills the disk to the last byte. */
 function fill(disk: string): void {
@@ -98,6 +99,19 @@ describe.skipIf(!root)('a full disk', () => {
     expect(await readFile(join(run, 'report.html'), 'utf8')).toBe(before);
   });
 
+  it('a replay fails naming the disk (exit 2), not an internal error, and ends', {
+    timeout: 120_000,
+  }, async () => {
+    const result = await runMime(['replay', join(disk, 'workflow'), '--mode', 'trace'], {
+      env: { DISPLAY: desktop().display },
+    });
+    expect(result.exitCode, result.stderr).toBe(2);
+    expect(result.stderr).toMatch(
+      /MIME_DISK_FULL.*no space left on the disk of .*\.replay.* free some space/,
+    );
+    expect(result.stderr).not.toMatch(/internal error/);
+  });
+
   it("the studio's save answers 507 MIME_DISK_FULL, not a 500, and the workflow stays as it was", async () => {
     const schema = join(disk, 'workflows', 'wf', 'schema.json');
     const before = await readFile(schema, 'utf8');
@@ -133,7 +147,6 @@ describe.skipIf(!root)('a full disk', () => {
 });
 
 describe.skipIf(!root)('a read-only folder', () => {
-  const desktop = useDesktop({ app: false });
   let disk: string;
   beforeAll(async () => {
     disk = await mountDisk();

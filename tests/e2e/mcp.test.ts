@@ -5,6 +5,7 @@
  * an aborted run, the tool list follows the disk, and HTTP refuses a missing token or a foreign Origin.
  */
 import { cp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { Agent, request } from 'node:http';
 import { join } from 'node:path';
 import { copyWorkflow, tempDir, useDesktop, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { MIME_BIN, REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
@@ -305,6 +306,98 @@ describe('mime mcp --http', () => {
     await expect(
       connect({ Authorization: `Bearer ${token}`, Origin: 'http://evil.example' }),
     ).rejects.toThrow(/403|Invalid Origin/);
+  });
+
+  it('answers a body over the limit 413 "too large" on a connection it keeps, and bad JSON 400', async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const post = (body: Buffer | string) =>
+      new Promise<{ status: number; text: string; socket: unknown }>((resolve, reject) => {
+        const req = request(
+          url,
+          {
+            method: 'POST',
+            agent,
+            headers: {
+              authorization: `Bearer ${token}`,
+              'content-type': 'application/json',
+              accept: 'application/json, text/event-stream',
+            },
+          },
+          (res) => {
+            let text = '';
+            res.on('data', (chunk) => {
+              text += chunk;
+            });
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, text, socket: req.socket }));
+          },
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+    try {
+      const big = await post(Buffer.alloc(5 * 1024 * 1024, 0x20));
+      expect(big.status).toBe(413);
+      expect(big.text).toMatch(/the request body is too large .* at most 4194304 a message/);
+      const bad = await post('{"jsonrpc": ');
+      expect(bad.status).toBe(400);
+      expect(bad.text).toMatch(/the request body is not JSON/);
+      // The same connection served both.
+      expect(bad.socket).toBe(big.socket);
+    } finally {
+      agent.destroy();
+    }
+  });
+
+  it('closes a session left idle (--session-idle): its next request is 404, and a new session works', async () => {
+    const idle = startMime(['mcp', '--http', '--session-idle', '1', '--home', home], { env: env() });
+    try {
+      const line = await idle.waitForStderr(/token: (\S+)/);
+      const at = /on (http:\/\/127\.0\.0\.1:\d+\/mcp)/.exec(line)?.[1] ?? '';
+      const headers = {
+        authorization: `Bearer ${/token: (\S+)/.exec(line)?.[1]}`,
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      };
+      const rpc = (method: string, session?: string) =>
+        fetch(at, {
+          method: 'POST',
+          headers: session
+            ? { ...headers, 'mcp-session-id': session, 'mcp-protocol-version': '2025-06-18' }
+            : headers,
+          body: JSON.stringify({
+            jsonrpc: '2.0',
+            id: 1,
+            method,
+            params:
+              method === 'initialize'
+                ? {
+                    protocolVersion: '2025-06-18',
+                    capabilities: {},
+                    clientInfo: { name: 'left', version: '1' },
+                  }
+                : {},
+          }),
+        });
+      // A client that opens a session and walks away (no stream left open, never a DELETE).
+      const opened = await rpc('initialize');
+      expect(opened.status).toBe(200);
+      const session = opened.headers.get('mcp-session-id') ?? '';
+      await opened.text();
+      const used = await rpc('tools/list', session);
+      expect(used.status).toBe(200);
+      await used.text();
+      // The behaviour is about time itself: past the idle time and a sweep, with no request meanwhile.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
+      const expired = await rpc('tools/list', session);
+      expect(expired.status).toBe(404);
+      expect(await expired.text()).toMatch(/no such session \(it may have expired\): initialize again/);
+      const again = await rpc('initialize');
+      expect(again.status).toBe(200);
+      await again.text();
+    } finally {
+      idle.kill('SIGTERM');
+      expect((await idle.done).exitCode).toBe(0);
+    }
   });
 
   it('replays over HTTP; a second replay meanwhile is busy; a cancelled one ends aborted', async () => {

@@ -1,7 +1,8 @@
 /**
  * A flag that takes one value is given once: `--mode trace --mode agent` is refused (exit 2), never
  * silently the last. Flags that collect a list (`--param`) take {@link collectRepeated} as their
- * parser and may repeat; the same value given twice is harmless and accepted.
+ * parser and may repeat, and a variadic flag takes several values; the same value given twice is
+ * harmless and accepted.
  */
 import type { Command } from 'commander';
 
@@ -13,7 +14,9 @@ export function collectRepeated(value: string, previous: string[] | undefined): 
 /** Makes every single-value flag of `command` and its subcommands refuse a second, different value. */
 export function refuseRepeatedFlags(command: Command): void {
   for (const option of command.options) {
-    if (!(option.required || option.optional) || option.parseArg === collectRepeated) continue;
+    // A variadic flag (`--reporter junit <file>`) is told once a value: it takes several by design.
+    const single = (option.required || option.optional) && !option.variadic;
+    if (!single || option.parseArg === collectRepeated) continue;
     const given: unknown[] = [];
     command.on(`option:${option.name()}`, (value: unknown) => {
       const first = given[0];

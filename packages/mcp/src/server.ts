@@ -111,7 +111,10 @@ function inputOf(params: readonly TaskParam[]) {
 
 const secretEnv = (param: TaskParam) => `MIME_PARAM_${param.name.toUpperCase()}`;
 
-/** What an agent reads to pick the tool: the task, when it succeeds, what it returns, where secrets come from. */
+/**
+ * What an agent reads to pick the tool: the task, when it succeeds, what it returns, where secrets come
+ * from; inert and bounded (it is a shared workflow's text).
+ */
 function describeWorkflow(workflow: Workflow): string {
   const extracts = workflow.plan.subtasks
     .flatMap((s) => s.steps)
@@ -153,7 +156,8 @@ async function findRun(
   const candidates = second === undefined ? catalog.entries : catalog.entries.filter((e) => e.id === first);
   const runId = second ?? first ?? '';
   for (const entry of candidates) {
-    const dir = await resolveInside(join(entry.dir, RUNS_FOLDER), runId, 'run').catch(() => null);
+    // Inside the workflow folder, not only inside `.replay`: a `.replay` that links out is not read.
+    const dir = await resolveInside(entry.dir, `${RUNS_FOLDER}/${runId}`, 'run').catch(() => null);
     // Only whether it is there (a FIFO or a link out is named when get_run reads it, without waiting).
     if (dir && existsSync(join(dir, RUN_FILES.events))) return { entry, dir };
   }

@@ -93,5 +93,6 @@ export function batchJunit(batch: BatchFile): string {
 
 /** Writes a JUnit file atomically. */
 export async function writeJunit(file: string, xml: string): Promise<void> {
-  await writeFileAtomically(file, xml.endsWith('\n') ? xml : `${xml}\n`);
+  // A file the user named (`--reporter junit <file>`): it may be a link they keep.
+  await writeFileAtomically(file, xml.endsWith('\n') ? xml : `${xml}\n`, { inside: false });
 }

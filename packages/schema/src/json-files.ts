@@ -312,7 +312,10 @@ export async function copyFileUnique(from: string, to: string): Promise<string> 
   for (let n = 1; ; n += 1) {
     const target = n === 1 ? to : to.replace(/(\.\w+)$/, `-${n}$1`);
     try {
-      await guardedWrite(target, {}, () => writeFile(target, data, { mode: 0o600, flag: 'wx' }));
+      // O_EXCL: a name already taken, by a file or a link (never followed), moves on to the next.
+      await guardedWrite(target, { inside: false }, () =>
+        writeFile(target, data, { mode: 0o600, flag: 'wx' }),
+      );
       return target;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;

@@ -308,11 +308,13 @@ export class WorkflowStore {
 
   /** The folder of run `run` of workflow `id`, inside its `.replay/`. */
   async runFolder(id: string, run: string): Promise<string> {
-    const runs = join(await this.folder(id), RUNS_FOLDER);
     if (!FOLDER_NAME.test(run)) throw new RunNotFoundError(id, run);
-    const dir = await resolveInside(runs, run, 'the run name').catch(() => {
-      throw new RunNotFoundError(id, run);
-    });
+    // Inside the workflow folder, not only inside `.replay`: a `.replay` that links out is not served.
+    const dir = await resolveInside(await this.folder(id), `${RUNS_FOLDER}/${run}`, 'the run name').catch(
+      () => {
+        throw new RunNotFoundError(id, run);
+      },
+    );
     return dir;
   }
 
