@@ -3,7 +3,7 @@
  * (atspi.ts); none yet elsewhere (targets are then found by pixels).
  */
 import type { OpenedAccessibility } from './accessibility.ts';
-import type { WindowOrigin } from './atspi.ts';
+import type { WindowOrigin } from './atspi-extents.ts';
 
 /**
  * Opens the desktop's accessibility trees (AT-SPI on Linux; loaded only when asked) and turns
@@ -39,6 +39,6 @@ export async function openAccessibility(
 export async function wakeAccessibility(env: NodeJS.ProcessEnv = process.env): Promise<void> {
   const address = env.DBUS_SESSION_BUS_ADDRESS;
   if (process.platform !== 'linux' || !address) return;
-  const { wakeAtspi } = await import('./atspi.ts');
+  const { wakeAtspi } = await import('./atspi-connect.ts');
   await wakeAtspi(address, env);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { reportedScale } from '../src/atspi.ts';
+import { reportedScale } from '../src/atspi-extents.ts';
 
 // FeatherPad under QT_SCALE_FACTOR=1.25 (measured): the X window 875x625 at (203, 115) reports itself
 // as 700x500 at (162, 92).

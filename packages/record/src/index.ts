@@ -7,18 +7,18 @@ export {
   RecorderNotRunningError,
   sendControl,
 } from './control.ts';
-export { assertRecordableSession, RecordingUnsupportedError } from './recordable-session.ts';
+export { LaunchError } from './launch.ts';
 export {
   type Annotation,
   DEFAULT_HOTKEYS,
-  LaunchError,
   type LaunchOptions,
   type RecorderEvent,
   type RecorderHotkeys,
   type RecordingResult,
   type RecordOptions,
-  record,
   type StopReason,
-} from './recorder.ts';
+} from './record-options.ts';
+export { assertRecordableSession, RecordingUnsupportedError } from './recordable-session.ts';
+export { record } from './recorder.ts';
 export { DisplayReplayingError, ReplayWatch, type ReplayWatchOptions } from './replay-watch.ts';
 export { createSessionDir, slugify } from './session.ts';

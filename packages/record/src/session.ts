@@ -1,6 +1,17 @@
 import { mkdir } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { join } from 'node:path';
-import { makeFolder, namedWriteError, slugOf } from '@mime-desktop/schema';
+import type { Desktop } from '@mime-desktop/os-io';
+import {
+  makeFolder,
+  namedWriteError,
+  type RecordingMetadata,
+  slugOf,
+  type WorkflowSetup,
+  writeJsonAtomic,
+} from '@mime-desktop/schema';
+
+const { version: MIME_VERSION } = createRequire(import.meta.url)('../package.json') as { version: string };
 
 /** `play a Song!` -> `play-a-song`; at most 40 characters; `recording` when nothing is left. */
 export function slugify(name: string): string {
@@ -39,4 +50,35 @@ export async function createSessionDir(
     await makeFolder(join(dir, 'screenshots'));
     return { sessionId, dir };
   }
+}
+
+/**
+ * Creates the session folder of a recording that starts now under `<home>/recordings/` and writes
+ * its metadata.json.
+ */
+export async function openSession(
+  home: string,
+  task: { name: string; description?: string },
+  desktop: Desktop,
+  setup: WorkflowSetup | undefined,
+): Promise<{ sessionId: string; dir: string; screen: RecordingMetadata['screen'] }> {
+  const startedAt = new Date();
+  const { sessionId, dir } = await createSessionDir(join(home, 'recordings'), task.name, startedAt);
+  const screen = {
+    width: desktop.screen.logical.width,
+    height: desktop.screen.logical.height,
+    scale_factor: desktop.screen.scale,
+  };
+  const metadata: RecordingMetadata = {
+    name: task.name,
+    description: task.description ?? '',
+    session_id: sessionId,
+    created_at: startedAt.toISOString(),
+    platform: `${process.platform} (${desktop.display.sessionType})`,
+    screen,
+    mime_version: MIME_VERSION,
+    ...(setup ? { setup } : {}),
+  };
+  await writeJsonAtomic(join(dir, 'metadata.json'), metadata);
+  return { sessionId, dir, screen };
 }

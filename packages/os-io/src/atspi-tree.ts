@@ -1,0 +1,78 @@
+import type { AccessibleElement } from '@mime-desktop/schema';
+import { ACCESSIBLE, APP_ROOT, type AtspiCalls, type Node, REGISTRY, type Ref } from './atspi-calls.ts';
+
+/** The registry's root: its children are the apps. */
+export const ROOT: Ref = [REGISTRY, APP_ROOT];
+
+/** A top-level window, with its app's name. */
+export interface AppWindow {
+  app: string;
+  window: Node;
+}
+
+/** The top-level windows of every app, with their app's name. */
+export async function topWindows(calls: AtspiCalls): Promise<AppWindow[]> {
+  const apps = await calls.children(ROOT);
+  const perApp = await Promise.all(
+    apps.map(async (app) => {
+      const [name, windows] = await Promise.all([
+        calls.prop(app, ACCESSIBLE, 'Name').catch(() => ''),
+        calls.children(app).catch(() => [] as Ref[]),
+      ]);
+      const nodes = await Promise.all(windows.map((w) => calls.node(w).catch(() => null)));
+      return nodes.flatMap((window) => (window ? [{ app: String(name ?? ''), window }] : []));
+    }),
+  );
+  return perApp.flat();
+}
+
+/** Breadth-first under `root` (excluded), at most `max` nodes, only through showing subtrees. */
+export async function searchTree(
+  calls: AtspiCalls,
+  root: Ref,
+  max: number,
+  match: (node: Node) => Promise<boolean>,
+): Promise<Node[]> {
+  const found: Node[] = [];
+  let level = await calls.children(root).catch(() => [] as Ref[]);
+  let seen = 0;
+  while (level.length > 0 && seen < max) {
+    const batch = level.slice(0, max - seen);
+    seen += batch.length;
+    const nodes = await Promise.all(
+      batch.map(async (ref) => {
+        const [node, states] = await Promise.all([calls.node(ref), calls.states(ref)]);
+        return { node, showing: states.includes('showing'), matched: await match(node) };
+      }),
+    ).catch(() => []);
+    found.push(...nodes.filter((n) => n.matched).map((n) => n.node));
+    const next = await Promise.all(
+      nodes.filter((n) => n.showing).map((n) => calls.children(n.node.ref).catch(() => [] as Ref[])),
+    );
+    level = next.flat();
+  }
+  return found;
+}
+
+/** Follows the recorded path from a window: at each level the children with the recorded role and name. */
+export async function followPath(
+  calls: AtspiCalls,
+  window: Ref,
+  path: AccessibleElement['path'],
+): Promise<Ref[]> {
+  let level: Ref[] = [window];
+  for (const step of path) {
+    const next: Ref[] = [];
+    for (const ref of level) {
+      const children = await calls.children(ref);
+      const nodes = await Promise.all(children.map((c) => calls.node(c)));
+      const same = nodes.filter((n) => n.role === step.role && n.name === step.name);
+      const atIndex = children[step.index];
+      const exact = same.find((n) => atIndex && n.ref[1] === atIndex[1] && n.ref[0] === atIndex[0]);
+      next.push(...(exact ? [exact.ref] : same.map((n) => n.ref)));
+    }
+    if (next.length === 0 || next.length > 16) return [];
+    level = next;
+  }
+  return level;
+}
