@@ -142,7 +142,7 @@ describe('two mime replay at once on one display, and mime record beside a repla
     try {
       const play = (song: string) =>
         client.callTool(
-          { name: 'play_song', arguments: { song_name: song, mode: 'trace' } },
+          { name: 'play_song', arguments: { params: { song_name: song }, mode: 'trace' } },
           CallToolResultSchema,
           { timeout: 120_000 },
         ) as Promise<CallToolResult>;
@@ -294,7 +294,7 @@ describe('replays queued on one display (each restarts the app: --fresh)', () =>
       const songs = ['Faint', 'Yellow', 'Numb'];
       const calls = clients.map(async (client, i) => {
         const result = (await client.callTool(
-          { name: 'play_song', arguments: { song_name: songs[i], mode: 'trace', fresh: true } },
+          { name: 'play_song', arguments: { params: { song_name: songs[i] }, mode: 'trace', fresh: true } },
           CallToolResultSchema,
           { timeout: 240_000 },
         )) as CallToolResult;
