@@ -4,7 +4,13 @@
  * failure is a tool error naming mime's code, never a transport error.
  */
 import { join } from 'node:path';
-import { checkParams, type ReplayEvent, type ReplayOptions, replay } from '@mime-desktop/replay';
+import {
+  checkParams,
+  type OcrEngine,
+  type ReplayEvent,
+  type ReplayOptions,
+  replay,
+} from '@mime-desktop/replay';
 import {
   formatStep,
   isMimeError,
@@ -48,6 +54,11 @@ export interface ReplayContext {
   env: NodeJS.ProcessEnv;
   /** Let replay run a workflow's setup command (the app is not open). */
   runSetup: boolean;
+  /**
+   * One OCR engine for every replay of the server, so its worker (about 180 MB, which the process
+   * keeps once it has it) starts once rather than per replay; its owner closes it. Default: each replay's own.
+   */
+  ocr?: OcrEngine;
 }
 
 /** Options of a replay call besides the params. */
@@ -132,6 +143,7 @@ export async function replayForTool(
           queue: context.queue,
           holder: `mime mcp (${call.client ?? 'an MCP client'})`,
           env: context.env,
+          ocr: context.ocr,
           signal: extra.signal,
           onEvent,
         }),

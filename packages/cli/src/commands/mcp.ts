@@ -36,17 +36,20 @@ async function runMcpCommand(flags: McpFlags): Promise<ExitCode> {
   const { DesktopLock, MimeMcpServer, WorkflowCatalog, newToken, serveHttp, serveStdio } = await import(
     '@mime-desktop/mcp'
   );
+  const { OcrEngine } = await import('@mime-desktop/replay');
   const port = flags.http === undefined ? null : portOf(flags.http);
   const idleSeconds = positiveNumber(flags.sessionIdle, '--session-idle', 7 * 24 * 3600, '600');
   if (idleSeconds !== undefined && port === null) throw new UsageError('--session-idle goes with --http');
   const catalog = new WorkflowCatalog({ home: resolveHome(flags) });
   await catalog.start();
   const lock = new DesktopLock({ queue: flags.queue === true });
+  // One OCR worker for all the server's replays, started at the first read: memory stays flat over many.
+  const ocr = new OcrEngine();
   const createServer = () =>
     new MimeMcpServer({
       catalog,
       version: MIME_VERSION,
-      replay: { lock, queue: flags.queue === true, env: process.env, runSetup: flags.runSetup === true },
+      replay: { lock, queue: flags.queue === true, env: process.env, runSetup: flags.runSetup === true, ocr },
     });
   const tools = `${catalog.entries.length} workflow tool(s) from ${catalog.home}`;
   try {
@@ -76,6 +79,7 @@ async function runMcpCommand(flags: McpFlags): Promise<ExitCode> {
     return EXIT.ok;
   } finally {
     catalog.stop();
+    await ocr.close();
   }
 }
 
