@@ -111,8 +111,8 @@ describe('mime mcp over stdio', () => {
       model_calls: 0,
     });
     expect(result.content.find((c) => c.type === 'image')).toMatchObject({ mimeType: 'image/png' });
-    expect(progress).toContain('1/5 step 1 trace: left_click at (240, 120)');
-    expect(progress.filter((p) => / step \d /.test(p))).toHaveLength(5);
+    expect(progress[0]).toBe('1/5 step 1 trace: left_click at (240, 120) (subtask 1/2)');
+    expect(progress.map((p) => p.split(' ')[0])).toEqual(['1/5', '2/5', '3/5', '4/5', '5/5']);
     expect((await desktop().readAppState()).playing).toBe('Faint');
 
     const runId = String(result.structuredContent?.run_id);
