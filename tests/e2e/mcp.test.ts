@@ -337,10 +337,10 @@ describe('mime mcp --http', () => {
     try {
       const big = await post(Buffer.alloc(5 * 1024 * 1024, 0x20));
       expect(big.status).toBe(413);
-      expect(big.text).toMatch(/the request body is too large .* at most 4194304 a message/);
+      expect(big.text).toMatch(/the request body is too large: mime reads at most 4194304 bytes a message/);
       const bad = await post('{"jsonrpc": ');
       expect(bad.status).toBe(400);
-      expect(bad.text).toMatch(/the request body is not JSON/);
+      expect(bad.text).toMatch(/Parse error: the body is not JSON/);
       // The same connection served both.
       expect(bad.socket).toBe(big.socket);
     } finally {
@@ -390,7 +390,7 @@ describe('mime mcp --http', () => {
       await new Promise((resolve) => setTimeout(resolve, 2500));
       const expired = await rpc('tools/list', session);
       expect(expired.status).toBe(404);
-      expect(await expired.text()).toMatch(/no such session \(it may have expired\): initialize again/);
+      expect(await expired.text()).toMatch(/Session not found: it ended or expired; initialize a new one/);
       const again = await rpc('initialize');
       expect(again.status).toBe(200);
       await again.text();

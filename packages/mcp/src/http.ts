@@ -51,17 +51,23 @@ function reply(
   res.end(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }));
 }
 
+/** A body past this is not read on: the connection is closed. */
+const MAX_DRAINED = 64 * 1024 * 1024;
+
 class BodyTooLargeError extends Error {}
 
 /** The request body as text; throws {@link BodyTooLargeError} past `MAX_BODY`. */
 async function readBody(req: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   let size = 0;
+  // A body over the limit is read on to its end without being kept, so the 413 reaches the client on a
+  // connection that stays open; only one past MAX_DRAINED (a client streaming without end) is cut off.
   for await (const chunk of req) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY) throw new BodyTooLargeError();
-    chunks.push(chunk as Buffer);
+    if (size > MAX_DRAINED) break;
+    if (size <= MAX_BODY) chunks.push(chunk as Buffer);
   }
+  if (size > MAX_BODY) throw new BodyTooLargeError();
   return Buffer.concat(chunks).toString('utf8');
 }
 
@@ -72,7 +78,7 @@ async function jsonBody(req: IncomingMessage, res: ServerResponse): Promise<unkn
     text = await readBody(req);
   } catch (error) {
     if (!(error instanceof BodyTooLargeError)) throw error;
-    reply(res, 413, `the request body is larger than ${MAX_BODY} bytes`);
+    reply(res, 413, `the request body is too large: mime reads at most ${MAX_BODY} bytes a message`);
     return undefined;
   }
   try {
