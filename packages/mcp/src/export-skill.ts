@@ -8,6 +8,7 @@
 import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import {
+  describeSafety,
   inert,
   isRequiredParam,
   loadWorkflow,
@@ -112,7 +113,7 @@ When the user asks to ${task} on this computer. The skill drives the real deskto
 and keyboard), one replay at a time: do not run it while someone works at the screen, and never run
 two at once.
 
-## Inputs
+${safetySection(workflow)}## Inputs
 
 ${inputs}
 ${secrets.length > 0 ? `\nSensitive params are never arguments: set ${secrets.map((p) => `\`${env(p)}\``).join(', ')} in the environment before running.\n` : ''}
@@ -145,6 +146,13 @@ input (a missing param), 130 aborted.
 
 ${workflow.success_criteria ? markdownText(workflow.success_criteria) : 'The task is done as recorded.'}
 `;
+}
+
+/** The workflow's safety facts as a section, or nothing when it states none. */
+function safetySection(workflow: Workflow): string {
+  const lines = describeSafety(workflow);
+  if (lines.length === 0) return '';
+  return `## Safety\n\n${lines.map((line) => `- ${markdownText(line)}`).join('\n')}\n\n`;
 }
 
 const RUN_SCRIPT = `#!/usr/bin/env node
