@@ -282,6 +282,9 @@ describe('mime install', () => {
         const check = await runMime(['validate', join(home, 'workflows', id)]);
         expect(check.exitCode, check.stderr).toBe(0);
       }
+      // The catalog's safety facts are written into the installed workflow, which mime list shows.
+      const listed = await runMime(['list', '--home', home]);
+      expect(listed.stdout).toMatch(/order-food-for-delivery .* login, 1 side effect, stops before payment/);
       const foodFiles = await filesOf(join(home, 'workflows', 'order-food-for-delivery'));
       expect(foodFiles).toEqual(await filesOf(join(MARKETPLACE, 'order-food-for-delivery')));
     } finally {

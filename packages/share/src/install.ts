@@ -10,11 +10,15 @@ import { rename, rm } from 'node:fs/promises';
 import { basename, join, resolve } from 'node:path';
 import {
   backupStamp,
+  checkWorkflow,
   describeFileAccess,
   isRequiredParam,
   loadWorkflow,
   makeFolder,
+  readJsonFile,
+  readWorkflowContext,
   resolveInside,
+  serializeWorkflow,
   slugOf,
   validateWorkflowTarget,
   withFolderLock,
@@ -163,8 +167,9 @@ function checkManifest(files: readonly ArchiveFile[], where: string): PackageMan
 /** The facts that were said (not null, not empty), for one source to fill in another. */
 function said(facts: Partial<SafetyFacts> | null): Partial<SafetyFacts> {
   if (!facts) return {};
+  const { requires_login, side_effects, stops_before_payment, safety_notes } = facts;
   return Object.fromEntries(
-    Object.entries(facts).filter(
+    Object.entries({ requires_login, side_effects, stops_before_payment, safety_notes }).filter(
       ([, value]) => value !== null && value !== undefined && !(Array.isArray(value) && value.length === 0),
     ),
   );
@@ -180,6 +185,28 @@ function idOf(fetched: Fetched, manifest: PackageManifest | null): string {
     );
   }
   return id;
+}
+
+/**
+ * Writes the safety facts the package states into its schema.json when the workflow does not state
+ * them so (an ai_mime marketplace item's facts live in its catalog only), in the file's own layout: so
+ * `mime list`, `mime replay` and agents see them after the install.
+ */
+async function recordFacts(file: string, folder: string, stated: Partial<SafetyFacts>): Promise<void> {
+  const result = checkWorkflow(await readJsonFile(file), await readWorkflowContext(folder));
+  if (!result.ok) return;
+  const own: Partial<SafetyFacts> = safetyOfWorkflow(result.workflow);
+  const differs = (Object.keys(stated) as Array<keyof SafetyFacts>).some(
+    (key) => JSON.stringify(own[key]) !== JSON.stringify(stated[key]),
+  );
+  if (!differs) return;
+  const workflow = {
+    ...result.workflow,
+    ...stated,
+    requires_login: stated.requires_login ?? own.requires_login ?? undefined,
+    stops_before_payment: stated.stops_before_payment ?? own.stops_before_payment ?? undefined,
+  };
+  await writeFileAtomically(file, serializeWorkflow(workflow, result.from), { inside: folder });
 }
 
 /** Installs a package; see the module comment. Throws {@link ShareError} for every refusal. */
@@ -260,6 +287,7 @@ export async function installPackage(source: InstallSource, options: InstallOpti
       if (!(await options.confirm(preview))) {
         throw new ShareError('MIME_PACKAGE_NOT_CONFIRMED', `not installed: the install was not confirmed`);
       }
+      await recordFacts(loaded.file, quarantine, { ...said(manifest), ...said(fetched.item) });
       let backup: string | null = null;
       if (existsSync(target)) {
         if (!options.force) throw clash();
