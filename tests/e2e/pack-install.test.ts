@@ -127,7 +127,22 @@ describe('mime pack', () => {
 
 describe('mime install', () => {
   it('round-trips a packed workflow into another home: every file byte for byte, and it validates', async () => {
-    const dir = await copyWorkflow('play-song-recorded');
+    const dir = await copyWorkflow('play-song-recorded', (schema) => {
+      schema.setup = { command: 'demo-player --kiosk', window: { title: 'Demo player' } };
+    });
+    // ai_mime's Pass C plan says which paths a run may touch: the preview shows them.
+    const plan = {
+      user_filesystem_access: {
+        readable_roots: [
+          { path: '{music_dir}', reason: 'Songs are read from here.', approval_required: false },
+        ],
+        writable_roots: [
+          { path: '/tmp/playlists', reason: 'The playlist is saved.', approval_required: true },
+        ],
+      },
+      constants: { music_dir: '/home/me/Music' },
+    };
+    await writeFile(join(dir, 'optimized_plan.json'), `${JSON.stringify(plan, null, 2)}\n`);
     const out = await tempDir('mime-pack-out-');
     const home = await tempDir('mime-home-');
     expect((await runMime(['pack', dir, '--out', out, '--id', 'play-song'])).exitCode).toBe(0);
@@ -139,6 +154,9 @@ describe('mime install', () => {
     expect(result.stdout.trim()).toBe(installed);
     expect(result.stderr).toContain('params:        song_name (string, required)');
     expect(result.stderr).toContain('every file against its manifest');
+    expect(result.stderr).toContain('starts:        demo-player --kiosk');
+    expect(result.stderr).toContain('reads files:   /home/me/Music (Songs are read from here.)');
+    expect(result.stderr).toContain('writes files:  /tmp/playlists (The playlist is saved.; asks first)');
     const kept = (await filesOf(dir)).filter((f) => f !== 'schema.draft.json' && f !== 'step_cards.json');
     expect(await filesOf(installed)).toEqual(kept);
     for (const file of kept)
