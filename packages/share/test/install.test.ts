@@ -1,8 +1,11 @@
 import { existsSync } from 'node:fs';
 import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { readCatalog } from '../src/catalog.ts';
 import { installPackage } from '../src/install.ts';
 import { packWorkflow } from '../src/pack.ts';
 
@@ -66,5 +69,27 @@ describe('installPackage', () => {
       code: 'MIME_PACKAGE_TAMPERED',
       message: expect.stringContaining(`not the ${'0'.repeat(64)} given`),
     });
+  });
+
+  it('gives up on a catalog server that does not answer in time, and on one that sends too much', async () => {
+    const server = createServer((request, response) => {
+      if (request.url === '/big.json') response.end(Buffer.alloc(9 * 1024 * 1024, 32));
+      // Else: never answers.
+    });
+    await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      await expect(readCatalog(`${url}/manifest.json`, { timeoutMs: 300 })).rejects.toMatchObject({
+        code: 'MIME_CATALOG_INVALID',
+        message: `catalog ${url}/manifest.json: cannot be downloaded (no answer in 300 ms); check the URL and the network`,
+      });
+      await expect(readCatalog(`${url}/big.json`)).rejects.toMatchObject({
+        code: 'MIME_CATALOG_INVALID',
+        message: `catalog ${url}/big.json: larger than ${8 * 1024 * 1024} bytes; mime reads no more`,
+      });
+    } finally {
+      server.closeAllConnections();
+      await new Promise((done) => server.close(done));
+    }
   });
 });
