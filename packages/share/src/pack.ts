@@ -87,6 +87,10 @@ export async function packWorkflow(workflowDir: string, options: PackOptions = {
       `"${id}" cannot be a package id: use letters, digits, ".", "_" and "-" (pass --id)`,
     );
   }
+  const out = resolve(options.out ?? '.');
+  const catalogFile = join(out, CATALOG_FILE);
+  // Read first: a manifest.json that is not a catalog stops the pack before anything is written.
+  const catalog = existsSync(catalogFile) ? await readCatalogFile(catalogFile) : Catalog.parse({ items: [] });
   const files: ArchiveFile[] = [];
   for (const path of await listFiles(dir)) {
     const file = await resolveInside(dir, path, 'workflow file');
@@ -109,7 +113,6 @@ export async function packWorkflow(workflowDir: string, options: PackOptions = {
     { path: PACKAGE_MANIFEST, data: Buffer.from(`${JSON.stringify(manifest, null, 2)}\n`) },
     ...files,
   ]);
-  const out = resolve(options.out ?? '.');
   const archive = join(out, `${id}.zip`);
   await writeFileAtomically(archive, zip, { mode: 0o644, dirMode: 0o755 });
   const item: CatalogItem = {
@@ -125,8 +128,6 @@ export async function packWorkflow(workflowDir: string, options: PackOptions = {
     size_bytes: zip.length,
     ...safety,
   };
-  const catalogFile = join(out, CATALOG_FILE);
-  const catalog = existsSync(catalogFile) ? await readCatalogFile(catalogFile) : Catalog.parse({ items: [] });
   catalog.items = [...catalog.items.filter((other) => other.id !== id), item];
   await writeJsonAtomic(catalogFile, catalog, { mode: 0o644 });
   return { archive, catalog: catalogFile, item, manifest };
@@ -139,6 +140,6 @@ export async function readCatalogFile(file: string): Promise<Catalog> {
   const first = parsed.error.issues[0];
   throw new ShareError(
     'MIME_CATALOG_INVALID',
-    `${file} is not a package catalog (${first?.path.join('.') || 'document'}: ${first?.message}): it needs "items", each with id, package_url, sha256 and size_bytes`,
+    `${file} is not a package catalog (${first?.path.join('.') || 'document'}: ${first?.message}): it needs "items", each with id, package_url, sha256 and size_bytes; pick another --out for the package`,
   );
 }
