@@ -18,6 +18,8 @@ const COMMANDS = [
   'batch',
   'mcp',
   'export',
+  'pack',
+  'install',
 ];
 
 describe('mime', () => {

@@ -87,7 +87,7 @@ describe('mime list', () => {
     expect(result.stdout).toContain('Workflows (3)');
     expect(result.stdout).toMatch(
       new RegExp(
-        `${SESSION}\\s+play a song in the demo player\\s+2026-11-22 10:15\\s+ready\\s+5\\s+song_name\\s+2\\s+success 2026-11-22 12:00`,
+        `${SESSION}\\s+play a song in the demo player\\s+2026-11-22 10:15\\s+ready\\s+5\\s+song_name\\s+-\\s+2\\s+success 2026-11-22 12:00`,
       ),
     );
     expect(result.stdout).toMatch(/20261122T120000Z-draft\s+-\s+-\s+draft\s+0/);

@@ -19,6 +19,7 @@ export const PUBLISHED_PACKAGES = [
   'replay',
   'report',
   'schema',
+  'share',
   'studio',
   'vision',
 ] as const;

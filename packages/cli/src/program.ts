@@ -28,6 +28,8 @@ const COMMANDS: Record<string, () => Promise<Register>> = {
   batch: async () => (await import('./commands/batch.ts')).registerBatch,
   mcp: async () => (await import('./commands/mcp.ts')).registerMcp,
   export: async () => (await import('./commands/export.ts')).registerExport,
+  pack: async () => (await import('./commands/pack.ts')).registerPack,
+  install: async () => (await import('./commands/pack.ts')).registerInstall,
 };
 
 /** The commands a command line needs: the one it names, none for a bare `--version`, else all. */

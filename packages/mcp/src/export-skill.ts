@@ -9,6 +9,7 @@ import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import {
   distinctSlugOf,
+  describeSafety,
   inert,
   isRequiredParam,
   loadWorkflow,
@@ -123,7 +124,7 @@ When the user asks to ${task} on this computer. The skill drives the real deskto
 and keyboard), one replay at a time: do not run it while someone works at the screen, and never run
 two at once.
 
-## Inputs
+${safetySection(workflow)}## Inputs
 
 ${inputs}
 ${secrets.length > 0 ? `\nSensitive params are never arguments: set ${secrets.map((p) => `\`${env(p)}\``).join(', ')} in the environment before running.\n` : ''}
@@ -163,6 +164,13 @@ for a param's value:
 
 ${handPlan(workflow)}
 `;
+}
+
+/** The workflow's safety facts as a section, or nothing when it states none. */
+function safetySection(workflow: Workflow): string {
+  const lines = describeSafety(workflow);
+  if (lines.length === 0) return '';
+  return `## Safety\n\n${lines.map((line) => `- ${markdownText(line)}`).join('\n')}\n\n`;
 }
 
 /** The workflow's subtasks and steps as numbered Markdown, for a person or an agent at the desktop. */

@@ -6,6 +6,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
+  describeSafety,
   inert,
   isMissingFileError,
   isRequiredParam,
@@ -17,6 +18,7 @@ import {
   readTextFile,
   resolveInside,
   type TaskParam,
+  toolAnnotationsOf,
   validateWorkflowTarget,
   WORKFLOW_FILE,
   type Workflow,
@@ -126,6 +128,7 @@ function describeWorkflow(workflow: Workflow): string {
     `Replays the recorded desktop workflow "${workflow.task_name}" on this machine's screen (one replay at a time) and returns its outcome${extracts.length > 0 ? ` and the values it reads: ${extracts.join(', ')}` : ''}.`,
     secrets.length > 0 &&
       `Sensitive params are never arguments: ${secrets.map((p) => `${p.name} comes from ${secretEnv(p)}`).join(', ')} in the server's environment.`,
+    ...describeSafety(workflow),
   ]
     .filter(Boolean)
     .join('\n');
@@ -228,7 +231,7 @@ export class MimeMcpServer {
           description: describeWorkflow(entry.workflow),
           inputSchema: inputOf(entry.workflow.task_params.filter((p) => !p.sensitive)),
           outputSchema: ReplayOutput,
-          annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+          annotations: toolAnnotationsOf(entry.workflow),
         },
         (args, extra: ToolExtra) =>
           replayForTool(

@@ -16,6 +16,7 @@ export * from './optimized-plan.ts';
 export * from './paths.ts';
 export * from './recording.ts';
 export * from './run.ts';
+export * from './safety.ts';
 export * from './slug.ts';
 export * from './templates.ts';
 export * from './untrusted-text.ts';

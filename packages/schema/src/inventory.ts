@@ -8,6 +8,7 @@ import { FileReadError, isMimeError } from './errors.ts';
 import { readJsonFile, readJsonlFile } from './json-files.ts';
 import { readRecordingMetadata } from './recording.ts';
 import { RunSummary } from './run.ts';
+import { type SafetyFacts, safetyFactsOf } from './safety.ts';
 import { checkWorkflow, readWorkflowContext, WORKFLOW_FILE } from './workflow-file.ts';
 
 export interface RecordingEntry {
@@ -41,6 +42,8 @@ export interface WorkflowEntry {
   subtasks: number;
   steps: number;
   params: string[];
+  /** What the workflow says it needs and does (login, side effects, payment), null until it reads. */
+  safety: SafetyFacts | null;
   runs: RunEntry[];
   /** The newest run, or null. */
   last_run: RunEntry | null;
@@ -120,6 +123,7 @@ export async function readWorkflowEntry(dir: string, session_id: string): Promis
     subtasks: 0,
     steps: 0,
     params: [],
+    safety: null,
     runs: [],
     last_run: null,
     problem: null,
@@ -155,6 +159,7 @@ export async function readWorkflowEntry(dir: string, session_id: string): Promis
     entry.subtasks = workflow.plan.subtasks.length;
     entry.steps = workflow.plan.subtasks.reduce((n, s) => n + s.steps.length, 0);
     entry.params = workflow.task_params.map((p) => p.name);
+    entry.safety = safetyFactsOf(workflow);
   } catch (error) {
     entry.state = 'invalid';
     entry.problem = reason(error);

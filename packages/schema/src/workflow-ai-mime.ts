@@ -78,6 +78,12 @@ function aiMimeSubtask(subtask: WorkflowSubtask): Loose {
 /** The document of a workflow in ai_mime's v2 layout. */
 export function toAiMimeDocument(workflow: Workflow): Loose {
   const { $schema: _schema, version: _version, kept, plan, setup, ...fields } = workflow;
+  const safety = {
+    requires_login: fields.requires_login,
+    side_effects: fields.side_effects,
+    stops_before_payment: fields.stops_before_payment,
+    safety_notes: fields.safety_notes,
+  };
   return {
     task_name: fields.task_name,
     task_description_user: fields.task_description_user,
@@ -85,6 +91,7 @@ export function toAiMimeDocument(workflow: Workflow): Loose {
     task_params: fields.task_params.map(aiMimeParam),
     success_criteria: fields.success_criteria,
     ...(setup === undefined ? {} : { setup }),
+    ...Object.fromEntries(Object.entries(safety).filter(([, value]) => value !== undefined)),
     plan: { ...plan, subtasks: plan.subtasks.map(aiMimeSubtask) },
     ...kept,
   };

@@ -244,6 +244,26 @@ export const Workflow = z
     task_params: z.array(TaskParam).default([]),
     success_criteria: z.string().default(''),
     setup: WorkflowSetup.optional(),
+    requires_login: z
+      .boolean()
+      .optional()
+      .describe('Whether a run needs the person to be logged in to the app or site already.'),
+    side_effects: z
+      .array(z.string().min(1).max(1000))
+      .max(50)
+      .optional()
+      .describe(
+        'What a run changes outside the screen: "Sends a message to the recipient", "Adds rows to a sheet".',
+      ),
+    stops_before_payment: z
+      .boolean()
+      .optional()
+      .describe('Whether a run stops before paying or confirming a purchase.'),
+    safety_notes: z
+      .array(z.string().min(1).max(1000))
+      .max(50)
+      .optional()
+      .describe('What a person or an agent should know before running it.'),
     plan: z.strictObject({
       subtasks: z.array(WorkflowSubtask).min(1, 'a plan needs at least one subtask'),
     }),

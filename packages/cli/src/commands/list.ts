@@ -1,4 +1,4 @@
-import { type Inventory, listHome } from '@mime-desktop/schema';
+import { type Inventory, listHome, type SafetyFacts } from '@mime-desktop/schema';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
@@ -27,7 +27,7 @@ function render(inventory: Inventory): string {
     inventory.workflows.length === 0
       ? style.dim('  none yet: `mime reflect --session <id>`')
       : formatTable(
-          ['SESSION', 'NAME', 'CREATED', 'STATE', 'STEPS', 'PARAMS', 'RUNS', 'LAST RUN'],
+          ['SESSION', 'NAME', 'CREATED', 'STATE', 'STEPS', 'PARAMS', 'SAFETY', 'RUNS', 'LAST RUN'],
           inventory.workflows.map((w) => [
             inert(w.session_id),
             inert(w.name ?? '-'),
@@ -35,12 +35,26 @@ function render(inventory: Inventory): string {
             w.state === 'ready' ? w.state : style.yellow(w.state),
             String(w.steps),
             inert(w.params.join(',')) || '-',
+            safetyCell(w.safety),
             String(w.runs.length),
             w.last_run ? `${w.last_run.outcome ?? 'unfinished'} ${day(w.last_run.started_at)}` : '-',
           ]),
         ),
   );
   return parts.join('\n');
+}
+
+/** The safety facts in a few words: `login, 2 side effects, stops before payment`; `-` when none are said. */
+function safetyCell(safety: SafetyFacts | null): string {
+  if (!safety) return '-';
+  const effects = safety.side_effects.length;
+  const words = [
+    safety.requires_login === true ? 'login' : safety.requires_login === false ? 'no login' : '',
+    effects > 0 ? `${effects} side effect${effects === 1 ? '' : 's'}` : '',
+    safety.stops_before_payment === true ? 'stops before payment' : '',
+    safety.stops_before_payment === false ? style.yellow('pays') : '',
+  ].filter(Boolean);
+  return words.length > 0 ? words.join(', ') : '-';
 }
 
 export function registerList(program: Command, run: (code: Promise<ExitCode>) => void): void {

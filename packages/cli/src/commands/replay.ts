@@ -14,6 +14,7 @@ import {
   secretEnvName,
 } from '@mime-desktop/replay';
 import {
+  describeSafety,
   formatPlace,
   formatStep,
   formatSubtask,
@@ -360,6 +361,8 @@ async function runReplayCommand(target: string, flags: ReplayFlags): Promise<Exi
   const dropped = new Set<string>();
   // Loaded once: its params are checked here, and the run uses the same copy.
   const loaded = await loadWorkflow(workflowPath);
+  // What the workflow says it needs and does (login, side effects, payment), before anything runs.
+  for (const line of describeSafety(loaded.workflow)) say(`${style.yellow('!')} ${inert(line)}`);
   const options: ReplayOptions = {
     params: await readParams(flags, loaded.workflow),
     promptSecret: process.stdin.isTTY ? promptSecret : undefined,
