@@ -8,8 +8,8 @@
 import { cp, mkdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import {
-  distinctSlugOf,
   describeSafety,
+  distinctSlugOf,
   inert,
   isRequiredParam,
   loadWorkflow,

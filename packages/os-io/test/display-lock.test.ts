@@ -90,11 +90,14 @@ describe('the display lock between processes', () => {
     const queued = contend('queue', 'mime replay third');
     expect(await queued.next()).toMatchObject({ event: 'waiting', holder: { command: 'mime replay first' } });
     holder.process.stdin.write('release\n');
-    const released = await holder.next();
-    expect(released.event).toBe('released');
+    const releasing = await holder.next();
+    expect(releasing.event).toBe('releasing');
+    expect((await holder.next()).event).toBe('released');
     const got = await queued.next();
     expect(got).toMatchObject({ event: 'held', holder: { pid: queued.process.pid } });
-    expect(got.at).toBeGreaterThanOrEqual(released.at);
+    // The waiter got the display only once the holder began to let it go.
+    expect(got.at).toBeGreaterThanOrEqual(releasing.at);
+    expect(await queued.next()).toMatchObject({ event: 'releasing' });
     expect(await queued.next()).toMatchObject({ event: 'released' });
     expect(await queued.exited).toBe(0);
     expect(await readdir(dir)).toEqual([]);
