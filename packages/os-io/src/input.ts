@@ -27,7 +27,13 @@ import { type Keystroke, keystrokeForChar, keystrokeForKey, MODIFIER_NUT_KEYS } 
 import type { NutModule } from './native.ts';
 import { RawKeyboard, RawMouse } from './raw-input.ts';
 import { epochNow, pause } from './time.ts';
-import type { LogicalPoint, LogicalSize, MouseButton, ScrollDirection } from './units.ts';
+import {
+  type LogicalPoint,
+  type LogicalSize,
+  type MouseButton,
+  type ScrollDirection,
+  screenPoint,
+} from './units.ts';
 import type { XKeyboard } from './x-keyboard.ts';
 
 /** Pauses within one typed text, ms: after each key, and between two presses of the same key. */
@@ -167,7 +173,7 @@ export class InputExecutor {
 
   async drag(from: LogicalPoint, to: LogicalPoint, options: DragOptions = {}): Promise<void> {
     const { button = 'left' } = options;
-    const target = this.#validPoint(to);
+    const target = screenPoint(this.#screen, to);
     return this.#run('drag', async () => {
       const start = await this.#moveTo(from);
       await this.#settle();
@@ -347,21 +353,9 @@ export class InputExecutor {
     return pause(ms, this.#failSafe.signal);
   }
 
-  #validPoint(point: LogicalPoint): LogicalPoint {
-    const x = Math.round(point.x);
-    const y = Math.round(point.y);
-    const { width, height } = this.#screen;
-    if (!(Number.isFinite(x) && Number.isFinite(y) && x >= 0 && y >= 0 && x < width && y < height)) {
-      throw new InvalidInputError(
-        `point (${point.x}, ${point.y}) is off the screen (logical ${width}x${height}; x 0..${width - 1}, y 0..${height - 1})`,
-      );
-    }
-    return { x, y };
-  }
-
   /** Moves the pointer to `point`, unless it already rests there where mime put it. */
   async #moveTo(point: LogicalPoint): Promise<LogicalPoint> {
-    const target = this.#validPoint(point);
+    const target = screenPoint(this.#screen, point);
     const at = await this.#step();
     const rested = this.#rested;
     const resting = at.x === target.x && at.y === target.y && rested?.x === at.x && rested.y === at.y;

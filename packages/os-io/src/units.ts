@@ -4,6 +4,8 @@
  * (scale 1 on X11; 2 on a Retina Mac).
  */
 
+import { InvalidInputError } from './errors.ts';
+
 /** A point in logical screen pixels, origin top-left of the primary screen. */
 export interface LogicalPoint {
   x: number;
@@ -35,3 +37,16 @@ export type MouseButton = 'left' | 'right' | 'middle';
 
 /** Which way to scroll the content: `down` brings what is below into view (wheel turned towards you). */
 export type ScrollDirection = 'up' | 'down' | 'left' | 'right';
+
+/** `point` rounded to a whole logical pixel of a `screen` this size; a point off it is {@link InvalidInputError}. */
+export function screenPoint(screen: LogicalSize, point: LogicalPoint): LogicalPoint {
+  const x = Math.round(point.x);
+  const y = Math.round(point.y);
+  const { width, height } = screen;
+  if (!(Number.isFinite(x) && Number.isFinite(y) && x >= 0 && y >= 0 && x < width && y < height)) {
+    throw new InvalidInputError(
+      `point (${point.x}, ${point.y}) is off the screen (logical ${width}x${height}; x 0..${width - 1}, y 0..${height - 1})`,
+    );
+  }
+  return { x, y };
+}

@@ -14,7 +14,13 @@ import type { FailSafe } from './fail-safe.ts';
 import type { ClickOptions, DragOptions, MoveOptions, ScrollOptions } from './input.ts';
 import { DEFAULT_INPUT_TIMING, type InputTiming, type TypedWindow, TypingPacing } from './input-pacing.ts';
 import { epochNow, pause } from './time.ts';
-import type { LogicalPoint, LogicalSize, MouseButton, ScrollDirection } from './units.ts';
+import {
+  type LogicalPoint,
+  type LogicalSize,
+  type MouseButton,
+  type ScrollDirection,
+  screenPoint,
+} from './units.ts';
 import type { VirtualPointer } from './wlr-virtual-pointer.ts';
 import { pressChord, wtype } from './wtype-keyboard.ts';
 
@@ -123,7 +129,7 @@ export class WlrootsInput {
   drag(from: LogicalPoint, to: LogicalPoint, options: DragOptions = {}): Promise<void> {
     const { button = 'left' } = options;
     return this.#run('drag', async () => {
-      const target = this.#validPoint(to);
+      const target = screenPoint(this.#screen, to);
       const start = await this.#moveTo(from);
       await this.#settle();
       this.#step();
@@ -244,20 +250,8 @@ export class WlrootsInput {
     return pause(ms, this.#failSafe.signal);
   }
 
-  #validPoint(point: LogicalPoint): LogicalPoint {
-    const x = Math.round(point.x);
-    const y = Math.round(point.y);
-    const { width, height } = this.#screen;
-    if (!(Number.isFinite(x) && Number.isFinite(y) && x >= 0 && y >= 0 && x < width && y < height)) {
-      throw new InvalidInputError(
-        `point (${point.x}, ${point.y}) is off the screen (logical ${width}x${height}; x 0..${width - 1}, y 0..${height - 1})`,
-      );
-    }
-    return { x, y };
-  }
-
   async #moveTo(point: LogicalPoint): Promise<LogicalPoint> {
-    const target = this.#validPoint(point);
+    const target = screenPoint(this.#screen, point);
     this.#step();
     const rested = this.#rested;
     if (rested?.x !== target.x || rested.y !== target.y) {
