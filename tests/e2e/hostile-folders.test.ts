@@ -121,31 +121,31 @@ const cases: Case[] = [
   {
     name: 'replay: schema.json links out of the workflow',
     make: () => replace(join(wf(), 'schema.json'), { link: join(outside, 'schema.json') }),
-    args: () => ['replay', wf(), '--mode', 'trace'],
+    args: () => ['replay', wf(), '--mode', 'trace', '--param', 'song_name=Numb'],
     says: /MIME_UNSAFE_PATH.*resolves to .*outside/,
   },
   {
     name: 'replay: manifest.jsonl is a named pipe',
     make: () => replace(join(wf(), 'manifest.jsonl'), 'fifo'),
-    args: () => ['replay', wf(), '--mode', 'trace'],
+    args: () => ['replay', wf(), '--mode', 'trace', '--param', 'song_name=Numb'],
     says: /manifest\.jsonl: is a named pipe \(FIFO\), not a regular file/,
   },
   {
     name: 'replay: manifest.jsonl links to /dev/zero',
     make: () => replace(join(wf(), 'manifest.jsonl'), 'zero'),
-    args: () => ['replay', wf(), '--mode', 'trace'],
+    args: () => ['replay', wf(), '--mode', 'trace', '--param', 'song_name=Numb'],
     says: /manifest\.jsonl: is a device, not a regular file/,
   },
   {
     name: 'replay: manifest.jsonl links out of the workflow',
     make: () => replace(join(wf(), 'manifest.jsonl'), { link: join(outside, 'manifest.jsonl') }),
-    args: () => ['replay', wf(), '--mode', 'trace'],
+    args: () => ['replay', wf(), '--mode', 'trace', '--param', 'song_name=Numb'],
     says: /MIME_UNSAFE_PATH.*manifest\.jsonl.*outside/,
   },
   {
     name: 'replay: .replay links out of the workflow',
     make: () => replace(join(wf(), '.replay'), { link: join(outside, 'runs') }),
-    args: () => ['replay', wf(), '--mode', 'trace'],
+    args: () => ['replay', wf(), '--mode', 'trace', '--param', 'song_name=Numb'],
     says: /MIME_UNSAFE_PATH.*\.replay is a symbolic link; mime never writes through a link/,
   },
   {
