@@ -31,8 +31,10 @@ export interface ReplayWatchOptions {
 
 interface Held {
   holder: DisplayLockHolder;
-  /** Epoch ms: when the replay took the display, and when it was first seen free again (null: still held). */
+  /** Epoch ms: when the replay took the display, and the last look that saw it hold it. */
   from: number;
+  seen: number;
+  /** Epoch ms: the end of its hold once a look saw the display free (null: still held). */
   to: number | null;
 }
 
@@ -57,12 +59,16 @@ export class ReplayWatch {
 
   #look(): Promise<void> {
     this.#looking = this.#looking.then(async () => {
-      const holder = await displayLockHolder(this.#options).catch(() => null);
       const now = Date.now();
+      const holder = await displayLockHolder(this.#options).catch(() => null);
       const open = this.#held.at(-1);
-      if (open && open.to === null && open.holder.since !== holder?.since) open.to = now;
+      // Its hold ends where it was last seen: a look comes with every event (heldAt), so the replay's
+      // own input is seen while it still holds the display, and a person's input after the replay let
+      // go, but before a look saw it free, is the person's.
+      if (open && open.to === null && open.holder.since !== holder?.since) open.to = open.seen;
+      else if (open && open.to === null) open.seen = now;
       if (holder && (open?.to !== null || open.holder.since !== holder.since)) {
-        this.#held.push({ holder, from: Date.parse(holder.since), to: null });
+        this.#held.push({ holder, from: Date.parse(holder.since), seen: now, to: null });
       }
     });
     return this.#looking;
