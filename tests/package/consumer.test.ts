@@ -241,7 +241,7 @@ describe('the installed mime on the demo app', () => {
     try {
       expect((await client.listTools()).tools.map((t) => t.name)).toContain('play_song');
       const result = await client.callTool(
-        { name: 'play_song', arguments: { song_name: 'Yellow' } },
+        { name: 'play_song', arguments: { params: { song_name: 'Yellow' } } },
         undefined,
         {
           timeout: 120_000,

@@ -45,6 +45,12 @@ export function accessibleAppEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.P
   };
 }
 
+/**
+ * Where the window of a process is on the screen, for toolkits that report extents relative to their
+ * window (every toolkit on Wayland); null when the compositor does not tell.
+ */
+export type WindowOrigin = (pid: number) => Promise<LogicalPoint | null>;
+
 /** Chromium and Electron expose an empty frame unless started with this flag. */
 export const ACCESSIBLE_CHROMIUM_FLAG = '--force-renderer-accessibility';
 

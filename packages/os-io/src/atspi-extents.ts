@@ -1,4 +1,5 @@
 import type { ElementBox } from '@mime-desktop/schema';
+import type { WindowOrigin } from './accessibility.ts';
 import { APP_ROOT, APPLICATION, type AtspiCalls, DBUS, type Ref } from './atspi-calls.ts';
 import type { LogicalPoint } from './units.ts';
 import { readWindowTree } from './x-window-tree.ts';
@@ -43,12 +44,6 @@ export interface AppScale {
   window: number;
   content: number;
 }
-
-/**
- * Where the window of a process is on the screen, for toolkits that report extents relative to their
- * window (every toolkit on Wayland); null when the compositor does not tell.
- */
-export type WindowOrigin = (pid: number) => Promise<LogicalPoint | null>;
 
 /** Elements' boxes on the screen: each app's reported boxes scaled and placed by its window. */
 export class AtspiExtents {

@@ -13,7 +13,7 @@
  */
 
 import type { AccessibleElement, ElementBox } from '@mime-desktop/schema';
-import type { Accessibility, FindOptions, OpenedAccessibility } from './accessibility.ts';
+import type { Accessibility, FindOptions, OpenedAccessibility, WindowOrigin } from './accessibility.ts';
 import {
   ACCESSIBLE,
   AtspiCalls,
@@ -27,7 +27,7 @@ import {
 } from './atspi-calls.ts';
 import { type Buses, connectBuses } from './atspi-connect.ts';
 import { AtspiElementReader } from './atspi-element.ts';
-import { AtspiExtents, type WindowOrigin } from './atspi-extents.ts';
+import { AtspiExtents } from './atspi-extents.ts';
 import { type AppWindow, followPath, ROOT, searchTree, topWindows } from './atspi-tree.ts';
 import type { LogicalPoint } from './units.ts';
 

@@ -2,8 +2,7 @@
  * Which accessibility adapter this platform has, loaded only when asked: AT-SPI over D-Bus on Linux
  * (atspi.ts); none yet elsewhere (targets are then found by pixels).
  */
-import type { OpenedAccessibility } from './accessibility.ts';
-import type { WindowOrigin } from './atspi-extents.ts';
+import type { OpenedAccessibility, WindowOrigin } from './accessibility.ts';
 
 /**
  * Opens the desktop's accessibility trees (AT-SPI on Linux; loaded only when asked) and turns
