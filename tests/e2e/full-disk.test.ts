@@ -102,9 +102,12 @@ describe.skipIf(!root)('a full disk', () => {
   it('a replay fails naming the disk (exit 2), not an internal error, and ends', {
     timeout: 120_000,
   }, async () => {
-    const result = await runMime(['replay', join(disk, 'workflow'), '--mode', 'trace'], {
-      env: { DISPLAY: desktop().display },
-    });
+    const result = await runMime(
+      ['replay', join(disk, 'workflow'), '--mode', 'trace', '--param', 'song_name=Numb'],
+      {
+        env: { DISPLAY: desktop().display },
+      },
+    );
     expect(result.exitCode, result.stderr).toBe(2);
     expect(result.stderr).toMatch(
       /MIME_DISK_FULL.*no space left on the disk of .*\.replay.* free some space/,
@@ -174,7 +177,10 @@ describe.skipIf(!root)('a read-only folder', () => {
     notWritable(report.stderr, /cannot write report\.html/);
 
     const env = { DISPLAY: desktop().display };
-    const replay = await runMime(['replay', join(disk, 'workflow'), '--mode', 'trace'], { env });
+    const replay = await runMime(
+      ['replay', join(disk, 'workflow'), '--mode', 'trace', '--param', 'song_name=Numb'],
+      { env },
+    );
     expect(replay.exitCode).toBe(2);
     notWritable(replay.stderr, /\.replay is on a read-only/);
 
