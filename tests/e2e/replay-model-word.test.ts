@@ -63,13 +63,13 @@ describe("the model's word", () => {
     // The headline names the divergence that handed the subtask over, then the budget.
     expect(auto.summary.code).toBe('MIME_BUDGET_ITERATIONS');
     expect(auto.summary.reason).toMatch(
-      /^step 3 of subtask 1 diverged: the recorded target was not found .*; the model took over, then subtask 1 used all its iterations/,
+      /^step 4 of subtask 2 diverged: the recorded target was not found .*; the model took over, then subtask 2 used all its iterations/,
     );
     expect(auto.result.stderr).toMatch(
-      /✗ failed \[MIME_BUDGET_ITERATIONS\] .*: step 3 of subtask 1 diverged/,
+      /✗ failed \[MIME_BUDGET_ITERATIONS\] .*: step 4 of subtask 2 diverged/,
     );
     const page = await readFile(join(auto.summary.dir, 'report.html'), 'utf8');
-    expect(page).toMatch(/<p class="verdict-reason">step 3 of subtask 1 diverged: /);
+    expect(page).toMatch(/<p class="verdict-reason">step 4 of subtask 2 diverged: /);
     expect(page).toContain('<span class="label">Value refused</span> (read by OCR): the screen shows');
   }, 240_000);
 
@@ -103,7 +103,7 @@ describe('--max-model-calls 0', () => {
       usage: { calls: 0 },
     });
     expect(run.summary.reason).toMatch(
-      /^step 3 \(left_click at .*\): the recorded target was not found .*Auto mode stops here: this run may not call a model \(its model calls budget is 0\)/,
+      /^step 4 \(left_click at .*\): the recorded target was not found .*Auto mode stops here: this run may not call a model \(its model calls budget is 0\)/,
     );
     expect(run.result.stderr).toContain('This run was not allowed the model (--max-model-calls 0)');
     expect(run.state.playing).toBe('');

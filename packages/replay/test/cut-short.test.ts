@@ -34,10 +34,10 @@ describe('the reason of a run a budget ended', () => {
   it('names the divergence that handed the open subtask over first, then the budget', () => {
     const events = [ended(0), divergence(1, 3), handover(1, 'the recorded target was not found')];
     expect(cutShortReason(events, budget)).toBe(
-      'step 3 of subtask 1 diverged: the recorded target was not found; the model took over, then the run used all its model requests (1 of 1); raise the model calls budget.',
+      'step 4 of subtask 2 diverged: the recorded target was not found; the model took over, then the run used all its model requests (1 of 1); raise the model calls budget.',
     );
     expect(cutShortReason([divergence(0, null), handover(0, 'not shown')], budget)).toMatch(
-      /^the end of subtask 0 diverged: not shown; the model took over, then/,
+      /^the end of subtask 1 diverged: not shown; the model took over, then/,
     );
   });
 

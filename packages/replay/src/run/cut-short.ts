@@ -2,7 +2,7 @@
  * A hand-over cut short by a budget: what the run's headline names first. The budget only ended the
  * model's work on a subtask the recording could not carry; why the model was needed is the real cause.
  */
-import type { TypedRunEvent } from '@mime-desktop/schema';
+import { formatStep, formatSubtask, type TypedRunEvent } from '@mime-desktop/schema';
 import type { BudgetExhaustedError } from '../errors.ts';
 
 /**
@@ -20,9 +20,9 @@ export function openHandOver(events: readonly TypedRunEvent[]): string | null {
       const where =
         divergence && divergence.subtask === subtask
           ? divergence.step === null
-            ? `the end of subtask ${subtask} diverged`
-            : `step ${divergence.step} of subtask ${subtask} diverged`
-          : `subtask ${subtask} needed the model`;
+            ? `the end of ${formatSubtask(subtask)} diverged`
+            : `${formatStep(divergence.step)} of ${formatSubtask(subtask)} diverged`
+          : `${formatSubtask(subtask)} needed the model`;
       cause = `${where}: ${event.data.reason}`;
     }
   }
