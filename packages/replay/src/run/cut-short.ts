@@ -17,12 +17,13 @@ export function openHandOver(events: readonly TypedRunEvent[]): string | null {
     else if (event.type === 'subtask_end' && event.data.outcome === 'success') cause = null;
     else if (event.type === 'handover') {
       const subtask = event.subtask_i;
+      const named = subtask === null ? 'a subtask' : formatSubtask(subtask);
       const where =
         divergence && divergence.subtask === subtask
           ? divergence.step === null
-            ? `the end of ${formatSubtask(subtask)} diverged`
-            : `${formatStep(divergence.step)} of ${formatSubtask(subtask)} diverged`
-          : `${formatSubtask(subtask)} needed the model`;
+            ? `the end of ${named} diverged`
+            : `${formatStep(divergence.step)} of ${named} diverged`
+          : `${named} needed the model`;
       cause = `${where}: ${event.data.reason}`;
     }
   }
