@@ -8,6 +8,7 @@
 import { join } from 'node:path';
 import { copyWorkflow, useDesktop, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { type RunningMime, startMime } from '@mime-desktop/test-support/run-mime';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const desktop = useDesktop();
@@ -227,7 +228,7 @@ describe('mime mcp --http, to the letter of the transport', () => {
     for (let i = 0; i < 100 && outcome !== 'aborted'; i += 1) {
       const listed = await client.request(9, 'tools/call', { name: 'list_workflows', arguments: {} });
       outcome = listed.result.structuredContent.workflows[0].last_run?.outcome;
-      if (outcome !== 'aborted') await new Promise((r) => setTimeout(r, 100));
+      if (outcome !== 'aborted') await sleep(100);
     }
     expect(outcome).toBe('aborted');
   });
@@ -287,7 +288,7 @@ describe('mime mcp --http --session-idle', () => {
       // Each look is a request of the session, so looks are spaced wider than the idle time.
       let status = 200;
       for (let i = 0; i < 20 && status !== 404; i += 1) {
-        await new Promise((r) => setTimeout(r, 1500));
+        await sleep(1500);
         status = (await client.post({ jsonrpc: '2.0', id: 2, method: 'ping' })).status;
       }
       expect(status).toBe(404);

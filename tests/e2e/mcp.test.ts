@@ -183,7 +183,7 @@ describe('mime mcp over stdio', () => {
         i < 100 && !(await client.listTools()).tools.some((t) => t.name === 'play_by_mode');
         i += 1
       ) {
-        await new Promise((r) => setTimeout(r, 100));
+        await sleep(100);
       }
       await desktop().resetApp();
       const result = (await client.callTool(
@@ -208,7 +208,7 @@ describe('mime mcp over stdio', () => {
         i < 100 && (await client.listTools()).tools.some((t) => t.name === 'play_by_mode');
         i += 1
       ) {
-        await new Promise((r) => setTimeout(r, 100));
+        await sleep(100);
       }
     }
   });
@@ -235,13 +235,13 @@ describe('mime mcp over stdio', () => {
     const listed = async () =>
       (await client.listTools()).tools.filter((t) => t.name.startsWith('burst_')).length;
     for (let i = 0; i < 100 && (changes === 0 || (await listed()) < 10); i += 1) {
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
     expect(await listed()).toBe(10);
     // The next change is the next notification: had the burst sent a second one, it came before it.
     for (let i = 0; i < 10; i += 1) await rm(join(home, 'workflows', `burst-${i}`), { recursive: true });
     for (let i = 0; i < 100 && (changes < 2 || (await listed()) > 0); i += 1) {
-      await new Promise((r) => setTimeout(r, 100));
+      await sleep(100);
     }
     expect(await listed()).toBe(0);
     expect(changes).toBe(2);
@@ -387,7 +387,7 @@ describe('mime mcp --http', () => {
       expect(used.status).toBe(200);
       await used.text();
       // The behaviour is about time itself: past the idle time and a sweep, with no request meanwhile.
-      await new Promise((resolve) => setTimeout(resolve, 2500));
+      await sleep(2500);
       const expired = await rpc('tools/list', session);
       expect(expired.status).toBe(404);
       expect(await expired.text()).toMatch(/Session not found: it ended or expired; initialize a new one/);

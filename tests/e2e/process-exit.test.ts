@@ -5,6 +5,7 @@
  * retry timer, a request, a worker) keeps it alive.
  */
 import { startMime } from '@mime-desktop/test-support/run-mime';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { describe, expect, it } from 'vitest';
 import { copyWorkflow } from '../support/e2e-rig.ts';
 import { useModelRig } from '../support/model-rig.ts';
@@ -37,7 +38,7 @@ async function requestsReached(n: number): Promise<void> {
   while (rig.server.chatRequests().length < n) {
     if (Date.now() > deadline)
       throw new Error(`the model got ${rig.server.chatRequests().length} of ${n} requests`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    await sleep(20);
   }
 }
 

@@ -1,5 +1,6 @@
 /** Who holds a display's machine-wide lock over time, as the replays on it see it. */
 import { type DisplayLockHolder, displayLockHolder } from '@mime-desktop/os-io';
+import { sleep } from './wait.ts';
 
 /**
  * Looks at the lock of `display` every `everyMs` until stopped; resolves each holding seen once (a
@@ -15,7 +16,7 @@ export function watchDisplayHolders(
     while (running) {
       const holder = await displayLockHolder({ env: { DISPLAY: display } });
       if (holder && !seen.some((h) => h.since === holder.since && h.pid === holder.pid)) seen.push(holder);
-      await new Promise((resolve) => setTimeout(resolve, everyMs));
+      await sleep(everyMs);
     }
   })();
   return {

@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { startSessionBus } from '@mime-desktop/os-io';
 import { execa } from 'execa';
 import { CHROMIUM_FLAGS, DEMO_APP_PATH, type DemoAppState, parseDemoTitle } from './desktop-harness.ts';
+import { sleep } from './wait.ts';
 
 /** The unprivileged user sway runs as when the tests run as root (`MIME_WAYLAND_USER`, default `mime-wl`). */
 export const SWAY_USER = process.env.MIME_WAYLAND_USER ?? 'mime-wl';
@@ -66,8 +67,6 @@ export interface SwayHarness {
   resetApp(): Promise<DemoAppState>;
   stop(): Promise<void>;
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function waitFor<T>(what: string, look: () => Promise<T | null>, timeoutMs: number): Promise<T> {
   const deadline = Date.now() + timeoutMs;

@@ -5,6 +5,7 @@
 import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WorkflowCatalog } from '../src/catalog.ts';
 
@@ -32,7 +33,7 @@ async function workflowAt(dir: string, taskName: string): Promise<void> {
 }
 
 async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i += 1) await new Promise((r) => setTimeout(r, 50));
+  for (let i = 0; i < 200 && !check(); i += 1) await sleep(50);
   expect(check(), what).toBe(true);
 }
 

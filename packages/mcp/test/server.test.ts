@@ -6,6 +6,7 @@
 import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -140,7 +141,7 @@ describe('HTTP sessions', () => {
         await transport.close();
       }
       expect(created).toBe(5);
-      for (let i = 0; i < 100 && http.sessions > 0; i += 1) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 100 && http.sessions > 0; i += 1) await sleep(50);
       expect(http.sessions).toBe(0);
       expect(open).toBeLessThanOrEqual(0);
     } finally {

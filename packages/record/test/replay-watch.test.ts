@@ -6,6 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { acquireDisplayLock } from '@mime-desktop/os-io';
+import { sleep } from '@mime-desktop/test-support/wait';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DisplayReplayingError, ReplayWatch } from '../src/index.ts';
 
@@ -18,7 +19,7 @@ afterEach(() => rm(dir, { recursive: true, force: true }));
 
 const until = async (ms: number) => {
   const end = Date.now() + ms;
-  while (Date.now() <= end) await new Promise((resolve) => setTimeout(resolve, 5));
+  while (Date.now() <= end) await sleep(5);
 };
 
 describe('a recording beside replays', () => {
