@@ -252,10 +252,19 @@ describe('mime mcp --http, to the letter of the transport', () => {
     expect(seen[0]).toMatchObject({ id: expect.any(String), message: null });
     expect(lastId).toBeDefined();
 
-    const resumed = await fetch(running.url, {
-      method: 'GET',
-      headers: client.headers({ accept: 'text/event-stream', 'last-event-id': lastId as string }),
-    });
+    // Until the server has seen the dropped stream close, the session still has it: 409, as a client
+    // that resumes at once may get; it asks again.
+    const resume = () =>
+      fetch(running.url, {
+        method: 'GET',
+        headers: client.headers({ accept: 'text/event-stream', 'last-event-id': lastId as string }),
+      });
+    let resumed = await resume();
+    for (let i = 0; i < 50 && resumed.status === 409; i += 1) {
+      await resumed.body?.cancel();
+      await sleep(100);
+      resumed = await resume();
+    }
     expect(resumed.status).toBe(200);
     let result: any;
     for await (const event of eventsOf(resumed.body as ReadableStream<Uint8Array>)) {
