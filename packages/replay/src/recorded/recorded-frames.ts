@@ -1,0 +1,95 @@
+/**
+ * The recording as the step loop reads it: each step's event and frames, decoded once, and where two
+ * recorded frames differ (found once a pair: the same checks run in every poll). Without a recording
+ * (a hand-written workflow) every step says why the recording does not carry it.
+ */
+import { formatStep, type WorkflowStep } from '@mime-desktop/schema';
+import { type Box, changedRegion, type RgbaImage } from '@mime-desktop/vision';
+import { TraceUnavailableError } from '../errors.ts';
+import type { PlannedSubtask } from '../kernel/plan.ts';
+import {
+  loadRecording,
+  type RecordedStep,
+  type RecordedSteps,
+  type Recording,
+  recordedSteps,
+} from './recorded-step.ts';
+
+/** The recorded frames around a subtask, and the end frame's file (relative to the workflow folder). */
+export interface OutcomeFrames {
+  before: RgbaImage;
+  after: RgbaImage;
+  afterFrame: string;
+}
+
+export class RecordedFrames {
+  #recording: Recording = { events: new Map(), frames: new Map() };
+  #steps: RecordedSteps = {
+    of: (step) => new TraceUnavailableError(`${formatStep(step.i)}: the workflow has no recording`),
+    frame: () => Promise.reject(new TraceUnavailableError('the workflow has no recording')),
+  };
+  readonly #regions = new WeakMap<RgbaImage, WeakMap<RgbaImage, Box | null>>();
+
+  /** Reads the workflow's copy of the recording; throws TraceUnavailableError without one. */
+  async load(workflowDir: string): Promise<void> {
+    this.#recording = await loadRecording(workflowDir);
+    this.#steps = recordedSteps(workflowDir, this.#recording);
+  }
+
+  /** A step with its recorded event and frames, or why the recording does not carry it. */
+  of(step: WorkflowStep): RecordedStep | TraceUnavailableError {
+    return this.#steps.of(step);
+  }
+
+  /** A recorded frame by its path in the workflow folder. */
+  frame(name: string): Promise<RgbaImage> {
+    return this.#steps.frame(name);
+  }
+
+  /** The recording's first frame, if any. */
+  first(): Promise<RgbaImage> | null {
+    const { frames } = this.#recording;
+    if (frames.size === 0) return null;
+    const name = frames.get(Math.min(...frames.keys()));
+    return name === undefined ? null : this.frame(name);
+  }
+
+  /** The recorded frame before a step's event (the screen the previous action left), if any. */
+  before(step: WorkflowStep): Promise<RgbaImage> | null {
+    const previous = this.#recording.frames.get((step.source?.event_index ?? 0) - 1);
+    return previous === undefined ? null : this.frame(previous);
+  }
+
+  /** The recorded frames before a subtask and after it, or null when the recording has no end frame for it. */
+  async aroundSubtask(subtask: PlannedSubtask): Promise<OutcomeFrames | null> {
+    const sources = subtask.steps.flatMap((s) => (s.source ? [s.source] : []));
+    const first = sources[0];
+    if (!first) return null;
+    const afterFrame = this.#recording.frames.get(Math.max(...sources.map((s) => s.event_index)) + 1);
+    if (!afterFrame) return null;
+    const [before, after] = await Promise.all([this.frame(first.screenshot), this.frame(afterFrame)]);
+    return { before, after, afterFrame };
+  }
+
+  /** Where two recorded frames differ (computed once a pair); null when they do not or differ in size. */
+  change(before: RgbaImage, after: RgbaImage): Box | null {
+    if (before.width !== after.width || before.height !== after.height) return null;
+    let byAfter = this.#regions.get(before);
+    if (!byAfter) {
+      byAfter = new WeakMap();
+      this.#regions.set(before, byAfter);
+    }
+    if (!byAfter.has(after)) byAfter.set(after, changedRegion(before, after));
+    return byAfter.get(after) ?? null;
+  }
+
+  /** Decodes a step's recorded frames and finds where they differ, ahead of its checks; best effort. */
+  warm(recorded: RecordedStep | TraceUnavailableError | undefined): void {
+    if (!recorded || recorded instanceof TraceUnavailableError) return;
+    Promise.all([recorded.pre(), recorded.post()])
+      .then(([pre, post]) => {
+        if (post) this.change(pre, post);
+      })
+      .catch(() => undefined);
+  }
+}

@@ -1,0 +1,165 @@
+/**
+ * At the end of a subtask, the screen must show the outcome the recording shows at that point: by
+ * content where the recording shows a param's example (this run's value must be there), else by
+ * layout. The same readers check the model's claims in a subtask auto handed over.
+ */
+import { formatSubtask } from '@mime-desktop/schema';
+import type { Box } from '@mime-desktop/vision';
+import { liveImage } from '../actions/screen-text.ts';
+import { TraceUnavailableError } from '../errors.ts';
+import type { RecordedClaims } from '../kernel/claims.ts';
+import type { PlannedSubtask } from '../kernel/plan.ts';
+import type { SubtaskEntry } from '../kernel/plan-cursor.ts';
+import type { At } from '../kernel/run-memory.ts';
+import { verifyChange } from './change-check.ts';
+import { failed, identity, located } from './checks.ts';
+import { claimedExtract, claimedOutcome } from './claimed.ts';
+import { readExtract } from './extract-reading.ts';
+import type { ExtractStep } from './extract-step.ts';
+import { type Layout, mapBox, RECORDED } from './layout-map.ts';
+import { type LoopParts, outcomeShots, type SubtaskState } from './loop-parts.ts';
+import type { OutcomeFrames } from './recorded-frames.ts';
+import { checkShownValues, type ExampleSpots, findExamples, type ShownValue } from './shown-values.ts';
+
+export class SubtaskOutcome {
+  readonly #parts: LoopParts;
+  readonly #extracts: ExtractStep;
+  readonly #examples = new Map<PlannedSubtask, Promise<{ region: Box; spots: ExampleSpots } | null>>();
+
+  constructor(parts: LoopParts, extracts: ExtractStep) {
+    this.#parts = parts;
+    this.#extracts = extracts;
+  }
+
+  /** Null when the outcome is shown (or the recording has no end frame); else why the subtask cannot go on. */
+  async check(subtask: PlannedSubtask, entry: SubtaskEntry, state: SubtaskState): Promise<string | null> {
+    if (this.#parts.ctx.settings.dryRun) return null;
+    const frames = await this.#parts.frames.aroundSubtask(subtask);
+    if (!frames) return null;
+    const { before, after, afterFrame } = frames;
+    const layout = state.layout ?? RECORDED;
+    const turn = { subtask_i: entry.subtask_i, iteration: entry.record.iterations };
+    const byContent = await this.#checkShown(subtask, frames, layout, turn);
+    if (byContent !== 'unknown') return byContent;
+    return verifyChange(this.#parts, {
+      recordedFrame: afterFrame,
+      check: 'subtask_outcome',
+      step_i: null,
+      before,
+      after,
+      layout,
+      turn,
+      liveBefore: null,
+      reason: `the screen does not show the outcome the recording shows at the end of ${formatSubtask(subtask.subtask_i)}`,
+      description: '',
+    });
+  }
+
+  /**
+   * By content: where the recording shows a param's example as the subtask's outcome, the screen must
+   * show this run's value. 'unknown' when content cannot tell (no example shown): layout decides then.
+   */
+  async #checkShown(
+    subtask: PlannedSubtask,
+    { after, afterFrame }: OutcomeFrames,
+    layout: Layout,
+    turn: At,
+  ): Promise<string | null | 'unknown'> {
+    const examples = await this.#examplesOf(subtask);
+    if (!examples) return 'unknown';
+    const { region, spots } = examples;
+    const { ctx } = this.#parts;
+    return this.#parts.verifier.verify({
+      turn,
+      description: '',
+      layout,
+      look: async (live) => {
+        const verdict = await checkShownValues(ctx.ocr, live, region, layout, spots);
+        if (verdict.kind !== 'missing') return located(identity, layout, 1, '');
+        const { value } = verdict;
+        return failed(
+          null,
+          'subtask_outcome',
+          `the screen does not show ${value.name} = ${JSON.stringify(value.value)} where the recording shows ${JSON.stringify(value.example)} at the end of ${formatSubtask(subtask.subtask_i)} (that line reads ${JSON.stringify(verdict.read)})`,
+          0,
+          1,
+          verdict.box,
+          after,
+        );
+      },
+      verdict: (watched) => ({
+        step_i: null,
+        check: 'subtask_outcome',
+        similarity: 1,
+        threshold: 1,
+        region: mapBox(layout, region),
+        ...outcomeShots(ctx, turn, watched.frame, afterFrame),
+      }),
+    });
+  }
+
+  /**
+   * Where the recording shows params' examples as a subtask's outcome, read by OCR once a subtask
+   * (the OCR worker starts at the first read: about 1 s of CPU, which on two cores slows the steps
+   * beside it when started earlier). Null when none is shown.
+   */
+  #examplesOf(subtask: PlannedSubtask): Promise<{ region: Box; spots: ExampleSpots } | null> {
+    let examples = this.#examples.get(subtask);
+    if (!examples) {
+      const { ctx, frames } = this.#parts;
+      examples = (async () => {
+        const values = this.#shownValues();
+        const around = values.length > 0 ? await frames.aroundSubtask(subtask) : null;
+        const region = around && frames.change(around.before, around.after);
+        if (!around || !region) return null;
+        const spots = await findExamples(ctx.ocr, around.before, around.after, region, values);
+        return spots.length > 0 ? { region, spots } : null;
+      })();
+      this.#examples.set(subtask, examples);
+    }
+    return examples;
+  }
+
+  /** The run's values of the params the workflow has an example of (never a sensitive one's). */
+  #shownValues(): ShownValue[] {
+    const { workflow, params } = this.#parts.ctx;
+    return workflow.task_params.flatMap((p) => {
+      const value = params.find((r) => r.name === p.name);
+      return !p.sensitive && p.example && value && !value.sensitive && value.display.trim()
+        ? [{ name: p.name, example: p.example, value: value.display }]
+        : [];
+    });
+  }
+
+  /**
+   * The checks the recording makes of the model's claims in a subtask handed over: its outcome, and
+   * each value it extracts, read on the live screen where the recording shows them (one look each).
+   */
+  claims(subtask: PlannedSubtask, state: SubtaskState): RecordedClaims {
+    const { ctx, frames } = this.#parts;
+    const live = () => ctx.desktop.captureFrame().then(liveImage);
+    const layout = () => state.layout ?? RECORDED;
+    return {
+      outcome: async () => {
+        const examples = await this.#examplesOf(subtask);
+        if (!examples) return null;
+        const { region, spots } = examples;
+        return claimedOutcome(await checkShownValues(ctx.ocr, await live(), region, layout(), spots));
+      },
+      extract: async (variable, value) => {
+        const step = subtask.steps.find((s) => s.variable_name === variable);
+        const recorded = step ? frames.of(step) : null;
+        if (!recorded || recorded instanceof TraceUnavailableError) return null;
+        if (recorded.event.action_type !== 'extract') return null;
+        const [example, pre, screen] = await Promise.all([
+          this.#extracts.exampleOf(recorded),
+          recorded.pre(),
+          live(),
+        ]);
+        if (!example || pre.width !== screen.width || pre.height !== screen.height) return null;
+        const shown = await readExtract(ctx.ocr, example, screen, layout());
+        return claimedExtract(value, shown, example.label);
+      },
+    };
+  }
+}
