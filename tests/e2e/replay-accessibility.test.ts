@@ -146,6 +146,9 @@ describe('auto replay with new params, 0 model calls', () => {
         ]);
         const outcome = run.find((e) => e.type === 'verify' && e.data.check === 'subtask_outcome');
         expect(outcome?.data.threshold).toBe(1);
+        // Read from the app's own words (its tree), not by OCR, and the console says so.
+        expect(outcome?.data.read).toBe('app');
+        expect(result.stderr).toContain('✓ outcome verified (read from the app)');
         // The console line and the report say which rung found each target.
         expect(result.stderr).toMatch(/Subtask 1 · Step 1 re-grounded \[accessibility\] left_click/);
         const report = await readFile(join(workflowDir, '.replay', summary.run_id, 'report.html'), 'utf8');
@@ -200,7 +203,51 @@ describe('a Name field that takes no text', () => {
         ['replay', workflowDir, '--mode', 'auto', '--param', 'name=Bob Jones', '--param', 'city=Rome'],
         { env: { ...harness.env } },
       );
-      expect(result.stderr).toMatch(/step 2 .*the focused entry "Name" holds "", not the typed text/);
+      expect(result.stderr).toMatch(/step 2 .*the focused entry "Name" holds "", not "Bob Jones"/);
+      expect(result.stderr).toContain('MIME_REPLAY_DIVERGENCE');
+      expect(result.exitCode).toBe(1);
+      expect((await formState(harness)).sent).toBeNull();
+    });
+  }, 60_000);
+});
+
+describe('a Name field an earlier run left filled in', () => {
+  const prefilled = { query: `prefill=${encodeURIComponent('Zzz ')}` };
+
+  it('is cleared first in auto, which says what it cleared, and ends holding only the new value', async () => {
+    await withForm(prefilled, async (harness) => {
+      const result = await runMime(
+        [
+          'replay',
+          workflowDir,
+          '--mode',
+          'auto',
+          '--param',
+          'name=Bob Jones',
+          '--param',
+          'city=Rome',
+          '--json',
+        ],
+        { env: { ...harness.env } },
+      );
+      expect((await formState(harness)).sent, result.stderr).toEqual({ name: 'Bob Jones', city: 'Rome' });
+      const summary = JSON.parse(result.stdout);
+      expect(summary).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
+      const run = await events(join(workflowDir, '.replay', summary.run_id));
+      const typed = run.find((e) => e.type === 'step' && e.data.step_i === 1);
+      expect(typed?.data.reason).toContain('cleared "Zzz " from the field first');
+    });
+  }, 60_000);
+
+  it('is an honest divergence in trace, naming what the field holds', async () => {
+    await withForm(prefilled, async (harness) => {
+      const result = await runMime(
+        ['replay', workflowDir, '--mode', 'trace', '--param', 'name=Bob Jones', '--param', 'city=Rome'],
+        { env: { ...harness.env } },
+      );
+      expect(result.stderr).toMatch(
+        /the focused entry "Name" holds "Zzz " where the recording's field was empty/,
+      );
       expect(result.stderr).toContain('MIME_REPLAY_DIVERGENCE');
       expect(result.exitCode).toBe(1);
       expect((await formState(harness)).sent).toBeNull();

@@ -14,8 +14,11 @@ export interface FindOptions {
 }
 
 export interface Accessibility {
-  /** The deepest element under a screen point, in the topmost app window there; null when none says. */
-  elementAt(point: LogicalPoint): Promise<AccessibleElement | null>;
+  /**
+   * The deepest element under a screen point, in the topmost app window there; null when none says.
+   * With `text`, its text too (never a password field's): what a label or a paragraph shows.
+   */
+  elementAt(point: LogicalPoint, options?: { text?: boolean }): Promise<AccessibleElement | null>;
   /** The element with the keyboard focus, with its text (never a password field's); null when none. */
   focused(): Promise<AccessibleElement | null>;
   /**

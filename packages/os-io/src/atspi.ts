@@ -78,7 +78,7 @@ class Atspi implements Accessibility {
     ]);
   }
 
-  async elementAt(point: LogicalPoint): Promise<AccessibleElement | null> {
+  async elementAt(point: LogicalPoint, options: { text?: boolean } = {}): Promise<AccessibleElement | null> {
     this.#extents.newLookup();
     const windows = await topWindows(this.#calls);
     const placed = await Promise.all(
@@ -116,7 +116,7 @@ class Atspi implements Accessibility {
     }
     const parent = await this.#calls.parent(current).catch(() => null);
     if (parent && (await this.#coversParent(current, parent))) current = parent;
-    return this.#elements.describe(current, false);
+    return this.#elements.describe(current, options.text === true);
   }
 
   /**

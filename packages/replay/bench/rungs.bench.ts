@@ -108,10 +108,15 @@ const values = [{ name: 'name', example: 'Ann Lee', value: 'Ann Lee' }];
 const region = { x: box.x, y: box.y, width: box.width, height: box.height };
 const spots = await findExamples(ocr, pre, after, region, values);
 if (spots.length !== 1) throw new Error('the OCR did not find the example value');
-rows.push(['outcome checked by content: OCR of the value line (worker started)', await time(10, async () => {
-  const verdict = await checkShownValues(ocr, after, region, { scale: 1, dx: 0, dy: 0 }, spots);
-  if (verdict.kind !== 'shown') throw new Error('the value was not read');
-})]); // biome-ignore format: a table
+const checkOutcome = (tree: typeof a11y | null, by: 'app' | 'ocr') => async () => {
+  const verdict = await checkShownValues(ocr, tree, after, region, { scale: 1, dx: 0, dy: 0 }, spots);
+  if (verdict.kind !== 'shown' || verdict.read !== by) throw new Error(`the value was not read by ${by}`);
+};
+rows.push([
+  'outcome checked by content: read from the app (its tree)',
+  await time(10, checkOutcome(a11y, 'app')),
+]);
+rows.push(['outcome checked by content: OCR of the lines around (no tree, worker started)', await time(10, checkOutcome(null, 'ocr'))]); // biome-ignore format: a table
 
 process.stdout.write(
   `replay: the cost of each rung and check (Name field of the form page, Xvfb ${pre.width}x${pre.height}, medians)\n${rows

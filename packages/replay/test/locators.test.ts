@@ -8,7 +8,13 @@ import type { AccessibleElement, WorkflowStep } from '@mime-desktop/schema';
 import { decodeImage, type RgbaImage } from '@mime-desktop/vision';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { checkPlace, checkTypedText, inOtherColours, typedTextCheckable } from '../src/recorded/checks.ts';
+import {
+  checkPlace,
+  checkTypedText,
+  fieldTexts,
+  inOtherColours,
+  typedTextCheckable,
+} from '../src/recorded/checks.ts';
 import { RECORDED } from '../src/recorded/layout-map.ts';
 import { ladder, locate } from '../src/recorded/locators.ts';
 
@@ -204,9 +210,16 @@ describe('checks', () => {
 
   it('typing is checked by the focused field’s text where the tree tells, never for a secret', () => {
     const field = { ...element({ x: 0, y: 0, width: 1, height: 1 }, 'City') };
-    expect(checkTypedText({ ...field, text: 'Rome' }, 'Rome')).toEqual({ kind: 'holds' });
-    expect(checkTypedText({ ...field, text: '' }, 'Rome').kind).toBe('differs');
-    expect(checkTypedText({ ...field }, 'Rome').kind).toBe('unknown');
+    expect(checkTypedText({ ...field, text: 'Rome' }, 'Rome', null)).toEqual({ kind: 'holds' });
+    expect(checkTypedText({ ...field, text: '' }, 'Rome', null).kind).toBe('differs');
+    expect(checkTypedText({ ...field }, 'Rome', null).kind).toBe('unknown');
+    // Exactly the recorded field's text with this run's value in: a pre-filled field does not hold it.
+    expect(checkTypedText({ ...field, text: 'Rome\n' }, 'Rome', 'Rome')).toEqual({ kind: 'holds' });
+    expect(checkTypedText({ ...field, text: 'Zzz Rome' }, 'Rome', 'Rome').kind).toBe('differs');
+    // The recorded field's texts with this run's value put in where the recording's was.
+    expect(fieldTexts('To: Ann.', 'Ann', 'Bob')).toEqual({ before: 'To: .', after: 'To: Bob.' });
+    expect(fieldTexts('Ann and Ann', 'Ann', 'Bob')).toBeNull();
+    expect(fieldTexts(undefined, 'Ann', 'Bob')).toBeNull();
     expect(typedTextCheckable(field, 'Rome')).toBe(true);
     expect(typedTextCheckable({ ...field, role: 'password text' }, 'hunter2')).toBe(false);
     expect(typedTextCheckable(field, '{password}')).toBe(false);

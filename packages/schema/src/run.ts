@@ -273,6 +273,11 @@ export const RUN_EVENT_DATA = {
     similarity: z.number(),
     threshold: z.number(),
     region: Box.nullable(),
+    /**
+     * How the check read the app: its accessibility tree (`app`), OCR of the screen (`ocr`); absent:
+     * by pixels (the layout the recording shows).
+     */
+    read: z.enum(['app', 'ocr']).optional(),
     /** A subtask's outcome: the live frame checked, in the run folder. */
     screenshot: z.string().optional(),
     /** A subtask's outcome: the recorded frame it was checked against, relative to the workflow folder. */

@@ -25,8 +25,11 @@ export {
 } from './layout.ts';
 export {
   findPhrase,
+  foldOcr,
+  lineShows,
   OcrEngine,
   type OcrWord,
+  ocrLines,
   unionBox,
   wordsLeftOf,
   wordsRightOf,

@@ -105,6 +105,41 @@ export function findPhrase(words: readonly OcrWord[], phrase: string): Box[] {
   return found;
 }
 
+/**
+ * Text folded over OCR's known confusions: case and punctuation dropped, `rn` read as `m`, 1, l, I
+ * and | as one letter, 0 and O as one.
+ */
+export function foldOcr(text: string): string {
+  return normalize(text).replace(/rn/gu, 'm').replace(/[1i]/gu, 'l').replace(/0/gu, 'o');
+}
+
+/** The lines of `words` (top to bottom), each its words in reading order with their union box. */
+export function ocrLines(words: readonly OcrWord[]): { words: OcrWord[]; box: Box; text: string }[] {
+  const lines: OcrWord[][] = [];
+  for (const word of [...words].sort((a, b) => a.box.y + a.box.height / 2 - (b.box.y + b.box.height / 2))) {
+    const line = lines.find((l) => sameLine((l[0] as OcrWord).box, word.box));
+    if (line) line.push(word);
+    else lines.push([word]);
+  }
+  return lines.map((line) => {
+    const sorted = line.sort((a, b) => a.box.x - b.box.x);
+    return {
+      words: sorted,
+      box: unionBox(sorted.map((w) => w.box)),
+      text: sorted.map((w) => w.text).join(' '),
+    };
+  });
+}
+
+/**
+ * Whether a line read by OCR shows `phrase`, tolerant of OCR's confusions (see {@link foldOcr}) and
+ * of words split or joined differently: the folded phrase must stand in the folded line.
+ */
+export function lineShows(line: string, phrase: string): boolean {
+  const wanted = foldOcr(phrase);
+  return wanted !== '' && foldOcr(line).includes(wanted);
+}
+
 /** The words on the same line as `anchor` and to its right, in reading order. */
 export function wordsRightOf(words: readonly OcrWord[], anchor: Box): OcrWord[] {
   return words

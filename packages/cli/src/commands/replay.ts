@@ -193,6 +193,14 @@ function describeFiles(files: { read: string[]; write: string[] } | undefined): 
   return [`  files it may read: ${list(files.read)}; write: ${list(files.write)}`];
 }
 
+/** A passed check that read the app's content says how it read (a layout check prints nothing). */
+function describeVerified(event: Extract<ReplayEvent, { type: 'verify' }>): string | null {
+  if (!event.read) return null;
+  const what = event.check === 'subtask_outcome' ? 'outcome' : 'typed text';
+  const how = event.read === 'app' ? 'read from the app' : 'read by OCR';
+  return `    ${style.green('✓')} ${what} verified ${style.dim(`(${how})`)}`;
+}
+
 function describeEvent(event: ReplayEvent): string | null {
   switch (event.type) {
     case 'run_start': {
@@ -268,6 +276,8 @@ function describeEvent(event: ReplayEvent): string | null {
       return `    ${style.green('✓')} done: ${inert(event.result ?? event.observation)}`;
     case 'claim':
       return describeClaim(event);
+    case 'verify':
+      return describeVerified(event);
     case 'replan':
       return style.yellow(`  ↻ replanning (${event.trigger}): ${inert(event.reason)}`);
     case 'budget_exhausted':

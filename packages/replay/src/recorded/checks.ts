@@ -103,7 +103,7 @@ export function failed(
   threshold: number,
   region: Box | null,
   expected: RgbaImage,
-): Look<never> {
+): { ok: false; failure: Failure } {
   const regroundable = check === 'before_step' && region !== null;
   return {
     ok: false,
@@ -288,11 +288,45 @@ export function typedTextCheckable(recorded: ElementIdentity | undefined, typed:
   return recorded !== undefined && !isSecretElement(recorded) && !/\{[A-Za-z_]\w*\}/u.test(typed);
 }
 
+/** What the recording says of a typed field: its text before the burst and after it. */
+export interface FieldTexts {
+  before: string;
+  after: string;
+}
+
 /**
- * After typing, by content: the focused field (as the accessibility tree reads it now) must hold what
- * was typed; content cannot tell when no focused field has text.
+ * The recorded field's text before and after a burst, with this run's text put in where the
+ * recording's was (`typed` for `recordedTyped`); null when the recording does not tell (no text kept,
+ * or the typed text not found once in it).
  */
-export function checkTypedText(focused: AccessibleElement | null, typed: string): TypedVerdict {
+export function fieldTexts(
+  recordedText: string | null | undefined,
+  recordedTyped: string,
+  typed: string,
+): FieldTexts | null {
+  if (typeof recordedText !== 'string' || recordedTyped === '') return null;
+  const at = recordedText.indexOf(recordedTyped);
+  if (at < 0 || recordedText.indexOf(recordedTyped, at + 1) >= 0) return null;
+  const head = recordedText.slice(0, at);
+  const tail = recordedText.slice(at + recordedTyped.length);
+  return { before: head + tail, after: head + typed + tail };
+}
+
+/** Field texts compare as the user sees them: line ends and trailing blanks do not count. */
+export const sameFieldText = (a: string, b: string) =>
+  a.replace(/\r\n?/gu, '\n').trimEnd() === b.replace(/\r\n?/gu, '\n').trimEnd();
+
+/**
+ * After typing, by content: the focused field (as the accessibility tree reads it now) must hold
+ * exactly what the recording's field held with this run's text put in (`expected`), or, where the
+ * recording does not tell, contain what was typed; content cannot tell when no focused field has text.
+ */
+export function checkTypedText(
+  focused: AccessibleElement | null,
+  typed: string,
+  expected: string | null,
+): TypedVerdict {
   if (!focused || typeof focused.text !== 'string') return { kind: 'unknown' };
-  return focused.text.includes(typed) ? { kind: 'holds' } : { kind: 'differs', element: focused };
+  const holds = expected === null ? focused.text.includes(typed) : sameFieldText(focused.text, expected);
+  return holds ? { kind: 'holds' } : { kind: 'differs', element: focused };
 }

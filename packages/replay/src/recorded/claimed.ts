@@ -15,15 +15,19 @@ export function claimedOutcome(shown: ShownVerdict): ClaimVerdict | null {
     case 'shown':
       return {
         verdict: 'verified',
-        read: 'ocr',
+        read: shown.read,
         detail: `the screen shows this run's value${shown.checked === 1 ? '' : 's'} where the recording shows the example at the end of the subtask`,
       };
     case 'missing': {
-      const { value, read } = shown;
+      const { value, read, by } = shown;
+      const there =
+        by === 'app'
+          ? `the app says ${JSON.stringify(read)} there`
+          : `that line reads ${JSON.stringify(read)}`;
       return {
         verdict: 'refused',
-        read: 'ocr',
-        detail: `the app does not show ${value.name} = ${JSON.stringify(value.value)} where the recording shows ${JSON.stringify(value.example)} at the end of this subtask (that line reads ${JSON.stringify(read)})`,
+        read: by,
+        detail: `the app does not show ${value.name} = ${JSON.stringify(value.value)} where the recording shows ${JSON.stringify(value.example)} at the end of this subtask (${there})`,
       };
     }
   }

@@ -30,6 +30,8 @@ export interface RecordedMode {
   diverged(reason: string, divergence: ReplayDivergenceError): Promise<string>;
   /** An extract the recording cannot read without the model. */
   unreadExtract(): Unread;
+  /** A field to type into holds text where the recording's was empty: auto clears it, trace stops. */
+  prefilled<T>(ways: { clear: () => Promise<T>; stop: () => Promise<T> }): Promise<T>;
 }
 
 export const TRACE: RecordedMode = {
@@ -50,6 +52,7 @@ export const TRACE: RecordedMode = {
     reason: 'trace mode reads values only by OCR next to a recorded example; none matched',
     handOver: () => Promise.resolve(null),
   }),
+  prefilled: ({ stop }) => stop(),
 };
 
 /** Auto for one run: whether a model may take over is asked once, at the start. */
@@ -86,5 +89,6 @@ export async function autoMode(context: RunContext): Promise<RecordedMode> {
       const reason = 'the value could not be read without the model';
       return { ...verdict(reason), handOver: () => needModel(reason, null) };
     },
+    prefilled: ({ clear }) => clear(),
   };
 }

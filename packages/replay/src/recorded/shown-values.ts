@@ -1,10 +1,22 @@
 /**
  * A check by content: where the recording shows a param's example value as text in a region an
- * action changed, the live screen must show this run's value on the same line of that region. A
+ * action changed, the live app must show this run's value there. It reads the app first: the
+ * elements its accessibility tree names at the example's mapped place (their text, name or label);
+ * OCR only where no element there holds the value, tolerant of OCR's confusions (1/l/I, 0/O, rn/m)
+ * and reading the lines around the mapped place (a line and a half either way). A
  * form that drops a value on Send shows the rest of the line ("Sent to Bob Jones in "), which a
  * layout check takes for the change; this one does not.
  */
-import { type Box, findPhrase, type OcrEngine, type RgbaImage } from '@mime-desktop/vision';
+import type { Accessibility } from '@mime-desktop/os-io';
+import type { AccessibleElement } from '@mime-desktop/schema';
+import {
+  type Box,
+  findPhrase,
+  lineShows,
+  type OcrEngine,
+  ocrLines,
+  type RgbaImage,
+} from '@mime-desktop/vision';
 import { readCrop } from '../actions/screen-text.ts';
 import { type Layout, mapBox } from './layout-map.ts';
 
@@ -15,10 +27,13 @@ export interface ShownValue {
   value: string;
 }
 
+/** How a content check read the app: its accessibility tree, or OCR of the screen. */
+export type ReadBy = 'app' | 'ocr';
+
 export type ShownVerdict =
-  | { kind: 'shown'; checked: number }
+  | { kind: 'shown'; checked: number; read: ReadBy }
   /** The value is not where the recording shows its example (`box`, in recorded pixels). */
-  | { kind: 'missing'; value: ShownValue; box: Box; read: string }
+  | { kind: 'missing'; value: ShownValue; box: Box; read: string; by: ReadBy }
   /** The recording shows no example in the region: content cannot tell. */
   | { kind: 'unknown' };
 
@@ -53,9 +68,35 @@ export async function findExamples(
   return spots;
 }
 
-/** Whether the live screen shows each run's value on the line where its example stood (region mapped by `layout`). */
+const normalize = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+
+/** What the app says at a spot: an element there holds the value, or the words its elements hold. */
+type AppReading = { shown: true } | { shown: false; said: string | null };
+
+/** The elements the tree names across the mapped spot (its middle line, three points), and whether one holds the value. */
+async function readApp(a11y: Accessibility, line: Box, value: string): Promise<AppReading> {
+  const y = line.y + line.height / 2;
+  const points = [0.5, 0.2, 0.8].map((f) => ({ x: line.x + line.width * f, y }));
+  const said: string[] = [];
+  const wanted = normalize(value);
+  for (const point of points) {
+    const element: AccessibleElement | null = await a11y.elementAt(point, { text: true }).catch(() => null);
+    const texts = [element?.text, element?.name, element?.label].filter(
+      (t): t is string => typeof t === 'string' && t.trim() !== '',
+    );
+    if (texts.some((t) => normalize(t).includes(wanted))) return { shown: true };
+    for (const t of texts) if (!said.includes(t)) said.push(t);
+  }
+  return { shown: false, said: said.length > 0 ? said.join(' | ') : null };
+}
+
+/**
+ * Whether the live app shows each run's value where its example stood (region mapped by `layout`);
+ * `a11y` null reads by OCR alone.
+ */
 export async function checkShownValues(
   ocr: OcrEngine,
+  a11y: Accessibility | null,
   live: RgbaImage,
   region: Box,
   layout: Layout,
@@ -63,22 +104,38 @@ export async function checkShownValues(
 ): Promise<ShownVerdict> {
   if (spots.length === 0) return { kind: 'unknown' };
   const area = mapBox(layout, region);
+  let read: ReadBy = 'app';
   for (const spot of spots) {
     const line = mapBox(layout, spot.box);
-    const pad = Math.ceil(line.height * 0.6);
     // A longer value runs past where the recording changed: the band grows by the extra characters.
     const charWidth = (spot.box.width / Math.max(1, spot.value.example.length)) * layout.scale;
     const extra = Math.max(0, spot.value.value.length - spot.value.example.length) * charWidth * 1.5;
+    const app = a11y ? await readApp(a11y, { ...line, width: line.width + extra }, spot.value.value) : null;
+    if (app?.shown) continue;
+    read = 'ocr';
+    // The lines around the mapped one: a smaller window or another font moves the text a line or so.
     const band = {
       x: area.x - charWidth,
-      y: line.y - pad,
+      y: line.y - 2 * line.height,
       width: area.width + 2 * charWidth + extra,
-      height: line.height + 2 * pad,
+      height: 5 * line.height,
     };
-    const words = await readCrop(ocr, live, band);
-    if (findPhrase(words, spot.value.value).length === 0) {
-      return { kind: 'missing', value: spot.value, box: spot.box, read: words.map((w) => w.text).join(' ') };
+    const lines = ocrLines(await readCrop(ocr, live, band));
+    const middle = line.y + line.height / 2;
+    const near = lines
+      .filter((l) => Math.abs(l.box.y + l.box.height / 2 - middle) <= 1.5 * line.height)
+      .sort((a, b) => Math.abs(a.box.y - line.y) - Math.abs(b.box.y - line.y));
+    if (!near.some((l) => lineShows(l.text, spot.value.value))) {
+      const nearest = near[0];
+      const said = app && !app.shown ? app.said : null;
+      return {
+        kind: 'missing',
+        value: spot.value,
+        box: spot.box,
+        read: said ?? nearest?.text ?? '',
+        by: said === null ? 'ocr' : 'app',
+      };
     }
   }
-  return { kind: 'shown', checked: spots.length };
+  return { kind: 'shown', checked: spots.length, read };
 }

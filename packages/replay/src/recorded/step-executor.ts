@@ -35,7 +35,7 @@ import { autoMode, type RecordedMode, TRACE } from './recorded-mode.ts';
 import { type RecordedStep, recordedAction } from './recorded-step.ts';
 import { ScreenWatcher } from './screen-watcher.ts';
 import { SubtaskOutcome } from './subtask-outcome.ts';
-import { checkAfter } from './typing-check.ts';
+import { checkAfter, prepareField } from './typing-check.ts';
 import { unsetValueOf, unsetWithoutRecording } from './unset-value.ts';
 import { Verifier } from './verifier.ts';
 
@@ -124,7 +124,13 @@ class RecordedRun {
     const description = action ? describeAction(action) : step.action_type.toLowerCase();
     const verdict = this.#verdictOf(before);
     const { executed_by } = verdict;
-    const reason = unset ? `${verdict.reason}; ${unset.note}` : verdict.reason;
+    const acts = before.ok && action !== null && !settings.dryRun;
+    if (acts) await this.#ctx.pause.wait(this.#ctx.signal);
+    // A field that holds text where the recording's was empty is cleared first (auto) or stops trace.
+    const field =
+      acts && action.action === 'type' ? await prepareField(this.#parts, recorded, turn, action.text) : null;
+    const notes = [verdict.reason, unset?.note, field?.note].filter((n): n is string => Boolean(n));
+    const reason = notes.join('; ');
     const element = before.ok ? await this.#elementOf(before.value, executed_by, action) : undefined;
     log.emit({
       type: 'step',
@@ -141,9 +147,8 @@ class RecordedRun {
       ...(element ? { element } : {}),
     });
     if (!before.ok) return verifier.fail({ ...before.failure, description }, turn, before.live);
-    const acts = action !== null && !settings.dryRun;
+    if (field?.failure) return field.failure;
     if (acts) {
-      await this.#ctx.pause.wait(this.#ctx.signal);
       await executeAction(
         this.#ctx.desktop,
         action,

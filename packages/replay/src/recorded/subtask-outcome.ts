@@ -19,7 +19,13 @@ import type { ExtractStep } from './extract-step.ts';
 import { type Layout, mapBox, RECORDED } from './layout-map.ts';
 import { type LoopParts, outcomeShots, type SubtaskState } from './loop-parts.ts';
 import type { OutcomeFrames } from './recorded-frames.ts';
-import { checkShownValues, type ExampleSpots, findExamples, type ShownValue } from './shown-values.ts';
+import {
+  checkShownValues,
+  type ExampleSpots,
+  findExamples,
+  type ShownValue,
+  type ShownVerdict,
+} from './shown-values.ts';
 
 export class SubtaskOutcome {
   readonly #parts: LoopParts;
@@ -69,18 +75,24 @@ export class SubtaskOutcome {
     if (!examples) return 'unknown';
     const { region, spots } = examples;
     const { ctx } = this.#parts;
+    const a11y = await ctx.desktop.accessibility().catch(() => null);
+    let verdict: ShownVerdict = { kind: 'unknown' };
     return this.#parts.verifier.verify({
       turn,
       description: '',
       layout,
       look: async (live) => {
-        const verdict = await checkShownValues(ctx.ocr, live, region, layout, spots);
+        verdict = await checkShownValues(ctx.ocr, a11y, live, region, layout, spots);
         if (verdict.kind !== 'missing') return located(identity, layout, 1, '');
-        const { value } = verdict;
+        const { value, read, by } = verdict;
+        const there =
+          by === 'app'
+            ? `the app says ${JSON.stringify(read)} there`
+            : `that line reads ${JSON.stringify(read)}`;
         return failed(
           null,
           'subtask_outcome',
-          `the screen does not show ${value.name} = ${JSON.stringify(value.value)} where the recording shows ${JSON.stringify(value.example)} at the end of ${formatSubtask(subtask.subtask_i)} (that line reads ${JSON.stringify(verdict.read)})`,
+          `the app does not show ${value.name} = ${JSON.stringify(value.value)} where the recording shows ${JSON.stringify(value.example)} at the end of ${formatSubtask(subtask.subtask_i)} (${there})`,
           0,
           1,
           verdict.box,
@@ -93,6 +105,7 @@ export class SubtaskOutcome {
         similarity: 1,
         threshold: 1,
         region: mapBox(layout, region),
+        ...(verdict.kind === 'shown' ? { read: verdict.read } : {}),
         ...outcomeShots(ctx, turn, watched.frame, afterFrame),
       }),
     });
@@ -144,7 +157,8 @@ export class SubtaskOutcome {
         const examples = await this.#examplesOf(subtask);
         if (!examples) return null;
         const { region, spots } = examples;
-        return claimedOutcome(await checkShownValues(ctx.ocr, await live(), region, layout(), spots));
+        const a11y = await ctx.desktop.accessibility().catch(() => null);
+        return claimedOutcome(await checkShownValues(ctx.ocr, a11y, await live(), region, layout(), spots));
       },
       extract: async (variable, value) => {
         const step = subtask.steps.find((s) => s.variable_name === variable);

@@ -7,11 +7,14 @@
 import { describeElement, type RunAction } from '@mime-desktop/schema';
 import type { RgbaImage } from '@mime-desktop/vision';
 import { describeAction } from '../actions/computer-action.ts';
+import { liveImage } from '../actions/screen-text.ts';
 import type { At } from '../kernel/run-memory.ts';
 import { verifyChange } from './change-check.ts';
 import {
   checkTypedText,
+  type FieldTexts,
   failed,
+  fieldTexts,
   identity,
   located,
   type TypedVerdict,
@@ -57,10 +60,61 @@ export async function checkAfter(
   });
 }
 
+/** The recorded field's texts for this run's typing (see fieldTexts), when the tree may be asked. */
+function recordedField(recorded: RecordedStep, typed: string): FieldTexts | null {
+  const { event } = recorded;
+  if (event.action_type !== 'type' || !typedTextCheckable(recorded.step.target.element, typed)) return null;
+  return fieldTexts(event.element?.text, event.action_details.text, typed);
+}
+
+/** A field made ready for typing: a note of what was done, or the failure that stops the subtask. */
+interface Prepared {
+  note: string | null;
+  failure: string | null;
+}
+
 /**
- * After typing, by content: the focused field's text (from the accessibility tree) must hold what was
- * typed. 'unknown' when content cannot tell (no tree, a password field, a secret in the text): the
- * layout check decides then.
+ * Before typing: where the recording's field was empty and the focused field holds text (a value an
+ * earlier run left, a pre-filled form), auto clears it first and says what it cleared; trace stops
+ * there. Returns a note for the step's reason, or the failure.
+ */
+export async function prepareField(
+  parts: LoopParts,
+  recorded: RecordedStep,
+  turn: At,
+  typed: string,
+): Promise<Prepared> {
+  const none: Prepared = { note: null, failure: null };
+  const field = recordedField(recorded, typed);
+  if (field?.before.trim() !== '') return none;
+  const a11y = await parts.ctx.desktop.accessibility();
+  const focused = await a11y?.focused().catch(() => null);
+  if (!focused || typeof focused.text !== 'string' || focused.text.trim() === '') return none;
+  const held = JSON.stringify(focused.text);
+  const what = `the focused ${describeElement(focused)} holds ${held} where the recording's field was empty`;
+  return parts.mode.prefilled<Prepared>({
+    clear: async () => {
+      await parts.ctx.desktop.pressKey('ctrl+a');
+      await parts.ctx.desktop.pressKey('BackSpace');
+      parts.screen.acted();
+      return { note: `cleared ${held} from the field first (the recording's was empty)`, failure: null };
+    },
+    stop: async () => {
+      const pre = await recorded.pre();
+      const reason = `before ${describeStep(recorded.step)}, ${what}`;
+      const live = await parts.ctx.desktop.captureFrame().then(liveImage);
+      const { failure } = failed(recorded.step.i, 'before_step', reason, 0, 1, null, pre);
+      const description = `type ${JSON.stringify(typed)}`;
+      return { note: null, failure: await parts.verifier.fail({ ...failure, description }, turn, live) };
+    },
+  });
+}
+
+/**
+ * After typing, by content: the focused field's text (from the accessibility tree) must be exactly
+ * the recorded field's with this run's text put in (or, where the recording kept no text, hold what
+ * was typed). 'unknown' when content cannot tell (no tree, a password field, a secret in the text):
+ * the layout check decides then.
  */
 async function checkTyped(
   parts: LoopParts,
@@ -73,19 +127,28 @@ async function checkTyped(
   const a11y = await parts.ctx.desktop.accessibility();
   if (!a11y) return 'unknown';
   const pre = await recorded.pre();
+  const expected = recordedField(recorded, typed)?.after ?? null;
   let verdict: TypedVerdict = { kind: 'unknown' };
   const failure = await parts.verifier.verify({
     turn,
     description: `type ${JSON.stringify(typed)}`,
     look: async () => {
-      verdict = checkTypedText(await a11y.focused().catch(() => null), typed);
+      verdict = checkTypedText(await a11y.focused().catch(() => null), typed, expected);
       if (verdict.kind !== 'differs') return located(identity, state.layout ?? RECORDED, 1, '');
-      const reason = `after ${describeStep(recorded.step)}, the focused ${describeElement(verdict.element)} holds ${JSON.stringify(verdict.element.text)}, not the typed text`;
+      const wanted = expected === null ? 'the typed text' : JSON.stringify(expected);
+      const reason = `after ${describeStep(recorded.step)}, the focused ${describeElement(verdict.element)} holds ${JSON.stringify(verdict.element.text)}, not ${wanted}`;
       return failed(recorded.step.i, 'after_step', reason, 0, 1, null, pre);
     },
     verdict: () =>
       verdict.kind === 'holds'
-        ? { step_i: recorded.step.i, check: 'after_step', similarity: 1, threshold: 1, region: null }
+        ? {
+            step_i: recorded.step.i,
+            check: 'after_step',
+            similarity: 1,
+            threshold: 1,
+            region: null,
+            read: 'app',
+          }
         : null,
   });
   if (failure !== null) return failure;
