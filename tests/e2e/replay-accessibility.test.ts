@@ -148,7 +148,7 @@ describe('auto replay with new params, 0 model calls', () => {
         expect(outcome?.data.threshold).toBe(1);
         // Read from the app's own words (its tree), not by OCR, and the console says so.
         expect(outcome?.data.read).toBe('app');
-        expect(result.stderr).toContain('✓ outcome verified (read from the app)');
+        expect(result.stderr).toMatch(/✓ outcome verified \(read from the app, \d+ ms\)/);
         // The console line and the report say which rung found each target.
         expect(result.stderr).toMatch(/Subtask 1 · Step 1 re-grounded \[accessibility\] left_click/);
         const report = await readFile(join(workflowDir, '.replay', summary.run_id, 'report.html'), 'utf8');

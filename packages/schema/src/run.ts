@@ -278,6 +278,8 @@ export const RUN_EVENT_DATA = {
      * by pixels (the layout the recording shows).
      */
     read: z.enum(['app', 'ocr']).optional(),
+    /** A subtask's outcome read by content: how long the check took after the subtask's last step, ms. */
+    took_ms: z.number().nonnegative().optional(),
     /** A subtask's outcome: the live frame checked, in the run folder. */
     screenshot: z.string().optional(),
     /** A subtask's outcome: the recorded frame it was checked against, relative to the workflow folder. */

@@ -193,32 +193,37 @@ function describeFiles(files: { read: string[]; write: string[] } | undefined): 
   return [`  files it may read: ${list(files.read)}; write: ${list(files.write)}`];
 }
 
+/** The run's first lines: what replays, where its folder is, its params and how to stop it. */
+function describeStart(event: Extract<ReplayEvent, { type: 'run_start' }>): string {
+  const params = Object.entries(event.params).map(([k, v]) => `${inert(k)}=${inert(v)}`);
+  return [
+    `${style.cyan('▶')} Replaying "${inert(event.task_name)}" (${event.mode} mode${event.dry_run ? ', dry run: nothing is executed' : ''})`,
+    style.dim(`  run folder: ${event.dir}`),
+    style.dim(`  params: ${params.length > 0 ? params.join(', ') : 'none'}`),
+    ...event.warnings.map((w) => `  ${style.yellow('warning')} ${inert(w)}`),
+    ...describeFiles(event.files),
+    style.dim(
+      // Wayland tells no program where the pointer is: the corner works only on X11.
+      chooseAdapter(process.env) === 'wlroots'
+        ? `  stop: Ctrl+C or ${DEFAULT_ABORT_HOTKEY}; pause: ${DEFAULT_PAUSE_HOTKEY}`
+        : `  stop: Ctrl+C, ${DEFAULT_ABORT_HOTKEY}, or move the pointer into a screen corner; pause: ${DEFAULT_PAUSE_HOTKEY}`,
+    ),
+  ].join('\n');
+}
+
 /** A passed check that read the app's content says how it read (a layout check prints nothing). */
 function describeVerified(event: Extract<ReplayEvent, { type: 'verify' }>): string | null {
   if (!event.read) return null;
   const what = event.check === 'subtask_outcome' ? 'outcome' : 'typed text';
   const how = event.read === 'app' ? 'read from the app' : 'read by OCR';
-  return `    ${style.green('✓')} ${what} verified ${style.dim(`(${how})`)}`;
+  const took = event.took_ms === undefined ? '' : `, ${event.took_ms} ms`;
+  return `    ${style.green('✓')} ${what} verified ${style.dim(`(${how}${took})`)}`;
 }
 
 function describeEvent(event: ReplayEvent): string | null {
   switch (event.type) {
-    case 'run_start': {
-      const params = Object.entries(event.params).map(([k, v]) => `${inert(k)}=${inert(v)}`);
-      return [
-        `${style.cyan('▶')} Replaying "${inert(event.task_name)}" (${event.mode} mode${event.dry_run ? ', dry run: nothing is executed' : ''})`,
-        style.dim(`  run folder: ${event.dir}`),
-        style.dim(`  params: ${params.length > 0 ? params.join(', ') : 'none'}`),
-        ...event.warnings.map((w) => `  ${style.yellow('warning')} ${inert(w)}`),
-        ...describeFiles(event.files),
-        style.dim(
-          // Wayland tells no program where the pointer is: the corner works only on X11.
-          chooseAdapter(process.env) === 'wlroots'
-            ? `  stop: Ctrl+C or ${DEFAULT_ABORT_HOTKEY}; pause: ${DEFAULT_PAUSE_HOTKEY}`
-            : `  stop: Ctrl+C, ${DEFAULT_ABORT_HOTKEY}, or move the pointer into a screen corner; pause: ${DEFAULT_PAUSE_HOTKEY}`,
-        ),
-      ].join('\n');
-    }
+    case 'run_start':
+      return describeStart(event);
     case 'subtask_start':
       return `${style.bold(`[${event.position}/${event.count}]`)} ${inert(event.text)}${event.origin === 'replan' ? style.dim(' (replanned)') : ''}`;
     case 'action': {

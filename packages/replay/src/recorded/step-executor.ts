@@ -80,6 +80,7 @@ class RecordedRun {
     const { subtask } = entry;
     const state: SubtaskState = { layout: null, done: [] };
     this.#extracts.readAhead(subtask);
+    this.#outcome.readAhead(subtask);
     for (const [k, step] of subtask.steps.entries()) {
       const failure = await this.#runStep(step, entry, state, subtask.steps[k + 1]);
       if (failure !== null) return this.#handOver(entry, state, failure);

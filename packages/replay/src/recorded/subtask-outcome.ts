@@ -37,15 +37,26 @@ export class SubtaskOutcome {
     this.#extracts = extracts;
   }
 
+  /**
+   * Finds where the recording shows params' examples at the end of a subtask while its steps run, so
+   * its outcome check only reads the app once they are done (the OCR of two recorded crops runs
+   * beside the steps, which mostly wait for the app).
+   */
+  readAhead(subtask: PlannedSubtask): void {
+    if (this.#parts.ctx.settings.dryRun) return;
+    this.#examplesOf(subtask).catch(() => undefined);
+  }
+
   /** Null when the outcome is shown (or the recording has no end frame); else why the subtask cannot go on. */
   async check(subtask: PlannedSubtask, entry: SubtaskEntry, state: SubtaskState): Promise<string | null> {
     if (this.#parts.ctx.settings.dryRun) return null;
     const frames = await this.#parts.frames.aroundSubtask(subtask);
     if (!frames) return null;
+    const started = performance.now();
     const { before, after, afterFrame } = frames;
     const layout = state.layout ?? RECORDED;
     const turn = { subtask_i: entry.subtask_i, iteration: entry.record.iterations };
-    const byContent = await this.#checkShown(subtask, frames, layout, turn);
+    const byContent = await this.#checkShown(subtask, frames, layout, turn, started);
     if (byContent !== 'unknown') return byContent;
     return verifyChange(this.#parts, {
       recordedFrame: afterFrame,
@@ -70,6 +81,7 @@ export class SubtaskOutcome {
     { after, afterFrame }: OutcomeFrames,
     layout: Layout,
     turn: At,
+    started: number,
   ): Promise<string | null | 'unknown'> {
     const examples = await this.#examplesOf(subtask);
     if (!examples) return 'unknown';
@@ -106,6 +118,7 @@ export class SubtaskOutcome {
         threshold: 1,
         region: mapBox(layout, region),
         ...(verdict.kind === 'shown' ? { read: verdict.read } : {}),
+        took_ms: Math.round(performance.now() - started),
         ...outcomeShots(ctx, turn, watched.frame, afterFrame),
       }),
     });
@@ -113,8 +126,7 @@ export class SubtaskOutcome {
 
   /**
    * Where the recording shows params' examples as a subtask's outcome, read by OCR once a subtask
-   * (the OCR worker starts at the first read: about 1 s of CPU, which on two cores slows the steps
-   * beside it when started earlier). Null when none is shown.
+   * (from its start: see readAhead). Null when none is shown.
    */
   #examplesOf(subtask: PlannedSubtask): Promise<{ region: Box; spots: ExampleSpots } | null> {
     let examples = this.#examples.get(subtask);
