@@ -87,7 +87,7 @@ describe("the model's word", () => {
     expect(auto.state.playing).toBe('Faint');
     expect(auto.summary.extracts).toEqual({ song_now_playing: 'Faint' });
     expect(auto.claims).toEqual(['extract verified', 'done verified']);
-    expect(auto.result.stderr).toContain('✓ the subtask verified (read by OCR)');
+    expect(auto.result.stderr).toContain('✓ the subtask verified (read from the app)');
   }, 240_000);
 });
 

@@ -41,16 +41,16 @@ describe("the checks of the model's word", () => {
   });
 
   it('compare an extracted value with what the screen shows where the recording shows it', () => {
-    expect(claimedExtract('Faint', 'Faint', 'Now playing:')).toMatchObject({ verdict: 'verified' });
+    expect(claimedExtract('Faint', 'Faint', 'Now playing:', 'ocr')).toMatchObject({ verdict: 'verified' });
     // A mark OCR adds or loses is not a different value; a prefix too short to tell is.
-    expect(claimedExtract('Faint', 'Faint.', 'Now playing:')).toMatchObject({ verdict: 'verified' });
-    expect(claimedExtract('Faint', 'F', 'Now playing:')).toMatchObject({ verdict: 'refused' });
-    expect(claimedExtract('Faint', 'nothing', 'Now playing:')).toEqual({
+    expect(claimedExtract('Faint', 'Faint.', 'Now playing:', 'ocr')).toMatchObject({ verdict: 'verified' });
+    expect(claimedExtract('Faint', 'F', 'Now playing:', 'ocr')).toMatchObject({ verdict: 'refused' });
+    expect(claimedExtract('Faint', 'nothing', 'Now playing:', 'ocr')).toEqual({
       verdict: 'refused',
       read: 'ocr',
       detail:
         'the screen shows "nothing" after "Now playing:", where the recording shows this value, not "Faint"',
     });
-    expect(claimedExtract('Faint', null, 'Now playing:')).toBeNull();
+    expect(claimedExtract('Faint', null, 'Now playing:', 'ocr')).toBeNull();
   });
 });

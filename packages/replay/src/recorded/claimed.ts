@@ -39,7 +39,12 @@ const normalize = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/g
  * An extracted value against what the live screen shows after the label the recorded example stood
  * by (`shown`, null when that label is not on the screen: the recording cannot tell).
  */
-export function claimedExtract(value: string, shown: string | null, label: string): ClaimVerdict | null {
+export function claimedExtract(
+  value: string,
+  shown: string | null,
+  label: string,
+  by: 'app' | 'ocr',
+): ClaimVerdict | null {
   if (shown === null) return null;
   const [claimed, read] = [normalize(value), normalize(shown)];
   // OCR may read a word more or less than the model (a trailing mark, a cut line).
@@ -49,10 +54,10 @@ export function claimedExtract(value: string, shown: string | null, label: strin
     (shorter.length >= 3 && shorter.length >= 0.75 * longer.length && longer.startsWith(shorter));
   const where = `after ${JSON.stringify(label)}, where the recording shows this value`;
   return same && shorter !== ''
-    ? { verdict: 'verified', read: 'ocr', detail: `the screen shows ${JSON.stringify(shown)} ${where}` }
+    ? { verdict: 'verified', read: by, detail: `the screen shows ${JSON.stringify(shown)} ${where}` }
     : {
         verdict: 'refused',
-        read: 'ocr',
+        read: by,
         detail: `the screen shows ${JSON.stringify(shown)} ${where}, not ${JSON.stringify(value)}`,
       };
 }

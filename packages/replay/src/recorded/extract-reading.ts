@@ -1,7 +1,9 @@
 /**
  * An extract read without the model: where the recording shows the example value, the words left of
- * it are its label, and on the live screen the value is what follows that label on its line.
+ * it are its label, and on the live screen the value is what follows that label on its line. The app
+ * is asked first (the element its tree names where the value stood, and its text), OCR after.
  */
+import type { Accessibility } from '@mime-desktop/os-io';
 import {
   type Box,
   findPhrase,
@@ -83,4 +85,31 @@ export async function readExtract(
     valueAfter(await readCrop(ocr, live, band), example.label) ??
     valueAfter(await readCrop(ocr, live, whole(live)), example.label)
   );
+}
+
+const squeeze = (text: string) => text.replace(/\s+/gu, ' ').trim();
+
+/**
+ * The value as the app says it: the text (or name) of the element its tree names where the example
+ * stood, after the label when the element holds the label too ("Now playing: Faint"); null when no
+ * element there has text.
+ */
+export async function readExtractFromApp(
+  a11y: Accessibility,
+  example: RecordedExample,
+  layout: Layout,
+): Promise<string | null> {
+  const box = mapBox(layout, example.box);
+  const element = await a11y
+    .elementAt({ x: box.x + box.width / 2, y: box.y + box.height / 2 }, { text: true })
+    .catch(() => null);
+  const said = [element?.text, element?.name].find(
+    (t): t is string => typeof t === 'string' && t.trim() !== '',
+  );
+  if (said === undefined) return null;
+  const text = squeeze(said);
+  const label = squeeze(example.label);
+  const at = text.toLowerCase().indexOf(label.toLowerCase());
+  const value = at < 0 ? text : text.slice(at + label.length).trim();
+  return value || null;
 }

@@ -4,14 +4,15 @@
  * extract's example is read off its recorded frame once, ahead of the step where the OCR worker runs.
  */
 import { stepFrameName, type WorkflowStep } from '@mime-desktop/schema';
+import type { RgbaImage } from '@mime-desktop/vision';
 import { TraceUnavailableError } from '../errors.ts';
 import type { PlannedSubtask } from '../kernel/plan.ts';
 import type { SubtaskEntry } from '../kernel/plan-cursor.ts';
 import type { At } from '../kernel/run-memory.ts';
 import { verifyChange } from './change-check.ts';
 import { identity, located } from './checks.ts';
-import { type RecordedExample, readExample, readExtract } from './extract-reading.ts';
-import { RECORDED } from './layout-map.ts';
+import { type RecordedExample, readExample, readExtract, readExtractFromApp } from './extract-reading.ts';
+import { type Layout, RECORDED } from './layout-map.ts';
 import { describeStep, type LoopParts, type SubtaskState } from './loop-parts.ts';
 import type { RecordedStep } from './recorded-step.ts';
 
@@ -61,6 +62,25 @@ export class ExtractStep {
     return example;
   }
 
+  /**
+   * The value on the live screen where the recording shows the example: the app's words first, OCR
+   * where its tree does not answer there; null when the recording has no example or the label is gone.
+   */
+  async read(
+    recorded: RecordedStep,
+    live: RgbaImage,
+    layout: Layout,
+  ): Promise<{ value: string; read: 'app' | 'ocr' } | null> {
+    const { ctx } = this.#parts;
+    const [example, pre] = await Promise.all([this.exampleOf(recorded), recorded.pre()]);
+    if (!example || pre.width !== live.width || pre.height !== live.height) return null;
+    const a11y = await ctx.desktop.accessibility().catch(() => null);
+    const fromApp = a11y && (await readExtractFromApp(a11y, example, layout));
+    if (fromApp) return { value: fromApp, read: 'app' };
+    const byOcr = await readExtract(ctx.ocr, example, live, layout);
+    return byOcr === null ? null : { value: byOcr, read: 'ocr' };
+  }
+
   /** Runs the step; null when the subtask goes on, else why it cannot without the model. */
   async run(
     recorded: RecordedStep,
@@ -91,13 +111,7 @@ export class ExtractStep {
     }
     const watched = await screen.watch(() => located(identity, RECORDED, null, ''));
     const screenshot = log.saveFrame(stepFrameName(turn.subtask_i, step.i), watched.frame);
-    const pre = await recorded.pre();
-    const value =
-      pre.width === watched.live.width && pre.height === watched.live.height
-        ? await this.exampleOf(recorded).then(
-            (example) => example && readExtract(ctx.ocr, example, watched.live, state.layout ?? RECORDED),
-          )
-        : null;
+    const reading = await this.read(recorded, watched.live, state.layout ?? RECORDED);
     const report = (executed_by: 'trace' | 'agent' | 'skipped', reason: string) =>
       log.emit({
         type: 'step',
@@ -111,8 +125,10 @@ export class ExtractStep {
         score: null,
         waited_ms: Math.round(watched.waitedMs),
       });
-    if (value !== null) {
-      const reason = 'read by OCR after the label the recorded example value stood by';
+    if (reading !== null) {
+      const { value } = reading;
+      const how = reading.read === 'app' ? 'read from the app' : 'read by OCR';
+      const reason = `${how} after the label the recorded example value stood by`;
       report('trace', reason);
       if (step.variable_name) memory.storeExtract(step.variable_name, step.action_value ?? '', value, turn);
       entry.recordStep({ i: step.i, executed_by: 'trace', reason });

@@ -14,7 +14,6 @@ import type { At } from '../kernel/run-memory.ts';
 import { verifyChange } from './change-check.ts';
 import { failed, identity, located } from './checks.ts';
 import { claimedExtract, claimedOutcome } from './claimed.ts';
-import { readExtract } from './extract-reading.ts';
 import type { ExtractStep } from './extract-step.ts';
 import { type Layout, mapBox, RECORDED } from './layout-map.ts';
 import { type LoopParts, outcomeShots, type SubtaskState } from './loop-parts.ts';
@@ -177,14 +176,12 @@ export class SubtaskOutcome {
         const recorded = step ? frames.of(step) : null;
         if (!recorded || recorded instanceof TraceUnavailableError) return null;
         if (recorded.event.action_type !== 'extract') return null;
-        const [example, pre, screen] = await Promise.all([
+        const [example, reading] = await Promise.all([
           this.#extracts.exampleOf(recorded),
-          recorded.pre(),
-          live(),
+          live().then((screen) => this.#extracts.read(recorded, screen, layout())),
         ]);
-        if (!example || pre.width !== screen.width || pre.height !== screen.height) return null;
-        const shown = await readExtract(ctx.ocr, example, screen, layout());
-        return claimedExtract(value, shown, example.label);
+        if (!example) return null;
+        return claimedExtract(value, reading?.value ?? null, example.label, reading?.read ?? 'ocr');
       },
     };
   }
