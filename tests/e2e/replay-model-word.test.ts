@@ -70,7 +70,7 @@ describe("the model's word", () => {
     );
     const page = await readFile(join(auto.summary.dir, 'report.html'), 'utf8');
     expect(page).toMatch(/<p class="verdict-reason">step 4 of subtask 2 diverged: /);
-    expect(page).toContain('<span class="label">Value refused</span> (read by OCR): the screen shows');
+    expect(page).toContain('<span class="label">Value refused</span> (read from the app): the screen shows');
   }, 240_000);
 
   it('that it played and read the song it did play is verified, in the agent mode and in an auto hand-over', async () => {
