@@ -1,0 +1,144 @@
+/**
+ * Replay on GNOME's Wayland: headless mutter with PipeWire and WirePlumber on a private session bus,
+ * Mousepad (GTK 3) natively on Wayland, and its workflow recorded under X11 replayed unchanged through
+ * the gnome adapter (mutter's RemoteDesktop and ScreenCast over D-Bus, frames through PipeWire). The
+ * outcome is checked outside mime: the file Mousepad saved.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { copyWorkflow } from '@mime-desktop/test-support/e2e-rig';
+import {
+  type MutterHarness,
+  mutterSkipReason,
+  startMutterHarness,
+} from '@mime-desktop/test-support/mutter-harness';
+import { runMime } from '@mime-desktop/test-support/run-mime';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+
+const skip = mutterSkipReason();
+if (skip) console.warn(`skipping the GNOME (mutter) replay tests: ${skip}`);
+
+/** Where the recorded click lands: Mousepad's text view, on mutter as under X11. */
+const TEXT_VIEW = { x: 641, y: 427 };
+const white = ([r = 0, g = 0, b = 0]: number[]) => r > 240 && g > 240 && b > 240;
+
+describe.skipIf(skip !== null)('replay on headless GNOME (mutter)', () => {
+  let desktop: MutterHarness | undefined;
+  let home: string | undefined;
+  let app: { stop: () => Promise<void> } | undefined;
+  beforeAll(async () => {
+    desktop = await startMutterHarness();
+  }, 60_000);
+  afterEach(async () => {
+    await app?.stop();
+    app = undefined;
+    if (home) await rm(home, { recursive: true, force: true });
+    home = undefined;
+  });
+  afterAll(async () => {
+    await desktop?.stop();
+  });
+  const mutter = () => {
+    if (!desktop) throw new Error('mutter is not started');
+    return desktop;
+  };
+
+  /** Mousepad with config folders of its own (no restored session), its window drawn. */
+  async function startMousepad(): Promise<string> {
+    home = await mkdtemp(join(tmpdir(), 'mime-gnome-home-'));
+    app = mutter().startApp('mousepad', [], {
+      ...mutter().env,
+      HOME: home,
+      XDG_CONFIG_HOME: join(home, 'config'),
+      XDG_DATA_HOME: join(home, 'data'),
+      XDG_CACHE_HOME: join(home, 'cache'),
+    });
+    await mutter().waitForPixel(TEXT_VIEW, white);
+    return home;
+  }
+
+  async function replaySave(mode: string) {
+    const work = await startMousepad();
+    // mutter tells no program its windows: the app is started here, not waited for by its window.
+    const dir = await copyWorkflow('mousepad-save', (schema) => {
+      delete schema.setup;
+    });
+    const target = join(work, `saved-${mode}.txt`);
+    const note = `Saved on GNOME Wayland in ${mode}`;
+    const result = await runMime(
+      ['replay', dir, '--mode', mode, '--param', `note=${note}`, '--param', `file_path=${target}`, '--json'],
+      { env: mutter().env },
+    );
+    const summary = result.stdout.trim() ? JSON.parse(result.stdout) : undefined;
+    return { result, summary, target, note };
+  }
+
+  for (const mode of ['trace', 'auto']) {
+    it(`${mode} replays the demo recorded under X11 with a new param and no model`, {
+      timeout: 90_000,
+    }, async () => {
+      const demo = await mutter().startDemoApp();
+      try {
+        const dir = await copyWorkflow('play-song-recorded');
+        const result = await runMime(
+          ['replay', dir, '--mode', mode, '--param', 'song_name=Faint', '--json'],
+          { env: mutter().env },
+        );
+        expect(result.exitCode, result.stderr).toBe(0);
+        expect((await demo.readAppState()).playing).toBe('Faint');
+        const summary = JSON.parse(result.stdout);
+        expect(summary).toMatchObject({
+          mode,
+          outcome: 'success',
+          usage: { calls: 0 },
+          extracts: { song_now_playing: 'Faint' },
+        });
+        const executions = summary.subtasks.flatMap((s: { steps: Array<{ executed_by: string }> }) =>
+          s.steps.map((step) => step.executed_by),
+        );
+        expect(executions).toEqual(['trace', 'trace', 'trace', 'trace', 'trace']);
+      } finally {
+        await demo.stop();
+      }
+    });
+  }
+
+  for (const mode of ['trace', 'auto']) {
+    it(`${mode} replays the X11 recording into Mousepad with no model, and the file is saved`, {
+      timeout: 90_000,
+    }, async () => {
+      const { result, summary, target, note } = await replaySave(mode);
+      expect(result.exitCode, result.stderr).toBe(0);
+      expect((await readFile(target, 'utf8')).trim()).toBe(note);
+      expect(summary).toMatchObject({ mode, outcome: 'success', usage: { calls: 0 } });
+    });
+  }
+
+  it('refuses to record, saying what works, with a stable code and exit 2', async () => {
+    const result = await runMime(['record', '--name', 'on gnome', '--launch', 'true'], { env: mutter().env });
+    expect(result.exitCode).toBe(2);
+    expect(result.stderr).toMatch(
+      /\[MIME_RECORD_UNSUPPORTED\] mime cannot record in a Wayland session \(GNOME, WAYLAND_DISPLAY=wayland-0\)/,
+    );
+    expect(result.stderr).toContain('xvfb-run -a mime record');
+  });
+
+  it('doctor names the session, the adapter and what each capability can do', async () => {
+    const result = await runMime(['doctor', '--offline', '--json'], { env: mutter().env });
+    const { checks }: { checks: Array<{ name: string; status: string; detail: string }> } = JSON.parse(
+      result.stdout,
+    );
+    const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
+    expect(byName.display).toMatchObject({ status: 'ok' });
+    expect(byName.display?.detail).toMatch(/^wayland session of GNOME at \S+wayland-0, adapter gnome/);
+    expect(byName.capture?.status, byName.capture?.detail).toBe('ok');
+    expect(byName.capture?.detail).toMatch(/PipeWire .*: 1280x800 logical px, scale 1, [\d.]+ ms a frame/);
+    expect(byName.pointer).toMatchObject({ status: 'ok' });
+    expect(byName.keyboard).toMatchObject({ status: 'ok' });
+    for (const name of ['windows', 'hotkeys', 'input hooks']) {
+      expect(byName[name]?.status, `${name}: ${byName[name]?.detail}`).toBe('warn');
+    }
+    expect(byName['input hooks']?.detail).toContain('`mime record` is refused here');
+  });
+});
