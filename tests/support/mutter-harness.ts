@@ -10,7 +10,7 @@ import { access, chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createGnomeDesktop, startSessionBus } from '@mime-desktop/os-io';
+import { createGnomeDesktop, type Desktop, type RawFrame, startSessionBus } from '@mime-desktop/os-io';
 import { execa } from 'execa';
 import { CHROMIUM_FLAGS, DEMO_APP_PATH, type DemoAppState, parseDemoTitle } from './desktop-harness.ts';
 import { sleep, waitUntil } from './wait.ts';
@@ -54,6 +54,15 @@ function unescapeHtml(text: string): string {
   );
 }
 
+/** The share of pixels that differ between two frames of one size. */
+export function changedShare(a: RawFrame, b: RawFrame): number {
+  const one = new Uint32Array(a.data.buffer, a.data.byteOffset, a.data.length / 4);
+  const two = new Uint32Array(b.data.buffer, b.data.byteOffset, b.data.length / 4);
+  let changed = 0;
+  for (let i = 0; i < one.length; i += 1) if (one[i] !== two[i]) changed += 1;
+  return changed / one.length;
+}
+
 interface Owned {
   kill: (signal: NodeJS.Signals) => void;
   done: Promise<unknown>;
@@ -82,6 +91,8 @@ export interface MutterHarness {
    * X11); its state is read from the page title through Chromium's DevTools endpoint, outside mime.
    */
   startDemoApp(query?: string): Promise<DemoApp>;
+  /** mime's GNOME desktop on this session (no fail-safe), for tests that drive the adapter itself. */
+  openDesktop(): Promise<Desktop>;
   /** Starts an app natively on Wayland (GTK); it is ended with the harness, or by `stop` on the handle. */
   startApp(
     command: string,
@@ -271,6 +282,7 @@ export async function startMutterHarness(options: { startTimeoutMs?: number } = 
           },
         };
       },
+      openDesktop: () => createGnomeDesktop({ failSafe: false }, env),
       waitForPixel: async (point, predicate, timeoutMs = startTimeoutMs) => {
         const desktop = await createGnomeDesktop({ failSafe: false }, env);
         try {
