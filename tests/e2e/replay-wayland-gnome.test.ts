@@ -4,10 +4,9 @@
  * the gnome adapter (mutter's RemoteDesktop and ScreenCast over D-Bus, frames through PipeWire). The
  * outcome is checked outside mime: the file Mousepad saved.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { copyWorkflow } from '@mime-desktop/test-support/e2e-rig';
+import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { createFakeVisionModel } from '@mime-desktop/test-support/fake-vision-model';
 import {
@@ -32,7 +31,6 @@ const executions = (summary: { subtasks: Array<{ steps: Array<{ executed_by: str
 
 describe.skipIf(skip !== null)('replay on headless GNOME (mutter)', () => {
   let desktop: MutterHarness | undefined;
-  let home: string | undefined;
   let app: { stop: () => Promise<void> } | undefined;
   beforeAll(async () => {
     desktop = await startMutterHarness();
@@ -40,8 +38,6 @@ describe.skipIf(skip !== null)('replay on headless GNOME (mutter)', () => {
   afterEach(async () => {
     await app?.stop();
     app = undefined;
-    if (home) await rm(home, { recursive: true, force: true });
-    home = undefined;
   });
   afterAll(async () => {
     await desktop?.stop();
@@ -53,7 +49,7 @@ describe.skipIf(skip !== null)('replay on headless GNOME (mutter)', () => {
 
   /** Mousepad with config folders of its own (no restored session), its window drawn. */
   async function startMousepad(): Promise<string> {
-    home = await mkdtemp(join(tmpdir(), 'mime-gnome-home-'));
+    const home = await tempDir('mime-gnome-home-');
     app = mutter().startApp('mousepad', [], {
       ...mutter().env,
       HOME: home,
