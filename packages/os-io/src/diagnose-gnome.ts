@@ -35,7 +35,7 @@ export async function checkGnomeDesktop(env: NodeJS.ProcessEnv): Promise<DoctorC
     checks.push({
       name: 'capture',
       status: 'ok',
-      detail: `mutter ScreenCast -> PipeWire (one gst-launch-1.0 reader): ${frame.logical.width}x${frame.logical.height} logical px, scale ${frame.scale}, ${ms.toFixed(1)} ms a frame; session ready in ${opened.toFixed(0)} ms`,
+      detail: `mutter ScreenCast -> PipeWire (one gst-launch-1.0 reader): ${frame.logical.width}x${frame.logical.height} logical px, scale ${frame.scale}, ${ms.toFixed(1)} ms to take the last frame mutter sent (it sends one when the screen changes); session ready in ${opened.toFixed(0)} ms`,
     });
   } catch (error) {
     checks.push({ ...failedCheck('capture', error), fix: FIX });
