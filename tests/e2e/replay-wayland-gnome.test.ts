@@ -126,6 +126,11 @@ describe.skipIf(skip !== null)('replay on headless GNOME (mutter)', () => {
     const note = 'Wayland on GNOME: a-b_c (1+2=3)? 100% & "more"!';
     const desktop = await mutter().openDesktop();
     try {
+      // What mutter does not tell is refused, never guessed.
+      await expect(desktop.focusedWindow()).rejects.toMatchObject({ code: 'MIME_UNSUPPORTED_PLATFORM' });
+      await expect(desktop.startHooks(() => undefined)).rejects.toMatchObject({
+        code: 'MIME_UNSUPPORTED_PLATFORM',
+      });
       await desktop.click(TEXT_VIEW);
       await desktop.typeText(note);
       const before = await desktop.captureFrame();
