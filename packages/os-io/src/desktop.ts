@@ -1,7 +1,8 @@
 /**
  * The desktop as record and replay see it: one interface, so they depend on what a desktop can do,
- * not on nut-js. Adapters: nut-desktop.ts (nut-js + uiohook-napi: X11, macOS, Windows) and
- * wlroots-desktop.ts (Wayland under sway and other wlroots compositors); create-desktop.ts picks one.
+ * not on nut-js. Adapters: nut-desktop.ts (nut-js + uiohook-napi: X11, macOS, Windows),
+ * wlroots-desktop.ts (Wayland under sway and other wlroots compositors) and gnome-desktop.ts (Wayland
+ * under GNOME's mutter); create-desktop.ts picks one.
  * All coordinates are logical pixels, the space of saved screenshots.
  */
 import type { KeyChord } from '@mime-desktop/schema';

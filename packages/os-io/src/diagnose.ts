@@ -15,8 +15,8 @@ async function checkDisplay(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
     return { name: 'display', status: 'fail', detail, fix: fix.join(' ') || undefined };
   }
   const where =
-    facts.adapter === 'wlroots'
-      ? `wayland session of ${facts.compositor ?? 'a wlroots compositor'} at ${facts.endpoint}, adapter wlroots`
+    facts.adapter === 'wlroots' || facts.adapter === 'gnome'
+      ? `wayland session of ${facts.compositor ?? `a ${facts.adapter} compositor`} at ${facts.endpoint}, adapter ${facts.adapter}`
       : `${facts.sessionType}${facts.compositor ? ` session of ${facts.compositor}` : ''} display ${facts.display}, adapter x11${facts.sessionType === 'wayland' ? ' (XWayland)' : ''}`;
   const limits = facts.limitations.length > 0 ? ` (${facts.limitations.join(' ')})` : '';
   return { name: 'display', status: 'ok', detail: `${where}${limits}` };
@@ -116,17 +116,19 @@ export async function checkAccessibility(env: NodeJS.ProcessEnv): Promise<Doctor
 /**
  * Checks the display, then (when it is reachable) screen capture and the global input hooks; never
  * throws for a failed check. Without a display the later checks are skipped, not failed. A wlroots
- * session gets its adapter's checks (diagnose-wlroots.ts): no native module is loaded there.
+ * or GNOME Wayland session gets its adapter's checks (diagnose-wlroots.ts, diagnose-gnome.ts): no
+ * native module is loaded there.
  */
 export async function diagnoseDesktop(env: NodeJS.ProcessEnv = process.env): Promise<DoctorCheck[]> {
-  const wlroots = chooseAdapter(env) === 'wlroots';
-  const native = wlroots ? null : await checkNativeModules();
+  const adapter = chooseAdapter(env);
+  const wayland = adapter !== 'x11';
+  const native = wayland ? null : await checkNativeModules();
   // Binaries built for another machine cannot load: capture, input and hooks are not tried.
   if (native?.status === 'fail') return [native];
   const display = await checkDisplay(env);
   const first = native ? [native, display] : [display];
   if (display.status !== 'ok') {
-    const later = wlroots
+    const later = wayland
       ? ['capture', 'pointer', 'keyboard', 'windows', 'hotkeys', 'input hooks', 'accessibility']
       : ['capture', 'input hooks', 'xdotool', 'accessibility'];
     return [
@@ -134,9 +136,13 @@ export async function diagnoseDesktop(env: NodeJS.ProcessEnv = process.env): Pro
       ...later.map((name): DoctorCheck => ({ name, status: 'skip', detail: 'not checked: no display' })),
     ];
   }
-  if (wlroots) {
+  if (adapter === 'wlroots') {
     const { checkWlrootsDesktop } = await import('./diagnose-wlroots.ts');
     return [...first, ...(await checkWlrootsDesktop(env)), await checkAccessibility(env)];
+  }
+  if (adapter === 'gnome') {
+    const { checkGnomeDesktop } = await import('./diagnose-gnome.ts');
+    return [...first, ...(await checkGnomeDesktop(env)), await checkAccessibility(env)];
   }
   return [...first, ...(await checkDesktop()), await checkXdotool(env), await checkAccessibility(env)];
 }

@@ -23,9 +23,9 @@ export interface DisplayFacts {
   compositor: string | null;
   /** The desktop adapter mime drives this session with (`x11` also for XWayland), null without a display. */
   adapter: DesktopAdapter | null;
-  /** Where the X server (or the wlroots compositor's socket) was looked for, null if not looked for. */
+  /** Where the X server (or the Wayland compositor's socket) was looked for, null if not looked for. */
   endpoint: string | null;
-  /** True when mime can capture and send input here: an X server or a wlroots compositor answered, or macOS/Windows. */
+  /** True when mime can capture and send input here: an X server or a wlroots or GNOME compositor answered, or macOS/Windows. */
   reachable: boolean;
   /** Why the display cannot be used and how to fix it; null when reachable. */
   problem: string | null;
@@ -46,10 +46,13 @@ const FIX =
   'Run mime inside a desktop session, set DISPLAY to a running X server (e.g. DISPLAY=:0), ' +
   'or run it headless under a virtual one: `xvfb-run -a mime ...`.';
 
-const WLROOTS_LIMITS = [
+const WAYLAND_LIMITS = [
   'Wayland session: no program can watch global input, so mime cannot record here (record in an X11 session); replay works.',
   'Wayland session: the pointer position is known only where mime moved it; the fail-safe corner check sees only those moves.',
 ];
+
+const GNOME_WINDOWS =
+  'GNOME session: mutter tells no program its windows, so there are no window titles, places or hotkey bindings; targets are found by pixels.';
 
 const XWAYLAND_LIMITS = [
   'Wayland session: through XWayland mime sees and drives only X11 windows; native Wayland windows may capture black and ignore input.',
@@ -101,21 +104,25 @@ async function reachX(endpoint: XEndpoint, timeoutMs: number): Promise<string | 
   return firstError;
 }
 
-/** A wlroots session: reachable when its compositor's socket answers. */
-async function probeWlroots(
+/** A Wayland session mime drives directly (wlroots, GNOME): reachable when its compositor's socket answers. */
+async function probeWayland(
   env: NodeJS.ProcessEnv,
   base: ProbeBase,
+  adapter: 'wlroots' | 'gnome',
   timeoutMs: number,
 ): Promise<DisplayFacts> {
   const socket = waylandSocketPath(env);
-  const facts = { ...base, sessionType: 'wayland' as const, adapter: 'wlroots' as const, endpoint: socket };
+  const facts = { ...base, sessionType: 'wayland' as const, adapter, endpoint: socket };
   const error =
     socket === null
       ? 'XDG_RUNTIME_DIR is not set'
       : await reachX({ targets: [{ path: socket }], label: socket }, timeoutMs);
-  if (error === null) return { ...facts, reachable: true, problem: null, limitations: WLROOTS_LIMITS };
+  if (error === null) {
+    const limitations = adapter === 'gnome' ? [...WAYLAND_LIMITS, GNOME_WINDOWS] : WAYLAND_LIMITS;
+    return { ...facts, reachable: true, problem: null, limitations };
+  }
   const problem =
-    `cannot connect to the Wayland compositor (${base.compositor ?? 'wlroots'}) of WAYLAND_DISPLAY=${base.waylandDisplay ?? '(unset)'} ` +
+    `cannot connect to the Wayland compositor (${base.compositor ?? adapter}) of WAYLAND_DISPLAY=${base.waylandDisplay ?? '(unset)'} ` +
     `at ${socket ?? '$XDG_RUNTIME_DIR/$WAYLAND_DISPLAY'} (${error}): run mime inside that session, with its XDG_RUNTIME_DIR and WAYLAND_DISPLAY set.`;
   return { ...facts, reachable: false, problem };
 }
@@ -139,7 +146,8 @@ export async function probeDisplay(options: ProbeDisplayOptions = {}): Promise<D
   if (platform === 'win32') {
     return { ...base, sessionType: 'windows', adapter: 'x11', reachable: true, problem: null };
   }
-  if (chooseAdapter(env) === 'wlroots') return probeWlroots(env, base, timeoutMs);
+  const adapter = chooseAdapter(env);
+  if (adapter === 'wlroots' || adapter === 'gnome') return probeWayland(env, base, adapter, timeoutMs);
 
   const wayland = waylandDisplay !== null || env.XDG_SESSION_TYPE === 'wayland';
   const sessionType: SessionType = wayland ? 'wayland' : display ? 'x11' : 'none';
@@ -147,7 +155,7 @@ export async function probeDisplay(options: ProbeDisplayOptions = {}): Promise<D
   if (!display) {
     const problem = wayland
       ? `Wayland session of ${compositor ?? 'an unnamed compositor'} without XWayland (WAYLAND_DISPLAY=${waylandDisplay ?? '(unset)'}, DISPLAY unset): ` +
-        'mime drives Wayland directly only under wlroots compositors (sway) so far, elsewhere it needs an X server. Enable XWayland so DISPLAY is set, ' +
+        'mime drives Wayland directly only under wlroots compositors (sway) and GNOME so far, elsewhere it needs an X server. Enable XWayland so DISPLAY is set, ' +
         'log in to an X11 ("Xorg") or sway session, or run headless under `xvfb-run -a mime ...`.'
       : `DISPLAY is not set, so there is no screen to capture or drive. ${FIX}`;
     return { ...unreachable, problem };

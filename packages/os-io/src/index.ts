@@ -42,6 +42,7 @@ export {
 } from './errors.ts';
 export { DEFAULT_ABORT_HOTKEY, type FailSafeOptions } from './fail-safe.ts';
 export { FrameRing, type FrameRingOptions } from './frame-ring.ts';
+export { createGnomeDesktop } from './gnome-desktop.ts';
 export {
   type HookButton,
   type HookEvent,

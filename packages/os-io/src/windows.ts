@@ -92,7 +92,8 @@ async function swayWindows(env: NodeJS.ProcessEnv): Promise<Array<FoundWindow & 
 /** The visible windows of this session: X11, sway, or nut-js's by title elsewhere. */
 function sessionWindows(env: NodeJS.ProcessEnv): Promise<FoundWindow[]> {
   if (process.platform !== 'linux') return nutWindows();
-  return chooseAdapter(env) === 'wlroots' ? swayWindows(env) : x11Windows(env);
+  // Wayland: only sway tells its windows (swayWindows says so elsewhere, GNOME included).
+  return chooseAdapter(env) === 'x11' ? x11Windows(env) : swayWindows(env);
 }
 
 async function nutWindows(): Promise<FoundWindow[]> {
@@ -273,7 +274,7 @@ export async function launchApp(command: string, env: NodeJS.ProcessEnv = proces
 
 /** The processes that own `windows` (X11 `_NET_WM_PID`, sway's pid); windows that do not tell are left out. */
 async function ownersOf(windows: readonly FoundWindow[], env: NodeJS.ProcessEnv): Promise<number[]> {
-  if (chooseAdapter(env) === 'wlroots') {
+  if (chooseAdapter(env) !== 'x11') {
     const ids = new Set(windows.map((w) => w.id));
     const owned = (await swayWindows(env)).filter((w) => ids.has(w.id)).map((w) => w.pid ?? Number.NaN);
     return [...new Set(owned.filter((pid) => Number.isInteger(pid) && pid > 1 && pid !== process.pid))];

@@ -18,10 +18,10 @@ import type { DesktopOptions } from './nut-desktop.ts';
 import { openAccessibility } from './open-accessibility.ts';
 import { bindSwayHotkey, type SwayHotkey } from './sway-hotkey.ts';
 import { SwayIpc, type SwayWindow } from './sway-ipc.ts';
+import { WaylandInput, wtypeKeyboard } from './wayland-input.ts';
 import { waylandSocketPath } from './wayland-wire.ts';
 import type { FoundWindow } from './windows.ts';
 import { VirtualPointer } from './wlr-virtual-pointer.ts';
-import { WlrootsInput } from './wlroots-input.ts';
 
 const CHROMIUM_APPS = /chrom|brave|vivaldi|msedge|electron/i;
 
@@ -105,8 +105,13 @@ export async function createWlrootsDesktop(
       return sway.windows();
     };
     const focused = async () => (await windows()).find((w) => w.focused && w.visible);
-    const input = new WlrootsInput(pointer, failSafe, screen.logical, env, options.timing, async () =>
-      typedWindow(await focused().catch(() => undefined)),
+    const input = new WaylandInput(
+      pointer,
+      wtypeKeyboard(env),
+      failSafe,
+      screen.logical,
+      options.timing,
+      async () => typedWindow(await focused().catch(() => undefined)),
     );
 
     let accessibility: Promise<Accessibility | null> | undefined;

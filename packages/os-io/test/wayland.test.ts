@@ -8,16 +8,24 @@ import { decodePpm } from '../src/grim-capture.ts';
 import { chooseAdapter, compositorOf, probeDisplay } from '../src/index.ts';
 import { swayChord } from '../src/sway-hotkey.ts';
 import { flattenWindows } from '../src/sway-ipc.ts';
-import { textArgs } from '../src/wlroots-input.ts';
+import { textArgs } from '../src/wayland-input.ts';
 import { chordArgs } from '../src/wtype-keyboard.ts';
 
 describe('the adapter a session gets', () => {
-  it('is wlroots for a sway (or other wlroots) Wayland session, else x11', () => {
+  it('is wlroots for a sway (or other wlroots) Wayland session, gnome for GNOME on Wayland, else x11', () => {
     expect(chooseAdapter({ WAYLAND_DISPLAY: 'wayland-1', SWAYSOCK: '/run/sway.sock' })).toBe('wlroots');
     expect(chooseAdapter({ WAYLAND_DISPLAY: 'wayland-1', XDG_CURRENT_DESKTOP: 'Hyprland' })).toBe('wlroots');
     expect(
       chooseAdapter({ WAYLAND_DISPLAY: 'wayland-0', XDG_CURRENT_DESKTOP: 'ubuntu:GNOME', DISPLAY: ':0' }),
+    ).toBe('gnome');
+    expect(chooseAdapter({ XDG_CURRENT_DESKTOP: 'GNOME', DISPLAY: ':0' })).toBe('x11');
+    expect(chooseAdapter({ WAYLAND_DISPLAY: 'wayland-0', XDG_CURRENT_DESKTOP: 'KDE', DISPLAY: ':0' })).toBe(
+      'x11',
+    );
+    expect(
+      chooseAdapter({ WAYLAND_DISPLAY: 'wayland-0', XDG_CURRENT_DESKTOP: 'GNOME', MIME_DESKTOP: 'x11' }),
     ).toBe('x11');
+    expect(chooseAdapter({ DISPLAY: ':0', MIME_DESKTOP: 'gnome' })).toBe('gnome');
     expect(chooseAdapter({ DISPLAY: ':0', SWAYSOCK: '/run/sway.sock' })).toBe('x11');
     expect(chooseAdapter({ WAYLAND_DISPLAY: 'wayland-1', SWAYSOCK: '/s', MIME_DESKTOP: 'x11' })).toBe('x11');
     expect(compositorOf({ WAYLAND_DISPLAY: 'wayland-0', XDG_CURRENT_DESKTOP: 'ubuntu:GNOME' })).toBe(

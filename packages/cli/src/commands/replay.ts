@@ -204,9 +204,12 @@ function describeStart(event: Extract<ReplayEvent, { type: 'run_start' }>): stri
     ...describeFiles(event.files),
     style.dim(
       // Wayland tells no program where the pointer is: the corner works only on X11.
-      chooseAdapter(process.env) === 'wlroots'
-        ? `  stop: Ctrl+C or ${DEFAULT_ABORT_HOTKEY}; pause: ${DEFAULT_PAUSE_HOTKEY}`
-        : `  stop: Ctrl+C, ${DEFAULT_ABORT_HOTKEY}, or move the pointer into a screen corner; pause: ${DEFAULT_PAUSE_HOTKEY}`,
+      {
+        wlroots: `  stop: Ctrl+C or ${DEFAULT_ABORT_HOTKEY}; pause: ${DEFAULT_PAUSE_HOTKEY}`,
+        // GNOME binds no hotkey for mime.
+        gnome: '  stop: Ctrl+C',
+        x11: `  stop: Ctrl+C, ${DEFAULT_ABORT_HOTKEY}, or move the pointer into a screen corner; pause: ${DEFAULT_PAUSE_HOTKEY}`,
+      }[chooseAdapter(process.env)],
     ),
   ].join('\n');
 }

@@ -1,11 +1,12 @@
 /**
- * Input on wlroots compositors, paced by the same policy as X11 (input-pacing.ts): the pointer through
- * a long-lived virtual pointer (wlr-virtual-pointer.ts), keys and text through wtype
- * (wtype-keyboard.ts). Operations run one at a time, check the fail-safe before each step and release
+ * Input on Wayland compositors, paced by the same policy as X11 (input-pacing.ts), through a pointer
+ * and a keyboard the compositor lends: on wlroots a long-lived virtual pointer (wlr-virtual-pointer.ts)
+ * and wtype (wtype-keyboard.ts), on GNOME mutter's remote desktop (mutter-remote-desktop.ts,
+ * mutter-keyboard.ts). Operations run one at a time, check the fail-safe before each step and release
  * a held button when they fail.
  *
- * Wayland tells no client where the pointer is: {@link WlrootsInput.pointerPosition} is where mime last
- * put it, so the fail-safe's corner check sees only mime's own moves (the hotkey, bound in sway, is
+ * Wayland tells no client where the pointer is: {@link WaylandInput.pointerPosition} is where mime last
+ * put it, so the fail-safe's corner check sees only mime's own moves (the hotkey, where the compositor binds one, is
  * what a person uses to take over).
  */
 import { isMimeError, type KeyChord, parseKeyChord } from '@mime-desktop/schema';
@@ -21,8 +22,22 @@ import {
   type ScrollDirection,
   screenPoint,
 } from './units.ts';
-import type { VirtualPointer } from './wlr-virtual-pointer.ts';
 import { pressChord, wtype } from './wtype-keyboard.ts';
+
+/** A pointer the compositor moves to absolute logical positions; each call resolves once it has the event. */
+export interface PointerDevice {
+  moveTo(point: LogicalPoint): Promise<void>;
+  button(button: MouseButton, down: boolean): Promise<void>;
+  /** One wheel notch. */
+  wheel(direction: ScrollDirection): Promise<void>;
+}
+
+/** A keyboard the compositor takes chords and text from. */
+export interface KeyboardDevice {
+  pressChord(chord: KeyChord, signal?: AbortSignal): Promise<void>;
+  /** Types `text` (newlines and tabs as their keys), `keyDelayMs` between keys. */
+  typeText(text: string, keyDelayMs: number, signal?: AbortSignal): Promise<void>;
+}
 
 /** Splits text where a key repeats (`ll`), so the pause between presses of one key can be kept. */
 function repeatRuns(text: string): string[] {
@@ -56,11 +71,19 @@ export function textArgs(text: string, keyDelayMs: number): string[] {
   return args;
 }
 
-export class WlrootsInput {
-  readonly #pointer: VirtualPointer;
+/** wtype as the {@link KeyboardDevice} of the wlroots compositor of `env`. */
+export function wtypeKeyboard(env: NodeJS.ProcessEnv): KeyboardDevice {
+  return {
+    pressChord: (chord, signal) => pressChord(chord, env, signal),
+    typeText: (text, keyDelayMs, signal) => wtype(textArgs(text, keyDelayMs), env, signal),
+  };
+}
+
+export class WaylandInput {
+  readonly #pointer: PointerDevice;
+  readonly #keyboard: KeyboardDevice;
   readonly #failSafe: FailSafe;
   readonly #screen: LogicalSize;
-  readonly #env: NodeJS.ProcessEnv;
   readonly #timing: Required<InputTiming>;
   readonly #typing: TypingPacing;
   readonly #typedWindow: () => Promise<TypedWindow | null>;
@@ -71,17 +94,17 @@ export class WlrootsInput {
 
   /** `typedWindow` tells the window keys go to (for the toolkit's typing pauses), null when unknown. */
   constructor(
-    pointer: VirtualPointer,
+    pointer: PointerDevice,
+    keyboard: KeyboardDevice,
     failSafe: FailSafe,
     screen: LogicalSize,
-    env: NodeJS.ProcessEnv,
     timing: InputTiming = {},
     typedWindow: () => Promise<TypedWindow | null> = async () => null,
   ) {
     this.#pointer = pointer;
     this.#failSafe = failSafe;
     this.#screen = screen;
-    this.#env = env;
+    this.#keyboard = keyboard;
     this.#timing = { ...DEFAULT_INPUT_TIMING, ...timing };
     this.#typing = new TypingPacing(timing);
     this.#typedWindow = typedWindow;
@@ -175,7 +198,7 @@ export class WlrootsInput {
     const parsed = typeof chord === 'string' ? parseKeyChord(chord) : chord;
     return this.#run('press a key', async () => {
       this.#step();
-      await pressChord(parsed, this.#env, this.#failSafe.signal);
+      await this.#keyboard.pressChord(parsed, this.#failSafe.signal);
       await this.#pause(this.#timing.afterActionMs);
     });
   }
@@ -201,7 +224,7 @@ export class WlrootsInput {
       for (const [i, run] of runs.entries()) {
         if (i > 0) await this.#pause(timing.repeatKeyDelayMs);
         this.#step();
-        await wtype(textArgs(run, keyDelay), this.#env, this.#failSafe.signal);
+        await this.#keyboard.typeText(run, keyDelay, this.#failSafe.signal);
       }
       this.#typedUntil = performance.now() + timing.afterTypeMs;
     });
