@@ -298,6 +298,9 @@ export const RUN_EVENT_DATA = {
     threshold: z.number(),
     /** The region compared, logical px; null for the whole screen. */
     region: Box.nullable(),
+    /** A check by content: how it read the app, and what it found (no percentages there). */
+    read: z.enum(['app', 'ocr']).optional(),
+    reason: z.string().optional(),
     /** The whole recorded and live frames the crops come from, in the run folder. */
     recorded_frame: z.string().optional(),
     live_frame: z.string().optional(),

@@ -223,6 +223,19 @@ function describeVerified(event: Extract<ReplayEvent, { type: 'verify' }>): stri
   return `    ${style.green('✓')} ${what} verified ${style.dim(`(${how}${took})`)}`;
 }
 
+/** A failed check: where, and what it found (by content) or how alike the crops were (by pixels). */
+function describeDivergence(event: Extract<ReplayEvent, { type: 'divergence' }>): string {
+  const where = divergenceAt(event.subtask_i ?? null, event.step_i);
+  const when = { before_step: 'before it ran', after_step: 'after it ran', subtask_outcome: '' }[event.check];
+  const found =
+    event.read && event.reason
+      ? `${inert(event.reason)} (${event.read === 'app' ? 'read from the app' : 'read by OCR'})`
+      : `${Math.round(event.similarity * 100)}% alike (needs ${Math.round(event.threshold * 100)}%)`;
+  return style.red(
+    `    ✗ ${where} diverged${when ? ` ${when}` : ''}: ${found}; crops ${event.expected}, ${event.observed}`,
+  );
+}
+
 function describeEvent(event: ReplayEvent): string | null {
   switch (event.type) {
     case 'run_start':
@@ -253,15 +266,8 @@ function describeEvent(event: ReplayEvent): string | null {
       return style.yellow(`  ⏸ paused before the next action; press ${event.hotkey} again to resume`);
     case 'resumed':
       return style.green('  ▶ resumed');
-    case 'divergence': {
-      const where = divergenceAt(event.subtask_i ?? null, event.step_i);
-      const when = { before_step: 'before it ran', after_step: 'after it ran', subtask_outcome: '' }[
-        event.check
-      ];
-      return style.red(
-        `    ✗ ${where} diverged${when ? ` ${when}` : ''}: ${Math.round(event.similarity * 100)}% alike (needs ${Math.round(event.threshold * 100)}%); crops ${event.expected}, ${event.observed}`,
-      );
-    }
+    case 'divergence':
+      return describeDivergence(event);
     case 'agent_scope':
       return style.dim(`  the model may act on: ${inert(event.reason)}`);
     case 'handover':

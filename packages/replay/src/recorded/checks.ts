@@ -71,6 +71,8 @@ export interface Failure {
   regroundable: boolean;
   /** What the step does, e.g. `left_click at (240, 120)`. */
   description: string;
+  /** A check by content: how it read the app (its tree, or OCR); absent for a check by pixels. */
+  read?: 'app' | 'ocr';
 }
 
 /** The outcome of one look at the screen. */

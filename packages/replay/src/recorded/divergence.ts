@@ -44,6 +44,7 @@ export async function recordDivergence(
     similarity: failure.similarity,
     threshold: failure.threshold,
     region: failure.region,
+    ...(failure.read ? { read: failure.read, reason: failure.reason } : {}),
     recorded_frame: recordedFrame,
     live_frame: liveFrame,
   });

@@ -100,7 +100,7 @@ export class SubtaskOutcome {
           by === 'app'
             ? `the app says ${JSON.stringify(read)} there`
             : `that line reads ${JSON.stringify(read)}`;
-        return failed(
+        const { failure } = failed(
           null,
           'subtask_outcome',
           `the app does not show ${value.name} = ${JSON.stringify(value.value)} where the recording shows ${JSON.stringify(value.example)} at the end of ${formatSubtask(subtask.subtask_i)} (${there})`,
@@ -109,6 +109,7 @@ export class SubtaskOutcome {
           verdict.box,
           after,
         );
+        return { ok: false, failure: { ...failure, read: by } };
       },
       verdict: (watched) => ({
         step_i: null,

@@ -105,7 +105,11 @@ export async function prepareField(
       const live = await parts.ctx.desktop.captureFrame().then(liveImage);
       const { failure } = failed(recorded.step.i, 'before_step', reason, 0, 1, null, pre);
       const description = `type ${JSON.stringify(typed)}`;
-      return { note: null, failure: await parts.verifier.fail({ ...failure, description }, turn, live) };
+      const read = 'app' as const;
+      return {
+        note: null,
+        failure: await parts.verifier.fail({ ...failure, description, read }, turn, live),
+      };
     },
   });
 }
@@ -137,7 +141,8 @@ async function checkTyped(
       if (verdict.kind !== 'differs') return located(identity, state.layout ?? RECORDED, 1, '');
       const wanted = expected === null ? 'the typed text' : JSON.stringify(expected);
       const reason = `after ${describeStep(recorded.step)}, the focused ${describeElement(verdict.element)} holds ${JSON.stringify(verdict.element.text)}, not ${wanted}`;
-      return failed(recorded.step.i, 'after_step', reason, 0, 1, null, pre);
+      const { failure } = failed(recorded.step.i, 'after_step', reason, 0, 1, null, pre);
+      return { ok: false, failure: { ...failure, read: 'app' } };
     },
     verdict: () =>
       verdict.kind === 'holds'
