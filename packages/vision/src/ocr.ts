@@ -40,11 +40,16 @@ export class OcrEngine {
     return this.#worker !== undefined;
   }
 
-  /** Ends the worker (a later read starts a new one). */
+  /**
+   * Ends the worker (a later read starts a new one). A read under way ends first (tesseract.js
+   * throws outside any promise when its worker goes away mid-call); the reads queued behind it fail.
+   */
   async close(): Promise<void> {
     const current = this.#worker;
     this.#worker = undefined;
-    if (current) await (await current).terminate();
+    if (!current) return;
+    await this.#queue;
+    await (await current).terminate();
   }
 
   #recognize(png: Buffer, mode: PageMode): Promise<{ words: OcrWord[]; text: string }> {
@@ -62,6 +67,7 @@ export class OcrEngine {
     const worker = this.#worker;
     const job = this.#queue.then(async () => {
       const [w, { PSM }] = await Promise.all([worker, tesseract()]);
+      if (this.#worker !== worker) throw new Error('the OCR engine was closed before this read');
       await w.setParameters({ tessedit_pageseg_mode: PSM[mode], user_defined_dpi: '96' });
       const { data } = await w.recognize(png, {}, { blocks: true, text: true });
       const words: OcrWord[] = [];

@@ -26,6 +26,20 @@ describe('OcrEngine', () => {
   }, 60_000);
 });
 
+describe('closing an engine while it reads', () => {
+  it('fails the reads it has not started and leaves no worker (the process goes on)', async () => {
+    const png = await readFile(SCREEN);
+    const closing = new OcrEngine();
+    const reads = [closing.readWords(png), closing.readWords(png)].map((r) => r.then(() => 'read', String));
+    await closing.close();
+    expect(await Promise.all(reads)).toEqual([
+      'Error: the OCR engine was closed before this read',
+      'Error: the OCR engine was closed before this read',
+    ]);
+    expect(closing.started).toBe(false);
+  }, 60_000);
+});
+
 describe('reading a line tolerant of OCR', () => {
   const word = (text: string, x: number, y: number) => ({
     text,
