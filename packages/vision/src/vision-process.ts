@@ -24,9 +24,14 @@ interface Pending {
   resolve: (value: unknown) => void;
   reject: (error: unknown) => void;
   method: VisionMethod;
+  /** The child asked: only its exit fails the call. */
+  child: ChildProcess;
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
+
+/** The vision process this process's OCR and template matching go to (`useVisionProcess`), if any. */
+let active: VisionProcess | undefined;
 
 /** The child's entry: the built `.js` when installed, the `.ts` source (through tsx) in a checkout. */
 function childCommand(): { entry: string; execArgv: string[] } {
@@ -68,7 +73,7 @@ export class VisionProcess {
     // While a call is in flight, the child keeps this process alive; idle, it does not.
     if (this.#pending.size === 0) this.#hold(child, true);
     return new Promise<unknown>((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject, method });
+      this.#pending.set(id, { resolve, reject, method, child });
       const message: VisionCall = { id, method, args };
       child.send(message, (error) => {
         if (error)
@@ -77,8 +82,17 @@ export class VisionProcess {
     }) as ReturnType<VisionMethods[M]>;
   }
 
-  /** Ends the child (a later call starts a new one); resolves once it has exited. */
+  /**
+   * Ends the child and, when this is the process's vision process (`useVisionProcess`), that too: OCR
+   * and template matching run in this process again. Resolves once the child has exited.
+   */
   async close(): Promise<void> {
+    if (active === this) active = undefined;
+    await this.#stop();
+  }
+
+  /** Ends the child (a later call starts a new one); resolves once it has exited. */
+  async #stop(): Promise<void> {
     clearTimeout(this.#idleTimer);
     const child = this.#child;
     this.#child = undefined;
@@ -105,7 +119,8 @@ export class VisionProcess {
     child.once('exit', (code, signal) => {
       if (this.#child === child) this.#child = undefined;
       const how = signal ? `signal ${signal}` : `code ${code}`;
-      for (const [id, { method }] of this.#pending) {
+      for (const [id, { method, child: asked }] of this.#pending) {
+        if (asked !== child) continue;
         this.#settle(id, {
           ok: false,
           error: new VisionProcessError(
@@ -115,7 +130,8 @@ export class VisionProcess {
       }
     });
     child.once('error', (error) => {
-      for (const id of this.#pending.keys()) {
+      for (const [id, { child: asked }] of this.#pending) {
+        if (asked !== child) continue;
         this.#settle(id, {
           ok: false,
           error: new VisionProcessError('the vision process could not be started', error),
@@ -135,8 +151,9 @@ export class VisionProcess {
     const child = this.#child;
     if (!child) return;
     this.#hold(child, false);
+    clearTimeout(this.#idleTimer);
     this.#idleTimer = setTimeout(() => {
-      if (this.#pending.size === 0 && this.#child === child) void this.close();
+      if (this.#pending.size === 0 && this.#child === child) void this.#stop();
     }, this.idleMs);
     this.#idleTimer.unref();
   }
@@ -154,24 +171,16 @@ export class VisionProcess {
   }
 }
 
-let active: VisionProcess | undefined;
-
 /**
  * From now on, this process's OCR (every `OcrEngine`) and template matching (`findTemplate`) run in
  * one child process that exits when idle. For a long-lived host: a one-shot run is faster without.
- * Calling it again replaces the options; `close()` of what it returns ends the child and the switch.
+ * Calling it again replaces the one before; `close()` of what it returns ends the child and the switch.
  */
-export function useVisionProcess(options: VisionProcessOptions = {}): { close(): Promise<void> } {
+export function useVisionProcess(options: VisionProcessOptions = {}): VisionProcess {
   const previous = active;
-  const vision = new VisionProcess(options);
-  active = vision;
+  active = new VisionProcess(options);
   void previous?.close();
-  return {
-    close: async () => {
-      if (active === vision) active = undefined;
-      await vision.close();
-    },
-  };
+  return active;
 }
 
 /** The vision process this process's OCR and template matching go to, if asked for. */
