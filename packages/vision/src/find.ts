@@ -1,4 +1,4 @@
-import type { Box, RgbaImage } from './image.ts';
+import { type Box, crop, type RgbaImage } from './image.ts';
 import { loadOpenCv, type OpenCv } from './opencv.ts';
 import { activeVisionProcess } from './vision-process.ts';
 
@@ -82,7 +82,22 @@ export async function findTemplate(
   options: FindOptions = {},
 ): Promise<TemplateMatch | null> {
   const remote = activeVisionProcess();
-  if (remote) return remote.call('findTemplate', screen, template, options);
+  if (remote) {
+    // Only the searched area crosses to the vision process when it lies on the screen (the same pixels).
+    const { within } = options;
+    const inside =
+      within &&
+      within.x >= 0 &&
+      within.y >= 0 &&
+      within.x + within.width <= screen.width &&
+      within.y + within.height <= screen.height;
+    if (!within || !inside) return remote.call('findTemplate', screen, template, options);
+    const found = await remote.call('findTemplate', crop(screen, within), template, {
+      ...options,
+      within: undefined,
+    });
+    return found && { ...found, box: { ...found.box, x: found.box.x + within.x, y: found.box.y + within.y } };
+  }
   const { cv } = await loadOpenCv();
   const factor = options.downscale ?? 0.5;
   const area = options.within ?? { x: 0, y: 0, width: screen.width, height: screen.height };

@@ -39,8 +39,14 @@ describe('the vision process', () => {
     const screen = await decodeImage(SHOT);
     const template = crop(screen, playButton);
     const png = await readFile(PROBE);
+    const near = { x: 400, y: 100, width: 400, height: 200 };
     const here = new OcrEngine();
-    const [match, words] = [await findTemplate(screen, template), await here.readWords(png)];
+    const [match, nearMatch, words] = [
+      await findTemplate(screen, template),
+      await findTemplate(screen, template, { within: near }),
+      await here.readWords(png),
+    ];
+    expect(nearMatch?.box).toEqual(playButton);
     await here.close();
 
     vision = useVisionProcess({ idleMs: 300 });
@@ -51,6 +57,8 @@ describe('the vision process', () => {
       engine.readWords(png),
     ]);
     expect(remoteMatch).toEqual(match);
+    // Only the area searched crosses: the same match, in the screen's pixels.
+    expect(await findTemplate(screen, template, { within: near })).toEqual(nearMatch);
     expect(remoteWords).toEqual(words);
     expect(await engine.readLine(png)).toBe(await engine.readLine(png));
     const pid = vision.pid ?? 0;
