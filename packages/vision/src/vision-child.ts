@@ -8,6 +8,7 @@ import { OcrEngine } from './ocr.ts';
 import { errorToWire, type VisionCall, type VisionMethods, type VisionReply } from './vision-wire.ts';
 
 const ocr = new OcrEngine();
+// PNG bytes arrive as a Buffer or a plain Uint8Array (V8 serialization): tesseract.js wants a Buffer, made without a copy.
 const methods: VisionMethods = {
   readWords: (png, options) =>
     ocr.readWords(Buffer.from(png.buffer, png.byteOffset, png.byteLength), options),
@@ -15,8 +16,9 @@ const methods: VisionMethods = {
   findTemplate: (screen, template, options) => findTemplate(screen, template, options),
 };
 
+/** Answers the host, unless it is gone (this process then exits). */
 function reply(message: VisionReply): void {
-  process.send?.(message);
+  if (process.connected) process.send?.(message);
 }
 
 process.on('message', (call: VisionCall) => {
