@@ -1,4 +1,4 @@
-export { OcrEngine } from '@mime-desktop/vision';
+export { OcrEngine, useVisionProcess } from '@mime-desktop/vision';
 export type { ResolvedAction } from './actions/computer-action.ts';
 export {
   type ConfirmAnswer,

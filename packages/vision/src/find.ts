@@ -1,5 +1,6 @@
-import type { Box, RgbaImage } from './image.ts';
+import { type Box, crop, type RgbaImage } from './image.ts';
 import { loadOpenCv, type OpenCv } from './opencv.ts';
+import { activeVisionProcess } from './vision-process.ts';
 
 export interface FindOptions {
   /** Template sizes tried, relative to its recorded size. Default [1, 0.9, 1.1, 0.8, 1.25, 0.67, 1.5]. */
@@ -72,13 +73,31 @@ function peaks(cv: OpenCv, result: InstanceType<OpenCv['Mat']>, exclude: { width
 /**
  * Finds a recorded target crop on a screen at several sizes with OpenCV's normalized correlation
  * (TM_CCOEFF_NORMED): a coarse search on shrunk images, then a refinement at full size around the
- * best place. Resolves null when the template is larger than the search area at every size.
+ * best place. Resolves null when the template is larger than the search area at every size. Runs
+ * in the vision process when this process asked for one (`useVisionProcess`).
  */
 export async function findTemplate(
   screen: RgbaImage,
   template: RgbaImage,
   options: FindOptions = {},
 ): Promise<TemplateMatch | null> {
+  const remote = activeVisionProcess();
+  if (remote) {
+    // Only the searched area crosses to the vision process when it lies on the screen (the same pixels).
+    const { within } = options;
+    const inside =
+      within &&
+      within.x >= 0 &&
+      within.y >= 0 &&
+      within.x + within.width <= screen.width &&
+      within.y + within.height <= screen.height;
+    if (!within || !inside) return remote.call('findTemplate', screen, template, options);
+    const found = await remote.call('findTemplate', crop(screen, within), template, {
+      ...options,
+      within: undefined,
+    });
+    return found && { ...found, box: { ...found.box, x: found.box.x + within.x, y: found.box.y + within.y } };
+  }
   const { cv } = await loadOpenCv();
   const factor = options.downscale ?? 0.5;
   const area = options.within ?? { x: 0, y: 0, width: screen.width, height: screen.height };

@@ -1,4 +1,5 @@
 export { type CompareOptions, detailSimilarity, greyContrast, greyStats, similarity } from './compare.ts';
+export { VisionProcessError } from './errors.ts';
 export { type FindOptions, findTemplate, type TemplateMatch } from './find.ts';
 export {
   type Box,
@@ -35,3 +36,4 @@ export {
   wordsRightOf,
 } from './ocr.ts';
 export { loadOpenCv, type OpenCv } from './opencv.ts';
+export { useVisionProcess, VisionProcess, type VisionProcessOptions } from './vision-process.ts';

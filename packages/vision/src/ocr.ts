@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Worker } from 'tesseract.js';
 import type { Box } from './image.ts';
+import { activeVisionProcess, type VisionProcess } from './vision-process.ts';
 
 /** A word read off an image, with its box in the image's pixels. */
 export interface OcrWord {
@@ -19,37 +20,53 @@ const tesseract = () => import('tesseract.js');
  * An OCR engine: one tesseract.js worker (offline, English data from `@tesseract.js-data/eng`),
  * loaded and started on the first read (about 1 s) and reused for every read after it (0.5-1 s a 1280x800
  * page); reads are queued. Its owner closes it: the worker thread keeps a process alive.
+ * When the process asked for a vision process (`useVisionProcess`), the reads go there instead, to
+ * the one worker it holds for all engines.
  */
 export class OcrEngine {
   #worker: Promise<Worker> | undefined;
   #queue: Promise<unknown> = Promise.resolve();
+  /** The vision process this engine has read through, when it reads there. */
+  #remote: VisionProcess | undefined;
 
   /** The words of an image (PNG bytes); words under `minConfidence` (default 50) are dropped. */
   async readWords(png: Buffer, options: { minConfidence?: number } = {}): Promise<OcrWord[]> {
+    const remote = this.#remoteFor();
+    if (remote) return remote.call('readWords', png, options);
     const { words } = await this.#recognize(png, 'SPARSE_TEXT');
     return words.filter((w) => w.confidence >= (options.minConfidence ?? 50));
   }
 
   /** An image holding one line of text (a button's label), trimmed. */
   async readLine(png: Buffer): Promise<string> {
+    const remote = this.#remoteFor();
+    if (remote) return remote.call('readLine', png);
     return (await this.#recognize(png, 'SINGLE_LINE')).text.trim();
   }
 
-  /** Whether the worker has been started. */
+  /** Whether the worker has been started (in a vision process: this engine has read, and it still runs). */
   get started(): boolean {
-    return this.#worker !== undefined;
+    return this.#worker !== undefined || this.#remote?.pid !== undefined;
   }
 
   /**
-   * Ends the worker (a later read starts a new one). A read under way ends first (tesseract.js
-   * throws outside any promise when its worker goes away mid-call); the reads queued behind it fail.
+   * Ends the worker (a later read starts a new one); a vision process's worker ends when that
+   * process idles. A read under way ends first (tesseract.js throws outside any promise when its
+   * worker goes away mid-call); the reads queued behind it fail.
    */
   async close(): Promise<void> {
+    this.#remote = undefined;
     const current = this.#worker;
     this.#worker = undefined;
     if (!current) return;
     await this.#queue;
     await (await current).terminate();
+  }
+
+  #remoteFor(): VisionProcess | undefined {
+    const remote = activeVisionProcess();
+    if (remote) this.#remote = remote;
+    return remote;
   }
 
   #recognize(png: Buffer, mode: PageMode): Promise<{ words: OcrWord[]; text: string }> {

@@ -3,6 +3,7 @@ import { realpathSync } from 'node:fs';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
+import { keepFreedImagesOut } from '../malloc-tuning.ts';
 import { positiveNumber } from '../numbers.ts';
 import { printData, say, style } from '../output.ts';
 import { MIME_VERSION } from '../program.ts';
@@ -36,14 +37,26 @@ async function runMcpCommand(flags: McpFlags): Promise<ExitCode> {
   const { DesktopLock, MimeMcpServer, WorkflowCatalog, newToken, serveHttp, serveStdio } = await import(
     '@mime-desktop/mcp'
   );
-  const { OcrEngine } = await import('@mime-desktop/replay');
+  const { OcrEngine, useVisionProcess } = await import('@mime-desktop/replay');
   const port = flags.http === undefined ? null : portOf(flags.http);
   const idleSeconds = positiveNumber(flags.sessionIdle, '--session-idle', 7 * 24 * 3600, '600');
   if (idleSeconds !== undefined && port === null) throw new UsageError('--session-idle goes with --http');
   const catalog = new WorkflowCatalog({ home: resolveHome(flags) });
   await catalog.start();
-  const lock = new DesktopLock({ queue: flags.queue === true });
-  // One OCR worker for all the server's replays, started at the first read: memory stays flat over many.
+  // A long-lived process: freed frames go back to the system, and OCR and template matching run in a
+  // child process started at the first read, which exits after 30 s with nothing to do (their
+  // WebAssembly heaps, ~260 MB, leave with it). One OCR engine for all the server's replays.
+  const memory = await keepFreedImagesOut();
+  const vision = useVisionProcess();
+  const lock = new (class extends DesktopLock {
+    override async run<T>(what: string, work: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+      try {
+        return await super.run(what, work, signal);
+      } finally {
+        memory?.trim();
+      }
+    }
+  })({ queue: flags.queue === true });
   const ocr = new OcrEngine();
   const createServer = () =>
     new MimeMcpServer({
@@ -80,6 +93,7 @@ async function runMcpCommand(flags: McpFlags): Promise<ExitCode> {
   } finally {
     catalog.stop();
     await ocr.close();
+    await vision.close();
   }
 }
 
