@@ -16,10 +16,24 @@ export class RunRefusedError extends MimeError {
   }
 }
 
-/** An event of a run, as the page gets it: the replay's event, or the end with its summary. */
+/** Who paused or resumed a run: the studio's button, or the replay's hotkey (named by its event). */
+export type PausedBy = 'studio' | 'hotkey';
+
+/**
+ * An event of a run, as the page gets it: the replay's event (a pause or resume with who did it), or
+ * the end with its summary.
+ */
 export type RunMessage =
-  | { kind: 'event'; event: ReplayEvent }
+  | { kind: 'event'; event: ReplayEvent; by?: PausedBy }
   | { kind: 'end'; outcome: string; code: string | null; reason: string | null; dir: string | null };
+
+/** What a run was asked to do, as the page may show it again (no secret: only their names). */
+export interface RunRequestView {
+  mode: ReplayMode;
+  fresh: boolean;
+  params: Record<string, string>;
+  secrets: string[];
+}
 
 export interface StudioRun {
   id: string;
@@ -28,6 +42,7 @@ export interface StudioRun {
   dir: string | null;
   messages: MessageLog<RunMessage>;
   done: boolean;
+  request: RunRequestView;
 }
 
 export interface StartRun {
@@ -38,14 +53,40 @@ export interface StartRun {
   params: Record<string, string>;
   /** Values of sensitive params: passed as MIME_PARAM_<NAME> in the replay's environment. */
   secrets: Record<string, string>;
+  /** Put the app in its recorded starting state first (the workflow's setup): replay's `fresh`. */
+  fresh: boolean;
 }
 
 export class RunManager {
   readonly #runs = new Map<string, StudioRun>();
+  /**
+   * What each run was asked, secrets included, so Re-run needs nothing typed again: kept in this
+   * process's memory only, for this studio's runs.
+   */
+  readonly #requests = new Map<string, StartRun>();
   #running: { run: StudioRun; abort: AbortController; pause: PauseControl } | null = null;
+  /**
+   * What the studio last asked of the running replay (true: pause), until the replay says it did: its
+   * next `paused` or `resumed` event says who asked. Null: the studio asked nothing since.
+   */
+  #studioAsked: boolean | null = null;
 
   get(id: string): StudioRun | undefined {
     return this.#runs.get(id);
+  }
+
+  /** The run of `workflowId` going on now, if any. */
+  running(workflowId: string): StudioRun | null {
+    const run = this.#running?.run;
+    return run?.workflowId === workflowId ? run : null;
+  }
+
+  /** Starts run `id` again, with the same values, mode and fresh start. */
+  rerun(id: string): Promise<StudioRun> {
+    const request = this.#requests.get(id);
+    if (!request)
+      throw new RunRefusedError(`no run ${id} in this studio to run again: start one from the Run form`);
+    return this.start(request);
   }
 
   /** Starts a replay; resolves once it started (its events then stream). */
@@ -62,11 +103,19 @@ export class RunManager {
       dir: null,
       messages: new MessageLog(),
       done: false,
+      request: {
+        mode: request.mode,
+        fresh: request.fresh,
+        params: request.params,
+        secrets: Object.keys(request.secrets),
+      },
     };
     const abort = new AbortController();
     const pause = new PauseControl();
     this.#runs.set(run.id, run);
+    this.#requests.set(run.id, request);
     this.#running = { run, abort, pause };
+    this.#studioAsked = null;
     const secretsEnv = Object.fromEntries(
       Object.entries(request.secrets).map(([name, value]) => [secretEnvName(name), value]),
     );
@@ -79,12 +128,17 @@ export class RunManager {
       mode: request.mode,
       params: request.params,
       env: { ...process.env, ...secretsEnv },
+      fresh: request.fresh,
       signal: abort.signal,
       holder: 'mime studio',
       pause,
       onEvent: (event) => {
         if (event.type === 'run_start') run.dir = event.dir;
-        run.messages.push({ kind: 'event', event });
+        if (event.type === 'paused' || event.type === 'resumed') {
+          const by = this.#studioAsked === (event.type === 'paused') ? 'studio' : 'hotkey';
+          this.#studioAsked = null;
+          run.messages.push({ kind: 'event', event, by });
+        } else run.messages.push({ kind: 'event', event });
       },
     }).then(
       ({ summary, dir }) =>
@@ -104,6 +158,7 @@ export class RunManager {
   /** Pauses the running replay before its next action, or resumes it, as the pause hotkey does. */
   pause(id: string, paused: boolean): boolean {
     if (this.#running?.run.id !== id) return false;
+    this.#studioAsked = paused;
     if (paused) this.#running.pause.pause();
     else this.#running.pause.resume();
     return true;

@@ -1,0 +1,136 @@
+/// <reference lib="dom" />
+/**
+ * Runs in `mime studio` as a person makes them, in a real browser, on the demo app of the harness
+ * display: a run with its "step n of N" progress and the Runs list updated as it goes and as it ends;
+ * a second run started fresh (the app restarted from the workflow's setup) after a run that left its
+ * text in the app, succeeding; Pause from the studio and by the hotkey, each said as such; Re-run with
+ * the same values. Axe finds nothing on the page with a run shown.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { axeViolations } from '@mime-desktop/test-support/axe';
+import { demoAppSetup } from '@mime-desktop/test-support/desktop-harness';
+import { copyWorkflow, readEvents, runsOf, tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
+import { useStudioBrowser } from '@mime-desktop/test-support/studio-page';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+
+const desktop = useDesktop();
+const { onStudioPage } = useStudioBrowser();
+
+const HOTKEY = 'ctrl+alt+shift+p';
+
+/** The run's outcome line, once it is there. */
+async function outcomeOf(page: Page): Promise<string> {
+  const outcome = page.getByRole('list', { name: 'Run progress' }).locator('li[class^="outcome-"]');
+  await outcome.waitFor({ timeout: 60_000 });
+  return (await outcome.textContent()) ?? '';
+}
+
+/** The Runs list's items, newest first. */
+const runItems = (page: Page) => page.getByRole('list', { name: 'Runs, newest first' }).getByRole('listitem');
+
+/** The Runs list's runs that ended with success, as read from disk (a date, then the outcome). */
+const endedRuns = (page: Page) => runItems(page).filter({ hasText: /success · trace · [\d.]+ s$/ });
+
+describe('runs in the studio', () => {
+  it('shows step n of N and the Runs list live, starts a second run fresh, pauses saying who, and re-runs', {
+    timeout: 240_000,
+  }, async () => {
+    const home = await tempDir('mime-studio-runs-');
+    const dir = await copyWorkflow(
+      'play-song-recorded',
+      (schema) => {
+        schema.setup = demoAppSetup();
+      },
+      { as: 'play-song', into: join(home, 'workflows') },
+    );
+    await onStudioPage(
+      home,
+      async (page) => {
+        await page.getByRole('link', { name: /play/i }).click();
+        await page.getByRole('heading', { level: 1 }).waitFor();
+        await page.getByText('No runs yet.').waitFor();
+        // A first run, not fresh: it leaves "Faint" in the app's search box.
+        await page.getByLabel('song_name', { exact: true }).fill('Faint');
+        await page.getByLabel('Mode').selectOption('trace');
+        expect(await page.getByLabel('Start from a fresh app').isChecked()).toBe(false);
+        await page.getByRole('button', { name: 'Run', exact: true }).click();
+        // Where the run is, as it goes: a step of the five, and the Runs list has it before it ends.
+        await page
+          .locator('#run-progress')
+          .getByText(/^Step [1-5] of 5 · Subtask \d · Step \d: /)
+          .waitFor();
+        await runItems(page)
+          .filter({ hasText: /^Running now · trace · / })
+          .waitFor();
+        expect(await outcomeOf(page)).toBe('✓ success');
+        // The run ended: the list is as on disk, without a reload, and Re-run is offered.
+        await expect.poll(() => endedRuns(page).count(), { timeout: 30_000 }).toBe(1);
+        expect(await runItems(page).count()).toBe(1);
+        expect(await axeViolations(page)).toEqual([]);
+
+        // Run with other values: the form takes the last run's; a fresh start, another song.
+        await page.getByRole('button', { name: 'Run with other values' }).click();
+        const song = page.getByLabel('song_name', { exact: true });
+        expect(await song.inputValue()).toBe('Faint');
+        expect(await page.evaluate(() => document.activeElement?.id)).toBe('run-song_name');
+        await song.fill('Numb');
+        await page.getByLabel('Start from a fresh app').check();
+        await page.getByRole('button', { name: 'Run', exact: true }).click();
+        // Paused from the studio as it starts; then the hotkey resumes and pauses it, and the studio resumes it.
+        await page.getByRole('button', { name: 'Pause' }).click();
+        const log = page.getByRole('list', { name: 'Run progress' });
+        await page
+          .locator('#run-paused')
+          .getByText('Paused from the studio: the run waits before its next action')
+          .waitFor({ timeout: 30_000 });
+        await desktop().pressKeys(HOTKEY);
+        await log.getByText(`Resumed by the hotkey ${HOTKEY}`, { exact: true }).waitFor();
+        await desktop().pressKeys(HOTKEY);
+        await page
+          .locator('#run-paused')
+          .getByText(`Paused by the hotkey ${HOTKEY}: the run waits before its next action`)
+          .waitFor();
+        await page.getByRole('button', { name: 'Resume' }).click();
+        await log.getByText('Resumed from the studio', { exact: true }).waitFor();
+        expect(await page.locator('#run-paused').isHidden()).toBe(true);
+        expect(await outcomeOf(page), (await log.textContent()) ?? '').toBe('✓ success');
+        await log.getByText('Started from a fresh app (restarted from its setup)').waitFor();
+        await expect.poll(() => endedRuns(page).count(), { timeout: 30_000 }).toBe(2);
+
+        // Re-run: the same values, mode and fresh start, nothing typed again.
+        await page.getByRole('button', { name: 'Re-run' }).click();
+        // Paused, a page reloaded during the run finds it again: its progress, its pause, the Runs list.
+        await page.getByRole('button', { name: 'Pause' }).click();
+        await page.locator('#run-paused').getByText('Paused from the studio').waitFor({ timeout: 30_000 });
+        await page.reload();
+        await page.locator('#run-paused').getByText('Paused from the studio').waitFor();
+        await runItems(page)
+          .filter({ hasText: /^Running now · trace · / })
+          .waitFor();
+        await page.getByRole('button', { name: 'Resume' }).click();
+        expect(await outcomeOf(page), (await log.textContent()) ?? '').toBe('✓ success');
+        // Once it ended (its report written), Run is back and the list is as on disk.
+        await page.locator('#run-start:enabled').waitFor();
+        await expect.poll(() => endedRuns(page).count(), { timeout: 30_000 }).toBe(3);
+        expect(await runItems(page).count()).toBe(3);
+      },
+      desktop().env,
+    );
+    const runs = await runsOf(dir);
+    expect(runs).toHaveLength(3);
+    const summaries = await Promise.all(
+      runs.map(async (run) => JSON.parse(await readFile(join(run, 'summary.json'), 'utf8'))),
+    );
+    expect(summaries.map((s) => [s.outcome, s.params.song_name, s.extracts.song_now_playing])).toEqual([
+      ['success', 'Faint', 'Faint'],
+      ['success', 'Numb', 'Numb'],
+      ['success', 'Numb', 'Numb'],
+    ]);
+    const setups = await Promise.all(
+      runs.map(async (run) => (await readEvents(run)).find((e) => e.type === 'setup')),
+    );
+    expect(setups.map((e) => e?.data.fresh ?? false)).toEqual([false, true, true]);
+  });
+});
