@@ -2,9 +2,10 @@
 /**
  * Runs in `mime studio` as a person makes them, in a real browser, on the demo app of the harness
  * display: a run with its "step n of N" progress and the Runs list updated as it goes and as it ends;
- * a second run started fresh (the app restarted from the workflow's setup) after a run that left its
- * text in the app, succeeding; Pause from the studio and by the hotkey, each said as such; Re-run with
- * the same values. Axe finds nothing on the page with a run shown.
+ * a second run on the text the first left in the app fails and says so cause first (one line, its
+ * crops in view, in the studio and in its report.html); re-run from a fresh app (restarted from the
+ * workflow's setup) it succeeds; Pause from the studio and by the hotkey, each said as such; Re-run
+ * with the same values, followed through a reload. Axe finds nothing on the pages with a run shown.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -12,7 +13,7 @@ import { axeViolations } from '@mime-desktop/test-support/axe';
 import { demoAppSetup } from '@mime-desktop/test-support/desktop-harness';
 import { copyWorkflow, readEvents, runsOf, tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { useStudioBrowser } from '@mime-desktop/test-support/studio-page';
-import type { Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 
 const desktop = useDesktop();
@@ -20,11 +21,20 @@ const { onStudioPage } = useStudioBrowser();
 
 const HOTKEY = 'ctrl+alt+shift+p';
 
+const outcomeLine = (page: Page) =>
+  page.getByRole('list', { name: 'Run progress' }).locator('li[class^="outcome-"]');
+
 /** The run's outcome line, once it is there. */
 async function outcomeOf(page: Page): Promise<string> {
-  const outcome = page.getByRole('list', { name: 'Run progress' }).locator('li[class^="outcome-"]');
-  await outcome.waitFor({ timeout: 60_000 });
-  return (await outcome.textContent()) ?? '';
+  await outcomeLine(page).waitFor({ timeout: 60_000 });
+  return (await outcomeLine(page).textContent()) ?? '';
+}
+
+/** Starts a run with `button`; resolves once the page follows it (the last run's outcome is gone). */
+async function startRun(page: Page, button: Locator): Promise<void> {
+  const previous = await outcomeLine(page).count();
+  await button.click();
+  if (previous > 0) await outcomeLine(page).waitFor({ state: 'detached' });
 }
 
 /** The Runs list's items, newest first. */
@@ -34,7 +44,7 @@ const runItems = (page: Page) => page.getByRole('list', { name: 'Runs, newest fi
 const endedRuns = (page: Page) => runItems(page).filter({ hasText: /success · trace · [\d.]+ s$/ });
 
 describe('runs in the studio', () => {
-  it('shows step n of N and the Runs list live, starts a second run fresh, pauses saying who, and re-runs', {
+  it('shows step n of N and the Runs list live, says a failure cause first, re-runs it from a fresh app, pauses saying who, and re-runs', {
     timeout: 240_000,
   }, async () => {
     const home = await tempDir('mime-studio-runs-');
@@ -55,7 +65,7 @@ describe('runs in the studio', () => {
         await page.getByLabel('song_name', { exact: true }).fill('Faint');
         await page.getByLabel('Mode').selectOption('trace');
         expect(await page.getByLabel('Start from a fresh app').isChecked()).toBe(false);
-        await page.getByRole('button', { name: 'Run', exact: true }).click();
+        await startRun(page, page.getByRole('button', { name: 'Run', exact: true }));
         // Where the run is, as it goes: a step of the five, and the Runs list has it before it ends.
         await page
           .locator('#run-progress')
@@ -70,15 +80,40 @@ describe('runs in the studio', () => {
         expect(await runItems(page).count()).toBe(1);
         expect(await axeViolations(page)).toEqual([]);
 
-        // Run with other values: the form takes the last run's; a fresh start, another song.
+        // Run with other values: the form takes the last run's; another song, on the app as the first left it.
         await page.getByRole('button', { name: 'Run with other values' }).click();
         const song = page.getByLabel('song_name', { exact: true });
         expect(await song.inputValue()).toBe('Faint');
         expect(await page.evaluate(() => document.activeElement?.id)).toBe('run-song_name');
         await song.fill('Numb');
-        await page.getByLabel('Start from a fresh app').check();
-        await page.getByRole('button', { name: 'Run', exact: true }).click();
-        // Paused from the studio as it starts; then the hotkey resumes and pauses it, and the studio resumes it.
+        await startRun(page, page.getByRole('button', { name: 'Run', exact: true }));
+        expect(await outcomeOf(page)).toMatch(/^✗ failed \[MIME_REPLAY_DIVERGENCE\] /);
+        // The cause first: one line naming the step and what differed, the likely cause, the two crops
+        // in the same screenful, and what to do.
+        const headline = page.locator('#cause-headline');
+        await headline.waitFor();
+        const said = (await headline.textContent()) ?? '';
+        expect(said).toMatch(/^Step \d \(.+\): .+ \(\d+% alike, \d+% needed\)$/);
+        expect(said).not.toContain('\n');
+        expect(await page.locator('.run-cause').textContent()).toMatch(
+          /Likely cause: The (screen was not at the recorded start|field held another value)/,
+        );
+        const crops = page.locator('.cause-crops img');
+        expect(await crops.count()).toBe(2);
+        await headline.scrollIntoViewIfNeeded();
+        for (const crop of await crops.all()) {
+          await page.waitForFunction(
+            (img) => (img as HTMLImageElement).naturalWidth > 0,
+            await crop.elementHandle(),
+          );
+          const box = await crop.boundingBox();
+          const top = (await headline.boundingBox())?.y ?? 0;
+          expect(box && box.y + box.height - top).toBeLessThan(900);
+        }
+        await page.getByRole('button', { name: 'Open the step' }).waitFor();
+        expect(await axeViolations(page)).toEqual([]);
+        await startRun(page, page.getByRole('button', { name: 'Re-run from a fresh app' }));
+        // Paused from the studio as it starts (a fresh app, the same song); then the hotkey resumes and pauses it, and the studio resumes it.
         await page.getByRole('button', { name: 'Pause' }).click();
         const log = page.getByRole('list', { name: 'Run progress' });
         await page
@@ -97,10 +132,11 @@ describe('runs in the studio', () => {
         expect(await page.locator('#run-paused').isHidden()).toBe(true);
         expect(await outcomeOf(page), (await log.textContent()) ?? '').toBe('✓ success');
         await log.getByText('Started from a fresh app (restarted from its setup)').waitFor();
+        expect(await page.locator('.run-cause').count()).toBe(0);
         await expect.poll(() => endedRuns(page).count(), { timeout: 30_000 }).toBe(2);
 
         // Re-run: the same values, mode and fresh start, nothing typed again.
-        await page.getByRole('button', { name: 'Re-run' }).click();
+        await startRun(page, page.getByRole('button', { name: 'Re-run', exact: true }));
         // Paused, a page reloaded during the run finds it again: its progress, its pause, the Runs list.
         await page.getByRole('button', { name: 'Pause' }).click();
         await page.locator('#run-paused').getByText('Paused from the studio').waitFor({ timeout: 30_000 });
@@ -114,23 +150,38 @@ describe('runs in the studio', () => {
         // Once it ended (its report written), Run is back and the list is as on disk.
         await page.locator('#run-start:enabled').waitFor();
         await expect.poll(() => endedRuns(page).count(), { timeout: 30_000 }).toBe(3);
-        expect(await runItems(page).count()).toBe(3);
+        expect(await runItems(page).count()).toBe(4);
+
+        // The failed run's report says it cause first too, its crops in the frame's first screenful.
+        await runItems(page).filter({ hasText: 'failed' }).getByRole('link').click();
+        const report = page.frameLocator('iframe[title="Run report"]');
+        const reportHeadline = report.locator('#cause-headline');
+        await reportHeadline.waitFor();
+        expect(await reportHeadline.textContent()).toBe(said);
+        for (const crop of await report.locator('.cause img').all()) {
+          expect(await crop.evaluate((img) => img.getBoundingClientRect().bottom <= window.innerHeight)).toBe(
+            true,
+          );
+        }
+        const frame = page.frames().find((f) => f.url().endsWith('/report'));
+        expect(frame && (await axeViolations(frame))).toEqual([]);
       },
       desktop().env,
     );
     const runs = await runsOf(dir);
-    expect(runs).toHaveLength(3);
+    expect(runs).toHaveLength(4);
     const summaries = await Promise.all(
       runs.map(async (run) => JSON.parse(await readFile(join(run, 'summary.json'), 'utf8'))),
     );
     expect(summaries.map((s) => [s.outcome, s.params.song_name, s.extracts.song_now_playing])).toEqual([
       ['success', 'Faint', 'Faint'],
+      ['failed', 'Numb', undefined],
       ['success', 'Numb', 'Numb'],
       ['success', 'Numb', 'Numb'],
     ]);
     const setups = await Promise.all(
       runs.map(async (run) => (await readEvents(run)).find((e) => e.type === 'setup')),
     );
-    expect(setups.map((e) => e?.data.fresh ?? false)).toEqual([false, true, true]);
+    expect(setups.map((e) => e?.data.fresh ?? false)).toEqual([false, false, true, true]);
   });
 });

@@ -7,6 +7,7 @@
 import { api, runPage, workflowUrl } from './api.js';
 import { h, say } from './dom.js';
 import { formatPlace, formatStep } from './numbering.js';
+import { causeView } from './run-cause.js';
 import { pauseLine, RunProgress } from './run-progress.js';
 
 /** The log line of each run event the page shows (pauses have theirs, naming who). */
@@ -38,6 +39,7 @@ function makeLive(state) {
   const stop = h('button', { type: 'button', id: 'run-stop', hidden: true }, 'Stop');
   const rerun = h('button', { type: 'button', id: 'run-again', hidden: true }, 'Re-run');
   const other = h('button', { type: 'button', id: 'run-other', hidden: true }, 'Run with other values');
+  const cause = h('div', { class: 'run-cause-slot' });
   const log = h('ul', { class: 'run-log', 'aria-live': 'polite', 'aria-label': 'Run progress' });
   const shot = h('img', { class: 'run-shot', alt: 'The screen at the latest step', hidden: true });
   const node = h(
@@ -46,17 +48,19 @@ function makeLive(state) {
     progress,
     now,
     pausedNote,
+    cause,
     h('p', { class: 'run-controls' }, pause, ' ', stop, ' ', rerun, ' ', other),
     log,
     shot,
   );
-  const live = { node, progress, now, pausedNote, pause, stop, rerun, other, log, shot, run: null };
-  rerun.onclick = async () => {
-    const result = await api(`/api/runs/${live.run.id}/rerun`, { method: 'POST', body: {} });
+  const live = { node, progress, now, pausedNote, cause, pause, stop, rerun, other, log, shot, run: null };
+  live.again = async (changes = {}) => {
+    const result = await api(`/api/runs/${live.run.id}/rerun`, { method: 'POST', body: changes });
     if (!result.ok) return say(result.body?.error?.message ?? 'the run did not start', { error: true });
-    watchRun(state, result.body.run.id, live.run.request);
+    watchRun(state, result.body.run.id, { ...live.run.request, ...changes });
     pause.focus();
   };
+  rerun.onclick = () => live.again();
   other.onclick = () => fillRunForm(live.run.request);
   return live;
 }
@@ -94,6 +98,7 @@ export function watchRun(state, runId, request) {
   const run = { id: runId, request, done: false, progress: new RunProgress(state.saved), outcome: null };
   live.run = run;
   live.log.replaceChildren();
+  live.cause.replaceChildren();
   live.shot.hidden = true;
   for (const node of [live.rerun, live.other, live.pausedNote]) node.hidden = true;
   for (const node of [live.pause, live.stop, live.progress, live.now]) node.hidden = false;
@@ -177,6 +182,10 @@ async function ended(state, run, data, line) {
   live.pause.hidden = true;
   live.rerun.hidden = false;
   live.other.hidden = false;
+  if (data.cause) {
+    const rerunFresh = state.saved.setup ? () => live.again({ fresh: true }) : null;
+    live.cause.replaceChildren(causeView(run.id, data.cause, { rerunFresh }));
+  }
   if (hadFocus) live.rerun.focus();
   setRunButton(state);
   if (data.dir) {

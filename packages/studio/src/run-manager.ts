@@ -6,8 +6,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PauseControl, ReplayEvent } from '@mime-desktop/replay';
+import type { RunCause, RunDivergence } from '@mime-desktop/report';
 import { MimeError, type ReplayMode } from '@mime-desktop/schema';
 import { MessageLog } from './message-log.ts';
+
+/** The last divergence among a run's messages, with where it happened. */
+function lastDivergence(messages: readonly RunMessage[]): RunDivergence | null {
+  for (const message of [...messages].reverse()) {
+    if (message.kind === 'event' && message.event.type === 'divergence') {
+      const { type: _type, subtask_i = null, iteration = null, ...data } = message.event;
+      return { ...data, subtask_i, iteration };
+    }
+  }
+  return null;
+}
 
 /** A run cannot start: another one is running, or what was asked is not a run. */
 export class RunRefusedError extends MimeError {
@@ -25,7 +37,15 @@ export type PausedBy = 'studio' | 'hotkey';
  */
 export type RunMessage =
   | { kind: 'event'; event: ReplayEvent; by?: PausedBy }
-  | { kind: 'end'; outcome: string; code: string | null; reason: string | null; dir: string | null };
+  | {
+      kind: 'end';
+      outcome: string;
+      code: string | null;
+      reason: string | null;
+      dir: string | null;
+      /** Why it did not succeed, cause first (null for a success). */
+      cause: RunCause | null;
+    };
 
 /** What a run was asked to do, as the page may show it again (no secret: only their names). */
 export interface RunRequestView {
@@ -81,12 +101,12 @@ export class RunManager {
     return run?.workflowId === workflowId ? run : null;
   }
 
-  /** Starts run `id` again, with the same values, mode and fresh start. */
-  rerun(id: string): Promise<StudioRun> {
+  /** Starts run `id` again, with the same values, mode and fresh start (unless `changes` says otherwise). */
+  rerun(id: string, changes: { fresh?: boolean } = {}): Promise<StudioRun> {
     const request = this.#requests.get(id);
     if (!request)
       throw new RunRefusedError(`no run ${id} in this studio to run again: start one from the Run form`);
-    return this.start(request);
+    return this.start({ ...request, ...changes });
   }
 
   /** Starts a replay; resolves once it started (its events then stream). */
@@ -119,10 +139,12 @@ export class RunManager {
     const secretsEnv = Object.fromEntries(
       Object.entries(request.secrets).map(([name, value]) => [secretEnvName(name), value]),
     );
-    const end = (message: Extract<RunMessage, { kind: 'end' }>) => {
+    const end = async (message: Omit<Extract<RunMessage, { kind: 'end' }>, 'cause'>) => {
+      // Loaded by the replay already (for its report.html) by the time a run ends.
+      const { runCause } = await import('@mime-desktop/report');
       run.done = true;
       this.#running = null;
-      run.messages.push(message);
+      run.messages.push({ ...message, cause: runCause(message, lastDivergence(run.messages.messages)) });
     };
     replay(request.workflowDir, {
       mode: request.mode,

@@ -353,7 +353,12 @@ export function studioApp(
     return c.json({ run: run && { id: run.id, ...run.request } });
   });
   app.post('/api/runs/:run/rerun', async (c) => {
-    const run = await runs.rerun(c.req.param('run'));
+    const body = (await strictJson(c)) as { fresh?: unknown } | null;
+    const fresh = body?.fresh;
+    if (fresh !== undefined && typeof fresh !== 'boolean') {
+      return fail(c, 400, 'MIME_BAD_REQUEST', `fresh must be true or false, got ${JSON.stringify(fresh)}`);
+    }
+    const run = await runs.rerun(c.req.param('run'), fresh === undefined ? {} : { fresh });
     return c.json({ run: { id: run.id } });
   });
   app.get('/api/runs/:run/events', (c) => {
