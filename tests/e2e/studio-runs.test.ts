@@ -13,7 +13,7 @@ import { axeViolations } from '@mime-desktop/test-support/axe';
 import { demoAppSetup } from '@mime-desktop/test-support/desktop-harness';
 import { copyWorkflow, readEvents, runsOf, tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { useStudioBrowser } from '@mime-desktop/test-support/studio-page';
-import type { Locator, Page } from 'playwright-core';
+import type { Frame, Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 
 const desktop = useDesktop();
@@ -43,18 +43,33 @@ const runItems = (page: Page) => page.getByRole('list', { name: 'Runs, newest fi
 /** The Runs list's runs that ended with success, as read from disk (a date, then the outcome). */
 const endedRuns = (page: Page) => runItems(page).filter({ hasText: /success · trace · [\d.]+ s$/ });
 
+/** Axe finds nothing on `target` (the page or its report's frame), in light and in dark. */
+async function expectNoViolations(page: Page, target: Page | Frame): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    expect(await axeViolations(target), colorScheme).toEqual([]);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/** A home with the demo workflow and its setup (how to start the demo app), for fresh starts. */
+async function homeWithSetup(): Promise<{ home: string; dir: string }> {
+  const home = await tempDir('mime-studio-runs-');
+  const dir = await copyWorkflow(
+    'play-song-recorded',
+    (schema) => {
+      schema.setup = demoAppSetup();
+    },
+    { as: 'play-song', into: join(home, 'workflows') },
+  );
+  return { home, dir };
+}
+
 describe('runs in the studio', () => {
   it('shows step n of N and the Runs list live, says a failure cause first, re-runs it from a fresh app, pauses saying who, and re-runs', {
     timeout: 240_000,
   }, async () => {
-    const home = await tempDir('mime-studio-runs-');
-    const dir = await copyWorkflow(
-      'play-song-recorded',
-      (schema) => {
-        schema.setup = demoAppSetup();
-      },
-      { as: 'play-song', into: join(home, 'workflows') },
-    );
+    const { home, dir } = await homeWithSetup();
     await onStudioPage(
       home,
       async (page) => {
@@ -93,7 +108,8 @@ describe('runs in the studio', () => {
         const headline = page.locator('#cause-headline');
         await headline.waitFor();
         const said = (await headline.textContent()) ?? '';
-        expect(said).toMatch(/^Step \d \(.+\): .+ \(\d+% alike, \d+% needed\)$/);
+        // The place is a step, or the end of a subtask whose outcome did not show the value.
+        expect(said).toMatch(/^(Step \d \(.+\)|End of subtask \d): .+ \(\d+% alike, \d+% needed\)$/);
         expect(said).not.toContain('\n');
         expect(await page.locator('.run-cause').textContent()).toMatch(
           /Likely cause: The (screen was not at the recorded start|field held another value)/,
@@ -110,8 +126,8 @@ describe('runs in the studio', () => {
           const top = (await headline.boundingBox())?.y ?? 0;
           expect(box && box.y + box.height - top).toBeLessThan(900);
         }
-        await page.getByRole('button', { name: 'Open the step' }).waitFor();
-        expect(await axeViolations(page)).toEqual([]);
+        await page.getByRole('button', { name: /^Open the (step|subtask)$/ }).waitFor();
+        await expectNoViolations(page, page);
         await startRun(page, page.getByRole('button', { name: 'Re-run from a fresh app' }));
         // Paused from the studio as it starts (a fresh app, the same song); then the hotkey resumes and pauses it, and the studio resumes it.
         await page.getByRole('button', { name: 'Pause' }).click();
@@ -164,7 +180,8 @@ describe('runs in the studio', () => {
           );
         }
         const frame = page.frames().find((f) => f.url().endsWith('/report'));
-        expect(frame && (await axeViolations(frame))).toEqual([]);
+        if (!frame) throw new Error('the run page has no report frame');
+        await expectNoViolations(page, frame);
       },
       desktop().env,
     );
@@ -183,5 +200,42 @@ describe('runs in the studio', () => {
       runs.map(async (run) => (await readEvents(run)).find((e) => e.type === 'setup')),
     );
     expect(setups.map((e) => e?.data.fresh ?? false)).toEqual([false, false, true, true]);
+  });
+
+  it('says an app whose window vanished during the run as such, first', { timeout: 120_000 }, async () => {
+    const { home } = await homeWithSetup();
+    await onStudioPage(
+      home,
+      async (page) => {
+        await page.getByRole('link', { name: /play/i }).click();
+        await page.getByLabel('song_name', { exact: true }).fill('Faint');
+        await page.getByLabel('Mode').selectOption('trace');
+        await page.getByLabel('Start from a fresh app').check();
+        await startRun(page, page.getByRole('button', { name: 'Run', exact: true }));
+        // Paused before its first action, the app's window is closed; then the run goes on.
+        await page.getByRole('button', { name: 'Pause' }).click();
+        await page.locator('#run-paused').getByText('Paused from the studio').waitFor({ timeout: 30_000 });
+        await page
+          .getByRole('list', { name: 'Run progress' })
+          .getByText('Started from a fresh app (restarted from its setup)')
+          .waitFor({ timeout: 30_000 });
+        const windows = (await desktop().xdotool('search', '--onlyvisible', '--name', '^mime-demo ')).split(
+          '\n',
+        );
+        for (const id of windows.filter(Boolean)) await desktop().xdotool('windowkill', id);
+        await page.getByRole('button', { name: 'Resume' }).click();
+        expect(await outcomeOf(page)).toMatch(/^✗ failed /);
+        const headline = page.locator('#cause-headline');
+        await headline.waitFor();
+        expect(await headline.textContent()).toMatch(
+          /^(Step \d|The run) could not go on: the app's window is gone \(no window with title \/\^mime-demo \/ is open\)$/,
+        );
+        expect(await page.locator('.run-cause').textContent()).toContain(
+          'Likely cause: The app was closed, or ended, during the run',
+        );
+        await page.getByRole('button', { name: 'Re-run from a fresh app' }).waitFor();
+      },
+      desktop().env,
+    );
   });
 });

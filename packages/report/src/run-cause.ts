@@ -29,6 +29,9 @@ const DIVERGENCE_MESSAGE =
 const NOT_AT_START = "The screen already differed from the recording's first frame";
 /** A typed field held more than what was typed. */
 const FIELD_HELD = /holds ("(?:[^"\\]|\\.)*"), not the typed text/;
+/** A subtask's outcome check that read the line where a value should be: `= "Numb" ... (that line reads "FaintNumb |")`. */
+const LINE_READS =
+  /= ("(?:[^"\\]|\\.)*") where the recording shows .*\(that line reads ("(?:[^"\\]|\\.)*")\)/;
 
 /** How replay's reason joins a hand-over's cause and the budget that cut it short. */
 const HANDED_OVER = '; the model took over, then ';
@@ -53,6 +56,13 @@ function likelyCause(reason: string): { cause: string; fresh: boolean } | null {
       fresh: true,
     };
   }
+  const read = LINE_READS.exec(reason);
+  if (read?.[1] && read[2]?.includes(read[1].slice(1, -1))) {
+    return {
+      cause: `The field held another value: it reads ${read[2]} where ${read[1]} was to be, so text already in it, left by an earlier run, was typed onto. Start from a fresh app, or clear the field first.`,
+      fresh: true,
+    };
+  }
   if (reason.includes(NOT_AT_START)) {
     return {
       cause:
@@ -70,8 +80,19 @@ function likelyCause(reason: string): { cause: string; fresh: boolean } | null {
 export function runCause(
   end: { outcome: string; code: string | null; reason: string | null },
   divergence: RunDivergence | null,
+  /** The app's window, as the workflow's setup names it, when it was gone as the run ended. */
+  { windowGone = null }: { windowGone?: string | null } = {},
 ): RunCause | null {
   if (end.outcome === 'success') return null;
+  if (windowGone !== null) {
+    return {
+      headline: `${divergence ? capital(placeOf(divergence)) : 'The run'} could not go on: the app's window is gone (no window with ${windowGone} is open)`,
+      cause:
+        'The app was closed, or ended, during the run: what the run saw then was the screen without it. Start from a fresh app, which starts it again from the workflow’s setup.',
+      fresh: true,
+      divergence,
+    };
+  }
   const reason = end.reason ?? '';
   const parsed = end.code === 'MIME_REPLAY_DIVERGENCE' ? DIVERGENCE_MESSAGE.exec(reason) : null;
   if (parsed) {

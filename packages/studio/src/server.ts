@@ -344,6 +344,7 @@ export function studioApp(
       params,
       secrets,
       fresh,
+      setup: workflow.setup ?? null,
     });
     return c.json({ run: { id: run.id } });
   });

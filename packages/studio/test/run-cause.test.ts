@@ -56,6 +56,21 @@ describe('the cause of a run, first', () => {
     expect(cause).toMatchObject({ fresh: true, divergence });
   });
 
+  it("says a field that held another value when a subtask's outcome reads more than its value", () => {
+    const error = diverged(
+      'the screen does not show song_name = "Numb" where the recording shows "Numb" at the end of subtask 1 (that line reads "FaintNumb |")',
+      { step: null },
+    );
+    const cause = runCause(failed(error), { ...divergence, step_i: null, check: 'subtask_outcome' });
+    expect(cause?.headline).toBe(
+      'End of subtask 1: the screen does not show song_name = "Numb" where the recording shows "Numb" at the end of subtask 1 (that line reads "FaintNumb |") (42% alike, 90% needed)',
+    );
+    expect(cause?.cause).toMatch(
+      /^The field held another value: it reads "FaintNumb \|" where "Numb" was to be/,
+    );
+    expect(cause?.fresh).toBe(true);
+  });
+
   it('says a screen not at its recorded start, and otherwise gives the advice the error gave', () => {
     const start = runCause(
       failed(diverged('the recorded target was not found', { notAtStart: true })),
@@ -84,6 +99,18 @@ describe('the cause of a run, first', () => {
       /^Step 2 did not look as recorded \(0% alike, 100% needed\), and then the task was planned again 3 times/,
     );
     expect(plain?.fresh).toBe(true);
+  });
+
+  it('says an app whose window vanished as such, whatever the error said', () => {
+    const error = diverged('the recorded target was not found');
+    const cause = runCause(failed(error), divergence, { windowGone: 'title /^mime-demo /' });
+    expect(cause?.headline).toBe(
+      "Step 2 could not go on: the app's window is gone (no window with title /^mime-demo / is open)",
+    );
+    expect(cause).toMatchObject({
+      fresh: true,
+      cause: expect.stringMatching(/^The app was closed, or ended, during the run/),
+    });
   });
 
   it('has nothing to say of a success, and says a stop as the run did', () => {
