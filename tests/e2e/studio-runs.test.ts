@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { axeViolations } from '@mime-desktop/test-support/axe';
 import { demoAppSetup } from '@mime-desktop/test-support/desktop-harness';
 import { copyWorkflow, readEvents, runsOf, tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
-import { useStudioBrowser } from '@mime-desktop/test-support/studio-page';
+import { statusSays, useStudioBrowser } from '@mime-desktop/test-support/studio-page';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 
@@ -111,6 +111,8 @@ describe('runs in the studio', () => {
         // The place is a step, or the end of a subtask whose outcome did not show the value.
         expect(said).toMatch(/^(Step \d \(.+\)|End of subtask \d): .+ \(\d+% alike, \d+% needed\)$/);
         expect(said).not.toContain('\n');
+        // The page's status line says it so too, one line (the whole message is the run's log).
+        await statusSays(page, `✗ failed: ${said}`);
         expect(await page.locator('.run-cause').textContent()).toMatch(
           /Likely cause: The (screen was not at the recorded start|field held another value)/,
         );

@@ -163,7 +163,8 @@ function showOutcome(state, run, outcome, line) {
       ? '✓ success'
       : `${outcome.outcome === 'aborted' ? '■ aborted' : '✗ failed'} [${outcome.code}] ${outcome.reason ?? ''}`;
   line(text, `outcome-${outcome.outcome}`);
-  say(text, { error: outcome.outcome !== 'success' });
+  // The status line stays one line: the whole message is the log's; the cause comes with the run's end.
+  say(outcome.outcome === 'success' ? text : text.split(' [')[0], { error: outcome.outcome !== 'success' });
   const { live } = state;
   live.now.hidden = true;
   live.pausedNote.hidden = true;
@@ -183,6 +184,7 @@ async function ended(state, run, data, line) {
   live.rerun.hidden = false;
   live.other.hidden = false;
   if (data.cause) {
+    say(`${data.outcome === 'aborted' ? '■ aborted' : '✗ failed'}: ${data.cause.headline}`, { error: true });
     const rerunFresh = state.saved.setup ? () => live.again({ fresh: true }) : null;
     live.cause.replaceChildren(causeView(run.id, data.cause, { rerunFresh }));
   }
