@@ -204,12 +204,22 @@ describe('runs in the studio', () => {
     expect(setups.map((e) => e?.data.fresh ?? false)).toEqual([false, false, true, true]);
   });
 
-  it('says an app whose window vanished during the run as such, first', { timeout: 120_000 }, async () => {
+  it('says an app whose window vanished during the run as such, first, in a tab that follows the run too', {
+    timeout: 120_000,
+  }, async () => {
     const { home } = await homeWithSetup();
     await onStudioPage(
       home,
       async (page) => {
         await page.getByRole('link', { name: /play/i }).click();
+        // Another tab on the same workflow, open before the run starts.
+        const browser = page.context().browser();
+        if (!browser) throw new Error('the page has no browser');
+        const tab = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+        await tab.addCookies(await page.context().cookies());
+        const other = await tab.newPage();
+        await other.goto(page.url());
+        await other.getByText('No runs yet.').waitFor();
         await page.getByLabel('song_name', { exact: true }).fill('Faint');
         await page.getByLabel('Mode').selectOption('trace');
         await page.getByLabel('Start from a fresh app').check();
@@ -217,6 +227,11 @@ describe('runs in the studio', () => {
         // Paused before its first action, the app's window is closed; then the run goes on.
         await page.getByRole('button', { name: 'Pause' }).click();
         await page.locator('#run-paused').getByText('Paused from the studio').waitFor({ timeout: 30_000 });
+        // The other tab follows it as it starts, without a reload: the Runs list, the pause.
+        await runItems(other)
+          .filter({ hasText: /^Running now · trace · / })
+          .waitFor();
+        await other.locator('#run-paused').getByText('Paused from the studio').waitFor();
         await page
           .getByRole('list', { name: 'Run progress' })
           .getByText('Started from a fresh app (restarted from its setup)')
@@ -236,6 +251,13 @@ describe('runs in the studio', () => {
           'Likely cause: The app was closed, or ended, during the run',
         );
         await page.getByRole('button', { name: 'Re-run from a fresh app' }).waitFor();
+        // The other tab got the run's end too, its cause and its place in the list.
+        await other
+          .locator('#cause-headline')
+          .getByText("could not go on: the app's window is gone")
+          .waitFor();
+        await runItems(other).filter({ hasText: 'failed' }).waitFor();
+        await tab.close();
       },
       desktop().env,
     );

@@ -92,9 +92,31 @@ export async function findLiveRun(state) {
   }
 }
 
+/** The page's stream of its workflow's runs as they start, while the page is shown. */
+let following = null;
+
+/** Follows every run of this workflow that starts while its page is shown (from another tab too). */
+export function followRuns(state) {
+  stopFollowingRuns();
+  following = new EventSource(`${workflowUrl(state.id)}/runs/live`);
+  following.onmessage = (message) => {
+    const { run } = JSON.parse(message.data);
+    const { id, ...request } = run;
+    watchRun(state, id, request);
+  };
+}
+
+/** Stops following runs (the page is left). */
+export function stopFollowingRuns() {
+  following?.close();
+  following = null;
+}
+
 /** Streams run `runId`'s events into the live part and the Runs list, until it ends. */
 export function watchRun(state, runId, request) {
   const live = state.live;
+  // Started here, it is also told by the stream of runs as they start: watched once.
+  if (live.run?.id === runId) return;
   const run = { id: runId, request, done: false, progress: new RunProgress(state.saved), outcome: null };
   live.run = run;
   live.log.replaceChildren();

@@ -94,6 +94,13 @@ export class RunManager {
    */
   readonly #requests = new Map<string, StartRun>();
   #running: { run: StudioRun; abort: AbortController; pause: PauseControl } | null = null;
+  /** Told of each run as it starts (pages that show its workflow follow it). */
+  readonly #onStart = new Set<(run: StudioRun) => void>();
+  #closed: () => void = () => undefined;
+  /** Resolves once the studio closes: the streams of runs as they start then end. */
+  readonly closed = new Promise<void>((resolve) => {
+    this.#closed = resolve;
+  });
   /**
    * What the studio last asked of the running replay (true: pause), until the replay says it did: its
    * next `paused` or `resumed` event says who asked. Null: the studio asked nothing since.
@@ -108,6 +115,12 @@ export class RunManager {
   running(workflowId: string): StudioRun | null {
     const run = this.#running?.run;
     return run?.workflowId === workflowId ? run : null;
+  }
+
+  /** Calls `listener` with each run that starts from now on; returns how to stop. */
+  onStart(listener: (run: StudioRun) => void): () => void {
+    this.#onStart.add(listener);
+    return () => this.#onStart.delete(listener);
   }
 
   /** Starts run `id` again, with the same values, mode and fresh start (unless `changes` says otherwise). */
@@ -187,6 +200,7 @@ export class RunManager {
           dir: run.dir,
         }),
     );
+    for (const listener of this.#onStart) listener(run);
     return run;
   }
 
@@ -208,6 +222,7 @@ export class RunManager {
 
   /** Stops the running replay, if any, and waits for it to end. */
   async close(): Promise<void> {
+    this.#closed();
     const running = this.#running;
     if (!running) return;
     running.abort.abort('the studio is closing');

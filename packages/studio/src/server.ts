@@ -353,6 +353,21 @@ export function studioApp(
     const run = runs.running(c.req.param('id'));
     return c.json({ run: run && { id: run.id, ...run.request } });
   });
+  // Each run of this workflow as it starts (from this page, another one, a Re-run), until the page goes.
+  app.get('/api/workflows/:id/runs/live', (c) => {
+    const id = c.req.param('id');
+    return streamSSE(c, async (stream) => {
+      let writes = Promise.resolve();
+      const stop = runs.onStart((run) => {
+        if (run.workflowId !== id) return;
+        const data = JSON.stringify({ kind: 'start', run: { id: run.id, ...run.request } });
+        writes = writes.then(() => stream.writeSSE({ data }));
+      });
+      await Promise.race([new Promise<void>((resolve) => stream.onAbort(resolve)), runs.closed]);
+      stop();
+      await writes;
+    });
+  });
   app.post('/api/runs/:run/rerun', async (c) => {
     const body = (await strictJson(c)) as { fresh?: unknown } | null;
     const fresh = body?.fresh;
