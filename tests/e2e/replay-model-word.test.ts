@@ -69,7 +69,11 @@ describe("the model's word", () => {
       /✗ failed \[MIME_BUDGET_ITERATIONS\] .*: step 4 of subtask 2 diverged/,
     );
     const page = await readFile(join(auto.summary.dir, 'report.html'), 'utf8');
-    expect(page).toMatch(/<p class="verdict-reason">step 4 of subtask 2 diverged: /);
+    // The report says it cause first: the divergence in one line, then the budget as what followed.
+    expect(page).toMatch(/<p class="cause-headline" id="cause-headline">Step 4 of subtask 2 diverged: /);
+    expect(page).toMatch(
+      /<strong>Likely cause:<\/strong> The model took over there, then subtask 2 used all its iterations/,
+    );
     expect(page).toContain('<span class="label">Value refused</span> (read from the app): the screen shows');
   }, 240_000);
 

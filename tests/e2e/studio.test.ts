@@ -124,7 +124,9 @@ describe('mime studio', () => {
         // machine), the song is not played and the run does not end (a step may still look for its
         // target, before its action).
         await page.getByRole('button', { name: 'Pause' }).click();
-        await log.getByText('Paused: the run waits before its next action').waitFor({ timeout: 30_000 });
+        await log
+          .getByText('Paused from the studio: the run waits before its next action')
+          .waitFor({ timeout: 30_000 });
         await page.waitForTimeout(1000);
         const pausedAt = await desktop().readAppState();
         expect(pausedAt).toMatchObject({ playing: '' });
@@ -132,9 +134,10 @@ describe('mime studio', () => {
         expect(await desktop().readAppState()).toEqual(pausedAt);
         expect(await log.locator('li[class^="outcome-"]').count()).toBe(0);
         await page.getByRole('button', { name: 'Resume' }).click();
-        await log.getByText('Resumed', { exact: true }).waitFor();
-        // The run's outcome line, then a link to its report.
+        await log.getByText('Resumed from the studio', { exact: true }).waitFor();
+        // The run's outcome line as it ends, then a link to its report once written.
         await log.locator('li[class^="outcome-"]').waitFor({ timeout: 60_000 });
+        await log.getByRole('link', { name: 'Open the report of this run' }).waitFor();
         const lines = await log.getByRole('listitem').allTextContents();
         expect(lines.at(-2), `${lines.join('\n')}\n${await page.getByRole('status').textContent()}`).toBe(
           '✓ success',

@@ -8,6 +8,7 @@ import { formatClock } from './format.ts';
 import { html, trustedHtml } from './html.ts';
 import type { RunArtifacts } from './read-run.ts';
 import { renderCallout } from './render-callout.ts';
+import { causeOf, renderCause } from './render-cause.ts';
 import { renderHead } from './render-head.ts';
 import { renderContents, renderHeader } from './render-header.ts';
 import { renderShot } from './render-shot.ts';
@@ -66,11 +67,12 @@ function renderHeal(heal: HealFile, dir: string) {
 export function renderDocument(doc: ReportDocument): string {
   const { run, overview } = doc;
   const memory = run.taskMemory;
+  const cause = causeOf(run, overview);
   const page = html`<!doctype html>
 <html lang="en">
 ${renderHead(`${overview.taskName}: ${overview.outcome} · mime run ${overview.runId}`, contentSecurityPolicy())}
 <body>
-${renderHeader(overview, run.workflow)}
+${renderHeader(overview, run.workflow, cause && renderCause(cause, overview, doc.images))}
 <main>
 ${run.heal && renderHeal(run.heal, run.dir)}
 ${renderContents(doc.blocks)}

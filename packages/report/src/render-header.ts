@@ -14,14 +14,15 @@ const VERDICT_MARKS: Record<RunOverview['outcome'], string> = {
   unfinished: '…',
 };
 
-function renderVerdict(run: RunOverview): Html {
+/** The verdict: the outcome, then the cause first (`cause`) or the reason as the run said it. */
+function renderVerdict(run: RunOverview, cause: Html | null): Html {
   const label = OUTCOME_LABELS[run.outcome] ?? run.outcome;
   const unfinished =
     run.outcome === 'unfinished' ? 'summary.json is missing: the run was killed, or is still going.' : null;
   return html`<div class="verdict verdict-${run.outcome}">
 <span class="verdict-mark" aria-hidden="true">${VERDICT_MARKS[run.outcome]}</span>
 <div><p class="verdict-title"><strong>${label[0]?.toUpperCase()}${label.slice(1)}</strong>${run.code && html` <code>${run.code}</code>`}${run.durationMs !== null && html` <span class="muted">in ${formatDuration(run.durationMs)}</span>`}</p>
-${(run.reason ?? unfinished) && html`<p class="verdict-reason">${run.reason ?? unfinished}</p>`}</div>
+${cause ?? ((run.reason ?? unfinished) && html`<p class="verdict-reason">${run.reason ?? unfinished}</p>`)}</div>
 </div>`;
 }
 
@@ -69,13 +70,13 @@ function renderExtracts(run: RunOverview): Html {
   return html`<table class="kv">${entries.map(([name, value]) => html`<tr><th>${name}</th><td><q class="value">${value}</q></td></tr>`)}</table>`;
 }
 
-export function renderHeader(run: RunOverview, workflow: Workflow | null): Html {
+export function renderHeader(run: RunOverview, workflow: Workflow | null, cause: Html | null = null): Html {
   const description = workflow?.task_description_user || workflow?.detailed_task_description;
   return html`<header class="run-head">
 <p class="eyebrow">mime · replay report</p>
 <h1>${run.taskName}</h1>
 ${description && html`<p class="lede">${description}</p>`}
-${renderVerdict(run)}
+${renderVerdict(run, cause)}
 <dl class="facts">
 ${fact('Run', html`<code>${run.runId}</code>`)}
 ${fact('Mode', `${run.mode}${run.dryRun ? ' (dry run: nothing executed)' : ''}`)}

@@ -51,6 +51,11 @@ a:hover { text-decoration: underline; }
 .verdict-mark { font-size: 22px; line-height: 1; width: 34px; height: 34px; display: grid; place-items: center; border-radius: 50%; color: #fff; flex: none; }
 .verdict-title { font-size: 17px; }
 .verdict-reason { margin-top: 2px; white-space: pre-wrap; overflow-wrap: anywhere; }
+.cause { display: grid; gap: 6px; margin-top: 4px; }
+.cause-headline { font-weight: 600; overflow-wrap: anywhere; }
+.cause .pair { max-width: 720px; }
+.cause-actions { margin: 0; padding-left: 18px; }
+.cause-message p { white-space: pre-wrap; overflow-wrap: anywhere; }
 .verdict-success { background: var(--ok-bg); } .verdict-success .verdict-mark { background: var(--ok); }
 .verdict-failed { background: var(--bad-bg); } .verdict-failed .verdict-mark { background: var(--bad); }
 .verdict-aborted, .verdict-unfinished { background: var(--warn-bg); } .verdict-aborted .verdict-mark, .verdict-unfinished .verdict-mark { background: var(--warn); }
@@ -107,7 +112,8 @@ table.kv { width: auto; }
 .subtask.outcome-success { border-left-color: var(--ok); }
 .subtask.outcome-failed { border-left-color: var(--bad); }
 .subtask.outcome-replanned, .subtask.outcome-unfinished { border-left-color: var(--warn); }
-.subtask.outcome-not_run { opacity: 0.7; }
+/* A subtask not run: dashed, not faded (faded text would fall below 4.5:1 contrast). */
+.subtask.outcome-not_run { border-style: dashed; }
 .replan { border-left-color: var(--info); }
 .subtask-head { display: flex; gap: 12px; align-items: flex-start; }
 .subtask-no { flex: none; width: 28px; height: 28px; border-radius: 50%; display: grid; place-items: center; background: var(--sunk); font-weight: 600; font-variant-numeric: tabular-nums; }

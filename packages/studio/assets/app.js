@@ -6,6 +6,7 @@
 import { focusMain } from './dom.js';
 import { guardLeaving, mayLeave } from './leave-guard.js';
 import { showList } from './list-page.js';
+import { stopFollowingRuns } from './run-live.js';
 import { showRun } from './run-page.js';
 import { showWorkflow } from './workflow-page.js';
 
@@ -15,6 +16,7 @@ let shown = location.hash;
 async function route() {
   shown = location.hash;
   guardLeaving(() => null);
+  stopFollowingRuns();
   const run = /^#\/w\/([^/]+)\/r\/([^/]+)$/.exec(location.hash);
   const workflow = /^#\/w\/([^/]+)$/.exec(location.hash);
   if (run) await showRun(decodeURIComponent(run[1]), decodeURIComponent(run[2]));

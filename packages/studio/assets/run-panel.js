@@ -1,9 +1,9 @@
-/** A workflow's runs: starting one with params and a mode, watching its steps come in, and the list of past runs. */
-import { api, runPage } from './api.js';
+/** A workflow's Run form: its params, a mode, a fresh start; the run it starts is watched by run-live.js. */
+import { api } from './api.js';
 import { h, say } from './dom.js';
-import { formatPlace, formatStep } from './numbering.js';
+import { liveRun, runGoingOn, watchRun } from './run-live.js';
 
-/** Starting a replay with params and a mode, and watching its steps come in. */
+/** Starting a replay with params, a mode and (when the workflow can start its app) a fresh app. */
 export function runPanel(state) {
   const { workflow } = state;
   const inputs = workflow.task_params.map((p) =>
@@ -29,13 +29,18 @@ export function runPanel(state) {
     { id: 'run-mode', name: 'mode' },
     ['auto', 'trace', 'agent'].map((m) => h('option', { value: m }, m)),
   );
-  const log = h('ul', { class: 'run-log', 'aria-live': 'polite', 'aria-label': 'Run progress' });
-  const shot = h('img', { class: 'run-shot', alt: 'The screen at the latest step', hidden: true });
-  const stop = h('button', { type: 'button', id: 'run-stop', hidden: true }, 'Stop');
-  const pause = h('button', { type: 'button', id: 'run-pause', hidden: true }, 'Pause');
+  // A fresh start needs the workflow's setup (the command that starts its app).
+  const canFresh = Boolean(state.saved.setup);
+  const fresh = h('input', {
+    type: 'checkbox',
+    id: 'run-fresh',
+    name: 'fresh',
+    disabled: !canFresh,
+    'aria-describedby': 'run-fresh-note',
+  });
   const start = h(
     'button',
-    { type: 'submit', id: 'run-start', class: 'primary', disabled: state.dirty },
+    { type: 'submit', id: 'run-start', class: 'primary', disabled: state.dirty || runGoingOn(state) },
     'Run',
   );
   const form = h(
@@ -48,119 +53,37 @@ export function runPanel(state) {
         const params = Object.fromEntries(
           workflow.task_params.map((p) => [p.name, form.elements[p.name].value]),
         );
+        const request = { mode: mode.value, fresh: fresh.checked, params };
         const result = await api(`/api/workflows/${encodeURIComponent(state.id)}/runs`, {
           method: 'POST',
-          body: { mode: mode.value, params },
+          body: request,
         });
         if (!result.ok) return say(result.body?.error?.message ?? 'the run did not start', { error: true });
-        // Secrets are not kept in the page once sent.
-        for (const p of workflow.task_params) if (p.sensitive) form.elements[p.name].value = '';
-        watchRun(result.body.run.id, { id: state.id, log, shot, stop, pause, start });
+        // Secrets are not kept in the page once sent (Re-run asks the studio, which keeps them).
+        const secrets = workflow.task_params.filter((p) => p.sensitive).map((p) => p.name);
+        for (const name of secrets) form.elements[name].value = '';
+        const plain = Object.fromEntries(Object.entries(params).filter(([name]) => !secrets.includes(name)));
+        watchRun(state, result.body.run.id, { ...request, params: plain, secrets });
       },
     },
     h('h2', { id: 'run-heading' }, 'Run'),
     inputs,
-    h('p', {}, h('label', { for: 'run-mode' }, 'Mode '), mode, ' ', start, ' ', pause, ' ', stop),
+    h('p', {}, h('label', { for: 'run-mode' }, 'Mode '), mode),
+    h(
+      'p',
+      {},
+      fresh,
+      h('label', { for: 'run-fresh' }, ' Start from a fresh app'),
+      h(
+        'span',
+        { id: 'run-fresh-note', class: 'muted' },
+        canFresh
+          ? ' — restarts the app from the workflow\u2019s setup first, so nothing an earlier run left is in the way'
+          : ' — needs the workflow\u2019s setup (the command that starts its app): add one with mime edit',
+      ),
+    ),
+    h('p', {}, start),
     state.dirty ? h('p', { class: 'muted' }, 'Save first: a run replays the saved workflow.') : null,
   );
-  return h('section', { class: 'run-panel' }, form, log, shot);
-}
-
-/** The workflow's runs, newest first, each opening its report (and its heal, if it learned one). */
-export function runHistory(state) {
-  if (state.runs.length === 0) return null;
-  const items = [...state.runs]
-    .reverse()
-    .map((r) =>
-      h(
-        'li',
-        {},
-        h(
-          'a',
-          { href: runPage(state.id, r.run_id) },
-          r.started_at ? new Date(r.started_at).toLocaleString() : r.run_id,
-        ),
-        ' ',
-        h('span', { class: r.outcome ? `outcome-${r.outcome}` : 'muted' }, r.outcome ?? 'unfinished'),
-        h(
-          'span',
-          { class: 'muted' },
-          ` · ${r.mode ?? '?'}${r.duration_ms === null ? '' : ` · ${(r.duration_ms / 1000).toFixed(1)} s`}`,
-        ),
-      ),
-    );
-  return h(
-    'section',
-    { class: 'runs', 'aria-labelledby': 'runs-heading' },
-    h('h2', { id: 'runs-heading' }, 'Runs'),
-    h('ol', { class: 'run-list' }, items),
-  );
-}
-
-/** The log line of each run event the page shows. */
-const RUN_LINES = {
-  subtask_start: (e) => `Subtask ${e.position} of ${e.count}: ${e.text}`,
-  step: (e) =>
-    `${formatPlace(e.subtask_i, e.step_i)}: ${e.description} (${e.executed_by}${e.rung ? `, found by ${e.rung}` : ''})`,
-  extract: (e) => `${e.variable} = ${e.value}`,
-  divergence: (e) =>
-    `diverged at ${e.step_i === null ? 'the outcome check' : formatStep(e.step_i)} (${e.check})`,
-  handover: (e) => `handed to the model: ${e.reason}`,
-  paused: () => 'Paused: the run waits before its next action',
-  resumed: () => 'Resumed',
-};
-
-/** How a run line looks, by its event (the others are muted). */
-const RUN_LINE_KINDS = { divergence: 'problem', step: '', extract: '' };
-
-/** Streams a run's events into its log, the latest step's screenshot beside it. */
-function watchRun(runId, { id, log, shot, stop, pause, start }) {
-  log.replaceChildren();
-  start.disabled = true;
-  stop.hidden = false;
-  pause.hidden = false;
-  pause.textContent = 'Pause';
-  stop.onclick = () => api(`/api/runs/${runId}/stop`, { method: 'POST', body: {} });
-  // The button says what the run did last (paused or resumed), as its events come in.
-  pause.onclick = () =>
-    api(`/api/runs/${runId}/${pause.textContent === 'Pause' ? 'pause' : 'resume'}`, {
-      method: 'POST',
-      body: {},
-    });
-  const line = (text, kind = '') => log.append(h('li', { class: kind }, text));
-  const source = new EventSource(`/api/runs/${runId}/events`);
-  say('Running…');
-  const ended = (data) => {
-    source.close();
-    // The focus stays on the run's controls: Stop and Pause go, Run is back.
-    const hadFocus = document.activeElement === stop || document.activeElement === pause;
-    start.disabled = false;
-    stop.hidden = true;
-    pause.hidden = true;
-    if (hadFocus) start.focus();
-    const text =
-      data.outcome === 'success'
-        ? '✓ success'
-        : `${data.outcome === 'aborted' ? '■ aborted' : '✗ failed'} [${data.code}] ${data.reason ?? ''}`;
-    line(text, `outcome-${data.outcome}`);
-    if (data.dir) {
-      const run = data.dir.split('/').filter(Boolean).at(-1);
-      log.append(h('li', {}, h('a', { href: runPage(id, run) }, 'Open the report of this run')));
-    }
-    say(text, { error: data.outcome !== 'success' });
-  };
-  source.onmessage = (message) => {
-    const data = JSON.parse(message.data);
-    if (data.kind === 'end') return ended(data);
-    const event = data.event;
-    if (event.type === 'paused' || event.type === 'resumed') {
-      pause.textContent = event.type === 'paused' ? 'Resume' : 'Pause';
-    }
-    const text = RUN_LINES[event.type]?.(event);
-    if (text) line(text, RUN_LINE_KINDS[event.type] ?? 'muted');
-    if (event.type === 'step') {
-      shot.src = `/api/runs/${runId}/file?path=${encodeURIComponent(event.screenshot)}`;
-      shot.hidden = false;
-    }
-  };
+  return h('section', { class: 'run-panel' }, form, liveRun(state));
 }

@@ -14,7 +14,8 @@ import { formatStep } from './numbering.js';
 import { stepCardId, stepFieldId, subtaskHeadingId } from './page-ids.js';
 import { addParamForm, paramsTable } from './params-table.js';
 import { problemsPanel, warningsPanel } from './problems-panel.js';
-import { runHistory, runPanel } from './run-panel.js';
+import { findLiveRun, followRuns, runHistory } from './run-live.js';
+import { runPanel } from './run-panel.js';
 import { FIRST_SCREENS } from './step-card.js';
 import { subtaskSection } from './subtask-section.js';
 
@@ -46,6 +47,10 @@ export async function showWorkflow(id) {
       : null,
   );
   render(state);
+  // A run of this workflow going on (started before a reload, or from another page) is shown live,
+  // and so is each one that starts while the page is shown.
+  followRuns(state);
+  await findLiveRun(state);
   const warnings = body.warnings.map((w) => w.message).join('; ');
   say(takeMessage(notice?.text ?? warnings), { error: notice?.error ?? false });
 }

@@ -6,8 +6,20 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { PauseControl, ReplayEvent } from '@mime-desktop/replay';
-import { MimeError, type ReplayMode } from '@mime-desktop/schema';
+import type { RunCause, RunDivergence } from '@mime-desktop/report';
+import { MimeError, type ReplayMode, type WorkflowSetup } from '@mime-desktop/schema';
 import { MessageLog } from './message-log.ts';
+
+/** The last divergence among a run's messages, with where it happened. */
+function lastDivergence(messages: readonly RunMessage[]): RunDivergence | null {
+  for (const message of [...messages].reverse()) {
+    if (message.kind === 'event' && message.event.type === 'divergence') {
+      const { type: _type, subtask_i = null, iteration = null, ...data } = message.event;
+      return { ...data, subtask_i, iteration };
+    }
+  }
+  return null;
+}
 
 /** A run cannot start: another one is running, or what was asked is not a run. */
 export class RunRefusedError extends MimeError {
@@ -16,10 +28,32 @@ export class RunRefusedError extends MimeError {
   }
 }
 
-/** An event of a run, as the page gets it: the replay's event, or the end with its summary. */
+/** Who paused or resumed a run: the studio's button, or the replay's hotkey (named by its event). */
+export type PausedBy = 'studio' | 'hotkey';
+
+/**
+ * An event of a run, as the page gets it: the replay's event (a pause or resume with who did it), or
+ * the end with its summary.
+ */
 export type RunMessage =
-  | { kind: 'event'; event: ReplayEvent }
-  | { kind: 'end'; outcome: string; code: string | null; reason: string | null; dir: string | null };
+  | { kind: 'event'; event: ReplayEvent; by?: PausedBy }
+  | {
+      kind: 'end';
+      outcome: string;
+      code: string | null;
+      reason: string | null;
+      dir: string | null;
+      /** Why it did not succeed, cause first (null for a success). */
+      cause: RunCause | null;
+    };
+
+/** What a run was asked to do, as the page may show it again (no secret: only their names). */
+export interface RunRequestView {
+  mode: ReplayMode;
+  fresh: boolean;
+  params: Record<string, string>;
+  secrets: string[];
+}
 
 export interface StudioRun {
   id: string;
@@ -28,6 +62,7 @@ export interface StudioRun {
   dir: string | null;
   messages: MessageLog<RunMessage>;
   done: boolean;
+  request: RunRequestView;
 }
 
 export interface StartRun {
@@ -38,14 +73,62 @@ export interface StartRun {
   params: Record<string, string>;
   /** Values of sensitive params: passed as MIME_PARAM_<NAME> in the replay's environment. */
   secrets: Record<string, string>;
+  /** Put the app in its recorded starting state first (the workflow's setup): replay's `fresh`. */
+  fresh: boolean;
+  /** The workflow's setup (its app's window), to tell a run whose app window vanished; null without one. */
+  setup: WorkflowSetup | null;
+}
+
+/** The setup's window when none is open (said as its query), else null; null too when it cannot be told. */
+async function appWindowGone(setup: WorkflowSetup, env: NodeJS.ProcessEnv): Promise<string | null> {
+  const { describeWindowQuery, findWindows } = await import('@mime-desktop/os-io');
+  const open = await findWindows(setup.window, env).catch(() => null);
+  return open?.length === 0 ? describeWindowQuery(setup.window) : null;
 }
 
 export class RunManager {
   readonly #runs = new Map<string, StudioRun>();
+  /**
+   * What each run was asked, secrets included, so Re-run needs nothing typed again: kept in this
+   * process's memory only, for this studio's runs.
+   */
+  readonly #requests = new Map<string, StartRun>();
   #running: { run: StudioRun; abort: AbortController; pause: PauseControl } | null = null;
+  /** Told of each run as it starts (pages that show its workflow follow it). */
+  readonly #onStart = new Set<(run: StudioRun) => void>();
+  #closed: () => void = () => undefined;
+  /** Resolves once the studio closes: the streams of runs as they start then end. */
+  readonly closed = new Promise<void>((resolve) => {
+    this.#closed = resolve;
+  });
+  /**
+   * What the studio last asked of the running replay (true: pause), until the replay says it did: its
+   * next `paused` or `resumed` event says who asked. Null: the studio asked nothing since.
+   */
+  #studioAsked: boolean | null = null;
 
   get(id: string): StudioRun | undefined {
     return this.#runs.get(id);
+  }
+
+  /** The run of `workflowId` going on now, if any. */
+  running(workflowId: string): StudioRun | null {
+    const run = this.#running?.run;
+    return run?.workflowId === workflowId ? run : null;
+  }
+
+  /** Calls `listener` with each run that starts from now on; returns how to stop. */
+  onStart(listener: (run: StudioRun) => void): () => void {
+    this.#onStart.add(listener);
+    return () => this.#onStart.delete(listener);
+  }
+
+  /** Starts run `id` again, with the same values, mode and fresh start (unless `changes` says otherwise). */
+  rerun(id: string, changes: { fresh?: boolean } = {}): Promise<StudioRun> {
+    const request = this.#requests.get(id);
+    if (!request)
+      throw new RunRefusedError(`no run ${id} in this studio to run again: start one from the Run form`);
+    return this.start({ ...request, ...changes });
   }
 
   /** Starts a replay; resolves once it started (its events then stream). */
@@ -62,29 +145,48 @@ export class RunManager {
       dir: null,
       messages: new MessageLog(),
       done: false,
+      request: {
+        mode: request.mode,
+        fresh: request.fresh,
+        params: request.params,
+        secrets: Object.keys(request.secrets),
+      },
     };
     const abort = new AbortController();
     const pause = new PauseControl();
     this.#runs.set(run.id, run);
+    this.#requests.set(run.id, request);
     this.#running = { run, abort, pause };
+    this.#studioAsked = null;
     const secretsEnv = Object.fromEntries(
       Object.entries(request.secrets).map(([name, value]) => [secretEnvName(name), value]),
     );
-    const end = (message: Extract<RunMessage, { kind: 'end' }>) => {
+    const env = { ...process.env, ...secretsEnv };
+    const end = async (message: Omit<Extract<RunMessage, { kind: 'end' }>, 'cause'>) => {
+      // Loaded by the replay already (for its report.html) by the time a run ends.
+      const { runCause } = await import('@mime-desktop/report');
+      const windowGone =
+        message.outcome === 'failed' && request.setup ? await appWindowGone(request.setup, env) : null;
       run.done = true;
       this.#running = null;
-      run.messages.push(message);
+      const cause = runCause(message, lastDivergence(run.messages.messages), { windowGone });
+      run.messages.push({ ...message, cause });
     };
     replay(request.workflowDir, {
       mode: request.mode,
       params: request.params,
-      env: { ...process.env, ...secretsEnv },
+      env,
+      fresh: request.fresh,
       signal: abort.signal,
       holder: 'mime studio',
       pause,
       onEvent: (event) => {
         if (event.type === 'run_start') run.dir = event.dir;
-        run.messages.push({ kind: 'event', event });
+        if (event.type === 'paused' || event.type === 'resumed') {
+          const by = this.#studioAsked === (event.type === 'paused') ? 'studio' : 'hotkey';
+          this.#studioAsked = null;
+          run.messages.push({ kind: 'event', event, by });
+        } else run.messages.push({ kind: 'event', event });
       },
     }).then(
       ({ summary, dir }) =>
@@ -98,12 +200,14 @@ export class RunManager {
           dir: run.dir,
         }),
     );
+    for (const listener of this.#onStart) listener(run);
     return run;
   }
 
   /** Pauses the running replay before its next action, or resumes it, as the pause hotkey does. */
   pause(id: string, paused: boolean): boolean {
     if (this.#running?.run.id !== id) return false;
+    this.#studioAsked = paused;
     if (paused) this.#running.pause.pause();
     else this.#running.pause.resume();
     return true;
@@ -118,6 +222,7 @@ export class RunManager {
 
   /** Stops the running replay, if any, and waits for it to end. */
   async close(): Promise<void> {
+    this.#closed();
     const running = this.#running;
     if (!running) return;
     running.abort.abort('the studio is closing');

@@ -303,8 +303,12 @@ export function studioApp(
   });
   app.post('/api/workflows/:id/runs', async (c) => {
     const id = c.req.param('id');
-    const body = (await strictJson(c)) as { mode?: unknown; params?: unknown } | null;
+    const body = (await strictJson(c)) as { mode?: unknown; params?: unknown; fresh?: unknown } | null;
     const mode = body?.mode ?? 'auto';
+    const fresh = body?.fresh ?? false;
+    if (typeof fresh !== 'boolean') {
+      return fail(c, 400, 'MIME_BAD_REQUEST', `fresh must be true or false, got ${JSON.stringify(fresh)}`);
+    }
     if (mode !== 'auto' && mode !== 'trace' && mode !== 'agent') {
       return fail(
         c,
@@ -315,6 +319,14 @@ export function studioApp(
     }
     const values = (body?.params ?? {}) as Record<string, unknown>;
     const { workflow } = await store.open(id);
+    if (fresh && !workflow.setup) {
+      return fail(
+        c,
+        400,
+        'MIME_BAD_REQUEST',
+        "a fresh start needs the workflow's setup (the command that starts its app and its window), and this one has none: add one with mime edit, or reset the app yourself",
+      );
+    }
     const sensitive = new Set(workflow.task_params.filter((p) => p.sensitive).map((p) => p.name));
     const params: Record<string, string> = {};
     const secrets: Record<string, string> = {};
@@ -331,7 +343,38 @@ export function studioApp(
       mode: mode as ReplayMode,
       params,
       secrets,
+      fresh,
+      setup: workflow.setup ?? null,
     });
+    return c.json({ run: { id: run.id } });
+  });
+  // The run of this workflow going on now (started from another page, or before a reload), to watch.
+  app.get('/api/workflows/:id/live', (c) => {
+    const run = runs.running(c.req.param('id'));
+    return c.json({ run: run && { id: run.id, ...run.request } });
+  });
+  // Each run of this workflow as it starts (from this page, another one, a Re-run), until the page goes.
+  app.get('/api/workflows/:id/runs/live', (c) => {
+    const id = c.req.param('id');
+    return streamSSE(c, async (stream) => {
+      let writes = Promise.resolve();
+      const stop = runs.onStart((run) => {
+        if (run.workflowId !== id) return;
+        const data = JSON.stringify({ kind: 'start', run: { id: run.id, ...run.request } });
+        writes = writes.then(() => stream.writeSSE({ data }));
+      });
+      await Promise.race([new Promise<void>((resolve) => stream.onAbort(resolve)), runs.closed]);
+      stop();
+      await writes;
+    });
+  });
+  app.post('/api/runs/:run/rerun', async (c) => {
+    const body = (await strictJson(c)) as { fresh?: unknown } | null;
+    const fresh = body?.fresh;
+    if (fresh !== undefined && typeof fresh !== 'boolean') {
+      return fail(c, 400, 'MIME_BAD_REQUEST', `fresh must be true or false, got ${JSON.stringify(fresh)}`);
+    }
+    const run = await runs.rerun(c.req.param('run'), fresh === undefined ? {} : { fresh });
     return c.json({ run: { id: run.id } });
   });
   app.get('/api/runs/:run/events', (c) => {

@@ -352,6 +352,27 @@ describe('the studio server', () => {
     }
   });
 
+  it('refuses a fresh start that is not true or false, or that the workflow has no setup for; has no run to watch or run again', async () => {
+    const start = (body: unknown) =>
+      send('/api/workflows/play-song/runs', { method: 'POST', headers: pageWrite(), body });
+    const notBoolean = await start({ mode: 'trace', params: { song_name: 'Faint' }, fresh: 'yes' });
+    expect(notBoolean.status).toBe(400);
+    expect(JSON.parse(notBoolean.body).error.message).toBe('fresh must be true or false, got "yes"');
+    const noSetup = await start({ mode: 'trace', params: { song_name: 'Faint' }, fresh: true });
+    expect(noSetup.status).toBe(400);
+    expect(JSON.parse(noSetup.body).error.message).toMatch(
+      /^a fresh start needs the workflow's setup .* add one with mime edit/,
+    );
+    const live = await send('/api/workflows/play-song/live', { headers: { cookie } });
+    expect(JSON.parse(live.body)).toEqual({ run: null });
+    const again = await send('/api/runs/nope/rerun', { method: 'POST', headers: pageWrite(), body: {} });
+    expect(again.status).toBe(409);
+    expect(JSON.parse(again.body).error).toMatchObject({
+      code: 'MIME_RUN_REFUSED',
+      message: expect.stringContaining('no run nope in this studio'),
+    });
+  });
+
   it('reflects only a recording of the home, named by its folder', async () => {
     expect(JSON.parse((await send('/api/workflows', { headers: { cookie } })).body).recordings).toEqual([]);
     for (const id of ['nope', '..%2F..%2Fetc', '.hidden']) {
