@@ -26,12 +26,21 @@ export async function topWindows(calls: AtspiCalls): Promise<AppWindow[]> {
   return perApp.flat();
 }
 
-/** Breadth-first under `root` (excluded), at most `max` nodes, only through showing subtrees. */
+/** Whether a subtree is looked through, by its root's states. */
+export type ThroughStates = (states: readonly string[]) => boolean;
+
+/** Subtrees the screen shows (their root `showing`). */
+export const SHOWING: ThroughStates = (states) => states.includes('showing');
+/** Subtrees of toolkits that set no `showing` (GTK 4.8): those `visible`. */
+export const VISIBLE: ThroughStates = (states) => states.includes('showing') || states.includes('visible');
+
+/** Breadth-first under `root` (excluded), at most `max` nodes, only through subtrees `through` passes. */
 export async function searchTree(
   calls: AtspiCalls,
   root: Ref,
   max: number,
   match: (node: Node) => Promise<boolean>,
+  through: ThroughStates = SHOWING,
 ): Promise<Node[]> {
   const found: Node[] = [];
   let level = await calls.children(root).catch(() => [] as Ref[]);
@@ -42,7 +51,7 @@ export async function searchTree(
     const nodes = await Promise.all(
       batch.map(async (ref) => {
         const [node, states] = await Promise.all([calls.node(ref), calls.states(ref)]);
-        return { node, showing: states.includes('showing'), matched: await match(node) };
+        return { node, showing: through(states), matched: await match(node) };
       }),
     ).catch(() => []);
     found.push(...nodes.filter((n) => n.matched).map((n) => n.node));

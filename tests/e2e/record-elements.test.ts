@@ -1,0 +1,147 @@
+/**
+ * The element each recorded action is about is the one the input met when it went down, recorded by
+ * real input with `mime record` on real apps: a key that opens a dialog keeps the element focused
+ * before it (Mousepad's Ctrl+S), a click that closes its window in a quick press still gets its
+ * button (a zenity dialog's OK held 20 ms), and the first click into a browser page gets its field,
+ * not the page's whole document (Chromium builds a page's tree only when first asked for it).
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import {
+  ACCESSIBLE_CHROMIUM_FLAG,
+  accessibleAppEnv,
+  elementCentre,
+} from '@mime-desktop/test-support/accessible-element';
+import { CHROMIUM_FLAGS, FORM_APP_PATH } from '@mime-desktop/test-support/desktop-harness';
+import { tempDir, withDesktop } from '@mime-desktop/test-support/e2e-rig';
+import { gtkAppEnv, waitForWindowTitle, windowGeometry } from '@mime-desktop/test-support/gtk-apps';
+import { recordByInput } from '@mime-desktop/test-support/record-by-input';
+import { sleep } from '@mime-desktop/test-support/wait';
+import { execa } from 'execa';
+import { describe, expect, it } from 'vitest';
+
+/** The recorded actions of a session (the end marker left out). */
+async function actionsOf(home: string, session: string): Promise<any[]> {
+  return (await readFile(join(home, 'recordings', session, 'manifest.jsonl'), 'utf8'))
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .filter((e) => e.action_type !== null);
+}
+
+describe('elements taken at the moment of input', () => {
+  it('stores a key that opens a dialog with the element focused before it (Ctrl+S in Mousepad)', async () => {
+    const home = await tempDir('mime-rec-key-');
+    await withDesktop({ app: false, windowManager: true }, async (harness) => {
+      const { GTK_A11Y: _, ...appEnv } = await gtkAppEnv(harness);
+      const app = execa('mousepad', [], {
+        env: accessibleAppEnv(appEnv),
+        reject: false,
+        detached: true,
+        stdio: 'ignore',
+      });
+      try {
+        const window = await waitForWindowTitle(harness, 'Mousepad');
+        const box = await windowGeometry(harness, window);
+        const session = await recordByInput(harness, home, 'save a note', async (recorded) => {
+          await harness.click(box.x + Math.round(box.width / 2), box.y + Math.round(box.height / 2));
+          await recorded(1);
+          await harness.typeText('hello');
+          await sleep(300); // a person's pause before the chord
+          await harness.pressKeys('ctrl+s');
+          await recorded(3);
+          await waitForWindowTitle(harness, '^Save As');
+          await harness.pressKeys('Escape');
+          await recorded(4);
+        });
+        const actions = await actionsOf(home, session);
+        expect(actions.map((a) => [a.action_type, a.action_details.key ?? a.action_details.text])).toEqual([
+          ['click', undefined],
+          ['type', 'hello'],
+          ['key', 'ctrl+s'],
+          ['key', 'escape'],
+        ]);
+        const [, typed, save, cancel] = actions;
+        expect(typed.element).toMatchObject({ role: 'text', app: expect.stringMatching(/mousepad/i) });
+        // The chord went to the editor's text, as the typing did; the Save dialog opened after it.
+        expect(save.element).toMatchObject({
+          role: typed.element.role,
+          name: typed.element.name,
+          window: typed.element.window,
+          path: typed.element.path,
+        });
+        // Escape went to the dialog, which had the focus by then.
+        expect(cancel.element?.window.name).toMatch(/^Save As/);
+      } finally {
+        if (app.pid !== undefined) process.kill(-app.pid, 'SIGTERM');
+        await app;
+      }
+    });
+  }, 90_000);
+
+  it('stores the button of a click that closes its window, pressed for 20 ms (OK in a zenity dialog)', async () => {
+    const home = await tempDir('mime-rec-click-');
+    await withDesktop({ app: false, windowManager: true }, async (harness) => {
+      const dialog = execa('zenity', ['--info', '--title', 'Done', '--text', 'All saved'], {
+        env: accessibleAppEnv(harness.env),
+        reject: false,
+      });
+      const ok = await elementCentre(harness.env, { role: 'push button', name: 'OK', app: 'zenity' });
+      const session = await recordByInput(harness, home, 'confirm', async (recorded) => {
+        // A person's pointer comes to rest on the button, then a quick press.
+        await harness.moveMouse(ok.x, ok.y);
+        await sleep(300);
+        await harness.click(ok.x, ok.y, { holdMs: 20 });
+        expect((await dialog).exitCode).toBe(0);
+        await recorded(1);
+      });
+      const [click] = await actionsOf(home, session);
+      expect(click).toMatchObject({
+        action_type: 'click',
+        element: { role: 'push button', name: 'OK', app: 'zenity', window: { name: 'Done' } },
+      });
+    });
+  }, 90_000);
+
+  it('stores the field of the first click into a browser page, not its document', async () => {
+    const home = await tempDir('mime-rec-page-');
+    const profile = await tempDir('mime-rec-chromium-');
+    await withDesktop({ app: false }, async (harness) => {
+      // Chromium as a person starts it: no flag that builds the page's tree ahead, so it is built when
+      // an assistive tool first asks for it; nothing has asked before the recording starts.
+      const browser = execa(
+        'chromium',
+        [
+          ...CHROMIUM_FLAGS.filter((flag) => flag !== ACCESSIBLE_CHROMIUM_FLAG),
+          `--user-data-dir=${profile}`,
+          '--window-position=0,0',
+          `--window-size=${harness.width},${harness.height}`,
+          pathToFileURL(FORM_APP_PATH).href,
+        ],
+        { env: accessibleAppEnv(harness.env), reject: false, detached: true, stdio: 'ignore' },
+      );
+      try {
+        await waitForWindowTitle(harness, '^mime-form ');
+        // Where the form's Name field is (fixtures/apps/form: main at 40,40, kiosk at 0,0).
+        const session = await recordByInput(harness, home, 'first click', async (recorded) => {
+          await harness.click(280, 114, { holdMs: 100 });
+          await recorded(1);
+          await harness.typeText('Ann');
+          await sleep(300);
+          await harness.pressKeys('Tab');
+          await recorded(3);
+        });
+        const [click, typed] = await actionsOf(home, session);
+        expect(click).toMatchObject({
+          action_type: 'click',
+          element: { role: 'entry', name: 'Name', app: 'Chromium' },
+        });
+        expect(typed.element).toMatchObject({ role: 'entry', name: 'Name', text: 'Ann' });
+      } finally {
+        if (browser.pid !== undefined) process.kill(-browser.pid, 'SIGTERM');
+        await browser;
+      }
+    });
+  }, 90_000);
+});
