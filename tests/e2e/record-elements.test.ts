@@ -2,10 +2,11 @@
  * The element each recorded action is about is the one the input met when it went down, recorded by
  * real input with `mime record` on real apps: a key that opens a dialog keeps the element focused
  * before it (Mousepad's Ctrl+S), a click that closes its window in a quick press still gets its
- * button (a zenity dialog's OK held 20 ms), and the first click into a browser page gets its field,
- * not the page's whole document (Chromium builds a page's tree only when first asked for it).
+ * button (a zenity dialog's OK held 20 ms), and the first click into a browser page gets its field
+ * (Firefox builds a page's tree only when first asked for it), or no element where the browser keeps
+ * no tree of its page, never the window.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
@@ -104,44 +105,75 @@ describe('elements taken at the moment of input', () => {
     });
   }, 90_000);
 
-  it('stores the field of the first click into a browser page, not its document', async () => {
+  it('stores the field of the first click into a Firefox page, whose tree Firefox builds once asked', async () => {
+    const home = await tempDir('mime-rec-page-');
+    const profile = await tempDir('mime-rec-firefox-');
+    // A first start as a person's: no welcome page, no notices over the page.
+    await writeFile(
+      join(profile, 'user.js'),
+      FIREFOX_PREFS.map(([k, v]) => `user_pref("${k}", ${v});`).join('\n'),
+    );
+    const session = await recordFirstClick(home, 'firefox-esr', [
+      '--no-remote',
+      '--kiosk',
+      '--profile',
+      profile,
+    ]);
+    const [click, typed] = await actionsOf(home, session);
+    expect(click).toMatchObject({
+      action_type: 'click',
+      element: { role: 'entry', name: 'Name', app: 'Firefox' },
+    });
+    expect(typed.element).toMatchObject({ role: 'entry', name: 'Name', text: 'Ann' });
+  }, 90_000);
+
+  it('stores no element, rather than the window, for a click into a Chromium page it keeps no tree of', async () => {
     const home = await tempDir('mime-rec-page-');
     const profile = await tempDir('mime-rec-chromium-');
-    await withDesktop({ app: false }, async (harness) => {
-      // Chromium as a person starts it: no flag that builds the page's tree ahead, so it is built when
-      // an assistive tool first asks for it; nothing has asked before the recording starts.
-      const browser = execa(
-        'chromium',
-        [
-          ...CHROMIUM_FLAGS.filter((flag) => flag !== ACCESSIBLE_CHROMIUM_FLAG),
-          `--user-data-dir=${profile}`,
-          '--window-position=0,0',
-          `--window-size=${harness.width},${harness.height}`,
-          pathToFileURL(FORM_APP_PATH).href,
-        ],
-        { env: accessibleAppEnv(harness.env), reject: false, detached: true, stdio: 'ignore' },
-      );
-      try {
-        await waitForWindowTitle(harness, '^mime-form ');
-        // Where the form's Name field is (fixtures/apps/form: main at 40,40, kiosk at 0,0).
-        const session = await recordByInput(harness, home, 'first click', async (recorded) => {
-          await harness.click(280, 114, { holdMs: 100 });
-          await recorded(1);
-          await harness.typeText('Ann');
-          await sleep(300);
-          await harness.pressKeys('Tab');
-          await recorded(3);
-        });
-        const [click, typed] = await actionsOf(home, session);
-        expect(click).toMatchObject({
-          action_type: 'click',
-          element: { role: 'entry', name: 'Name', app: 'Chromium' },
-        });
-        expect(typed.element).toMatchObject({ role: 'entry', name: 'Name', text: 'Ann' });
-      } finally {
-        if (browser.pid !== undefined) process.kill(-browser.pid, 'SIGTERM');
-        await browser;
-      }
-    });
+    // Chromium started without the flag that makes it build its pages' trees: it shows an empty frame.
+    const flags = CHROMIUM_FLAGS.filter((flag) => flag !== ACCESSIBLE_CHROMIUM_FLAG);
+    const session = await recordFirstClick(home, 'chromium', [...flags, `--user-data-dir=${profile}`]);
+    const [click] = await actionsOf(home, session);
+    expect(click.action_type).toBe('click');
+    expect(click.element).toBeUndefined();
   }, 90_000);
 });
+
+/** Firefox preferences for a fresh profile that opens the page alone. */
+const FIREFOX_PREFS: Array<[string, string]> = [
+  ['browser.aboutwelcome.enabled', 'false'],
+  ['browser.shell.checkDefaultBrowser', 'false'],
+  ['browser.startup.homepage_override.mstone', '"ignore"'],
+  ['datareporting.policy.dataSubmissionEnabled', 'false'],
+  ['toolkit.telemetry.reportingpolicy.firstRun', 'false'],
+];
+
+/**
+ * Records on a desktop of its own: the form page in `browser` (kiosk, at 0,0), started before the
+ * recording; nothing asks it for the page's tree before. A click into the Name field, "Ann", Tab.
+ */
+async function recordFirstClick(home: string, browser: string, args: string[]): Promise<string> {
+  return withDesktop({ app: false }, async (harness) => {
+    const app = execa(browser, [...args, pathToFileURL(FORM_APP_PATH).href], {
+      env: accessibleAppEnv(harness.env),
+      reject: false,
+      detached: true,
+      stdio: 'ignore',
+    });
+    try {
+      await waitForWindowTitle(harness, '^mime-form ', 30_000);
+      // Where the form's Name field is (fixtures/apps/form: main at 40,40).
+      return await recordByInput(harness, home, 'first click', async (recorded) => {
+        await harness.click(280, 114, { holdMs: 100 });
+        await recorded(1);
+        await harness.typeText('Ann');
+        await sleep(300);
+        await harness.pressKeys('Tab');
+        await recorded(3);
+      });
+    } finally {
+      if (app.pid !== undefined) process.kill(-app.pid, 'SIGTERM');
+      await app;
+    }
+  });
+}

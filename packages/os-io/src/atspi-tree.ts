@@ -1,5 +1,15 @@
 import type { AccessibleElement } from '@mime-desktop/schema';
-import { ACCESSIBLE, APP_ROOT, type AtspiCalls, type Node, REGISTRY, type Ref } from './atspi-calls.ts';
+import {
+  ACCESSIBLE,
+  APP_ROOT,
+  type AtspiCalls,
+  COMPONENT,
+  type Node,
+  NULL_PATH,
+  REGISTRY,
+  type Ref,
+  SCREEN,
+} from './atspi-calls.ts';
 
 /** The registry's root: its children are the apps. */
 export const ROOT: Ref = [REGISTRY, APP_ROOT];
@@ -84,4 +94,47 @@ export async function followPath(
     level = next;
   }
   return level;
+}
+
+/** Whether the window names an element under its middle (screen coordinates). */
+async function answersAtMiddle(calls: AtspiCalls, window: Ref): Promise<boolean> {
+  const box = await calls.reportedExtents(window);
+  if (!box || box.width <= 0 || box.height <= 0) return true;
+  const middle = [Math.round(box.x + box.width / 2), Math.round(box.y + box.height / 2)];
+  const [child] = await calls
+    .call(window, COMPONENT, 'GetAccessibleAtPoint', 'iiu', [...middle, SCREEN])
+    .catch(() => [null]);
+  return Array.isArray(child) && child[1] !== NULL_PATH;
+}
+
+/** Roles of a web page's document. */
+const PAGE_ROLES = new Set(['document web', 'document frame']);
+/** Pause between two walks of a tree being built, ms. */
+const WAKE_POLL_MS = 100;
+
+/**
+ * Asks for the tree under `window` (at most `max` nodes a walk) until its app has built it: a page's
+ * document holds elements, or the tree stopped growing over three walks, or `deadline` (a
+ * `performance.now()` time) passed. Firefox builds a page's tree only once asked, after the answer.
+ */
+export async function wakeTree(calls: AtspiCalls, window: Ref, max: number, deadline: number): Promise<void> {
+  const sizes: number[] = [];
+  for (;;) {
+    const nodes = await searchTree(calls, window, max, async () => true);
+    const pages = nodes.filter((n) => PAGE_ROLES.has(n.role));
+    const built = await Promise.all(
+      pages.map((p) =>
+        calls.children(p.ref).then(
+          (c) => c.length > 0,
+          () => false,
+        ),
+      ),
+    );
+    sizes.push(nodes.length);
+    const steady = sizes.length >= 3 && sizes.slice(-3).every((n) => n === nodes.length);
+    // Firefox also learns its elements' places only once asked for one: the window's middle.
+    const answers = await answersAtMiddle(calls, window);
+    if (((built.includes(true) || steady) && answers) || performance.now() > deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, WAKE_POLL_MS));
+  }
 }

@@ -38,6 +38,7 @@ import {
   type ThroughStates,
   topWindows,
   VISIBLE,
+  wakeTree,
 } from './atspi-tree.ts';
 import type { LogicalPoint } from './units.ts';
 
@@ -59,8 +60,10 @@ const DIALOG_ROLES = new Set(['dialog', 'alert', 'file chooser', 'color chooser'
 
 /** Toolkits that build a page's tree only when it is first asked for (Firefox, Chromium and Electron). */
 const BUILT_WHEN_ASKED = /gecko|chrom/i;
-/** Most elements of a window asked for when waking its tree. */
+/** Most elements of a window asked for in one walk when waking its tree. */
 const WAKE_NODES = 3000;
+/** Longest wait for the browsers to build their pages' trees, ms. */
+const WAKE_MS = 2500;
 
 const unavailable = (reason: string): OpenedAccessibility => ({ ok: false, reason });
 
@@ -109,10 +112,12 @@ class Atspi implements Accessibility {
       toolkits.set(name, asked);
       return asked;
     };
+    const deadline = performance.now() + WAKE_MS;
     await Promise.all(
       windows.map(async ({ window }) => {
         if (!BUILT_WHEN_ASKED.test(await toolkitOf(window.ref[0]))) return;
-        await searchTree(this.#calls, window.ref, WAKE_NODES, async () => false);
+        if (!(await this.#calls.states(window.ref).catch((): string[] => [])).includes('showing')) return;
+        await wakeTree(this.#calls, window.ref, WAKE_NODES, deadline);
       }),
     );
     this.#focus.keep();
