@@ -14,11 +14,17 @@ import {
   accessibleAppEnv,
   elementCentre,
 } from '@mime-desktop/test-support/accessible-element';
-import { CHROMIUM_FLAGS, FORM_APP_PATH } from '@mime-desktop/test-support/desktop-harness';
+import {
+  CHROMIUM_FLAGS,
+  centerOf,
+  DEMO_LAYOUT,
+  type DesktopHarness,
+  FORM_APP_PATH,
+} from '@mime-desktop/test-support/desktop-harness';
 import { tempDir, withDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { gtkAppEnv, waitForWindowTitle, windowGeometry } from '@mime-desktop/test-support/gtk-apps';
 import { recordByInput } from '@mime-desktop/test-support/record-by-input';
-import { sleep } from '@mime-desktop/test-support/wait';
+import { sleep, waitUntil } from '@mime-desktop/test-support/wait';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
 
@@ -83,12 +89,23 @@ describe('elements taken at the moment of input', () => {
 
   it('stores the button of a click that closes its window, pressed for 20 ms (OK in a zenity dialog)', async () => {
     const home = await tempDir('mime-rec-click-');
-    await withDesktop({ app: false, windowManager: true }, async (harness) => {
+    await withDesktop({ windowManager: true }, async (harness) => {
       const dialog = execa('zenity', ['--info', '--title', 'Done', '--text', 'All saved'], {
         env: accessibleAppEnv(harness.env),
         reject: false,
       });
-      const ok = await elementCentre(harness.env, { role: 'push button', name: 'OK', app: 'zenity' });
+      // The dialog moved so that its OK lies over the demo page's track list: a lookup made once the
+      // dialog is gone would name a track.
+      const id = await waitForWindowTitle(harness, '^Done$');
+      const okQuery = { role: 'push button', name: 'OK', app: 'zenity' };
+      const placed = await elementCentre(harness.env, okQuery);
+      const window = await windowGeometry(harness, id);
+      // The window manager puts a moved window's frame, not its content, where it is told.
+      const frame = await moveWindow(harness, id, { x: window.x + 10, y: window.y + 10 });
+      const to = { x: window.x + TRACKS.x - placed.x - frame.x, y: window.y + TRACKS.y - placed.y - frame.y };
+      await moveWindow(harness, id, to);
+      const ok = await elementCentre(harness.env, okQuery);
+      expect(Math.abs(ok.x - TRACKS.x) + Math.abs(ok.y - TRACKS.y)).toBeLessThan(4);
       const session = await recordByInput(harness, home, 'confirm', async (recorded) => {
         // A person's pointer comes to rest on the button, then a quick press.
         await harness.moveMouse(ok.x, ok.y);
@@ -139,6 +156,32 @@ describe('elements taken at the moment of input', () => {
   }, 90_000);
 });
 
+/** The centre of the demo page's scrolling track list. */
+const TRACKS = centerOf(DEMO_LAYOUT.scrollList);
+/** The centre of the form page's Name field on the screen (fixtures/apps/form: main at 40,40, kiosk at 0,0). */
+const NAME_FIELD = { x: 280, y: 114 };
+
+/**
+ * Moves window `id` to `to` and waits until it moved; how far from `to` its content ended (the
+ * window manager's frame around it).
+ */
+async function moveWindow(
+  harness: DesktopHarness,
+  id: string,
+  to: { x: number; y: number },
+): Promise<{ x: number; y: number }> {
+  const before = await windowGeometry(harness, id);
+  await harness.xdotool('windowmove', id, String(to.x), String(to.y));
+  const after = await waitUntil(
+    async () => {
+      const now = await windowGeometry(harness, id);
+      return now.x !== before.x || now.y !== before.y ? now : null;
+    },
+    { what: `window ${id} moved` },
+  );
+  return { x: after.x - to.x, y: after.y - to.y };
+}
+
 /** Firefox preferences for a fresh profile that opens the page alone. */
 const FIREFOX_PREFS: Array<[string, string]> = [
   ['browser.aboutwelcome.enabled', 'false'],
@@ -162,9 +205,8 @@ async function recordFirstClick(home: string, browser: string, args: string[]): 
     });
     try {
       await waitForWindowTitle(harness, '^mime-form ', 30_000);
-      // Where the form's Name field is (fixtures/apps/form: main at 40,40).
       return await recordByInput(harness, home, 'first click', async (recorded) => {
-        await harness.click(280, 114, { holdMs: 100 });
+        await harness.click(NAME_FIELD.x, NAME_FIELD.y, { holdMs: 100 });
         await recorded(1);
         await harness.typeText('Ann');
         await sleep(300);

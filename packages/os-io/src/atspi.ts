@@ -115,6 +115,8 @@ class Atspi implements Accessibility {
     const deadline = performance.now() + WAKE_MS;
     await Promise.all(
       windows.map(async ({ window }) => {
+        // Each app's scale is told once, ahead of the first lookup (a quick click's must be quick).
+        await this.#extents.scaleOf(window.ref[0]);
         if (!BUILT_WHEN_ASKED.test(await toolkitOf(window.ref[0]))) return;
         if (!(await this.#calls.states(window.ref).catch((): string[] => [])).includes('showing')) return;
         await wakeTree(this.#calls, window.ref, WAKE_NODES, deadline);

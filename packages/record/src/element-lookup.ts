@@ -94,14 +94,8 @@ export class ElementLookup {
     if (hook.type === 'mousedown' || hook.type === 'wheel') {
       const hover = this.#hover;
       const rested = hover && Math.hypot(hover.x - hook.x, hook.y - hover.y) <= HOVER_DISTANCE ? hover : null;
-      // The element under the press, as the app answers now; else (its window closed meanwhile)
-      // the one under the pointer as it rested there just before.
-      this.#started.set(
-        time,
-        this.#element((a11y) => a11y.elementAt({ x: hook.x, y: hook.y })).then(
-          (found) => found ?? rested?.element ?? null,
-        ),
-      );
+      const pressed = this.#element((a11y) => a11y.elementAt({ x: hook.x, y: hook.y }));
+      this.#started.set(time, this.#pressedOrRested(pressed, rested?.element ?? null));
     } else if (hook.type === 'keydown') {
       this.#started.set(
         time,
@@ -132,6 +126,27 @@ export class ElementLookup {
         ? { ...field, text }
         : identityOf(field);
     });
+  }
+
+  /**
+   * The element of a press: the one under it as the app answers now; else (its window closed
+   * meanwhile) the one under the pointer as it rested there just before. Where the two are of
+   * different windows and the rested one's is gone, the press closed it and was answered after:
+   * what it names lay under the closed window.
+   */
+  async #pressedOrRested(
+    pressed: Promise<AccessibleElement | null>,
+    rested: Promise<AccessibleElement | null> | null,
+  ): Promise<AccessibleElement | null> {
+    const [now, before] = await Promise.all([pressed, rested]);
+    if (!now || !before) return now ?? before ?? null;
+    const sameWindow =
+      now.app === before.app &&
+      now.window.role === before.window.role &&
+      now.window.name === before.window.name;
+    if (sameWindow) return now;
+    const still = await this.#lookUp((a11y) => a11y.find(identityOf(before)));
+    return still && still.length > 0 ? now : before;
   }
 
   /** The element `ask` names, within {@link ELEMENT_LOOKUP_MS}; a window or a whole document is none. */
