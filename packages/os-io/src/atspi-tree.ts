@@ -108,7 +108,7 @@ async function answersAtMiddle(calls: AtspiCalls, window: Ref): Promise<boolean>
 }
 
 /** Roles of a web page's document. */
-const PAGE_ROLES = new Set(['document web', 'document frame']);
+export const PAGE_ROLES = new Set(['document web', 'document frame']);
 /** Pause between two walks of a tree being built, ms. */
 const WAKE_POLL_MS = 100;
 

@@ -32,6 +32,7 @@ import { FocusTrail } from './atspi-focus.ts';
 import {
   type AppWindow,
   followPath,
+  PAGE_ROLES,
   ROOT,
   SHOWING,
   searchTree,
@@ -55,6 +56,9 @@ const CONTROL_ROLES = new Set([
 ]);
 /** Most children whose boxes are read to tell which one is under a point. */
 const MAX_CHILDREN_BY_BOXES = 400;
+/** How often, and after how long (ms), a lookup that ended at a page's document asks again. */
+const PAGE_RETRIES = 2;
+const PAGE_RETRY_MS = 40;
 /** Roles of windows that stand over others. */
 const DIALOG_ROLES = new Set(['dialog', 'alert', 'file chooser', 'color chooser', 'font chooser']);
 
@@ -160,6 +164,22 @@ class Atspi implements Accessibility {
       x: Math.round((point.x - origin.x) / scales.content),
       y: Math.round((point.y - origin.y) / scales.content),
     };
+    current = await this.#descend(current, reported, coords);
+    // A browser may answer with its page's document from what it last knew (Chromium keeps the last
+    // hit's answer while it asks its page again): asked again a moment later, it names the element.
+    for (let retry = 0; retry < PAGE_RETRIES; retry += 1) {
+      if (!PAGE_ROLES.has((await this.#calls.node(current).catch(() => null))?.role ?? '')) break;
+      await new Promise((resolve) => setTimeout(resolve, PAGE_RETRY_MS));
+      current = await this.#descend(current, reported, coords);
+    }
+    const parent = await this.#calls.parent(current).catch(() => null);
+    if (parent && (await this.#coversParent(current, parent))) current = parent;
+    return this.#elements.describe(current, false);
+  }
+
+  /** The deepest element under the reported point, from `from` down. */
+  async #descend(from: Ref, reported: LogicalPoint, coords: number): Promise<Ref> {
+    let current = from;
     for (let depth = 0; depth < 64; depth += 1) {
       const [child] =
         coords === SCREEN
@@ -171,9 +191,7 @@ class Atspi implements Accessibility {
       if (!next || next[1] === NULL_PATH || (next[0] === current[0] && next[1] === current[1])) break;
       current = [next[0], next[1]];
     }
-    const parent = await this.#calls.parent(current).catch(() => null);
-    if (parent && (await this.#coversParent(current, parent))) current = parent;
-    return this.#elements.describe(current, false);
+    return current;
   }
 
   /** Which subtrees of the app on bus `name` a search looks through: GTK 4.8 says no element is `showing`. */
