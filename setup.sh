@@ -17,7 +17,7 @@ cd "$(dirname "$0")"
 SYSTEM_PACKAGES=(
   xvfb xauth xdotool x11-utils x11-xkb-utils libxtst6 mousepad galculator gnumeric featherpad
   chromium openbox xterm tmux xclip xsel
-  dbus-daemon at-spi2-core libatk-adaptor zenity
+  dbus-daemon at-spi2-core libatk-adaptor zenity gtk-4-examples firefox-esr
   fonts-dejavu-core
   sway grim wtype xwayland
   mutter pipewire wireplumber gstreamer1.0-pipewire gstreamer1.0-tools

@@ -2,11 +2,11 @@
  * Test helpers on the accessibility tree of a harness display: where an element is now, so a test
  * can click it as a person would without hard-coding where a toolkit laid it out.
  */
-import { accessibleAppEnv, openAccessibility } from '@mime-desktop/os-io';
+import { ACCESSIBLE_CHROMIUM_FLAG, accessibleAppEnv, openAccessibility } from '@mime-desktop/os-io';
 import type { AccessibleElement } from '@mime-desktop/schema';
 import { sleep } from './wait.ts';
 
-export { accessibleAppEnv };
+export { ACCESSIBLE_CHROMIUM_FLAG, accessibleAppEnv };
 
 /** What identifies an element in a test: the rest of an {@link AccessibleElement} is left open. */
 export type ElementQuery = Pick<AccessibleElement, 'role' | 'app'> & Partial<AccessibleElement>;

@@ -19,8 +19,20 @@ export interface Accessibility {
    * With `text`, its text too (never a password field's): what a label or a paragraph shows.
    */
   elementAt(point: LogicalPoint, options?: { text?: boolean }): Promise<AccessibleElement | null>;
-  /** The element with the keyboard focus, with its text (never a password field's); null when none. */
-  focused(): Promise<AccessibleElement | null>;
+  /**
+   * The element with the keyboard focus, with its text (never a password field's); null when none.
+   * With `at` (epoch ms on the `epochNow` clock), the element that had it then, as the
+   * toolkits' focus events told: a key's element is the one focused before the key, not a dialog
+   * the key opened.
+   */
+  focused(at?: number): Promise<AccessibleElement | null>;
+  /**
+   * Asks the apps' windows for their trees once, so trees built only when first asked for (a
+   * browser's page) are there for the first lookup, and takes the focus as it is now. From then on
+   * each element is described as it gains the focus, so `focused(at)` names it after its window
+   * closed (a key that closed a dialog).
+   */
+  wake(): Promise<void>;
   /**
    * The elements of the recorded app's windows that are the recorded element: same role and name (or
    * label), found along the recorded path, else by a bounded search of the windows. Live extents,

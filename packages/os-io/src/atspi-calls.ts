@@ -24,6 +24,8 @@ export const APP_ROOT = '/org/a11y/atspi/accessible/root';
 export const DBUS: Ref = ['org.freedesktop.DBus', '/org/freedesktop/DBus'];
 /** AT-SPI coordinate type: screen. */
 export const SCREEN = 0;
+/** AT-SPI coordinate type: the element's top-level window. */
+export const WINDOW = 1;
 const TEXT = 'org.a11y.atspi.Text';
 /** One call's deadline, ms: a busy app answers in a few ms. */
 const CALL_MS = 1000;
@@ -122,9 +124,9 @@ export class AtspiCalls {
     return parent && parent[1] !== NULL_PATH ? [parent[0], parent[1]] : null;
   }
 
-  /** The element's box as its app reports it (in the app's own pixels). */
-  async reportedExtents(ref: Ref): Promise<ElementBox | null> {
-    const [box] = await this.call(ref, COMPONENT, 'GetExtents', 'u', [SCREEN]).catch(() => [null]);
+  /** The element's box as its app reports it (in the app's own pixels), counted from the screen or its window. */
+  async reportedExtents(ref: Ref, coords = SCREEN): Promise<ElementBox | null> {
+    const [box] = await this.call(ref, COMPONENT, 'GetExtents', 'u', [coords]).catch(() => [null]);
     if (!Array.isArray(box)) return null;
     const [x, y, width, height] = box as number[];
     return { x: x ?? 0, y: y ?? 0, width: Math.max(0, width ?? 0), height: Math.max(0, height ?? 0) };

@@ -1,7 +1,17 @@
 import type { ElementBox } from '@mime-desktop/schema';
 import type { WindowOrigin } from './accessibility.ts';
-import { APP_ROOT, APPLICATION, type AtspiCalls, DBUS, type Ref } from './atspi-calls.ts';
+import {
+  ACCESSIBLE,
+  APP_ROOT,
+  APPLICATION,
+  type AtspiCalls,
+  DBUS,
+  type Ref,
+  SCREEN,
+  WINDOW,
+} from './atspi-calls.ts';
 import type { LogicalPoint } from './units.ts';
+import { xContentOrigin } from './x-window-origin.ts';
 import { readWindowTree } from './x-window-tree.ts';
 
 /**
@@ -57,6 +67,8 @@ export class AtspiExtents {
    * since a window may have moved since the last one.
    */
   readonly #origins = new Map<string, Promise<LogicalPoint>>();
+  /** Whether each app (by its bus name) reports extents relative to its windows. */
+  readonly #relative = new Map<string, Promise<boolean>>();
 
   constructor(calls: AtspiCalls, env: NodeJS.ProcessEnv, windowOrigin: WindowOrigin | null) {
     this.#calls = calls;
@@ -71,15 +83,80 @@ export class AtspiExtents {
 
   /** The element's box on the screen (`window`: the box of one of the app's windows). */
   async of(ref: Ref, kind: keyof AppScale = 'content'): Promise<ElementBox | null> {
+    const relative = await this.windowRelative(ref[0]);
     const [box, scales, origin] = await Promise.all([
-      this.#calls.reportedExtents(ref),
+      this.#calls.reportedExtents(ref, relative ? WINDOW : SCREEN),
       this.scaleOf(ref[0]),
-      this.originOf(ref[0]).catch(() => null),
+      this.originOfElement(ref).catch(() => null),
     ]);
     const scale = scales[kind];
     if (!box || !origin) return null;
     const at = (v: number) => Math.round(v * scale);
     return { x: origin.x + at(box.x), y: origin.y + at(box.y), width: at(box.width), height: at(box.height) };
+  }
+
+  /** The coordinate type to ask the app on bus `name` for points and boxes in. */
+  async coordsOf(name: string): Promise<number> {
+    return (await this.windowRelative(name)) ? WINDOW : SCREEN;
+  }
+
+  /**
+   * Where the extents of `ref` are counted from: its window's content where its app reports them
+   * relative to it on X11 (see {@link windowRelative}), else as {@link originOf}.
+   */
+  async originOfElement(ref: Ref): Promise<LogicalPoint> {
+    if (this.#windowOrigin || !(await this.windowRelative(ref[0]))) return this.originOf(ref[0]);
+    const window = await this.#toplevel(ref);
+    const key = `${window[0]} ${window[1]}`;
+    const known = this.#origins.get(key);
+    if (known) return known;
+    const origin = (async () => {
+      const [[pid], title, box] = await Promise.all([
+        this.#calls.call(DBUS, DBUS[0], 'GetConnectionUnixProcessID', 's', [window[0]]),
+        this.#calls.prop(window, ACCESSIBLE, 'Name'),
+        this.#calls.reportedExtents(window, WINDOW),
+      ]);
+      const point =
+        typeof pid === 'number' && box
+          ? await xContentOrigin(this.#env, { pid, title: String(title ?? ''), ...box })
+          : null;
+      if (!point) throw new Error(`no X window shows the window ${String(title ?? '')} of ${window[0]}`);
+      return point;
+    })();
+    origin.catch(() => undefined);
+    this.#origins.set(key, origin);
+    return origin;
+  }
+
+  /**
+   * Whether the app on bus `name` reports extents relative to its windows though asked for the
+   * screen's: GTK 4 does on X11 ("Screen coordinates not supported", window coordinates given).
+   */
+  windowRelative(name: string): Promise<boolean> {
+    const known = this.#relative.get(name);
+    if (known) return known;
+    const app: Ref = [name, APP_ROOT];
+    const relative = Promise.all([
+      this.#calls.prop(app, APPLICATION, 'ToolkitName').catch(() => ''),
+      this.#calls.prop(app, APPLICATION, 'Version').catch(() => ''),
+    ]).then(
+      ([toolkit, version]) => /^gtk$/i.test(String(toolkit ?? '')) && /^4\./.test(String(version ?? '')),
+    );
+    this.#relative.set(name, relative);
+    return relative;
+  }
+
+  /** The top-level window `ref` is in (itself, for a window). */
+  async #toplevel(ref: Ref): Promise<Ref> {
+    let current = ref;
+    for (let depth = 0; depth < 64; depth += 1) {
+      const parent = await this.#calls.parent(current);
+      if (!parent) return current;
+      const [role] = await this.#calls.call(parent, ACCESSIBLE, 'GetRoleName');
+      if (role === 'application') return current;
+      current = parent;
+    }
+    return current;
   }
 
   /**
@@ -112,6 +189,8 @@ export class AtspiExtents {
     if (known && known.until > performance.now()) return known.scale;
     const entry = { scale: Promise.resolve({ window: 1, content: 1 }), until: Number.POSITIVE_INFINITY };
     entry.scale = (async () => {
+      // Boxes counted from a window tell no scale by their place on the screen: taken as the screen's.
+      if (await this.windowRelative(name)) return { window: 1, content: 1 };
       const app: Ref = [name, APP_ROOT];
       const [windows, toolkit] = await Promise.all([
         this.#calls.children(app).catch((): Ref[] => []),

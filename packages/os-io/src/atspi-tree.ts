@@ -1,5 +1,15 @@
 import type { AccessibleElement } from '@mime-desktop/schema';
-import { ACCESSIBLE, APP_ROOT, type AtspiCalls, type Node, REGISTRY, type Ref } from './atspi-calls.ts';
+import {
+  ACCESSIBLE,
+  APP_ROOT,
+  type AtspiCalls,
+  COMPONENT,
+  type Node,
+  NULL_PATH,
+  REGISTRY,
+  type Ref,
+  SCREEN,
+} from './atspi-calls.ts';
 
 /** The registry's root: its children are the apps. */
 export const ROOT: Ref = [REGISTRY, APP_ROOT];
@@ -26,12 +36,21 @@ export async function topWindows(calls: AtspiCalls): Promise<AppWindow[]> {
   return perApp.flat();
 }
 
-/** Breadth-first under `root` (excluded), at most `max` nodes, only through showing subtrees. */
+/** Whether a subtree is looked through, by its root's states. */
+export type ThroughStates = (states: readonly string[]) => boolean;
+
+/** Subtrees the screen shows (their root `showing`). */
+export const SHOWING: ThroughStates = (states) => states.includes('showing');
+/** Subtrees of toolkits that set no `showing` (GTK 4.8): those `visible`. */
+export const VISIBLE: ThroughStates = (states) => states.includes('showing') || states.includes('visible');
+
+/** Breadth-first under `root` (excluded), at most `max` nodes, only through subtrees `through` passes. */
 export async function searchTree(
   calls: AtspiCalls,
   root: Ref,
   max: number,
   match: (node: Node) => Promise<boolean>,
+  through: ThroughStates = SHOWING,
 ): Promise<Node[]> {
   const found: Node[] = [];
   let level = await calls.children(root).catch(() => [] as Ref[]);
@@ -42,7 +61,7 @@ export async function searchTree(
     const nodes = await Promise.all(
       batch.map(async (ref) => {
         const [node, states] = await Promise.all([calls.node(ref), calls.states(ref)]);
-        return { node, showing: states.includes('showing'), matched: await match(node) };
+        return { node, showing: through(states), matched: await match(node) };
       }),
     ).catch(() => []);
     found.push(...nodes.filter((n) => n.matched).map((n) => n.node));
@@ -75,4 +94,47 @@ export async function followPath(
     level = next;
   }
   return level;
+}
+
+/** Whether the window names an element under its middle (screen coordinates). */
+async function answersAtMiddle(calls: AtspiCalls, window: Ref): Promise<boolean> {
+  const box = await calls.reportedExtents(window);
+  if (!box || box.width <= 0 || box.height <= 0) return true;
+  const middle = [Math.round(box.x + box.width / 2), Math.round(box.y + box.height / 2)];
+  const [child] = await calls
+    .call(window, COMPONENT, 'GetAccessibleAtPoint', 'iiu', [...middle, SCREEN])
+    .catch(() => [null]);
+  return Array.isArray(child) && child[1] !== NULL_PATH;
+}
+
+/** Roles of a web page's document. */
+export const PAGE_ROLES = new Set(['document web', 'document frame']);
+/** Pause between two walks of a tree being built, ms. */
+const WAKE_POLL_MS = 100;
+
+/**
+ * Asks for the tree under `window` (at most `max` nodes a walk) until its app has built it: a page's
+ * document holds elements, or the tree stopped growing over three walks, or `deadline` (a
+ * `performance.now()` time) passed. Firefox builds a page's tree only once asked, after the answer.
+ */
+export async function wakeTree(calls: AtspiCalls, window: Ref, max: number, deadline: number): Promise<void> {
+  const sizes: number[] = [];
+  for (;;) {
+    const nodes = await searchTree(calls, window, max, async () => true);
+    const pages = nodes.filter((n) => PAGE_ROLES.has(n.role));
+    const built = await Promise.all(
+      pages.map((p) =>
+        calls.children(p.ref).then(
+          (c) => c.length > 0,
+          () => false,
+        ),
+      ),
+    );
+    sizes.push(nodes.length);
+    const steady = sizes.length >= 3 && sizes.slice(-3).every((n) => n === nodes.length);
+    // Firefox also learns its elements' places only once asked for one: the window's middle.
+    const answers = await answersAtMiddle(calls, window);
+    if (((built.includes(true) || steady) && answers) || performance.now() > deadline) return;
+    await new Promise((resolve) => setTimeout(resolve, WAKE_POLL_MS));
+  }
 }

@@ -16,25 +16,58 @@ import type { AccessibleElement, ElementBox } from '@mime-desktop/schema';
 import type { Accessibility, FindOptions, OpenedAccessibility, WindowOrigin } from './accessibility.ts';
 import {
   ACCESSIBLE,
+  APP_ROOT,
+  APPLICATION,
   AtspiCalls,
   type Bus,
   COMPONENT,
-  DBUS,
   NULL_PATH,
-  REGISTRY,
   type Ref,
   SCREEN,
 } from './atspi-calls.ts';
 import { type Buses, connectBuses } from './atspi-connect.ts';
 import { AtspiElementReader } from './atspi-element.ts';
 import { AtspiExtents } from './atspi-extents.ts';
-import { type AppWindow, followPath, ROOT, searchTree, topWindows } from './atspi-tree.ts';
+import { FocusTrail } from './atspi-focus.ts';
+import {
+  type AppWindow,
+  followPath,
+  PAGE_ROLES,
+  ROOT,
+  SHOWING,
+  searchTree,
+  type ThroughStates,
+  topWindows,
+  VISIBLE,
+  wakeTree,
+} from './atspi-tree.ts';
 import type { LogicalPoint } from './units.ts';
 
 /** Roles of elements that only hold others. */
 const FEATURELESS_ROLES = new Set(['filler', 'panel', 'viewport', 'scroll pane']);
+/** Roles of controls whose text is a label inside them. */
+const CONTROL_ROLES = new Set([
+  'button',
+  'push button',
+  'toggle button',
+  'check box',
+  'radio button',
+  'link',
+]);
+/** Most children whose boxes are read to tell which one is under a point. */
+const MAX_CHILDREN_BY_BOXES = 400;
+/** How often, and after how long (ms), a lookup that ended at a page's document asks again. */
+const PAGE_RETRIES = 2;
+const PAGE_RETRY_MS = 40;
 /** Roles of windows that stand over others. */
 const DIALOG_ROLES = new Set(['dialog', 'alert', 'file chooser', 'color chooser', 'font chooser']);
+
+/** Toolkits that build a page's tree only when it is first asked for (Firefox, Chromium and Electron). */
+const BUILT_WHEN_ASKED = /gecko|chrom/i;
+/** Most elements of a window asked for in one walk when waking its tree. */
+const WAKE_NODES = 3000;
+/** Longest wait for the browsers to build their pages' trees, ms. */
+const WAKE_MS = 2500;
 
 const unavailable = (reason: string): OpenedAccessibility => ({ ok: false, reason });
 
@@ -52,8 +85,7 @@ class Atspi implements Accessibility {
   readonly #calls: AtspiCalls;
   readonly #extents: AtspiExtents;
   readonly #elements: AtspiElementReader;
-  /** The element that last gained the keyboard focus, from the toolkits' events. */
-  #focus: Ref | null = null;
+  readonly #focus: FocusTrail;
 
   constructor(session: Bus, bus: Bus, env: NodeJS.ProcessEnv, windowOrigin: WindowOrigin | null) {
     this.#session = session;
@@ -61,21 +93,44 @@ class Atspi implements Accessibility {
     this.#calls = new AtspiCalls(bus);
     this.#extents = new AtspiExtents(this.#calls, env, windowOrigin);
     this.#elements = new AtspiElementReader(this.#calls, this.#extents);
-    bus.on('message', (message) => {
-      if (message.member !== 'StateChanged' || message.body[0] !== 'focused') return;
-      if (message.body[1] === 1) this.#focus = [message.sender, message.path];
-      else if (this.#focus?.[0] === message.sender && this.#focus[1] === message.path) this.#focus = null;
-    });
+    this.#focus = new FocusTrail(this.#calls, this.#elements);
+    bus.on('message', (message) => this.#focus.onMessage(message));
   }
 
-  /** Starts following the focus: the registry tells the toolkits someone listens. */
-  async watchFocus(): Promise<void> {
-    await this.#calls.call(DBUS, DBUS[0], 'AddMatch', 's', [
-      "type='signal',interface='org.a11y.atspi.Event.Object',member='StateChanged'",
-    ]);
-    await this.#calls.call([REGISTRY, '/org/a11y/atspi/registry'], REGISTRY, 'RegisterEvent', 's', [
-      'object:state-changed:focused',
-    ]);
+  /** Starts following the focus. */
+  watchFocus(): Promise<void> {
+    return this.#focus.watch();
+  }
+
+  async wake(): Promise<void> {
+    this.#extents.newLookup();
+    const windows = await topWindows(this.#calls);
+    const toolkits = new Map<string, Promise<string>>();
+    const toolkitOf = (name: string) => {
+      const known = toolkits.get(name);
+      if (known) return known;
+      const asked = this.#calls.prop([name, APP_ROOT], APPLICATION, 'ToolkitName').then(
+        (t) => String(t ?? ''),
+        () => '',
+      );
+      toolkits.set(name, asked);
+      return asked;
+    };
+    const deadline = performance.now() + WAKE_MS;
+    await Promise.all(
+      windows.map(async ({ window }) => {
+        // Each app's scale is told once, ahead of the first lookup (a quick click's must be quick).
+        await this.#extents.scaleOf(window.ref[0]);
+        if (!BUILT_WHEN_ASKED.test(await toolkitOf(window.ref[0]))) return;
+        if (!(await this.#calls.states(window.ref).catch((): string[] => [])).includes('showing')) return;
+        await wakeTree(this.#calls, window.ref, WAKE_NODES, deadline);
+      }),
+    );
+    this.#focus.keep();
+    if (this.#focus.latest === undefined) {
+      const found = await this.#searchFocus();
+      if (found && this.#focus.latest === undefined) this.#focus.note(found);
+    }
   }
 
   async elementAt(point: LogicalPoint, options: { text?: boolean } = {}): Promise<AccessibleElement | null> {
@@ -99,29 +154,72 @@ class Atspi implements Accessibility {
       .sort((a, b) => rank(b) - rank(a) || a.box.width * a.box.height - b.box.width * b.box.height);
     if (!top) return null;
     let current: Ref = top.window.ref;
-    const scale = (await this.#extents.scaleOf(current[0])).content;
-    const origin = await this.#extents.originOf(current[0]).catch(() => null);
+    const [scales, origin, coords] = await Promise.all([
+      this.#extents.scaleOf(current[0]),
+      this.#extents.originOfElement(current).catch(() => null),
+      this.#extents.coordsOf(current[0]),
+    ]);
     if (!origin) return null;
-    for (let depth = 0; depth < 64; depth += 1) {
-      const [child] = await this.#calls
-        .call(current, COMPONENT, 'GetAccessibleAtPoint', 'iiu', [
-          Math.round((point.x - origin.x) / scale),
-          Math.round((point.y - origin.y) / scale),
-          SCREEN,
-        ])
-        .catch(() => [null]);
-      const next = child as [string, string] | null;
-      if (!next || next[1] === NULL_PATH || (next[0] === current[0] && next[1] === current[1])) break;
-      current = [next[0], next[1]];
+    const reported = {
+      x: Math.round((point.x - origin.x) / scales.content),
+      y: Math.round((point.y - origin.y) / scales.content),
+    };
+    current = await this.#descend(current, reported, coords);
+    // A browser may answer with its page's document from what it last knew (Chromium keeps the last
+    // hit's answer while it asks its page again): asked again a moment later, it names the element.
+    for (let retry = 0; retry < PAGE_RETRIES; retry += 1) {
+      if (!PAGE_ROLES.has((await this.#calls.node(current).catch(() => null))?.role ?? '')) break;
+      await new Promise((resolve) => setTimeout(resolve, PAGE_RETRY_MS));
+      current = await this.#descend(current, reported, coords);
     }
     const parent = await this.#calls.parent(current).catch(() => null);
     if (parent && (await this.#coversParent(current, parent))) current = parent;
     return this.#elements.describe(current, options.text === true);
   }
 
+  /** The deepest element under the reported point, from `from` down. */
+  async #descend(from: Ref, reported: LogicalPoint, coords: number): Promise<Ref> {
+    let current = from;
+    for (let depth = 0; depth < 64; depth += 1) {
+      const [child] =
+        coords === SCREEN
+          ? await this.#calls
+              .call(current, COMPONENT, 'GetAccessibleAtPoint', 'iiu', [reported.x, reported.y, coords])
+              .catch(() => [null])
+          : [await this.#childByBoxes(current, reported, coords)];
+      const next = child as readonly [string, string] | null;
+      if (!next || next[1] === NULL_PATH || (next[0] === current[0] && next[1] === current[1])) break;
+      current = [next[0], next[1]];
+    }
+    return current;
+  }
+
+  /** Which subtrees of the app on bus `name` a search looks through: GTK 4.8 says no element is `showing`. */
+  async #through(name: string): Promise<ThroughStates> {
+    return (await this.#extents.windowRelative(name)) ? VISIBLE : SHOWING;
+  }
+
+  /**
+   * The child of `ref` whose reported box holds the reported point (the smallest), for toolkits that
+   * answer no point lookup in window coordinates (GTK 4.8 answers none).
+   */
+  async #childByBoxes(ref: Ref, point: LogicalPoint, coords: number): Promise<Ref | null> {
+    const children = await this.#calls.children(ref).catch((): Ref[] => []);
+    if (children.length > MAX_CHILDREN_BY_BOXES) return null;
+    const boxes = await Promise.all(
+      children.map(async (child) => ({ child, box: await this.#calls.reportedExtents(child, coords) })),
+    );
+    const [smallest] = boxes
+      .flatMap(({ child, box }) =>
+        box && contains(box, point) ? [{ child, area: box.width * box.height }] : [],
+      )
+      .sort((a, b) => a.area - b.area);
+    return smallest?.child ?? null;
+  }
+
   /**
    * Whether `ref` is a nameless container over all of its parent, as Qt's viewport (a `filler`) lies
-   * over the editor it scrolls: the parent is then what is under the point.
+   * over the editor it scrolls, or a control's own label: the parent is then what is under the point.
    */
   async #coversParent(ref: Ref, parent: Ref): Promise<boolean> {
     const [node, box, parentBox] = await Promise.all([
@@ -130,21 +228,47 @@ class Atspi implements Accessibility {
       this.#extents.of(parent),
     ]).catch(() => [null, null, null] as const);
     if (!node || !box || !parentBox) return false;
+    // A button's own text (GTK 4 gives it as a label inside): the button is what is pressed.
+    if (
+      node.role === 'label' &&
+      CONTROL_ROLES.has((await this.#calls.node(parent).catch(() => null))?.role ?? '')
+    ) {
+      return true;
+    }
     if (node.name !== '' || !FEATURELESS_ROLES.has(node.role)) return false;
     return (['x', 'y', 'width', 'height'] as const).every((k) => box[k] === parentBox[k]);
   }
 
-  async focused(): Promise<AccessibleElement | null> {
+  async focused(at?: number): Promise<AccessibleElement | null> {
+    // Taken before anything is awaited: the focus as the events told it when asked.
+    const change = this.#focus.at(at ?? Number.POSITIVE_INFINITY);
+    const tracked = change?.ref;
     this.#extents.newLookup();
-    const tracked = this.#focus;
+    if (at !== undefined && tracked) {
+      // As it is now, else (its window closed since) as it was when it gained the focus.
+      const now = await this.#elements.describe(tracked, true).catch(() => null);
+      return now ?? (await change.kept) ?? null;
+    }
+    // The focus moved since then, from an element no event named: which one had it is not known.
+    if (at !== undefined && (this.#focus.latest?.time ?? 0) > at) return null;
     if (tracked && (await this.#calls.states(tracked).catch((): string[] => [])).includes('focused')) {
       return this.#elements.describe(tracked, true);
     }
+    const found = await this.#searchFocus();
+    return found ? this.#elements.describe(found, true) : null;
+  }
+
+  /** The element whose state says it has the focus, searched for in the windows. */
+  async #searchFocus(): Promise<Ref | null> {
     for (const { window } of await topWindows(this.#calls)) {
-      const found = await searchTree(this.#calls, window.ref, 800, async (n) =>
-        (await this.#calls.states(n.ref)).includes('focused'),
+      const found = await searchTree(
+        this.#calls,
+        window.ref,
+        800,
+        async (n) => (await this.#calls.states(n.ref)).includes('focused'),
+        await this.#through(window.ref[0]),
       );
-      if (found[0]) return this.#elements.describe(found[0].ref, true);
+      if (found[0]) return found[0].ref;
     }
     return null;
   }
@@ -175,6 +299,7 @@ class Atspi implements Accessibility {
         window.ref,
         options.maxNodes ?? 2000,
         async (n) => n.role === identity.role && n.name === identity.name,
+        await this.#through(window.ref[0]),
       );
       const found = (await Promise.all(nodes.map((n) => this.#elements.describe(n.ref, true)))).filter(same);
       if (found.length > 0) return found;

@@ -9,6 +9,23 @@ import type { SecretTyping } from './secret-typing.ts';
  * double-click wait (400 ms), so a click is not written later for it.
  */
 const ELEMENT_LOOKUP_MS = 1000;
+/** How long the pointer rests before the element under it is looked up ahead of a press, ms. */
+const HOVER_REST_MS = 60;
+/** Farthest a press may be from where the pointer rested for that lookup to stand for it, px. */
+const HOVER_DISTANCE = 3;
+/** Longest wait, ms, for the apps' trees to be woken before the recording starts. */
+const WAKE_MS = 3000;
+/** Roles of a whole document: what a click on a page whose tree was not there yet names. */
+const DOCUMENT_ROLES = new Set(['document web', 'document frame', 'document email', 'document presentation']);
+
+/**
+ * Whether an element is no target of an input: a window itself (a frame, a dialog: it has no path
+ * inside one) or a whole web document. Such an element is what a lookup names when the tree did not
+ * know better, and replaying towards it would aim at the window's middle.
+ */
+export function isWholeWindow(element: AccessibleElement): boolean {
+  return element.path.length === 0 || DOCUMENT_ROLES.has(element.role);
+}
 
 /**
  * The element each action is about, looked up beside the hooks as the action starts (the element
@@ -19,17 +36,55 @@ export class ElementLookup {
   readonly #a11y: Promise<Accessibility | null>;
   readonly #secret: SecretTyping;
   readonly #started = new Map<number, Promise<AccessibleElement | null>>();
+  readonly #woken: Promise<void>;
   #lastHook: HookEvent | undefined;
+  /** The element under where the pointer last rested, looked up ahead of a press there. */
+  #hover: { x: number; y: number; element: Promise<AccessibleElement | null> } | undefined;
+  #rest: NodeJS.Timeout | undefined;
 
-  /** Opens accessibility beside the rest of the start; a lookup that is not back in time leaves its event without one. */
+  /**
+   * Opens accessibility beside the rest of the start and wakes the apps' trees (see {@link woken});
+   * a lookup that is not back in time leaves its event without one.
+   */
   constructor(desktop: Desktop, secret: SecretTyping) {
     this.#a11y = desktop.accessibility().catch(() => null);
     this.#secret = secret;
+    this.#woken = this.#a11y
+      .then((a11y) => a11y && Promise.race([a11y.wake(), delay(WAKE_MS, undefined, { ref: false })]))
+      .then(
+        () => undefined,
+        () => undefined,
+      );
+  }
+
+  /**
+   * Resolves once the apps' trees were asked for (at most {@link WAKE_MS}): a browser builds its
+   * page's tree only then, and a click before would name the page's whole document.
+   */
+  get woken(): Promise<void> {
+    return this.#woken;
   }
 
   /** The latest hook event given to the aggregator: the input an action starting now starts with. */
   noteHook(event: HookEvent): void {
     this.#lastHook = event;
+    if (event.type !== 'mousemove' && event.type !== 'mousedown') return;
+    clearTimeout(this.#rest);
+    this.#rest = undefined;
+    if (event.type !== 'mousemove') return;
+    // Where the pointer rests, a press may follow: the element there is looked up ahead, in case the
+    // press closes its window before the press's own lookup is answered (an OK button).
+    this.#rest = setTimeout(() => {
+      if (this.#secret.on) return;
+      const { x, y } = event;
+      this.#hover = { x, y, element: this.#element((a11y) => a11y.elementAt({ x, y })) };
+    }, HOVER_REST_MS).unref();
+  }
+
+  /** Stops looking ahead of presses. */
+  stop(): void {
+    clearTimeout(this.#rest);
+    this.#rest = undefined;
   }
 
   /** An action starts at `time`: looks up the element under its press or wheel, or the focus at its key. */
@@ -37,14 +92,14 @@ export class ElementLookup {
     const hook = this.#lastHook;
     if (hook?.time !== time || this.#secret.on) return;
     if (hook.type === 'mousedown' || hook.type === 'wheel') {
-      this.#started.set(
-        time,
-        this.#lookUp((a11y) => a11y.elementAt({ x: hook.x, y: hook.y })),
-      );
+      const hover = this.#hover;
+      const rested = hover && Math.hypot(hover.x - hook.x, hook.y - hover.y) <= HOVER_DISTANCE ? hover : null;
+      const pressed = this.#element((a11y) => a11y.elementAt({ x: hook.x, y: hook.y }));
+      this.#started.set(time, this.#pressedOrRested(pressed, rested?.element ?? null));
     } else if (hook.type === 'keydown') {
       this.#started.set(
         time,
-        this.#lookUp((a11y) => a11y.focused()),
+        this.#element((a11y) => a11y.focused(hook.time)),
       );
     }
   }
@@ -61,7 +116,7 @@ export class ElementLookup {
     const keysAtCommit = this.#secret.keys;
     // The burst went to the field focused at its first key; its text is read from that field now
     // (the action that ended the burst may already have moved the focus on).
-    return (started ?? this.#lookUp((a11y) => a11y.focused())).then(async (field) => {
+    return (started ?? this.#element((a11y) => a11y.focused())).then(async (field) => {
       if (!field) return null;
       if (secret || isSecretElement(field)) return identityOf(field);
       const now = await this.#lookUp((a11y) => a11y.find(field));
@@ -71,6 +126,34 @@ export class ElementLookup {
         ? { ...field, text }
         : identityOf(field);
     });
+  }
+
+  /**
+   * The element of a press: the one under it as the app answers now; else (its window closed
+   * meanwhile) the one under the pointer as it rested there just before. Where the two are of
+   * different windows and the rested one's is gone, the press closed it and was answered after:
+   * what it names lay under the closed window.
+   */
+  async #pressedOrRested(
+    pressed: Promise<AccessibleElement | null>,
+    rested: Promise<AccessibleElement | null> | null,
+  ): Promise<AccessibleElement | null> {
+    const [now, before] = await Promise.all([pressed, rested]);
+    if (!now || !before) return now ?? before ?? null;
+    const sameWindow =
+      now.app === before.app &&
+      now.window.role === before.window.role &&
+      now.window.name === before.window.name;
+    if (sameWindow) return now;
+    const still = await this.#lookUp((a11y) => a11y.find(identityOf(before)));
+    return still && still.length > 0 ? now : before;
+  }
+
+  /** The element `ask` names, within {@link ELEMENT_LOOKUP_MS}; a window or a whole document is none. */
+  #element(
+    ask: (a11y: Accessibility) => Promise<AccessibleElement | null>,
+  ): Promise<AccessibleElement | null> {
+    return this.#lookUp(ask).then((e) => (e && isWholeWindow(e) ? null : e));
   }
 
   #lookUp<T>(ask: (a11y: Accessibility) => Promise<T | null>): Promise<T | null> {

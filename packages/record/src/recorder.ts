@@ -76,6 +76,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
   let unlisten: (() => void) | undefined;
   let events = 0;
   try {
+    await elements.woken;
     hooks = await desktop.startHooks(router.onHook, { layoutText: true });
     emit({ type: 'started', sessionId, dir, screen, hotkeys });
     unlisten = options.annotateFrom?.(() => {
@@ -87,6 +88,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     unwatch();
     clearInterval(ticker);
     await hooks?.stop();
+    elements.stop();
     await router.pasted;
     aggregator.flush();
     events = await writer.finish(stop.reason === 'interrupt');

@@ -93,6 +93,7 @@ function snapshot(found: AccessibleElement[], focused: AccessibleElement | null 
   return {
     elementAt: async () => found[0] ?? null,
     focused: async () => focused,
+    wake: async () => undefined,
     find: async () => found,
     apps: async () => ['Chromium'],
     close: async () => undefined,

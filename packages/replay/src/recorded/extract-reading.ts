@@ -15,6 +15,7 @@ import {
 } from '@mime-desktop/vision';
 import { readCrop } from '../actions/screen-text.ts';
 import { type Layout, mapBox } from './layout-map.ts';
+import { aboutALine } from './shown-values.ts';
 
 /** An example value in a recorded frame: its box, and the words left of it on its line. */
 export interface RecordedExample {
@@ -103,7 +104,9 @@ export async function readExtractFromApp(
   const element = await a11y
     .elementAt({ x: box.x + box.width / 2, y: box.y + box.height / 2 }, { text: true })
     .catch(() => null);
-  const said = [element?.text, element?.name].find(
+  // A container (a page, a panel) holds every line's text: only an element about a line tall tells.
+  if (!element || !aboutALine(element, box)) return null;
+  const said = [element.text, element.name].find(
     (t): t is string => typeof t === 'string' && t.trim() !== '',
   );
   if (said === undefined) return null;

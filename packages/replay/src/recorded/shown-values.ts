@@ -70,6 +70,11 @@ export async function findExamples(
 
 const normalize = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 
+/** Whether an element is about as tall as a line of text (not a container of many lines). */
+export function aboutALine(element: AccessibleElement, line: Box): boolean {
+  return element.extents === null || element.extents.height <= 3 * line.height;
+}
+
 /** What the app says at a spot: an element there holds the value, or the words its elements hold. */
 type AppReading = { shown: true } | { shown: false; said: string | null };
 
@@ -81,7 +86,9 @@ async function readApp(a11y: Accessibility, line: Box, value: string): Promise<A
   const wanted = normalize(value);
   for (const point of points) {
     const element: AccessibleElement | null = await a11y.elementAt(point, { text: true }).catch(() => null);
-    const texts = [element?.text, element?.name, element?.label].filter(
+    // A container (a page, a panel) holds every line's text: only an element about a line tall tells.
+    if (!element || !aboutALine(element, line)) continue;
+    const texts = [element.text, element.name, element.label].filter(
       (t): t is string => typeof t === 'string' && t.trim() !== '',
     );
     if (texts.some((t) => normalize(t).includes(wanted))) return { shown: true };
