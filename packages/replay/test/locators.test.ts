@@ -17,6 +17,7 @@ import {
 } from '../src/recorded/checks.ts';
 import { RECORDED } from '../src/recorded/layout-map.ts';
 import { ladder, locate } from '../src/recorded/locators.ts';
+import { aboutALine, plainText } from '../src/recorded/shown-values.ts';
 
 const DEMO = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'workflows', 'play-song-recorded');
 
@@ -221,6 +222,15 @@ describe('checks', () => {
     expect(fieldTexts('To: Ann.', 'Ann', 'Bob')).toEqual({ before: 'To: .', after: 'To: Bob.' });
     expect(fieldTexts('Ann and Ann', 'Ann', 'Bob')).toBeNull();
     expect(fieldTexts(undefined, 'Ann', 'Bob')).toBeNull();
+    // A browser's field or paragraph that keeps its words in child objects cannot tell.
+    expect(checkTypedText({ ...field, text: '\ufffc\ufffc' }, 'Rome', 'Rome').kind).toBe('unknown');
+    expect(plainText('\ufffc\ufffc')).toBeNull();
+    expect(plainText('  ')).toBeNull();
+    expect(plainText('Now playing: Faint')).toBe('Now playing: Faint');
+    // Only an element about a line tall tells what a line shows (not the page holding every line).
+    const line = { x: 0, y: 100, width: 80, height: 16 };
+    expect(aboutALine({ ...field, extents: { x: 0, y: 98, width: 200, height: 20 } }, line)).toBe(true);
+    expect(aboutALine({ ...field, extents: { x: 0, y: 0, width: 1280, height: 800 } }, line)).toBe(false);
     expect(typedTextCheckable(field, 'Rome')).toBe(true);
     expect(typedTextCheckable({ ...field, role: 'password text' }, 'hunter2')).toBe(false);
     expect(typedTextCheckable(field, '{password}')).toBe(false);

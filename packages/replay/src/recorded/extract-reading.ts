@@ -15,7 +15,7 @@ import {
 } from '@mime-desktop/vision';
 import { readCrop } from '../actions/screen-text.ts';
 import { type Layout, mapBox } from './layout-map.ts';
-import { aboutALine } from './shown-values.ts';
+import { aboutALine, plainText } from './shown-values.ts';
 
 /** An example value in a recorded frame: its box, and the words left of it on its line. */
 export interface RecordedExample {
@@ -106,10 +106,8 @@ export async function readExtractFromApp(
     .catch(() => null);
   // A container (a page, a panel) holds every line's text: only an element about a line tall tells.
   if (!element || !aboutALine(element, box)) return null;
-  const said = [element.text, element.name].find(
-    (t): t is string => typeof t === 'string' && t.trim() !== '',
-  );
-  if (said === undefined) return null;
+  const said = [element.text, element.name].map(plainText).find((t) => t !== null);
+  if (said === undefined || said === null) return null;
   const text = squeeze(said);
   const label = squeeze(example.label);
   const at = text.toLowerCase().indexOf(label.toLowerCase());

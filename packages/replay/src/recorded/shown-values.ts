@@ -70,6 +70,14 @@ export async function findExamples(
 
 const normalize = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
 
+/**
+ * An element's words as the app says them, or null where they do not tell: empty, or holding object
+ * replacement characters (U+FFFC: a browser's paragraph whose words live in child objects).
+ */
+export function plainText(text: string | null | undefined): string | null {
+  return typeof text === 'string' && text.trim() !== '' && !text.includes('\ufffc') ? text : null;
+}
+
 /** Whether an element is about as tall as a line of text (not a container of many lines). */
 export function aboutALine(element: AccessibleElement, line: Box): boolean {
   return element.extents === null || element.extents.height <= 3 * line.height;
@@ -88,9 +96,7 @@ async function readApp(a11y: Accessibility, line: Box, value: string): Promise<A
     const element: AccessibleElement | null = await a11y.elementAt(point, { text: true }).catch(() => null);
     // A container (a page, a panel) holds every line's text: only an element about a line tall tells.
     if (!element || !aboutALine(element, line)) continue;
-    const texts = [element.text, element.name, element.label].filter(
-      (t): t is string => typeof t === 'string' && t.trim() !== '',
-    );
+    const texts = [element.text, element.name, element.label].flatMap((t) => plainText(t) ?? []);
     if (texts.some((t) => normalize(t).includes(wanted))) return { shown: true };
     for (const t of texts) if (!said.includes(t)) said.push(t);
   }

@@ -23,6 +23,7 @@ import {
 import { RECORDED } from './layout-map.ts';
 import { describeStep, type LoopParts, type SubtaskState } from './loop-parts.ts';
 import type { RecordedStep } from './recorded-step.ts';
+import { plainText } from './shown-values.ts';
 
 /** Null when the step is verified (or nothing tells); else why the subtask cannot go on. */
 export async function checkAfter(
@@ -89,7 +90,7 @@ export async function prepareField(
   if (field?.before.trim() !== '') return none;
   const a11y = await parts.ctx.desktop.accessibility();
   const focused = await a11y?.focused().catch(() => null);
-  if (!focused || typeof focused.text !== 'string' || focused.text.trim() === '') return none;
+  if (!focused || plainText(focused.text) === null) return none;
   const held = JSON.stringify(focused.text);
   const what = `the focused ${describeElement(focused)} holds ${held} where the recording's field was empty`;
   return parts.mode.prefilled<Prepared>({
