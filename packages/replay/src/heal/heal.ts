@@ -93,6 +93,8 @@ export interface HealPlan {
   after: string;
   /** The new manifest.jsonl. */
   manifest: string;
+  /** Whether the workflow had a recording (manifest.jsonl) before: else the heal writes its first. */
+  recorded: boolean;
   /** Run frames copied into the workflow folder (`to` is relative to it). */
   frames: Array<{ from: string; to: string }>;
   /** Unified diff of schema.json. */
@@ -141,7 +143,10 @@ export async function planHeal(runDir: string, options: HealOptions = {}): Promi
       'MIME_HEAL_INVALID',
       `${join(workflowDir, WORKFLOW_FILE)} is not valid; fix it with mime edit first`,
     );
-  const recorded = (await readManifest(join(workflowDir, MANIFEST_FILE))).map((line) => line.event);
+  // A workflow without a recording (hand-written, or from ai_mime's files alone) has no manifest: the
+  // heal writes its first one.
+  const recording = await readRecording(workflowDir);
+  const recorded = (recording ?? []).map((line) => line.event);
   const reject = new Set(options.reject ?? []);
   const built = rebuild(checked.workflow, heal, recorded, reject);
   const unknown = [...reject].filter((id) => !built.changes.some((c) => c.id === id));
@@ -174,6 +179,7 @@ export async function planHeal(runDir: string, options: HealOptions = {}): Promi
     before,
     after,
     manifest: `${built.events.map((e) => JSON.stringify(e)).join('\n')}\n`,
+    recorded: recording !== null,
     frames: built.frames,
     diff: createTwoFilesPatch(
       WORKFLOW_FILE,
@@ -210,7 +216,9 @@ export async function applyHeal(plan: HealPlan): Promise<{ backup: string }> {
       join(workflowDir, WORKFLOW_FILE),
       join(workflowDir, `schema.${stamp}.json`),
     );
-    await copyFileUnique(join(workflowDir, MANIFEST_FILE), join(workflowDir, `manifest.${stamp}.jsonl`));
+    if (plan.recorded) {
+      await copyFileUnique(join(workflowDir, MANIFEST_FILE), join(workflowDir, `manifest.${stamp}.jsonl`));
+    }
     const frames = await Promise.all(
       plan.frames.map(async (frame) => ({
         path: frame.to,
@@ -224,6 +232,14 @@ export async function applyHeal(plan: HealPlan): Promise<{ backup: string }> {
       { path: WORKFLOW_FILE, data: plan.after },
     ]);
     return { backup };
+  });
+}
+
+/** The workflow's recording, or none (no manifest.jsonl). */
+async function readRecording(workflowDir: string) {
+  return readManifest(join(workflowDir, MANIFEST_FILE)).catch((error: unknown) => {
+    if (isMissingFileError(error)) return null;
+    throw error;
   });
 }
 
@@ -390,8 +406,12 @@ function changeOf({ subtask, actions, originalOf, id }: SubtaskPart, heal: HealF
     return `${formatStep(original.i, { title: true })} (${original.intent}) is found at its new place`;
   });
   if (agentActions.length > 0) {
+    const title = formatSubtask(subtask.subtask_i, { title: true });
+    // Steps written by hand (or by ai_mime without a recording) have no recorded source to replay.
     texts.push(
-      `${formatSubtask(subtask.subtask_i, { title: true })}: ${agentActions.length} action(s) the agent took replace ${replaced.length} recorded step(s) that no longer fit the screen`,
+      replaced.length > 0 && replaced.every((s) => !s.source)
+        ? `${title}: ${agentActions.length} action(s) the agent took are recorded in place of ${replaced.length} step(s) that had no recording`
+        : `${title}: ${agentActions.length} action(s) the agent took replace ${replaced.length} recorded step(s) that no longer fit the screen`,
     );
   }
   const changed = new Set([...moved.map(originalOf), ...replaced]);
@@ -456,7 +476,8 @@ function agentStep(action: HealAction, index: number, screenshot: string, heal: 
     i: 0,
     expected_current_state: note,
     intent: `${described}, as the agent did it in run ${heal.run_id}`,
-    target: { primary: note, fallback: null },
+    // The element under the point, where the run named one: found first at replay.
+    target: { primary: note, fallback: null, ...(action.element ? { element: action.element } : {}) },
     action_type: action.extract ? 'EXTRACT' : stepTypeOf(action),
     action_value: value,
     post_action: [],
