@@ -14,11 +14,12 @@ import { describe, expect, it } from 'vitest';
 
 const rig = useModelRig();
 
-async function autoReplay(workflow: string, song: string) {
+async function replayIn(mode: 'auto' | 'agent', workflow: string, song: string) {
   await rig.desktop.resetApp();
-  const result = await runMime(['replay', workflow, '--param', `song_name=${song}`, '--json'], {
-    env: rig.env(),
-  });
+  const result = await runMime(
+    ['replay', workflow, '--mode', mode, '--param', `song_name=${song}`, '--json'],
+    { env: rig.env() },
+  );
   return { result, summary: result.stdout.trim() ? JSON.parse(result.stdout) : undefined };
 }
 
@@ -28,12 +29,18 @@ describe('mime heal of a workflow without a recording', () => {
     const workflow = await copyWorkflow('play-song');
     await expect(access(join(workflow, 'manifest.jsonl'))).rejects.toThrow();
 
-    const first = await autoReplay(workflow, 'Faint');
+    const first = await replayIn('auto', workflow, 'Faint');
     expect(first.result.exitCode, first.result.stderr).toBe(0);
     expect(first.summary.usage.calls).toBeGreaterThan(0);
     const run = join(workflow, '.replay', first.summary.run_id);
     const heal = JSON.parse(await readFile(join(run, 'heal.json'), 'utf8'));
-    expect(heal.agent_subtasks.length).toBeGreaterThan(0);
+    expect(heal.agent_subtasks).toEqual([0, 1]);
+    expect(first.result.stderr).toContain(
+      `the workflow has no recording: mime heal ${run} shows this run's actions as its recording`,
+    );
+    const report = await readFile(join(run, 'report.html'), 'utf8');
+    expect(report).toContain('The workflow has no recording');
+    expect(report).toMatch(/subtask 1, subtask 2 done by the agent \(\d+ actions\)/);
 
     const shown = await runMime(['heal', run]);
     expect(shown.exitCode, shown.stderr).toBe(0);
@@ -78,10 +85,36 @@ describe('mime heal of a workflow without a recording', () => {
     );
 
     const turns = model.turns.length;
-    const second = await autoReplay(workflow, 'Numb');
+    const second = await replayIn('auto', workflow, 'Numb');
     expect(second.result.exitCode, second.result.stderr).toBe(0);
     expect((await rig.desktop.readAppState()).playing).toBe('Numb');
     expect(second.summary.usage.calls).toBe(0);
     expect(model.turns.length).toBe(turns);
+  }, 240_000);
+
+  it('heals from an agent run too: the agent did every subtask, the next auto run needs no model', async () => {
+    const model = rig.useModel();
+    const workflow = await copyWorkflow('play-song');
+    const first = await replayIn('agent', workflow, 'Yellow');
+    expect(first.result.exitCode, first.result.stderr).toBe(0);
+    expect(first.summary.usage.calls).toBeGreaterThan(0);
+    const run = join(workflow, '.replay', first.summary.run_id);
+    const heal = JSON.parse(await readFile(join(run, 'heal.json'), 'utf8'));
+    expect(heal.agent_subtasks).toEqual([0, 1]);
+
+    const applied = await runMime(['heal', run, '--apply']);
+    expect(applied.exitCode, applied.stderr).toBe(0);
+    expect(applied.stderr).toContain('manifest.jsonl written: the workflow had no recording');
+
+    const turns = model.turns.length;
+    const second = await replayIn('auto', workflow, 'Faint');
+    expect(second.result.exitCode, second.result.stderr).toBe(0);
+    expect((await rig.desktop.readAppState()).playing).toBe('Faint');
+    expect(second.summary.usage.calls).toBe(0);
+    expect(model.turns.length).toBe(turns);
+    // A recorded workflow learns nothing from an agent run: its recording is not replaced.
+    const third = await replayIn('agent', workflow, 'Numb');
+    expect(third.result.exitCode, third.result.stderr).toBe(0);
+    await expect(access(join(workflow, '.replay', third.summary.run_id, 'heal.json'))).rejects.toThrow();
   }, 240_000);
 });

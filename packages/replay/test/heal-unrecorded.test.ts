@@ -17,6 +17,7 @@ import {
 } from '@mime-desktop/schema';
 import { copyWorkflow } from '@mime-desktop/test-support/e2e-rig';
 import { describe, expect, it } from 'vitest';
+import { learnsHeal } from '../src/heal/collect-heal.ts';
 import { applyHeal, planHeal } from '../src/heal/heal.ts';
 import { sha256 } from '../src/kernel/fingerprint.ts';
 
@@ -178,5 +179,27 @@ describe('heal of a workflow without a recording', () => {
     // The heal's hashes no longer match: the same run cannot be applied twice.
     await expect(planHeal(run)).rejects.toMatchObject({ code: 'MIME_HEAL_CONFLICT' });
     await access(join(workflow, 'screenshots', 'heal-run-1', '000.png'));
+  });
+
+  it('learns from an agent run only while the workflow has no recording; from an auto run always', async () => {
+    const { workflow, run } = await unrecordedRun();
+    const read = async () => {
+      const checked = checkWorkflow(JSON.parse(await readFile(join(workflow, 'schema.json'), 'utf8')));
+      if (!checked.ok) throw new Error(JSON.stringify(checked.problems));
+      return checked.workflow;
+    };
+    const before = await read();
+    expect([learnsHeal('auto', before), learnsHeal('agent', before), learnsHeal('trace', before)]).toEqual([
+      true,
+      true,
+      false,
+    ]);
+    await applyHeal(await planHeal(run));
+    const after = await read();
+    expect([learnsHeal('auto', after), learnsHeal('agent', after), learnsHeal('trace', after)]).toEqual([
+      true,
+      false,
+      false,
+    ]);
   });
 });

@@ -9,6 +9,7 @@
  * The change is shown as a diff of schema.json and applied atomically, after validation, keeping the
  * previous files beside it.
  */
+import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
   backupStamp,
@@ -115,7 +116,7 @@ export async function planHeal(runDir: string, options: HealOptions = {}): Promi
     if (!isMissingFileError(error)) throw error;
     throw new HealError(
       'MIME_HEAL_NOTHING',
-      `${healPath} does not exist: this run found its workflow up to date, or was not an auto run (only auto runs learn a heal)`,
+      `${healPath} does not exist: this run found its workflow up to date, or was not an auto run (only auto runs learn a heal, and agent runs of a workflow without a recording)`,
     );
   });
   const parsed = HealFile.safeParse(raw);
@@ -233,6 +234,11 @@ export async function applyHeal(plan: HealPlan): Promise<{ backup: string }> {
     ]);
     return { backup };
   });
+}
+
+/** Whether the workflow in `workflowDir` has a recording (a manifest.jsonl) to heal, or gets its first. */
+export function hasRecording(workflowDir: string): boolean {
+  return existsSync(join(workflowDir, MANIFEST_FILE));
 }
 
 /** The workflow's recording, or none (no manifest.jsonl). */
