@@ -202,4 +202,16 @@ describe('heal of a workflow without a recording', () => {
       false,
     ]);
   });
+
+  it('does not overwrite a recording that appeared after the heal was planned', async () => {
+    const { workflow, run } = await unrecordedRun();
+    const plan = await planHeal(run);
+    await writeFile(join(workflow, 'manifest.jsonl'), '');
+    await expect(applyHeal(plan)).rejects.toMatchObject({
+      code: 'MIME_HEAL_CONFLICT',
+      message: expect.stringContaining('changed while the heal was prepared'),
+    });
+    expect(await readFile(join(workflow, 'manifest.jsonl'), 'utf8')).toBe('');
+    expect(await readFile(join(workflow, 'schema.json'), 'utf8')).toBe(plan.before);
+  });
 });

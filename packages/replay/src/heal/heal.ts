@@ -206,10 +206,11 @@ export async function applyHeal(plan: HealPlan): Promise<{ backup: string }> {
   // Checked and written under the folder's lock: two heals at once never both pass the check.
   return withFolderLock(workflowDir, { holder: 'mime heal --apply' }, async () => {
     const now = await readTextFile(join(workflowDir, WORKFLOW_FILE));
-    if (now !== plan.before) {
+    // A recording that appeared since the plan (a reflect) is not overwritten either.
+    if (now !== plan.before || hasRecording(workflowDir) !== plan.recorded) {
       throw new HealError(
         'MIME_HEAL_CONFLICT',
-        `${join(workflowDir, WORKFLOW_FILE)} changed while the heal was prepared (another heal or an edit); nothing was changed: prepare the heal again`,
+        `the workflow in ${workflowDir} changed while the heal was prepared (another heal, an edit or a new recording); nothing was changed: prepare the heal again`,
       );
     }
     const stamp = backupStamp();
