@@ -45,6 +45,7 @@ export {
   type HealOptions,
   type HealPlan,
   type HealStepView,
+  hasRecording,
   planHeal,
 } from './heal/heal.ts';
 export {

@@ -1,7 +1,7 @@
 /** The whole report page: one file, no network (a Content-Security-Policy forbids it), no required script. */
 
 import { createHash } from 'node:crypto';
-import { formatStep, formatSubtask, type HealFile, RUN_FILES } from '@mime-desktop/schema';
+import { formatStep, formatSubtask, type HealFile, RUN_FILES, type Workflow } from '@mime-desktop/schema';
 import type { TimelineBlock } from './build-timeline.ts';
 import type { EmbeddedImage } from './embed-images.ts';
 import { formatClock } from './format.ts';
@@ -50,17 +50,20 @@ function contentSecurityPolicy(): string {
 }
 
 /** What a heal of this run would change in its workflow. */
-function renderHeal(heal: HealFile, dir: string) {
+function renderHeal(heal: HealFile, dir: string, workflow: Workflow | null) {
   const steps = heal.regrounded.map((i) => formatStep(i)).join(', ');
   const agent = heal.agent_subtasks.map((s) => formatSubtask(s)).join(', ');
   const changes = [
     steps && `${steps} found at a new place`,
     agent && `${agent} done by the agent (${heal.actions.filter((a) => a.by === 'agent').length} actions)`,
   ].filter(Boolean);
+  // A workflow without a recording (hand-written, or from ai_mime's files alone): the run's actions
+  // would be its first recording.
+  const unrecorded = workflow?.plan.subtasks.every((s) => s.steps.every((step) => step.source === null));
   return renderCallout(
     'info',
-    'The workflow is out of date on this screen',
-    html`A heal would record it again from this run: ${changes.join('; ')}. Show the change with <code>mime heal ${dir}</code>, write it with <code>--apply</code>; the next auto replay then needs no model here.`,
+    unrecorded ? 'The workflow has no recording' : 'The workflow is out of date on this screen',
+    html`A heal would record it ${unrecorded ? '' : 'again '}from this run: ${changes.join('; ')}. Show the change with <code>mime heal ${dir}</code>, write it with <code>--apply</code>; the next auto replay then needs no model here.`,
   );
 }
 
@@ -74,7 +77,7 @@ ${renderHead(`${overview.taskName}: ${overview.outcome} · mime run ${overview.r
 <body>
 ${renderHeader(overview, run.workflow, cause && renderCause(cause, overview, doc.images))}
 <main>
-${run.heal && renderHeal(run.heal, run.dir)}
+${run.heal && renderHeal(run.heal, run.dir, run.workflow)}
 ${renderContents(doc.blocks)}
 <div class="timeline">
 ${renderTimeline(doc.blocks, {

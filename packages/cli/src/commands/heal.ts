@@ -20,13 +20,22 @@ function describePlan(plan: HealPlan): string[] {
           ? style.red(line)
           : line,
     );
+  // The workflow-folder name of each run frame the heal copies in.
+  const copiedAs = new Map(plan.frames.map((f) => [f.from, f.to]));
   return [
     `Heal of ${plan.workflowDir} learned by run ${plan.runId}:`,
-    ...plan.changes.map(
-      (c) =>
-        `  - [${c.id}] ${c.text}${plan.rejected.includes(c.id) ? style.yellow(' (rejected: kept as recorded)') : ''}`,
-    ),
-    `  - manifest.jsonl recorded again from the run (${plan.frames.length} frames added under screenshots/heal-${plan.runId}/)`,
+    ...plan.changes.flatMap((c) => [
+      `  - [${c.id}] ${c.text}${plan.rejected.includes(c.id) ? style.yellow(' (rejected: kept as recorded)') : ''}`,
+      ...(c.kind === 'agent' && !plan.rejected.includes(c.id)
+        ? c.after.map(
+            (step) =>
+              `      + ${step.action_type} ${step.intent}${step.screenshot ? style.dim(` (frame ${copiedAs.get(step.screenshot) ?? step.screenshot})`) : ''}`,
+          )
+        : []),
+    ]),
+    plan.recorded
+      ? `  - manifest.jsonl recorded again from the run (${plan.frames.length} frames added under screenshots/heal-${plan.runId}/)`
+      : `  - manifest.jsonl written: the workflow had no recording; the run's actions are its first (${plan.frames.length} frames added under screenshots/heal-${plan.runId}/)`,
     '',
     ...diff,
   ];
@@ -40,6 +49,7 @@ export async function runHeal(runDir: string, flags: HealFlags): Promise<ExitCod
     printJson({
       workflow: plan.workflowDir,
       run_id: plan.runId,
+      recorded: plan.recorded,
       changes: plan.changes.map(({ id, kind, subtask_i, text }) => ({ id, kind, subtask_i, text })),
       rejected: plan.rejected,
       frames: plan.frames.map((f) => f.to),

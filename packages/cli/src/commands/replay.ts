@@ -6,6 +6,7 @@ import {
   type ConfirmAnswer,
   type ConfirmRequest,
   DEFAULT_PAUSE_HOTKEY,
+  hasRecording,
   planHeal,
   type ReplayEvent,
   type ReplayOptions,
@@ -338,7 +339,13 @@ async function readParams(flags: ReplayFlags, workflow: Workflow): Promise<Recor
 async function offerHeal(result: ReplayResult, flags: ReplayFlags): Promise<void> {
   if (result.heal === null) return;
   if (!flags.heal) {
-    say(style.dim(`  the workflow is out of date here: mime heal ${result.dir} shows what to write back`));
+    say(
+      style.dim(
+        hasRecording(result.summary.workflow)
+          ? `  the workflow is out of date here: mime heal ${result.dir} shows what to write back`
+          : `  the workflow has no recording: mime heal ${result.dir} shows this run's actions as its recording, so the next auto run needs no model there`,
+      ),
+    );
     return;
   }
   const plan = await planHeal(result.dir);

@@ -8,8 +8,10 @@ import {
   HEAL_VERSION,
   type HealAction,
   type HealFile,
+  type ReplayMode,
   RUN_FILES,
   type TypedRunEvent,
+  type Workflow,
 } from '@mime-desktop/schema';
 
 export interface HealContext {
@@ -93,6 +95,18 @@ class HealCollector {
     const note = this.#observations.get(turn) ?? '';
     this.actions.push({ subtask_i, step_i: null, by: 'agent', action, extract, frame, note });
   }
+}
+
+/**
+ * Whether a run in `mode` learns a heal: an auto run always (what it re-found, what the agent did);
+ * an agent run only on a workflow without a recording (hand-written, or from ai_mime's files alone),
+ * whose only recording can be the agent's actions. A trace run never does.
+ */
+export function learnsHeal(mode: ReplayMode, workflow: Workflow): boolean {
+  if (mode === 'auto') return true;
+  return (
+    mode === 'agent' && workflow.plan.subtasks.every((s) => s.steps.every((step) => step.source === null))
+  );
 }
 
 export function collectHeal(events: readonly TypedRunEvent[], context: HealContext): HealFile | null {

@@ -9,20 +9,19 @@
  * The change is shown as a diff of schema.json and applied atomically, after validation, keeping the
  * previous files beside it.
  */
+import { existsSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import {
   backupStamp,
   checkWorkflow,
   commitFiles,
   copyFileUnique,
-  eventOfAction,
   formatStep,
   formatSubtask,
   type HealAction,
   HealFile,
   isMissingFileError,
   type ManifestEvent,
-  MimeError,
   RUN_FILES,
   RUNS_FOLDER,
   readJsonFile,
@@ -32,23 +31,17 @@ import {
   readWorkflowContext,
   type StepActionType,
   serializeWorkflow,
-  stepTypeOfAction,
-  targetBoxAround,
   WORKFLOW_FILE,
   type Workflow,
   type WorkflowStep,
   withFolderLock,
 } from '@mime-desktop/schema';
 import { createTwoFilesPatch } from 'diff';
-import { describeAction } from '../actions/computer-action.ts';
 import { fingerprintWorkflow, MANIFEST_FILE } from '../kernel/fingerprint.ts';
+import { HealError } from './heal-error.ts';
+import { agentStep, manifestEvent, movedStep } from './heal-steps.ts';
 
-/** A heal that cannot be planned or applied: none to apply, a workflow changed since, an invalid result. */
-export class HealError extends MimeError {
-  constructor(code: 'MIME_HEAL_NOTHING' | 'MIME_HEAL_CONFLICT' | 'MIME_HEAL_INVALID', message: string) {
-    super(code, message, { exit: 'usage' });
-  }
-}
+export { HealError };
 
 /** A step as a heal shows it beside its counterpart: its frame is in the workflow folder or the run's. */
 export interface HealStepView {
@@ -93,6 +86,8 @@ export interface HealPlan {
   after: string;
   /** The new manifest.jsonl. */
   manifest: string;
+  /** Whether the workflow had a recording (manifest.jsonl) before: else the heal writes its first. */
+  recorded: boolean;
   /** Run frames copied into the workflow folder (`to` is relative to it). */
   frames: Array<{ from: string; to: string }>;
   /** Unified diff of schema.json. */
@@ -113,7 +108,7 @@ export async function planHeal(runDir: string, options: HealOptions = {}): Promi
     if (!isMissingFileError(error)) throw error;
     throw new HealError(
       'MIME_HEAL_NOTHING',
-      `${healPath} does not exist: this run found its workflow up to date, or was not an auto run (only auto runs learn a heal)`,
+      `${healPath} does not exist: this run found its workflow up to date, or was not an auto run (only auto runs learn a heal, and agent runs of a workflow without a recording)`,
     );
   });
   const parsed = HealFile.safeParse(raw);
@@ -141,7 +136,10 @@ export async function planHeal(runDir: string, options: HealOptions = {}): Promi
       'MIME_HEAL_INVALID',
       `${join(workflowDir, WORKFLOW_FILE)} is not valid; fix it with mime edit first`,
     );
-  const recorded = (await readManifest(join(workflowDir, MANIFEST_FILE))).map((line) => line.event);
+  // A workflow without a recording (hand-written, or from ai_mime's files alone) has no manifest: the
+  // heal writes its first one.
+  const recording = await readRecording(workflowDir);
+  const recorded = (recording ?? []).map((line) => line.event);
   const reject = new Set(options.reject ?? []);
   const built = rebuild(checked.workflow, heal, recorded, reject);
   const unknown = [...reject].filter((id) => !built.changes.some((c) => c.id === id));
@@ -174,6 +172,7 @@ export async function planHeal(runDir: string, options: HealOptions = {}): Promi
     before,
     after,
     manifest: `${built.events.map((e) => JSON.stringify(e)).join('\n')}\n`,
+    recorded: recording !== null,
     frames: built.frames,
     diff: createTwoFilesPatch(
       WORKFLOW_FILE,
@@ -199,10 +198,11 @@ export async function applyHeal(plan: HealPlan): Promise<{ backup: string }> {
   // Checked and written under the folder's lock: two heals at once never both pass the check.
   return withFolderLock(workflowDir, { holder: 'mime heal --apply' }, async () => {
     const now = await readTextFile(join(workflowDir, WORKFLOW_FILE));
-    if (now !== plan.before) {
+    // A recording that appeared since the plan (a reflect) is not overwritten either.
+    if (now !== plan.before || hasRecording(workflowDir) !== plan.recorded) {
       throw new HealError(
         'MIME_HEAL_CONFLICT',
-        `${join(workflowDir, WORKFLOW_FILE)} changed while the heal was prepared (another heal or an edit); nothing was changed: prepare the heal again`,
+        `the workflow in ${workflowDir} changed while the heal was prepared (another heal, an edit or a new recording); nothing was changed: prepare the heal again`,
       );
     }
     const stamp = backupStamp();
@@ -210,7 +210,9 @@ export async function applyHeal(plan: HealPlan): Promise<{ backup: string }> {
       join(workflowDir, WORKFLOW_FILE),
       join(workflowDir, `schema.${stamp}.json`),
     );
-    await copyFileUnique(join(workflowDir, MANIFEST_FILE), join(workflowDir, `manifest.${stamp}.jsonl`));
+    if (plan.recorded) {
+      await copyFileUnique(join(workflowDir, MANIFEST_FILE), join(workflowDir, `manifest.${stamp}.jsonl`));
+    }
     const frames = await Promise.all(
       plan.frames.map(async (frame) => ({
         path: frame.to,
@@ -224,6 +226,19 @@ export async function applyHeal(plan: HealPlan): Promise<{ backup: string }> {
       { path: WORKFLOW_FILE, data: plan.after },
     ]);
     return { backup };
+  });
+}
+
+/** Whether the workflow in `workflowDir` has a recording (a manifest.jsonl) to heal, or gets its first. */
+export function hasRecording(workflowDir: string): boolean {
+  return existsSync(join(workflowDir, MANIFEST_FILE));
+}
+
+/** The workflow's recording, or none (no manifest.jsonl). */
+async function readRecording(workflowDir: string) {
+  return readManifest(join(workflowDir, MANIFEST_FILE)).catch((error: unknown) => {
+    if (isMissingFileError(error)) return null;
+    throw error;
   });
 }
 
@@ -390,8 +405,12 @@ function changeOf({ subtask, actions, originalOf, id }: SubtaskPart, heal: HealF
     return `${formatStep(original.i, { title: true })} (${original.intent}) is found at its new place`;
   });
   if (agentActions.length > 0) {
+    const title = formatSubtask(subtask.subtask_i, { title: true });
+    // Steps written by hand (or by ai_mime without a recording) have no recorded source to replay.
     texts.push(
-      `${formatSubtask(subtask.subtask_i, { title: true })}: ${agentActions.length} action(s) the agent took replace ${replaced.length} recorded step(s) that no longer fit the screen`,
+      replaced.length > 0 && replaced.every((s) => !s.source)
+        ? `${title}: ${agentActions.length} action(s) the agent took are recorded in place of ${replaced.length} step(s) that had no recording`
+        : `${title}: ${agentActions.length} action(s) the agent took replace ${replaced.length} recorded step(s) that no longer fit the screen`,
     );
   }
   const changed = new Set([...moved.map(originalOf), ...replaced]);
@@ -408,118 +427,4 @@ function changeOf({ subtask, actions, originalOf, id }: SubtaskPart, heal: HealF
         return viewOf(original ? movedStep(original, a, 0, a.frame) : agentStep(a, 0, a.frame, heal), 'run');
       }),
   };
-}
-
-/** A recorded step at the place and frame of this run. */
-function movedStep(step: WorkflowStep, action: HealAction, index: number, screenshot: string): WorkflowStep {
-  const source = step.source;
-  const point = pointOf(action);
-  const end = action.action?.action === 'left_click_drag' ? action.action.endPoint : null;
-  const box =
-    source?.box && point && source.point
-      ? {
-          ...source.box,
-          x: Math.round(source.box.x + point.x - source.point.x),
-          y: Math.round(source.box.y + point.y - source.point.y),
-        }
-      : (source?.box ?? null);
-  return {
-    ...step,
-    target: action.element ? { ...step.target, element: action.element } : step.target,
-    source: {
-      event_index: index,
-      screenshot,
-      point: point ?? source?.point ?? null,
-      end_point: end ?? source?.end_point ?? null,
-      box,
-    },
-  };
-}
-
-/** One of the agent's actions as a recorded step; typed param values written back as `{param}`. */
-function agentStep(action: HealAction, index: number, screenshot: string, heal: HealFile): WorkflowStep {
-  const point = pointOf(action);
-  const described = action.extract
-    ? `extract ${action.extract.variable}`
-    : action.action
-      ? describeAction(action.action)
-      : 'act';
-  const note = action.note.trim() || `${described}, as the agent did it`;
-  const value = action.extract
-    ? action.extract.query
-    : action.action?.action === 'type'
-      ? templated(action.action.text, heal.params)
-      : action.action?.action === 'key'
-        ? action.action.keys
-        : null;
-  return {
-    i: 0,
-    expected_current_state: note,
-    intent: `${described}, as the agent did it in run ${heal.run_id}`,
-    target: { primary: note, fallback: null },
-    action_type: action.extract ? 'EXTRACT' : stepTypeOf(action),
-    action_value: value,
-    post_action: [],
-    variable_name: action.extract?.variable ?? null,
-    source: {
-      event_index: index,
-      screenshot,
-      point,
-      end_point: action.action?.action === 'left_click_drag' ? action.action.endPoint : null,
-      box: point ? targetBoxAround(point) : null,
-    },
-  };
-}
-
-/** Typed text with each param's value written back as `{name}` (values of 3 characters or more, or the whole text). */
-function templated(text: string, params: Record<string, string>): string {
-  let out = text;
-  for (const [name, value] of Object.entries(params)) {
-    if (value === '' || value === `{${name}}`) continue;
-    if (out === value) return `{${name}}`;
-    if (value.length >= 3) out = out.split(value).join(`{${name}}`);
-  }
-  return out;
-}
-
-function pointOf(action: HealAction): { x: number; y: number } | null {
-  const a = action.action;
-  if (!a || !('point' in a) || !a.point) return null;
-  return a.point;
-}
-
-/** The step type of an agent's action; an action no recording holds is an invalid heal. */
-function stepTypeOf(action: HealAction): StepActionType {
-  const type = action.action ? stepTypeOfAction(action.action) : null;
-  if (type === null) throw unrecordable(action);
-  return type;
-}
-
-const unrecordable = (action: HealAction) =>
-  new HealError(
-    'MIME_HEAL_INVALID',
-    `heal.json holds an action that cannot be recorded (${action.action?.action ?? 'none'})`,
-  );
-
-/** The manifest event of an action, as the recorder writes one; secret typing stores no text. */
-function manifestEvent(action: HealAction, screenshot: string, timestamp: number): ManifestEvent {
-  const common = {
-    screenshot,
-    timestamp,
-    details: null,
-    ...(action.element ? { element: action.element } : {}),
-  };
-  if (action.extract) {
-    return {
-      action_type: 'extract',
-      action_details: { query: action.extract.query, values: [action.extract.value] },
-      ...common,
-    };
-  }
-  const event = action.action ? eventOfAction(action.action) : null;
-  if (!event) throw unrecordable(action);
-  if (event.action_type === 'type' && /\{\w+\}/.test(event.action_details.text)) {
-    return { action_type: 'type', action_details: { text: '', secret: true }, ...common };
-  }
-  return { ...event, ...common } as ManifestEvent;
 }

@@ -51,7 +51,7 @@ import {
   ReplayOptionError,
   TraceUnavailableError,
 } from '../errors.ts';
-import { collectHeal } from '../heal/collect-heal.ts';
+import { collectHeal, learnsHeal } from '../heal/collect-heal.ts';
 import { type BudgetLimits, BudgetTracker, resolveBudgets } from '../kernel/budgets.ts';
 import { collectSecrets } from '../kernel/collect-secrets.ts';
 import { EventLog } from '../kernel/event-log.ts';
@@ -202,7 +202,10 @@ export interface ReplayResult {
   summary: RunSummary;
   /** The run's report.html, or null when it could not be written. */
   report: string | null;
-  /** The heal.json the run wrote (an auto run that found its workflow out of date), or null. */
+  /**
+   * The heal.json the run wrote (an auto run that found its workflow out of date, an agent run of a
+   * workflow without a recording), or null.
+   */
   heal: string | null;
 }
 
@@ -486,7 +489,7 @@ export async function executeReplay(prepared: PreparedReplay, desktop: Desktop):
     }
     await EXECUTORS[prepared.mode](agent)(context);
     // What the run learned about an out-of-date workflow.
-    if (prepared.mode === 'auto' && !settings.dryRun) {
+    if (learnsHeal(prepared.mode, materialized.workflow) && !settings.dryRun) {
       const events = typedEvents(log);
       learned = collectHeal(events, { runId: folder.runId, ...prepared.fingerprint, params: displayParams });
     }
