@@ -3,7 +3,6 @@ import type { Desktop } from '@mime-desktop/os-io';
 import { type HealFile, RUN_FILES } from '@mime-desktop/schema';
 import { OcrEngine } from '@mime-desktop/vision';
 import { createAgentRuntime } from '../agent/agent-runtime.ts';
-import { collectHeal } from '../heal/collect-heal.ts';
 import { BudgetTracker } from '../kernel/budgets.ts';
 import { EventLog } from '../kernel/event-log.ts';
 import { PauseGate } from '../kernel/pause-gate.ts';
@@ -14,9 +13,7 @@ import type { RunContext } from '../kernel/run-context.ts';
 import { RunFolder } from '../kernel/run-folder.ts';
 import { RunMemory } from '../kernel/run-memory.ts';
 import type { PreparedReplay } from './replay-options.ts';
-import { EXECUTORS } from './run-modes.ts';
 import { prepareApp } from './setup-app.ts';
-import { typedEvents } from './typed-events.ts';
 
 /** What an executed run hands to `finishReplay`. */
 export interface RunOutcome {
@@ -96,7 +93,7 @@ export async function executeReplay(prepared: PreparedReplay, desktop: Desktop):
     type: 'run_start',
     run_id: folder.runId,
     dir: folder.dir,
-    mode: prepared.mode,
+    mode: prepared.mode.name,
     task_name: materialized.workflow.task_name,
     params: displayParams,
     budgets: budgets.snapshot(),
@@ -111,11 +108,14 @@ export async function executeReplay(prepared: PreparedReplay, desktop: Desktop):
     if (materialized.workflow.setup) {
       await prepareApp(materialized.workflow.setup, log, { ...prepared.setup, signal });
     }
-    await EXECUTORS[prepared.mode](agent)(context);
+    await prepared.mode.executor(agent)(context);
     // What the run learned about an out-of-date workflow.
-    if (prepared.mode === 'auto' && !settings.dryRun) {
-      const events = typedEvents(log);
-      learned = collectHeal(events, { runId: folder.runId, ...prepared.fingerprint, params: displayParams });
+    if (!settings.dryRun) {
+      learned = prepared.mode.learned(log, {
+        runId: folder.runId,
+        ...prepared.fingerprint,
+        params: displayParams,
+      });
     }
   } catch (error) {
     failure = { error };

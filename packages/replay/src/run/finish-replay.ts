@@ -39,7 +39,7 @@ export async function finishReplay(prepared: PreparedReplay, outcome: RunOutcome
       runId: log.folder.runId,
       workflowDir: prepared.workflowDir,
       taskName: materialized.workflow.task_name,
-      mode: prepared.mode,
+      mode: prepared.mode.name,
       ...end,
       startedAt: outcome.startedAt,
       endedAt: new Date(),

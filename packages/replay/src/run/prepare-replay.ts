@@ -6,15 +6,9 @@
 import { dirname, join, resolve } from 'node:path';
 import type { ModelClient } from '@mime-desktop/model';
 import { UsageMeter } from '@mime-desktop/model/usage';
-import {
-  formatStep,
-  type LoadedWorkflow,
-  loadWorkflow,
-  RUNS_FOLDER,
-  workflowFileAccess,
-} from '@mime-desktop/schema';
+import { type LoadedWorkflow, loadWorkflow, RUNS_FOLDER, workflowFileAccess } from '@mime-desktop/schema';
 import { resolveAgentSettings } from '../agent/agent-runtime.ts';
-import { ModelForbiddenError, ReplayOptionError, TraceUnavailableError } from '../errors.ts';
+import { ModelForbiddenError, ReplayOptionError } from '../errors.ts';
 import { resolveBudgets } from '../kernel/budgets.ts';
 import { collectSecrets } from '../kernel/collect-secrets.ts';
 import { fingerprintWorkflow } from '../kernel/fingerprint.ts';
@@ -28,9 +22,8 @@ import {
   type RunSettings,
 } from '../kernel/settings.ts';
 import { withDefaults } from '../kernel/with-defaults.ts';
-import { checkRecording } from '../recorded/recorded-step.ts';
 import type { PreparedReplay, ReplayOptions } from './replay-options.ts';
-import { DEFAULT_MODE, EXECUTORS, SUPPORTED_MODES } from './run-modes.ts';
+import { DEFAULT_MODE, runModeOf } from './run-modes.ts';
 
 function resolveRunSettings(options: ReplayOptions): RunSettings {
   return {
@@ -72,12 +65,7 @@ export async function prepareReplay(
   workflow: string | LoadedWorkflow,
   options: ReplayOptions = {},
 ): Promise<PreparedReplay> {
-  const mode = options.mode ?? DEFAULT_MODE;
-  if (!Object.hasOwn(EXECUTORS, mode)) {
-    throw new ReplayOptionError(
-      `mode must be one of ${SUPPORTED_MODES.join(', ')}, got ${JSON.stringify(mode)}`,
-    );
-  }
+  const mode = runModeOf(options.mode ?? DEFAULT_MODE);
   const loaded = typeof workflow === 'string' ? await loadWorkflow(workflow) : workflow;
   const workflowDir = resolve(dirname(loaded.file));
   const fingerprint = await fingerprintWorkflow(loaded.file);
@@ -93,25 +81,11 @@ export async function prepareReplay(
   const agent = resolveAgentSettings(options);
   const limits = resolveBudgets(options.budgets ?? {});
   const forbidden = limits.modelCalls === 0;
-  if (forbidden && mode === 'agent') {
-    throw new ReplayOptionError(
-      'the agent mode asks the model at every turn, and this run may not call one (its model calls budget is 0): replay in the auto mode (recorded steps re-found on the screen, no model; it stops at a divergence) or the trace mode, or allow some model calls',
-    );
-  }
   const model = modelProvider(options, forbidden);
   const steps = loaded.workflow.plan.subtasks.flatMap((s) => s.steps);
-  const unrecorded = steps.find((step) => step.source === null);
-  if (mode === 'trace' && unrecorded) {
-    throw new TraceUnavailableError(
-      `${formatStep(unrecorded.i)} has no recorded source (a hand-written or ai_mime workflow?); replay it in the auto or agent mode`,
-    );
-  }
-  // A hostile recording (a path out of the folder, a FIFO, a huge image) is refused before any run.
-  if (mode !== 'agent') await checkRecording(workflowDir);
+  await mode.checkBeforeStart({ steps, workflowDir, modelForbidden: forbidden });
   // When the model will surely be needed, a missing configuration is bad input, found before any run.
-  if (!forbidden && (mode === 'agent' || (mode === 'auto' && (unrecorded || steps.length === 0)))) {
-    await model.client();
-  }
+  if (!forbidden && mode.needsModel(steps)) await model.client();
   const secrets = await collectSecrets(loaded.workflow.task_params, {
     env: options.env,
     promptSecret: options.promptSecret,

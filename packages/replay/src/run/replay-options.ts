@@ -14,6 +14,7 @@ import type { MaterializedWorkflow } from '../kernel/materialize.ts';
 import type { PauseControl } from '../kernel/pause-gate.ts';
 import type { ModelProvider } from '../kernel/run-context.ts';
 import type { RunSettings, SettleOptions } from '../kernel/settings.ts';
+import type { RunMode } from './run-modes.ts';
 
 export interface ReplayOptions {
   /** How to replay: `auto` (recorded steps, re-found on screen; the model only where it diverged), `trace` (exactly as recorded, stop at a divergence) or `agent` (the model every turn). Default `auto`. */
@@ -130,7 +131,8 @@ export interface ReplayResult {
 
 /** A run ready to start: its workflow loaded and materialized, every setting resolved and checked. */
 export interface PreparedReplay {
-  mode: ReplayMode;
+  /** The mode's descriptor: what it checks, its executor, what it learns. */
+  mode: RunMode;
   /** The workflow's folder. */
   workflowDir: string;
   runsDir: string;
