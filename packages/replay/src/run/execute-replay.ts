@@ -1,5 +1,5 @@
 import type { UsageMeter } from '@mime-desktop/model/usage';
-import type { Desktop } from '@mime-desktop/os-io';
+import { type Desktop, encodePng } from '@mime-desktop/os-io';
 import { type HealFile, RUN_FILES } from '@mime-desktop/schema';
 import { OcrEngine } from '@mime-desktop/vision';
 import { createAgentRuntime } from '../agent/agent-runtime.ts';
@@ -12,6 +12,7 @@ import { createRedactor } from '../kernel/redact.ts';
 import type { RunContext } from '../kernel/run-context.ts';
 import { RunFolder } from '../kernel/run-folder.ts';
 import { RunMemory } from '../kernel/run-memory.ts';
+import { listenForPauseHotkey } from './pause-hotkey.ts';
 import type { PreparedReplay } from './replay-options.ts';
 import { prepareApp } from './setup-app.ts';
 
@@ -45,8 +46,9 @@ export async function executeReplay(prepared: PreparedReplay, desktop: Desktop):
     folder,
     redact: createRedactor(materialized.secrets),
     onEvent: prepared.onEvent,
+    encodePng,
   });
-  const memory = new RunMemory(log);
+  const memory = RunMemory.start(log);
   const plan = new PlanCursor({
     plan: planFromWorkflow(materialized.workflow, prepared.optimizedPlan),
     events: log,
@@ -63,7 +65,7 @@ export async function executeReplay(prepared: PreparedReplay, desktop: Desktop):
   const pause = new PauseGate((paused) =>
     log.emit({ type: paused ? 'paused' : 'resumed', hotkey: hotkey ?? '' }),
   );
-  const pauseHooks = settings.dryRun ? null : await pause.listen(desktop, hotkey);
+  const pauseHooks = settings.dryRun ? null : await listenForPauseHotkey(pause, desktop, hotkey);
   const stopPauseControl = prepared.pause?.listen((paused) => pause.set(paused));
   const ocr = prepared.ocr ?? new OcrEngine();
   const agent = createAgentRuntime(prepared.agent, materialized.workflow, log);

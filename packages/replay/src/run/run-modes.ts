@@ -11,7 +11,6 @@ import type { EventLog } from '../kernel/event-log.ts';
 import type { ModeExecutor } from '../kernel/run-context.ts';
 import { checkRecording } from '../recorded/recorded-step.ts';
 import { runAuto, runTrace } from '../recorded/step-executor.ts';
-import type { ReplayOptions } from './replay-options.ts';
 import { typedEvents } from './typed-events.ts';
 
 /** What a mode checks before its run: the workflow's steps and folder, and whether a model may be called. */
@@ -90,7 +89,7 @@ const RUN_MODES: Readonly<Record<ReplayMode, RunMode>> = { trace: TRACE, auto: A
 /** Replay modes available now. */
 export const SUPPORTED_MODES = Object.keys(RUN_MODES) as ReplayMode[];
 
-/** Default of {@link ReplayOptions.mode}. */
+/** Default of `ReplayOptions.mode`. */
 export const DEFAULT_MODE: ReplayMode = 'auto';
 
 /** The descriptor of the mode named `name`; an unknown name throws `ReplayOptionError`. */
