@@ -3,12 +3,13 @@
  * demo workflow is a tool, a call replays it under Xvfb with a new song and returns the extract,
  * progress arrives per step, a second concurrent replay is refused as busy, a cancelled call leaves
  * an aborted run, the tool list follows the disk, and HTTP refuses a missing token or a foreign Origin.
+ * (`mime export skill` is in export-skill.test.ts.)
  */
-import { cp, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { Agent, request } from 'node:http';
 import { join } from 'node:path';
-import { copyWorkflow, tempDir, useDesktop, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
-import { MIME_BIN, REPO_ROOT, runMime, startMime } from '@mime-desktop/test-support/run-mime';
+import { copyWorkflow, useDesktop, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
+import { MIME_BIN, startMime } from '@mime-desktop/test-support/run-mime';
 import { sleep } from '@mime-desktop/test-support/wait';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -18,13 +19,10 @@ import {
   CallToolResultSchema,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const desktop = useDesktop();
 const fileTempDir = useTempDirs();
-
-const _FIXTURE = join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded');
 
 let home: string;
 
@@ -464,71 +462,4 @@ describe('mime mcp --http', () => {
       await second.close();
     }
   });
-});
-
-describe('mime export skill', () => {
-  it('writes a skill folder that passes the Agent Skills validator, whose run script replays the demo', async () => {
-    const out = await tempDir('mime-skill-');
-    const exported = await runMime(['export', 'skill', join(home, 'workflows', 'play-song'), '--out', out]);
-    expect(exported.exitCode, exported.stderr).toBe(0);
-    const dir = join(out, 'play-song');
-    expect(exported.stdout.trim()).toBe(dir);
-    const validator = join(REPO_ROOT, 'node_modules', '.bin', 'skills-ref');
-    const valid = await execa(validator, ['validate', dir], { reject: false });
-    expect(valid.stdout, valid.stderr).toContain('Valid skill');
-    const skill = await readFile(join(dir, 'SKILL.md'), 'utf8');
-    expect(skill).toMatch(/^---\nname: play-song\ndescription: /);
-    expect(skill).toContain('| `song_name` | string | The text typed into the search field. | Numb |');
-    expect(skill).toContain('## Success criteria\n\nThe requested song is playing.');
-    // mime is not on npm yet: the skill says how to get it today, and the npm command for later.
-    expect(skill).toContain('mime is not on npm yet: clone\nhttps://github.com/mime-desktop/mime');
-    expect(skill).toContain('Once published: `npm install -g @mime-desktop/cli`.');
-    // The validator refuses what breaks the format: a name that is not the folder's.
-    await writeFile(join(out, 'broken.md'), skill.replace('name: play-song', 'name: Play_Song'));
-    await cp(dir, join(out, 'broken'), { recursive: true });
-    await cp(join(out, 'broken.md'), join(out, 'broken', 'SKILL.md'));
-    const refused = await execa(validator, ['validate', join(out, 'broken')], { reject: false });
-    expect(refused.exitCode).not.toBe(0);
-    expect(refused.stdout + refused.stderr).toMatch(/must be lowercase/);
-
-    // Copied elsewhere, its run script replays the demo with a new song and prints the summary: with
-    // the mime that exported it, though another `mime` (npm's MIME-type tool, exiting 0) is named by
-    // MIME_BIN and comes first on the PATH: the script asks each whether it is mime.
-    const copied = join(await tempDir('mime-skill-copy-'), 'play-song');
-    await cp(dir, copied, { recursive: true });
-    const bin = await tempDir('mime-foreign-bin-');
-    await writeFile(join(bin, 'mime'), '#!/bin/sh\necho application/octet-stream\n', { mode: 0o755 });
-    const runsHome = await tempDir('mime-skill-home-');
-    const listing = async () => (await readdir(copied, { recursive: true })).sort();
-    const before = await listing();
-    await desktop().resetApp();
-    // Its own options pass to mime replay with their values; a name=value is a param.
-    const run = await execa(
-      process.execPath,
-      [join(copied, 'scripts', 'run.mjs'), '--mode', 'trace', 'song_name=Yellow', '--max-duration', '120'],
-      {
-        env: {
-          ...env(),
-          MIME_BIN: join(bin, 'mime'),
-          MIME_HOME: runsHome,
-          PATH: `${bin}:${process.env.PATH}`,
-        },
-        reject: false,
-      },
-    );
-    expect(run.exitCode, run.stderr).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({
-      mode: 'trace',
-      outcome: 'success',
-      extracts: { song_now_playing: 'Yellow' },
-    });
-    // The run went under the mime home; the skill's folder is as it was.
-    expect(await listing()).toEqual(before);
-    const runs = await readdir(join(runsHome, 'skill-runs', 'play-song'));
-    expect(runs).toHaveLength(1);
-    expect(await readdir(join(runsHome, 'skill-runs', 'play-song', runs[0] as string))).toContain(
-      'summary.json',
-    );
-    expect((await desktop().readAppState()).playing).toBe('Yellow');
-  }, 90_000);
 });

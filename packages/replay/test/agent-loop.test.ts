@@ -129,6 +129,8 @@ describe('replay (agent mode, fake desktop)', () => {
         'events.jsonl',
         'extracts.json',
         'final.png',
+        // The workflow has no recording: the run's actions are a heal (#36).
+        'heal.json',
         'replay_summary.txt',
         'report.html',
         'schema.rendered.json',

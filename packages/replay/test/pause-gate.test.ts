@@ -2,6 +2,7 @@ import type { Desktop, HookEvent } from '@mime-desktop/os-io';
 import { sleep } from '@mime-desktop/test-support/wait';
 import { describe, expect, it } from 'vitest';
 import { PauseControl, PauseGate } from '../src/kernel/pause-gate.ts';
+import { listenForPauseHotkey } from '../src/run/pause-hotkey.ts';
 
 /** A desktop whose hooks are fed by the test. */
 function hookedDesktop(): { desktop: Desktop; send: (event: Partial<HookEvent>) => void } {
@@ -20,7 +21,7 @@ function hookedDesktop(): { desktop: Desktop; send: (event: Partial<HookEvent>) 
 /** A gate listening for the default hotkey on hooks the test feeds. */
 async function listeningGate(gate = new PauseGate(() => undefined)) {
   const { desktop, send } = hookedDesktop();
-  await gate.listen(desktop, 'ctrl+alt+shift+p');
+  await listenForPauseHotkey(gate, desktop, 'ctrl+alt+shift+p');
   return { gate, send };
 }
 

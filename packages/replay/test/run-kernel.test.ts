@@ -5,6 +5,7 @@
  */
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { encodePng } from '@mime-desktop/os-io';
 import { RUN_FILES, type WorkflowStep } from '@mime-desktop/schema';
 import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { describe, expect, it, onTestFinished } from 'vitest';
@@ -30,6 +31,7 @@ async function openLog() {
     folder,
     redact: createRedactor(new Map([['password', 'hunter2']])),
     onEvent: (event) => told.push(event),
+    encodePng,
   });
   // Its writes end before the test's folder is removed (after hooks run newest first); a write that
   // failed is a test's own to check.
@@ -113,7 +115,7 @@ describe('EventLog', () => {
 describe('RunMemory', () => {
   it('starts the run with empty memory files, then keeps extracts and task memory on disk, redacted', async () => {
     const { log, told, read } = await openLog();
-    const memory = new RunMemory(log);
+    const memory = RunMemory.start(log);
     await log.flush();
     expect(JSON.parse(await read(RUN_FILES.extracts))).toEqual({});
     expect(JSON.parse(await read(RUN_FILES.taskMemory))).toMatchObject({ task_memory: '', subtask_i: null });

@@ -6,64 +6,29 @@
  * screen, with the completed steps listed so they are not repeated.
  */
 
-import { type ChatMessage, imagePart, ModelOutputError, type ToolCallResult } from '@mime-desktop/model';
 import type { RawFrame } from '@mime-desktop/os-io';
-import {
-  describeElement,
-  formatSubtask,
-  isMimeError,
-  iterationFrameName,
-  type MimeError,
-  type Problem,
-} from '@mime-desktop/schema';
+import { formatSubtask, iterationFrameName, type MimeError } from '@mime-desktop/schema';
 import { describeAction, type ResolvedAction } from '../actions/computer-action.ts';
 import { executeAction } from '../actions/execute-action.ts';
 import { measureFrameDifference, waitForSettle } from '../actions/screen-settle.ts';
 import { RunStoppedError } from '../errors.ts';
 import type { ClaimVerdict, RecordedClaims } from '../kernel/claims.ts';
-import type { ActionStatus, CallUsageSummary, ReplanTrigger } from '../kernel/events.ts';
+import type { ActionStatus, ReplanTrigger } from '../kernel/events.ts';
 import type { PlannedSubtask } from '../kernel/plan.ts';
 import type { SubtaskEntry } from '../kernel/plan-cursor.ts';
 import type { HandOver, HistoryEntry, RunContext } from '../kernel/run-context.ts';
-import type { At } from '../kernel/run-memory.ts';
+import { AgentModel, type Turn } from './agent-model.ts';
+import { replanRest } from './agent-replan.ts';
 import type { AgentRuntime } from './agent-runtime.ts';
-import {
-  type AgentCall,
-  type AgentTools,
-  agentTools,
-  canonicalCall,
-  type DoneArgs,
-  type ExtractArgs,
-  ExtractedValue,
-  revisedPlanFor,
-} from './agent-tools.ts';
-import { type CallCheckContext, checkAgentCall } from './check-call.ts';
+import type { DoneArgs, ExtractArgs } from './agent-tools.ts';
 import { actionSignature, describeCallForModel } from './computer-call.ts';
-import { describePointSpace } from './coordinates.ts';
 import { ModelClaims } from './model-claims.ts';
 import { encodeModelImage, type ModelImage } from './model-image.ts';
 import { type ActionOutcome, detectNoProgress } from './no-progress.ts';
-import {
-  ACT_SYSTEM_PROMPT,
-  buildActPrompt,
-  buildExtractPrompt,
-  buildReplanPrompt,
-  EXTRACT_SYSTEM_PROMPT,
-  type NamedValue,
-  type PromptTask,
-  REPLAN_SYSTEM_PROMPT,
-} from './prompt.ts';
-import { revisePlan } from './revise-plan.ts';
-import { uiTarsDialect } from './ui-tars-dialect.ts';
+import type { PromptTask } from './prompt.ts';
 
 /** How a subtask ended when it did not throw. */
 type SubtaskEnd = { kind: 'done' } | { kind: 'replan'; trigger: ReplanTrigger; reason: string };
-
-/** A usable decision, or the problems of a reply that stayed unusable after the repairs. */
-type Decision = { call: AgentCall; action: ResolvedAction | null } | { problems: string };
-
-/** Where in the run a turn is. */
-type Turn = At;
 
 /** Input errors the model can recover from (a point off screen, the fail-safe hotkey): told, not fatal. */
 const RECOVERABLE_INPUT_CODES = new Set(['MIME_BAD_INPUT', 'MIME_BAD_KEY']);
@@ -99,6 +64,7 @@ class AgentRun {
   readonly #ctx: RunContext;
   readonly #agent: AgentRuntime;
   readonly #task: PromptTask;
+  readonly #model: AgentModel;
   /**
    * How many of the pending subtasks are this run's to do after the current one: all of them in agent
    * mode; in a hand-over, none at first, then those a replan put in place of the handed-over subtask.
@@ -119,6 +85,7 @@ class AgentRun {
       description: workflow.detailed_task_description || workflow.task_description_user,
       successCriteria: workflow.success_criteria,
     };
+    this.#model = new AgentModel(context, agent, this.#task);
   }
 
   /**
@@ -194,7 +161,7 @@ class AgentRun {
       budgets.chargeIteration(label);
       const turn = entry.nextTurn();
       const image = await this.#report(frame, await encoding, turn, changed);
-      const decision = await this.#decide(subtask, history, image, turn);
+      const decision = await this.#model.decide(subtask, history, image, turn);
       if ('problems' in decision) {
         history.push({ call: '(unusable reply)', observation: '', result: `rejected: ${decision.problems}` });
         continue;
@@ -246,7 +213,7 @@ class AgentRun {
     claims: ModelClaims,
   ): Promise<HistoryEntry> {
     const { variable_name: variable, query, observation } = args;
-    const value = args.value ?? (await this.#readValue(query, image, turn));
+    const value = args.value ?? (await this.#model.readValue(query, image, turn));
     if (value === '') {
       return {
         call: `extract ${variable}`,
@@ -348,150 +315,6 @@ class AgentRun {
     return image;
   }
 
-  /**
-   * Asks for one tool call. An unusable reply is handed back with what is wrong with it, until the
-   * run's unusable replies in a row reach their limit (the run then stops).
-   */
-  async #decide(
-    subtask: PlannedSubtask,
-    history: HistoryEntry[],
-    image: ModelImage,
-    turn: Turn,
-  ): Promise<Decision> {
-    const { settings, desktop, log, memory, plan } = this.#ctx;
-    const emit = log.emit.bind(log);
-    const extracted = new Set(memory.extracts.keys());
-    const client = await this.#ctx.model.client();
-    const space = {
-      convention: client.config.coordinates,
-      image: image.size,
-      screen: desktop.screen.logical,
-    };
-    const tools = agentTools(space);
-    const prompt = buildActPrompt({
-      task: this.#task,
-      subtask,
-      ...plan.position,
-      params: this.#ctx.params,
-      knownValues: this.#knownValues(subtask),
-      extracted,
-      taskMemory: memory.taskMemory,
-      completedSubtasks: memory.doneSubtasks,
-      history,
-      historyLimit: this.#agent.settings.historyLimit,
-      image: image.size,
-      points: describePointSpace(space),
-      dryRun: settings.dryRun,
-      focused: await this.#focused(),
-    });
-    // A UI-TARS model gets its own action space as the system text (the client adds it), not the tools.
-    const uiTars = client.config.toolMode === 'ui-tars';
-    const pending = subtask.extracts.filter((e) => !extracted.has(e.variable));
-    const messages: ChatMessage[] = [
-      ...(uiTars ? [] : [{ role: 'system' as const, content: ACT_SYSTEM_PROMPT }]),
-      { role: 'user', content: [{ type: 'text', text: prompt }, imagePart(image.png)] },
-    ];
-    const checkContext: CallCheckContext = {
-      space,
-      requiredExtracts: subtask.extracts,
-      extracted,
-    };
-    const { unusable } = this.#agent;
-    for (;;) {
-      let result: ToolCallResult<AgentTools>;
-      try {
-        result = await this.#callModel('act', turn, (repairAttempts) =>
-          client.toolCall({
-            tools,
-            messages,
-            signal: this.#ctx.signal,
-            repairAttempts,
-            ...(uiTars ? { uiTars: uiTarsDialect(space, pending) } : {}),
-          }),
-        );
-      } catch (error) {
-        if (!(error instanceof ModelOutputError)) throw error;
-        emit({ type: 'error', ...turn, code: error.code, message: error.message });
-        // Stops the run at the limit; short of it (the request budget cut the repairs) the turn is spent.
-        unusable.unusable(error.attempts, log.redact.text(error.raw), error.problems);
-        return { problems: formatProblems(error.problems) };
-      }
-      emit({
-        type: 'tool_call',
-        ...turn,
-        name: result.name,
-        source: result.source,
-        args: { ...result.args },
-        dropped: [...result.dropped],
-      });
-      const call = canonicalCall(result);
-      const checked = checkAgentCall(call, checkContext);
-      if (checked.ok) {
-        unusable.usable();
-        return { call, action: checked.action };
-      }
-      emit({ type: 'repair', ...turn, problems: checked.problems });
-      unusable.unusable(result.usage.repairs + 1, log.redact.text(result.raw), checked.problems);
-      messages.push(...repairMessages(result, checked.problems));
-    }
-  }
-
-  /** Reads a value the model named but did not give (ai_mime's `extract`) in a look of its own at `image`. */
-  async #readValue(query: string, image: ModelImage, turn: Turn): Promise<string> {
-    const client = await this.#ctx.model.client();
-    const { value } = await this.#callModel('extract', turn, (repairAttempts) =>
-      client.structured({
-        name: 'extracted_value',
-        schema: ExtractedValue,
-        messages: [
-          { role: 'system', content: EXTRACT_SYSTEM_PROMPT },
-          {
-            role: 'user',
-            content: [{ type: 'text', text: buildExtractPrompt(query) }, imagePart(image.png)],
-          },
-        ],
-        signal: this.#ctx.signal,
-        repairAttempts,
-      }),
-    );
-    return value.value.trim();
-  }
-
-  /**
-   * One metered model call: every request it makes is charged to the budget, and it is reported with
-   * its usage (failed calls too). `call` gets the repairs it may make: no more than the request budget
-   * and the unusable replies left allow.
-   */
-  async #callModel<T>(
-    purpose: 'act' | 'replan' | 'extract',
-    turn: Turn,
-    call: (repairAttempts: number) => Promise<T>,
-  ): Promise<T> {
-    const { budgets, model, log } = this.#ctx;
-    const { unusable } = this.#agent;
-    budgets.checkModelRequest();
-    const before = model.meter.snapshot();
-    const report = (errorCode: string | null) => {
-      const after = model.meter.snapshot();
-      const usage: CallUsageSummary = {
-        requests: after.requests - before.requests,
-        inputTokens: after.inputTokens - before.inputTokens,
-        outputTokens: after.outputTokens - before.outputTokens,
-        durationMs: Math.round(after.durationMs - before.durationMs),
-      };
-      budgets.chargeModelRequests(usage.requests);
-      log.emit({ type: 'model_call', ...turn, purpose, usage, error_code: errorCode });
-    };
-    try {
-      const result = await call(Math.max(0, Math.min(unusable.left, budgets.modelRequestsLeft) - 1));
-      report(null);
-      return result;
-    } catch (error) {
-      report(isMimeError(error) ? error.code : 'UNKNOWN');
-      throw error;
-    }
-  }
-
   /** Confirms (with `--confirm`), executes and logs one action. */
   async #act(
     observation: string,
@@ -553,108 +376,19 @@ class AgentRun {
     return scope ? scope.refusal(action, this.#ctx.desktop) : null;
   }
 
-  /** Extracts this subtask may use: its dependencies (a replanned subtask sees them all). */
-  #knownValues(subtask: PlannedSubtask): NamedValue[] {
-    const entries = [...this.#ctx.memory.extracts.entries()];
-    const wanted =
-      subtask.origin === 'replan' ? entries : entries.filter(([name]) => subtask.dependencies.includes(name));
-    return wanted.map(([name, value]) => ({ name, value }));
-  }
-
-  /**
-   * Plans the rest of this run's subtasks again from the current screen (seed 004): `stuck` and the
-   * pending subtasks this run owns are replaced; the model is told everything the run completed so
-   * far, traced steps included.
-   */
+  /** Plans the rest of this run's subtasks again from the current screen (see `replanRest`). */
   async #replan(stuck: PlannedSubtask, trigger: ReplanTrigger, reason: string): Promise<void> {
-    const { budgets, model, log, memory, plan } = this.#ctx;
-    budgets.chargeReplan();
-    const captured = await this.#capture();
-    const image = await captured.image;
-    log.saveFrame(log.nextReplanFrame(), captured.frame);
-    const owned = Math.min(this.#owned, plan.pending.length);
-    const remaining = [stuck, ...plan.pending.slice(0, owned)];
-    const pending = remaining.flatMap((s) => s.extracts).filter((e) => !memory.extracts.has(e.variable));
-    const completed = memory.completed();
-    const prompt = buildReplanPrompt({
-      task: this.#task,
-      reason,
-      completed,
-      remaining,
-      pendingExtracts: pending,
-      knownValues: [...memory.extracts.entries()].map(([name, value]) => ({ name, value })),
-      params: this.#ctx.params,
-      image: image.size,
-    });
-    const messages: ChatMessage[] = [
-      { role: 'system', content: REPLAN_SYSTEM_PROMPT },
-      { role: 'user', content: [{ type: 'text', text: prompt }, imagePart(image.png)] },
-    ];
-    const turn: Turn = { subtask_i: stuck.subtask_i, iteration: plan.current?.record.iterations ?? 0 };
-    const client = await model.client();
-    const result = await this.#callModel('replan', turn, (repairAttempts) =>
-      client.structured({
-        name: 'revised_plan',
-        schema: revisedPlanFor(remaining, this.#task),
-        messages,
-        signal: this.#ctx.signal,
-        repairAttempts,
-      }),
-    );
-    const [firstId = 0] = plan.allocateIds(result.value.subtasks.length);
-    const revised = revisePlan(result.value, remaining, pending, firstId);
-    plan.replace(owned, revised);
-    // Agent mode owns everything pending; a hand-over, what replaced its subtask.
-    this.#owned = Number.isFinite(this.#owned) ? revised.length : this.#owned;
-    log.emit({
-      type: 'replan',
-      ...turn,
+    this.#ctx.budgets.chargeReplan();
+    const { frame, image } = await this.#capture();
+    const captured = { frame, image: await image };
+    const replaced = await replanRest(this.#ctx, this.#model, this.#task, {
+      stuck,
       trigger,
       reason,
-      completed,
-      subtasks: revised.map((s) => s.text),
+      owned: this.#owned,
+      captured,
     });
+    // Agent mode owns everything pending; a hand-over, what replaced its subtask.
+    this.#owned = Number.isFinite(this.#owned) ? replaced : this.#owned;
   }
-
-  /** The element with the keyboard focus, named (never its text); null without a tree or within 300 ms. */
-  async #focused(): Promise<string | null> {
-    const a11y = await this.#ctx.desktop.accessibility().catch(() => null);
-    if (!a11y) return null;
-    const focused = await Promise.race([
-      a11y.focused().catch(() => null),
-      new Promise<null>((resolve) => setTimeout(resolve, 300, null).unref()),
-    ]);
-    return focused
-      ? `the ${describeElement(focused)} in the ${focused.window.role} ${JSON.stringify(focused.window.name)} of ${focused.app}`
-      : null;
-  }
-}
-
-function formatProblems(problems: readonly Problem[]): string {
-  return problems.map((p) => (p.path ? `${p.path}: ${p.message}` : p.message)).join('; ');
-}
-
-/** Hands a checked but unusable call back to the model, as a tool result (native) or a user message (text). */
-function repairMessages(result: ToolCallResult<AgentTools>, problems: readonly Problem[]): ChatMessage[] {
-  const explain = `Not executed, the call is invalid:\n${problems.map((p) => `- ${p.path || '(call)'}: ${p.message}`).join('\n')}\nCall exactly one tool again with corrected arguments.`;
-  if (result.toolCallId === undefined) {
-    return [
-      { role: 'assistant', content: result.raw },
-      { role: 'user', content: explain },
-    ];
-  }
-  return [
-    {
-      role: 'assistant',
-      content: null,
-      tool_calls: [
-        {
-          id: result.toolCallId,
-          type: 'function',
-          function: { name: result.name, arguments: JSON.stringify(result.args) },
-        },
-      ],
-    },
-    { role: 'tool', tool_call_id: result.toolCallId, content: explain },
-  ];
 }

@@ -8,7 +8,6 @@ import {
   HEAL_VERSION,
   type HealAction,
   type HealFile,
-  type ReplayMode,
   RUN_FILES,
   type TypedRunEvent,
   type Workflow,
@@ -97,16 +96,9 @@ class HealCollector {
   }
 }
 
-/**
- * Whether a run in `mode` learns a heal: an auto run always (what it re-found, what the agent did);
- * an agent run only on a workflow without a recording (hand-written, or from ai_mime's files alone),
- * whose only recording can be the agent's actions. A trace run never does.
- */
-export function learnsHeal(mode: ReplayMode, workflow: Workflow): boolean {
-  if (mode === 'auto') return true;
-  return (
-    mode === 'agent' && workflow.plan.subtasks.every((s) => s.steps.every((step) => step.source === null))
-  );
+/** Whether no step of a workflow has a recorded source (hand-written, or ai_mime's without a recording). */
+export function isUnrecorded(workflow: Workflow): boolean {
+  return workflow.plan.subtasks.every((s) => s.steps.every((step) => step.source === null));
 }
 
 export function collectHeal(events: readonly TypedRunEvent[], context: HealContext): HealFile | null {

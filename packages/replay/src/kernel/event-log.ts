@@ -18,12 +18,15 @@ export interface EventLogOptions {
   redact: Redactor;
   /** Told each event, redacted; must not throw. */
   onEvent?: ReplayEventListener;
+  /** Encodes a frame as a PNG at logical size (the caller's: os-io's `encodePng`). */
+  encodePng: (frame: RawFrame) => Promise<Buffer>;
 }
 
 export class EventLog implements EventSink {
   readonly folder: RunFolder;
   readonly redact: Redactor;
   readonly #onEvent: ReplayEventListener | undefined;
+  readonly #encodePng: (frame: RawFrame) => Promise<Buffer>;
   readonly #events: RunEvent[] = [];
   /** File names used so far: a frame or image never overwrites another. */
   readonly #names = new Set<string>();
@@ -33,6 +36,7 @@ export class EventLog implements EventSink {
     this.folder = options.folder;
     this.redact = options.redact;
     this.#onEvent = options.onEvent;
+    this.#encodePng = options.encodePng;
   }
 
   /** Redacts the event, appends it to events.jsonl and tells `onEvent`. */
@@ -62,7 +66,7 @@ export class EventLog implements EventSink {
   /** Saves a full frame under `name`, or under a unique variant when the name was used; returns the name used. */
   saveFrame(name: string, frame: RawFrame): string {
     const unique = this.#claim(name);
-    this.folder.saveFrame(unique, frame);
+    this.folder.savePng(unique, () => this.#encodePng(frame));
     return unique;
   }
 

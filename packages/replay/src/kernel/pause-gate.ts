@@ -1,6 +1,3 @@
-import type { Desktop, HookSubscription } from '@mime-desktop/os-io';
-import { formatKeyChord, isMimeError, type KeyChord, normalizeKeyChord } from '@mime-desktop/schema';
-
 /** The default pause/resume hotkey of a replay. */
 export const DEFAULT_PAUSE_HOTKEY = 'ctrl+alt+shift+p';
 
@@ -119,47 +116,23 @@ export class PauseGate {
   }
 
   /**
-   * Listens for the hotkey (and the keys held) on the desktop's global hooks; `null` turns it off.
-   * Where there are no hooks (Wayland), the hotkey alone, as the compositor binds it (keys the user
-   * holds are then not seen); where it binds none either, no hotkey (the caller's PauseControl still works).
+   * A key went down (as the desktop's hooks saw it): `modifiers` are held now; `hotkey`, the key when
+   * the chord was the pause hotkey's, toggles the run (see `listenForPauseHotkey` in run/).
    */
-  async listen(desktop: Desktop, hotkey: string | null): Promise<HookSubscription | null> {
-    if (!hotkey) return null;
-    try {
-      return await this.#listenToHooks(desktop, hotkey);
-    } catch (error) {
-      if (!unsupported(error)) throw error;
-      return desktop
-        .watchHotkey(hotkey, () => this.toggle())
-        .catch((bindError: unknown) => {
-          if (unsupported(bindError)) return null;
-          throw bindError;
-        });
-    }
+  keyDown(modifiers: readonly string[], hotkey: string | null): void {
+    this.#modifiers = modifiers;
+    if (hotkey === null) return;
+    this.#hotkeyDown = hotkey;
+    this.toggle();
   }
 
-  #listenToHooks(desktop: Desktop, hotkey: string): Promise<HookSubscription> {
-    const chord = normalizeKeyChord(hotkey);
-    return desktop.startHooks((event) => {
-      if (event.type === 'keyup') {
-        // A modifier's own key up may still count it as held.
-        this.#modifiers = event.modifiers.filter((m) => m !== event.key);
-        if (event.key === this.#hotkeyDown) this.#hotkeyDown = null;
-        for (const told of this.#onKeyUp) told();
-        return;
-      }
-      if (event.type !== 'keydown') return;
-      this.#modifiers = event.modifiers;
-      if (event.key === null) return;
-      if (formatKeyChord({ modifiers: event.modifiers, key: event.key } as KeyChord) === chord) {
-        this.#hotkeyDown = event.key;
-        this.toggle();
-      }
-    });
+  /** A key went up: a modifier's own key up may still count it as held in `modifiers`. */
+  keyUp(key: string | null, modifiers: readonly string[]): void {
+    this.#modifiers = modifiers.filter((m) => m !== key);
+    if (key === this.#hotkeyDown) this.#hotkeyDown = null;
+    for (const told of this.#onKeyUp) told();
   }
 }
-
-const unsupported = (error: unknown) => isMimeError(error) && error.code === 'MIME_UNSUPPORTED_PLATFORM';
 
 /** `promise`, or the signal's reason as soon as it aborts. */
 function abortable(promise: Promise<void>, signal: AbortSignal): Promise<void> {

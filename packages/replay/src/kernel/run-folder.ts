@@ -6,7 +6,6 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { encodePng, type RawFrame } from '@mime-desktop/os-io';
 import {
   appendJsonl,
   makeFolder,
@@ -69,11 +68,14 @@ export class RunFolder {
     this.#enqueue(() => writeFileAtomically(join(this.dir, name), data));
   }
 
-  /** Saves a frame as a PNG at logical size, encoded when the queue reaches it (compression level 1). */
-  saveFrame(name: string, frame: RawFrame): void {
+  /**
+   * Writes a PNG the caller encodes (`encode`, called when the queue reaches it, so a frame is not
+   * encoded on the run's critical path); a new file, never one written before.
+   */
+  savePng(name: string, encode: () => Promise<Buffer>): void {
     this.#enqueue(async () => {
       const file = join(this.dir, name);
-      const png = await encodePng(frame);
+      const png = await encode();
       await writeFile(file, png, { mode: 0o600, flag: 'wx' }).catch((error: unknown) => {
         throw namedWriteError(file, error);
       });

@@ -20,9 +20,13 @@ export class RunMemory {
   readonly #completed: string[] = [];
   #taskMemory = '';
 
-  /** Writes the empty extracts.json and task_memory.json: the run's files exist from its start. */
+  /** A memory that writes nothing until told something (see {@link RunMemory.start}). */
   constructor(log: EventLog) {
     this.#log = log;
+  }
+
+  /** A run's memory, its empty extracts.json and task_memory.json written: the files exist from its start. */
+  static start(log: EventLog): RunMemory {
     log.writeJson(RUN_FILES.extracts, {});
     log.writeJson(RUN_FILES.taskMemory, {
       task_memory: '',
@@ -30,6 +34,7 @@ export class RunMemory {
       iteration: null,
       updated_at: null,
     });
+    return new RunMemory(log);
   }
 
   /** Extracted values, by variable (real values: written redacted). */

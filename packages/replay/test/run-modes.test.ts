@@ -1,0 +1,58 @@
+/**
+ * The mode descriptors of run/: what each checks before the run, whether it surely needs the model,
+ * and that nothing else in run/ asks which mode a run is in.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { loadWorkflow } from '@mime-desktop/schema';
+import { describe, expect, it } from 'vitest';
+import { ReplayOptionError, TraceUnavailableError } from '../src/errors.ts';
+import { AGENT, AUTO, runModeOf, SUPPORTED_MODES, TRACE } from '../src/run/run-modes.ts';
+
+const PLAY_SONG = new URL('../../../fixtures/workflows/play-song-recorded', import.meta.url).pathname;
+const RUN = new URL('../src/run', import.meta.url).pathname;
+
+async function recordedSteps() {
+  const { workflow } = await loadWorkflow(PLAY_SONG);
+  return workflow.plan.subtasks.flatMap((s) => s.steps);
+}
+
+describe('run modes', () => {
+  it('names each mode by its descriptor, and refuses an unknown name naming the known ones', () => {
+    expect(SUPPORTED_MODES.map((name) => runModeOf(name).name)).toEqual(SUPPORTED_MODES);
+    expect(runModeOf('trace')).toBe(TRACE);
+    expect(() => runModeOf('nope')).toThrow(ReplayOptionError);
+    expect(() => runModeOf('nope')).toThrow(/mode must be one of trace, auto, agent, got "nope"/);
+  });
+
+  it('trace refuses a step without a recording; auto takes it, with the model', async () => {
+    const steps = await recordedSteps();
+    const [first, ...rest] = steps;
+    if (!first) throw new Error('the fixture has no steps');
+    const handWritten = [{ ...first, source: null }, ...rest];
+    const check = { steps: handWritten, workflowDir: PLAY_SONG, modelForbidden: false };
+    await expect(TRACE.checkBeforeStart(check)).rejects.toThrow(TraceUnavailableError);
+    await expect(AUTO.checkBeforeStart(check)).resolves.toBeUndefined();
+    expect(AUTO.needsModel(handWritten)).toBe(true);
+    expect(AUTO.needsModel(steps)).toBe(false);
+    expect(AUTO.needsModel([])).toBe(true);
+    expect(TRACE.needsModel(steps)).toBe(false);
+  });
+
+  it('agent refuses a run that may not call a model, and always needs one', async () => {
+    const steps = await recordedSteps();
+    const check = { steps, workflowDir: PLAY_SONG, modelForbidden: true };
+    await expect(AGENT.checkBeforeStart(check)).rejects.toThrow(/model calls budget is 0/);
+    await expect(AGENT.checkBeforeStart({ ...check, modelForbidden: false })).resolves.toBeUndefined();
+    expect(AGENT.needsModel(steps)).toBe(true);
+  });
+
+  it('leaves run/ no branch on a mode name outside run-modes.ts', () => {
+    const branch = /\bmode(?:\.name)?\s*[!=]==\s*'|'(?:trace|auto|agent)'\s*[!=]==\s*\w*mode\b/;
+    const offenders = readdirSync(RUN)
+      .filter((f) => f.endsWith('.ts') && f !== 'run-modes.ts')
+      .filter((f) => branch.test(readFileSync(join(RUN, f), 'utf8')));
+    expect(offenders).toEqual([]);
+    expect(branch.test("if (prepared.mode === 'auto') learn();")).toBe(true);
+  });
+});
