@@ -1,3 +1,4 @@
+import { EDGE_STEP } from './edges.ts';
 import type { Box, RgbaImage } from './image.ts';
 import { loadOpenCv, type OpenCv } from './opencv.ts';
 
@@ -8,6 +9,11 @@ export interface FindOptions {
   downscale?: number;
   /** Search only here (screen pixels). Default: the whole screen. */
   within?: Box;
+  /**
+   * What is correlated: grey levels (default), or edges (see edgeImage), blurred a little so a
+   * resized edge still overlaps: these match across a dark theme, where grey levels are inverted.
+   */
+  features?: 'grey' | 'edges';
 }
 
 export interface TemplateMatch {
@@ -53,6 +59,25 @@ function greyMat(cv: OpenCv, image: RgbaImage, factor: number) {
   return small;
 }
 
+/**
+ * A grey Mat's edges, as the search correlates them: white where the grey level steps by more than
+ * EDGE_STEP within a pixel (a 3x3 morphological gradient), blurred a little so an edge a pixel off
+ * still overlaps. Computed after resizing, so edges are as thick at every size; the caller deletes it.
+ */
+function edgesOf(cv: OpenCv, grey: InstanceType<OpenCv['Mat']>) {
+  const kernel = cv.Mat.ones(3, 3, cv.CV_8U);
+  const gradient = new cv.Mat();
+  cv.morphologyEx(grey, gradient, cv.MORPH_GRADIENT, kernel);
+  kernel.delete();
+  const binary = new cv.Mat();
+  cv.threshold(gradient, binary, EDGE_STEP, 255, cv.THRESH_BINARY);
+  gradient.delete();
+  const blurred = new cv.Mat();
+  cv.GaussianBlur(binary, blurred, new cv.Size(5, 5), 0);
+  binary.delete();
+  return blurred;
+}
+
 /** Best and runner-up of a correlation map; the runner-up excludes a window around the best. */
 function peaks(cv: OpenCv, result: InstanceType<OpenCv['Mat']>, exclude: { width: number; height: number }) {
   const none = new cv.Mat();
@@ -88,12 +113,17 @@ export async function findTemplate(
     return mat;
   };
   try {
+    const features = options.features ?? 'grey';
+    // What is correlated: grey levels, or their edges once resized (see edgesOf).
+    const prepared = (grey: InstanceType<OpenCv['Mat']>) =>
+      features === 'edges' ? keep(edgesOf(cv, grey)) : grey;
     const fullScreen = keep(greyMat(cv, screen, 1));
-    const region = keep(fullScreen.roi(new cv.Rect(area.x, area.y, area.width, area.height)));
-    const small = keep(new cv.Mat());
+    const greyRegion = keep(fullScreen.roi(new cv.Rect(area.x, area.y, area.width, area.height)));
+    const region = prepared(greyRegion);
+    const greySmall = keep(new cv.Mat());
     cv.resize(
-      region,
-      small,
+      greyRegion,
+      greySmall,
       new cv.Size(
         Math.max(1, Math.round(area.width * factor)),
         Math.max(1, Math.round(area.height * factor)),
@@ -102,6 +132,7 @@ export async function findTemplate(
       0,
       cv.INTER_AREA,
     );
+    const small = prepared(greySmall);
     const fullTemplate = keep(greyMat(cv, template, 1));
     const mean = keep(new cv.Mat());
     const std = keep(new cv.Mat());
@@ -116,7 +147,7 @@ export async function findTemplate(
       const t = keep(new cv.Mat());
       cv.resize(fullTemplate, t, new cv.Size(width, height), 0, 0, cv.INTER_AREA);
       const result = keep(new cv.Mat());
-      cv.matchTemplate(small, t, result, cv.TM_CCOEFF_NORMED);
+      cv.matchTemplate(small, prepared(t), result, cv.TM_CCOEFF_NORMED);
       const found = peaks(cv, result, { width, height });
       if (!best || found.score > best.score) {
         best = {
@@ -130,28 +161,45 @@ export async function findTemplate(
     }
     if (!best) return null;
 
-    // Refine at full size in a window around the coarse place.
-    const width = Math.round(template.width * best.scale);
-    const height = Math.round(template.height * best.scale);
+    // Refine at full size in a window around the coarse place; on blurred edges, which forgive a
+    // size a step off, at the sizes next to the coarse one too.
+    const coarse = {
+      cx: best.x + (template.width * best.scale) / 2,
+      cy: best.y + (template.height * best.scale) / 2,
+    };
+    const sizes =
+      features === 'edges'
+        ? (options.scales ?? DEFAULT_SCALES).filter((s) => Math.abs(s - best.scale) <= 0.16)
+        : [best.scale];
     const pad = Math.ceil(2 / factor) + 2;
-    const wx = Math.max(0, Math.floor(best.x) - pad);
-    const wy = Math.max(0, Math.floor(best.y) - pad);
-    const ww = Math.min(area.width - wx, width + 2 * pad);
-    const wh = Math.min(area.height - wy, height + 2 * pad);
-    let { x, y, score } = { x: best.x, y: best.y, score: best.score };
-    if (ww >= width && wh >= height) {
+    let found = { x: best.x, y: best.y, score: best.score, scale: best.scale };
+    let refinedOnce = false;
+    for (const scale of sizes) {
+      const w = Math.round(template.width * scale);
+      const h = Math.round(template.height * scale);
+      const wx = Math.max(0, Math.floor(coarse.cx - w / 2) - pad);
+      const wy = Math.max(0, Math.floor(coarse.cy - h / 2) - pad);
+      const ww = Math.min(area.width - wx, w + 2 * pad);
+      const wh = Math.min(area.height - wy, h + 2 * pad);
+      if (ww < w || wh < h) continue;
       const window = keep(region.roi(new cv.Rect(wx, wy, ww, wh)));
       const t = keep(new cv.Mat());
-      cv.resize(fullTemplate, t, new cv.Size(width, height), 0, 0, cv.INTER_AREA);
+      cv.resize(fullTemplate, t, new cv.Size(w, h), 0, 0, cv.INTER_AREA);
       const result = keep(new cv.Mat());
-      cv.matchTemplate(window, t, result, cv.TM_CCOEFF_NORMED);
+      cv.matchTemplate(window, prepared(t), result, cv.TM_CCOEFF_NORMED);
       const refined = cv.minMaxLoc(result, keep(new cv.Mat()));
-      ({ x, y, score } = { x: wx + refined.maxLoc.x, y: wy + refined.maxLoc.y, score: refined.maxVal });
+      if (!refinedOnce || refined.maxVal > found.score) {
+        found = { x: wx + refined.maxLoc.x, y: wy + refined.maxLoc.y, score: refined.maxVal, scale };
+        refinedOnce = true;
+      }
     }
+    const { x, y, score } = found;
+    const width = Math.round(template.width * found.scale);
+    const height = Math.round(template.height * found.scale);
     return {
       box: { x: Math.round(area.x + x), y: Math.round(area.y + y), width, height },
       score: Number.isFinite(score) ? score : 0,
-      scale: best.scale,
+      scale: found.scale,
       runnerUp: Number.isFinite(best.runnerUp) ? best.runnerUp : 0,
       margin: Number.isFinite(best.runnerUp) && Number.isFinite(best.score) ? best.score - best.runnerUp : 0,
       contrast,

@@ -40,6 +40,7 @@ import type { HistoryEntry, RunContext } from '../kernel/run-context.ts';
 import type { At } from '../kernel/run-memory.ts';
 import {
   CHANGE_CHECK,
+  changeReason,
   checkChange,
   checkPlace,
   checkTypedText,
@@ -551,7 +552,7 @@ class RecordedRun {
         return checkPlace(since, live, mapBox(layout, region), recordedCells);
       };
       let change = !sameSize
-        ? { ok: false, toAfter: 0 }
+        ? { ok: false, score: 0, threshold: CHANGE_CHECK.toAfter, by: 'pixels' as const }
         : liveBefore && byPlace === 'always'
           ? inPlace(liveBefore)
           : checkChange(live, before, after, region, layout);
@@ -560,13 +561,13 @@ class RecordedRun {
         if (otherColours) change = inPlace(liveBefore);
       }
       return change.ok
-        ? located(identity, layout, change.toAfter, '')
+        ? located(identity, layout, change.score, '')
         : failed(
             spec.step_i,
             spec.check,
-            sameSize ? spec.reason : 'the screen size differs from the recording',
-            change.toAfter,
-            CHANGE_CHECK.toAfter,
+            sameSize ? changeReason(spec.reason, change) : 'the screen size differs from the recording',
+            change.score,
+            change.threshold,
             region,
             after,
           );
