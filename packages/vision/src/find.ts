@@ -94,6 +94,50 @@ function peaks(cv: OpenCv, result: InstanceType<OpenCv['Mat']>, exclude: { width
   return { score: best.maxVal, at: best.maxLoc, runnerUp: second };
 }
 
+/** What a refinement reads: the search area's prepared Mat and the grey template, and how to prepare a resized one. */
+interface Searching {
+  cv: OpenCv;
+  keep: <T extends { delete(): void }>(mat: T) => T;
+  region: InstanceType<OpenCv['Mat']>;
+  area: Box;
+  template: InstanceType<OpenCv['Mat']>;
+  prepared: (grey: InstanceType<OpenCv['Mat']>) => InstanceType<OpenCv['Mat']>;
+}
+
+/** The best place and size at full resolution in a window around the coarse match, at each of `sizes`. */
+function refine(
+  { cv, keep, region, area, template, prepared }: Searching,
+  coarse: { x: number; y: number; score: number; scale: number },
+  sizes: readonly number[],
+  factor: number,
+): { x: number; y: number; score: number; scale: number } {
+  const cx = coarse.x + (template.cols * coarse.scale) / 2;
+  const cy = coarse.y + (template.rows * coarse.scale) / 2;
+  const pad = Math.ceil(2 / factor) + 2;
+  let found = { x: coarse.x, y: coarse.y, score: coarse.score, scale: coarse.scale };
+  let refined = false;
+  for (const scale of sizes) {
+    const w = Math.round(template.cols * scale);
+    const h = Math.round(template.rows * scale);
+    const wx = Math.max(0, Math.floor(cx - w / 2) - pad);
+    const wy = Math.max(0, Math.floor(cy - h / 2) - pad);
+    const ww = Math.min(area.width - wx, w + 2 * pad);
+    const wh = Math.min(area.height - wy, h + 2 * pad);
+    if (ww < w || wh < h) continue;
+    const window = keep(region.roi(new cv.Rect(wx, wy, ww, wh)));
+    const t = keep(new cv.Mat());
+    cv.resize(template, t, new cv.Size(w, h), 0, 0, cv.INTER_AREA);
+    const result = keep(new cv.Mat());
+    cv.matchTemplate(window, prepared(t), result, cv.TM_CCOEFF_NORMED);
+    const at = cv.minMaxLoc(result, keep(new cv.Mat()));
+    if (!refined || at.maxVal > found.score) {
+      found = { x: wx + at.maxLoc.x, y: wy + at.maxLoc.y, score: at.maxVal, scale };
+      refined = true;
+    }
+  }
+  return found;
+}
+
 /**
  * Finds a recorded target crop on a screen at several sizes with OpenCV's normalized correlation
  * (TM_CCOEFF_NORMED): a coarse search on shrunk images, then a refinement at full size around the
@@ -163,36 +207,11 @@ export async function findTemplate(
 
     // Refine at full size in a window around the coarse place; on blurred edges, which forgive a
     // size a step off, at the sizes next to the coarse one too.
-    const coarse = {
-      cx: best.x + (template.width * best.scale) / 2,
-      cy: best.y + (template.height * best.scale) / 2,
-    };
     const sizes =
       features === 'edges'
         ? (options.scales ?? DEFAULT_SCALES).filter((s) => Math.abs(s - best.scale) <= 0.16)
         : [best.scale];
-    const pad = Math.ceil(2 / factor) + 2;
-    let found = { x: best.x, y: best.y, score: best.score, scale: best.scale };
-    let refinedOnce = false;
-    for (const scale of sizes) {
-      const w = Math.round(template.width * scale);
-      const h = Math.round(template.height * scale);
-      const wx = Math.max(0, Math.floor(coarse.cx - w / 2) - pad);
-      const wy = Math.max(0, Math.floor(coarse.cy - h / 2) - pad);
-      const ww = Math.min(area.width - wx, w + 2 * pad);
-      const wh = Math.min(area.height - wy, h + 2 * pad);
-      if (ww < w || wh < h) continue;
-      const window = keep(region.roi(new cv.Rect(wx, wy, ww, wh)));
-      const t = keep(new cv.Mat());
-      cv.resize(fullTemplate, t, new cv.Size(w, h), 0, 0, cv.INTER_AREA);
-      const result = keep(new cv.Mat());
-      cv.matchTemplate(window, prepared(t), result, cv.TM_CCOEFF_NORMED);
-      const refined = cv.minMaxLoc(result, keep(new cv.Mat()));
-      if (!refinedOnce || refined.maxVal > found.score) {
-        found = { x: wx + refined.maxLoc.x, y: wy + refined.maxLoc.y, score: refined.maxVal, scale };
-        refinedOnce = true;
-      }
-    }
+    const found = refine({ cv, keep, region, area, template: fullTemplate, prepared }, best, sizes, factor);
     const { x, y, score } = found;
     const width = Math.round(template.width * found.scale);
     const height = Math.round(template.height * found.scale);
