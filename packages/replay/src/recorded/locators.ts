@@ -17,6 +17,7 @@ import {
   FEATURELESS_EDGES,
   findTemplate,
   isFeatureless,
+  type OcrEngine,
   type RgbaImage,
   type TemplateMatch,
 } from '@mime-desktop/vision';
@@ -24,6 +25,7 @@ import {
   AUTO_MATCH,
   checkAtRecordedPlace,
   checkWholeScreen,
+  type Failure,
   failed,
   identity,
   type Located,
@@ -36,6 +38,7 @@ import {
 import { isMoved, type Layout, mapBox, mapPoint, RECORDED } from './layout-map.ts';
 import { locateElement } from './locate-element.ts';
 import { boxAround } from './recorded-step.ts';
+import { textLocator } from './text-locator.ts';
 
 type Point = { x: number; y: number };
 
@@ -359,24 +362,37 @@ function otherScreen(step_i: number, pre: RgbaImage, live: RgbaImage): Look<neve
   );
 }
 
-/** The rungs of a mode, first to last. */
-export function ladder(mode: 'trace' | 'auto', a11y: Accessibility | null): Locator[] {
+/** The rungs of a mode, first to last (the target's words only where an OCR engine is given). */
+export function ladder(
+  mode: 'trace' | 'auto',
+  a11y: Accessibility | null,
+  ocr: OcrEngine | null = null,
+): Locator[] {
   const structural = a11y ? [accessibilityLocator(a11y)] : [];
+  const words = ocr ? [textLocator(ocr)] : [];
   return mode === 'trace'
     ? [...structural, tracePlaceLocator, screenLocator(mode)]
-    : [...structural, autoPlaceLocator, templateLocator, screenLocator(mode)];
+    : [...structural, autoPlaceLocator, templateLocator, ...words, screenLocator(mode)];
+}
+
+/** A miss with a later rung's reason added (its figure stays the first miss's). */
+function alsoMissed(first: Failure, later: Failure): Failure {
+  return { ...first, reason: `${first.reason}; ${later.reason}` };
 }
 
 /**
- * Climbs the ladder: the first rung that finds the target wins; when none does, the last miss says
- * why (its reason is the most informative: it looked the widest).
+ * Climbs the ladder: the first rung that finds the target wins; when none does, the first miss says
+ * why, with its figure (the pixels compared), and a later rung's miss adds its reason (the target's
+ * words not read on the screen).
  */
 export async function locate(locators: readonly Locator[], input: LocateInput): Promise<Look<Located>> {
-  let miss: Look<Located> | null = null;
+  let miss: Failure | null = null;
   for (const locator of locators) {
     const result = await locator.locate(input);
     if (result?.ok) return result;
-    if (result) miss = result;
+    if (!result) continue;
+    const { failure } = result;
+    miss = miss === null ? failure : alsoMissed(miss, failure);
   }
-  return miss ?? otherScreen(input.step.i, input.pre, input.live);
+  return miss ? { ok: false, failure: miss } : otherScreen(input.step.i, input.pre, input.live);
 }

@@ -132,7 +132,7 @@ class RecordedRun {
     this.#locators = context.desktop
       .accessibility()
       .catch(() => null)
-      .then((a11y) => ladder(policy.mode, a11y));
+      .then((a11y) => ladder(policy.mode, a11y, context.ocr));
   }
 
   async run(): Promise<void> {
