@@ -95,3 +95,43 @@ describe('the target by its words', () => {
     expect(miss.failure.similarity).toBeLessThan(miss.failure.threshold);
   }, 60_000);
 });
+
+describe('a target with words of its own', () => {
+  const ocr = new OcrEngine();
+  afterAll(() => ocr.close());
+  const DEMO = join(
+    import.meta.dirname,
+    '..',
+    '..',
+    '..',
+    'fixtures',
+    'workflows',
+    'play-song-recorded',
+    'screenshots',
+  );
+
+  it('is known by its own words only, never by the words beside it (a list row’s title)', async () => {
+    const pre = await decodeImage(join(DEMO, '3.png'));
+    const play: WorkflowStep = {
+      ...clickName(),
+      source: {
+        event_index: 3,
+        screenshot: 'screenshots/3.png',
+        point: { x: 562, y: 194 },
+        end_point: null,
+        box: { x: 482, y: 162, width: 160, height: 64 },
+      },
+    };
+    // Light on dark inside a light page, the caption does not read; the row's title beside the
+    // button ("Numb") is no word of the button's: the rung does not apply.
+    expect(await textLocator(ocr).locate({ step: play, pre, live: pre, layout: null })).toBeNull();
+    // The button's caption painted over: the button is there, its words are not.
+    const live = { ...pre, data: pre.data.slice() };
+    for (let y = 180; y < 208; y += 1) {
+      for (let x = 530; x < 595; x += 1)
+        live.data.fill(0, (y * pre.width + x) * 4, (y * pre.width + x) * 4 + 3);
+    }
+    const gone = await textLocator(ocr).locate({ step: play, pre, live, layout: null });
+    expect(gone?.ok ?? false).toBe(false);
+  }, 60_000);
+});

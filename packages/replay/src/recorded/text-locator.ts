@@ -4,13 +4,16 @@
  * scale: found once on the live screen, it carries the target with it (the recorded offset from the
  * words to the target, scaled as the words are). The words are the element's name or label where the
  * recording has the element, else those OCR reads in the recorded frame: inside the target (a
- * caption, a placeholder), then left of it on its line (a label), then just above it.
+ * caption, a placeholder), then, for a target without words of its own (an empty field), left of
+ * it on its line (a label), then just above it.
  */
 import type { WorkflowStep } from '@mime-desktop/schema';
 import {
   type Box,
   clampBox,
   crop,
+  edgeImage,
+  FEATURELESS_EDGES,
   findTemplate,
   type OcrEngine,
   type OcrWord,
@@ -51,7 +54,12 @@ const textIn = (words: readonly OcrWord[], box: Box) =>
     .join(' ');
 
 /** The words of the recorded frame that name the target (see the file's comment), nearest first. */
-function anchorOf(words: readonly OcrWord[], step: WorkflowStep, point: Point, box: Box): Anchor | null {
+function anchorOf(
+  words: readonly OcrWord[],
+  step: WorkflowStep,
+  target: { point: Point; box: Box; content: boolean },
+): Anchor | null {
+  const { point, box, content } = target;
   const element = step.target.element;
   const named = [element?.name, element?.label].filter((t): t is string => !!t && telling(t));
   for (const phrase of named) {
@@ -79,7 +87,11 @@ function anchorOf(words: readonly OcrWord[], step: WorkflowStep, point: Point, b
   const aboveLine = firstAbove
     ? above.filter((w) => Math.abs(w.box.y - firstAbove.box.y) < w.box.height / 2)
     : [];
-  for (const candidate of [line(inside), line(left), line(aboveLine.sort((a, b) => a.box.x - b.box.x))]) {
+  // A target with content of its own (a button's caption) is known by its own words only: words
+  // beside it (a list row's title) name something else. One without (an empty field) by its label.
+  const own = line(inside);
+  if (content) return own && telling(own.phrase) ? own : null;
+  for (const candidate of [own, line(left), line(aboveLine.sort((a, b) => a.box.x - b.box.x))]) {
     if (candidate && telling(candidate.phrase)) return candidate;
   }
   return null;
@@ -223,6 +235,35 @@ async function placesOf(
   return { places, found };
 }
 
+/**
+ * Whether a target holds content of its own (a caption, an icon, typed text) beside the straight
+ * lines of a frame: its edges outside rows and columns that an edge crosses for half their length
+ * (a field's outline) cover at least FEATURELESS_EDGES of it. An empty field has none.
+ */
+function hasContent(pre: RgbaImage, box: Box): boolean {
+  const area = clampBox(box, pre);
+  const edges = edgeImage(pre);
+  const on = (x: number, y: number) => (edges.data[(y * pre.width + x) * 4] ?? 0) > 0;
+  const rows = new Set<number>();
+  const cols = new Set<number>();
+  for (let y = area.y; y < area.y + area.height; y += 1) {
+    let n = 0;
+    for (let x = area.x; x < area.x + area.width; x += 1) if (on(x, y)) n += 1;
+    if (n >= area.width / 2) rows.add(y);
+  }
+  for (let x = area.x; x < area.x + area.width; x += 1) {
+    let n = 0;
+    for (let y = area.y; y < area.y + area.height; y += 1) if (on(x, y)) n += 1;
+    if (n >= area.height / 2) cols.add(x);
+  }
+  let content = 0;
+  for (let y = area.y; y < area.y + area.height; y += 1) {
+    if (rows.has(y)) continue;
+    for (let x = area.x; x < area.x + area.width; x += 1) if (!cols.has(x) && on(x, y)) content += 1;
+  }
+  return content >= FEATURELESS_EDGES * area.width * area.height;
+}
+
 /** The rung; `ocr` reads the recorded frame once a step and the live screen when the rungs before it missed. */
 export function textLocator(ocr: OcrEngine): Locator {
   const anchors = new WeakMap<WorkflowStep, Promise<Anchor | null>>();
@@ -238,7 +279,8 @@ export function textLocator(ocr: OcrEngine): Locator {
         },
         pre,
       );
-      anchor = readCrop(ocr, pre, around).then((words) => anchorOf(words, step, point, box));
+      const content = hasContent(pre, box);
+      anchor = readCrop(ocr, pre, around).then((words) => anchorOf(words, step, { point, box, content }));
       anchors.set(step, anchor);
     }
     return anchor;
