@@ -28,11 +28,20 @@ export const TRACE_TARGET_SIMILARITY = 0.9;
 /** The whole screen must be at least this alike before a step (other text may differ with new params). */
 export const TRACE_SCREEN_SIMILARITY = 0.7;
 /**
- * Auto: a re-found target needs this correlation; far from where the layout is expected it also needs
+ * Auto: a re-found target needs this correlation (`edgeScore` on edges, see matchThreshold); far from
+ * where the layout is expected it also needs
  * this lead over the next best place; near it, the offset may differ by this much. (A featureless
  * target is matched with its surroundings, see templateContext in locators.ts.)
  */
-export const AUTO_MATCH = { score: 0.8, margin: 0.05, offsetTolerance: 32 } as const;
+export const AUTO_MATCH = { score: 0.8, edgeScore: 0.9, margin: 0.05, offsetTolerance: 32 } as const;
+
+/**
+ * The correlation a match needs, by what it compared: edges ignore colours, so a restyled control
+ * (the demo's Play button turned into a dashed, white "Listen" one) still scores 0.82 on them where
+ * the same control in a dark theme or at 1.25x scores 0.97-1.0: edges need 0.9.
+ */
+export const matchThreshold = (features: 'grey' | 'edges') =>
+  features === 'edges' ? AUTO_MATCH.edgeScore : AUTO_MATCH.score;
 /**
  * A change check passes when at least `toAfter` of the cells the recorded action changed look like the
  * recording after it, and at most `stillBefore` still look like before. Measured on the demo app with

@@ -31,6 +31,7 @@ import {
   type Located,
   type Look,
   located,
+  matchThreshold,
   ratio,
   similarityAt,
   TRACE_TARGET_SIMILARITY,
@@ -232,13 +233,13 @@ async function firstMatch(
   live: RgbaImage,
   template: RgbaImage,
   within: Box | undefined,
-  take: (match: TemplateMatch) => boolean,
+  take: (match: TemplateMatch, threshold: number) => boolean,
 ): Promise<Matched | null> {
   let best: Matched | null = null;
   for (const features of FEATURES) {
     const match = await findTemplate(live, template, within ? { within, features } : { features });
     if (!match) continue;
-    if (take(match)) return { match, features, taken: true };
+    if (take(match, matchThreshold(features))) return { match, features, taken: true };
     if (!best || match.score > best.match.score) best = { match, features, taken: false };
   }
   return best;
@@ -277,7 +278,7 @@ export const templateLocator: Locator = {
       live,
       template,
       near(point, box, expected, live, k),
-      (m) => m.score >= AUTO_MATCH.score && consistent(m, wide, expected, point),
+      (m, threshold) => m.score >= threshold && consistent(m, wide, expected, point),
     );
     if (nearby?.taken) {
       return foundAt(
@@ -291,13 +292,14 @@ export const templateLocator: Locator = {
     if (layout !== null) {
       if (!nearby) return fail('the recorded target is larger than the screen', 0, 1);
       const { match } = nearby;
+      const needed = matchThreshold(nearby.features);
       const at = JSON.stringify(mapPoint(layoutOf(match, wide), point));
       const want = JSON.stringify(mapPoint(expected, point));
-      return match.score < AUTO_MATCH.score
+      return match.score < needed
         ? fail(
             `the recorded target was not found near where the previous step found the layout (best ${ratio(match.score)} alike, at ${at}, expected ${want})`,
             match.score,
-            AUTO_MATCH.score,
+            needed,
           )
         : fail(
             `the recorded target was found at ${at}, not near where the previous step found the layout (${want}): a window does not jump within a subtask`,
@@ -309,16 +311,16 @@ export const templateLocator: Locator = {
       live,
       template,
       undefined,
-      (m) => m.score >= AUTO_MATCH.score && m.margin >= AUTO_MATCH.margin,
+      (m, threshold) => m.score >= threshold && m.margin >= AUTO_MATCH.margin,
     );
     if (!anywhere) return fail('the recorded target is larger than the screen', 0, 1);
     const { match, features, taken } = anywhere;
     if (taken) return foundAt(match, wide, 'unique on the screen', 'template-anywhere', features);
-    return match.score < AUTO_MATCH.score
+    return match.score < matchThreshold(features)
       ? fail(
           `the recorded target was not found with confidence (best ${ratio(match.score)} alike)`,
           match.score,
-          AUTO_MATCH.score,
+          matchThreshold(features),
         )
       : fail(
           `the recorded target was not found with confidence: another place looks the same (best ${ratio(match.score)}, only ${ratio(match.margin)} ahead of the next place)`,

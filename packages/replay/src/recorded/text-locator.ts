@@ -22,7 +22,7 @@ import {
   wordsLeftOf,
 } from '@mime-desktop/vision';
 import { readCrop } from '../actions/screen-text.ts';
-import { AUTO_MATCH, failed, type Located, type Look, located } from './checks.ts';
+import { failed, type Located, type Look, located, matchThreshold } from './checks.ts';
 import { type Layout, mapBox, mapPoint } from './layout-map.ts';
 import type { LocateInput, Locator } from './locators.ts';
 
@@ -174,7 +174,7 @@ async function confirmed(pre: RgbaImage, live: RgbaImage, span: Box, layout: Lay
   );
   for (const features of ['grey', 'edges'] as const) {
     const match = await findTemplate(live, crop(pre, region), { within, features, scales: [layout.scale] });
-    if (match && match.score >= AUTO_MATCH.score) return true;
+    if (match && match.score >= matchThreshold(features)) return true;
   }
   return false;
 }
@@ -200,7 +200,7 @@ async function layoutFrom(pre: RgbaImage, recorded: Box, live: RgbaImage, read: 
   );
   for (const features of ['grey', 'edges'] as const) {
     const match = await findTemplate(live, crop(pre, words), { within, features, scales: SCALES });
-    if (match && match.score >= AUTO_MATCH.score) {
+    if (match && match.score >= matchThreshold(features)) {
       const { scale } = match;
       return {
         scale,
