@@ -143,7 +143,8 @@ describe('mousepad in a dark theme (GTK_THEME=Adwaita:dark), no accessibility tr
     for (const e of log.filter((v) => v.type === 'verify')) {
       expect(e.data.similarity).toBeGreaterThanOrEqual(Number(e.data.threshold));
     }
-  });
+    // Re-finding by edges and checking outcomes by OCR take longer than the unchanged screen's run.
+  }, 120_000);
 
   it('stops with a divergence when the Save dialog never opens, its figure below its threshold', async () => {
     const dark = { ...env, GTK_THEME: 'Adwaita:dark' };

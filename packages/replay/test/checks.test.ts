@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { changedRegion, decodeImage, type RgbaImage } from '@mime-desktop/vision';
 import { describe, expect, it } from 'vitest';
-import { checkChange, checkPlace } from '../src/recorded/checks.ts';
+import { checkChange, checkPlace, checkWholeScreen } from '../src/recorded/checks.ts';
 import { isMoved, type Layout, RECORDED } from '../src/recorded/layout-map.ts';
 import { CHANGES, changedScreen } from './screen-variants.ts';
 
@@ -118,5 +118,16 @@ describe('a change check’s figure is the one that decided', () => {
     const verdict = checkPlace(blank, one, { x: 0, y: 0, width: 40, height: 40 }, 3);
     expect(verdict.ok).toBe(false);
     expect(verdict.score).toBeLessThan(verdict.threshold);
+  });
+});
+
+describe('checkWholeScreen on a changed screen (real Mousepad frames)', () => {
+  it('passes the Save dialog in a dark theme by its edges, and fails the document window there, below its threshold', async () => {
+    const pre = await decodeImage(MOUSEPAD(3));
+    const dark = checkWholeScreen(0, pre, await changedScreen(MOUSEPAD(3), { dark: true }));
+    expect(dark.ok && dark.value.reason).toMatch(/by its edges/);
+    const wrong = checkWholeScreen(0, pre, await changedScreen(MOUSEPAD(0), { dark: true }));
+    if (wrong.ok) throw new Error(wrong.value.reason);
+    expect(wrong.failure.similarity).toBeLessThan(wrong.failure.threshold);
   });
 });

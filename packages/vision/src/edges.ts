@@ -113,8 +113,10 @@ export function edgeSimilarity(a: RgbaImage, boxA: Box, b: RgbaImage, boxB: Box)
   const rb = clampBox(boxB, b);
   const width = Math.min(ra.width, rb.width);
   const height = Math.min(ra.height, rb.height);
-  const ea = edgeImage(a, ra);
-  const eb = edgeImage(b, rb);
+  // A whole frame's edges are kept (a recorded frame is compared again at every poll).
+  const whole = (image: RgbaImage, r: Box) => r.width === image.width && r.height === image.height;
+  const ea = whole(a, ra) ? edgeImage(a) : edgeImage(a, ra);
+  const eb = whole(b, rb) ? edgeImage(b) : edgeImage(b, rb);
   const on = (e: RgbaImage, x: number, y: number) => (e.data[(y * e.width + x) * 4] ?? 0) > 0;
   const near = (e: RgbaImage, r: Box, x: number, y: number) => {
     for (let dy = -1; dy <= 1; dy += 1) {

@@ -16,6 +16,7 @@ import {
   clampBox,
   crop,
   edgeImage,
+  edgeSimilarity,
   greyStats,
   layoutProgressAt,
   type RgbaImage,
@@ -188,16 +189,29 @@ export function checkAtRecordedPlace(
   );
 }
 
-/** A step without a target (typing, a key): the screen as a whole alike the recording. */
+/**
+ * A step without a target (typing, a key): the screen as a whole alike the recording, by pixels, or
+ * (a screen in other colours: another theme) by its edges.
+ */
 export function checkWholeScreen(step_i: number, pre: RgbaImage, live: RgbaImage): Look<Located> {
   const whole = similarity(pre, live);
-  return whole >= TRACE_SCREEN_SIMILARITY
-    ? located(identity, RECORDED, whole, `the screen matches the recording (${ratio(whole)} alike)`)
+  if (whole >= TRACE_SCREEN_SIMILARITY) {
+    return located(identity, RECORDED, whole, `the screen matches the recording (${ratio(whole)} alike)`);
+  }
+  const screen = { x: 0, y: 0, width: pre.width, height: pre.height };
+  const edges = edgeSimilarity(pre, screen, live, screen);
+  return edges >= TRACE_SCREEN_SIMILARITY
+    ? located(
+        identity,
+        RECORDED,
+        edges,
+        `the screen matches the recording by its edges (${ratio(edges)} alike; ${ratio(whole)} by pixels: other colours)`,
+      )
     : failed(
         step_i,
         'before_step',
-        'the screen is not the one recorded before this step',
-        whole,
+        'the screen is not the one recorded before this step (by pixels and by edges)',
+        edges,
         TRACE_SCREEN_SIMILARITY,
         null,
         pre,
