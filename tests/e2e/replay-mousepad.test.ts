@@ -109,6 +109,79 @@ describe('mousepad: save a note', () => {
   });
 });
 
+describe('mousepad in a dark theme (GTK_THEME=Adwaita:dark), no accessibility tree', () => {
+  it('auto re-finds the click into the empty document by pixels, checks each step and saves', async () => {
+    const target = join(work, 'dark.txt');
+    const dark = { ...env, GTK_THEME: 'Adwaita:dark' };
+    const result = await runMime(
+      [
+        'replay',
+        join(work, 'workflow'),
+        '--run-setup',
+        '--mode',
+        'auto',
+        '--param',
+        'note=Written in the dark',
+        '--param',
+        `file_path=${target}`,
+        '--json',
+      ],
+      { env: dark },
+    );
+    expect(result.exitCode, result.stderr).toBe(0);
+    expect((await readFile(target, 'utf8')).trim()).toBe('Written in the dark');
+    const summary = JSON.parse(result.stdout);
+    expect(summary).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
+    const log = await events(summary.dir);
+    // The blank document is featureless: never "found where it was recorded" by its own pixels.
+    const click = log.find((e) => e.type === 'step' && e.data.step_i === 0);
+    expect(click?.data.rung).not.toBe('recorded-place');
+    const verified = log.filter((e) => e.type === 'verify').map((e) => e.data.check);
+    expect(verified).toContain('after_step');
+    expect(verified).toContain('subtask_outcome');
+    // Every check reported at or above its threshold.
+    for (const e of log.filter((v) => v.type === 'verify')) {
+      expect(e.data.similarity).toBeGreaterThanOrEqual(Number(e.data.threshold));
+    }
+    // Re-finding by edges and checking outcomes by OCR take longer than the unchanged screen's run.
+  }, 120_000);
+
+  it('stops with a divergence when the Save dialog never opens, its figure below its threshold', async () => {
+    const dark = { ...env, GTK_THEME: 'Adwaita:dark' };
+    const existing = join(work, 'existing-dark.txt');
+    await writeFile(existing, '');
+    const app = execa('mousepad', [existing], { env: dark, reject: false, detached: true, stdio: 'ignore' });
+    try {
+      await waitForWindowTitle(desktop(), 'existing-dark.txt');
+      const result = await runMime(
+        [
+          'replay',
+          join(work, 'workflow'),
+          '--mode',
+          'auto',
+          '--param',
+          'note=Only this',
+          '--param',
+          `file_path=${join(work, 'never.txt')}`,
+          '--step-timeout',
+          '3',
+          '--json',
+        ],
+        { env: dark },
+      );
+      expect(result.exitCode, result.stderr).toBe(1);
+      const summary = JSON.parse(result.stdout);
+      expect(summary).toMatchObject({ outcome: 'failed', code: 'MIME_REPLAY_DIVERGENCE' });
+      const divergence = (await events(summary.dir)).find((e) => e.type === 'divergence');
+      expect(divergence?.data).toMatchObject({ step_i: 2, check: 'after_step' });
+      expect(divergence?.data.similarity).toBeLessThan(Number(divergence?.data.threshold));
+      expect((await readFile(existing, 'utf8')).trim()).toBe('Only this');
+    } finally {
+      app.kill();
+    }
+  });
+});
+
 describe('mime record --launch', () => {
   it('starts the app, waits for its new window and stores the launch as the recording setup', async () => {
     const home = join(work, 'home');

@@ -115,6 +115,8 @@ const NOT_AT_START =
   "The screen already differed from the recording's first frame before the first action: if the app is not in its recorded starting state (a value left by an earlier run, another page or dialog), reset it, or replay with --fresh (option fresh), which restarts the app from the workflow's setup or runs its setup.reset command.";
 
 const pct = (n: number) => `${Math.round(n * 100)}%`;
+/** A failed check's figure, rounded down: a figure below its threshold never prints as the threshold. */
+const pctBelow = (n: number) => `${Math.floor(n * 100 + 1e-9)}%`;
 
 /** Replay found the live screen unlike the recording; it stops there, with both crops saved. */
 export class ReplayDivergenceError extends MimeError {
@@ -130,7 +132,7 @@ export class ReplayDivergenceError extends MimeError {
       : 'The app is not in the state the recording shows (a dialog that did not open, another window in front): check it, or let the model work from the screen in the agent mode.';
     super(
       'MIME_REPLAY_DIVERGENCE',
-      `${where}: ${details.reason} (${pct(details.similarity)} where ${pct(details.threshold)} is needed; expected and observed crops: ${details.crops.join(', ')}). ${note ?? advice}${details.notAtStart ? ` ${NOT_AT_START}` : ''}`,
+      `${where}: ${details.reason} (${pctBelow(details.similarity)} where ${pct(details.threshold)} is needed; expected and observed crops: ${details.crops.join(', ')}). ${note ?? advice}${details.notAtStart ? ` ${NOT_AT_START}` : ''}`,
     );
     this.details = details;
   }

@@ -18,6 +18,7 @@ import {
 import { RECORDED } from '../src/recorded/layout-map.ts';
 import { ladder, locate } from '../src/recorded/locators.ts';
 import { aboutALine, plainText } from '../src/recorded/shown-values.ts';
+import { CHANGES, changedScreen } from './screen-variants.ts';
 
 const DEMO = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'workflows', 'play-song-recorded');
 
@@ -235,5 +236,119 @@ describe('checks', () => {
     expect(typedTextCheckable({ ...field, role: 'password text' }, 'hunter2')).toBe(false);
     expect(typedTextCheckable(field, '{password}')).toBe(false);
     expect(typedTextCheckable(undefined, 'Rome')).toBe(false);
+  });
+});
+
+/** A failure's figure and threshold: the figure is always below it. */
+function expectBelowThreshold(look: Awaited<ReturnType<typeof locate>>) {
+  if (look.ok) throw new Error(`found: ${look.value.reason}`);
+  expect(look.failure.similarity).toBeLessThan(look.failure.threshold);
+  return look.failure;
+}
+
+const MOUSEPAD = join(
+  import.meta.dirname,
+  '..',
+  '..',
+  '..',
+  'fixtures',
+  'workflows',
+  'mousepad-save',
+  'screenshots',
+);
+
+describe('a featureless target on a real app: the click into Mousepad’s empty document', async () => {
+  const file = join(MOUSEPAD, '0.png');
+  const pre = await decodeImage(file);
+  const click = step({ x: 641, y: 427 });
+
+  it('is found where it was recorded on the recorded screen, by its surroundings', async () => {
+    for (const mode of ['trace', 'auto'] as const) {
+      const found = await locate(ladder(mode, null), { step: click, pre, live: pre, layout: null });
+      expect(found.ok && found.value.rung).toBe('recorded-place');
+    }
+  });
+
+  it('is never "found where it was recorded" on the blank document after the window moved', async () => {
+    // Moved so that the recorded place still shows the blank document: 100% alike by pixels.
+    const live = await changedScreen(file, { dx: 200, dy: 100 });
+    const trace = expectBelowThreshold(
+      await locate(ladder('trace', null), { step: click, pre, live, layout: null }),
+    );
+    expect(trace.reason).toMatch(/featureless/);
+    const auto = await locate(ladder('auto', null), { step: click, pre, live, layout: null });
+    if (!auto.ok) throw new Error(auto.failure.reason);
+    expect(auto.value.rung).toBe('template-anywhere');
+    expect(auto.value.map({ x: 641, y: 427 })).toEqual({ x: 841, y: 527 });
+  });
+
+  for (const { name, change } of CHANGES.slice(2)) {
+    it(`auto re-finds it ${name}`, async () => {
+      const live = await changedScreen(file, change);
+      const found = await locate(ladder('auto', null), { step: click, pre, live, layout: null });
+      if (!found.ok) throw new Error(found.failure.reason);
+      expect(found.value.rung).not.toBe('recorded-place');
+      const at = found.value.map({ x: 641, y: 427 });
+      const scale = change.scale ?? 1;
+      expect(Math.abs(at.x - (641 * scale + (change.dx ?? 0)))).toBeLessThanOrEqual(4);
+      expect(Math.abs(at.y - (427 * scale + (change.dy ?? 0)))).toBeLessThanOrEqual(4);
+    });
+  }
+
+  it('is not found where the app does not show it (the Save dialog over it, a blank screen), with figures below their thresholds', async () => {
+    const dialog = await decodeImage(join(MOUSEPAD, '3.png'));
+    const blank: RgbaImage = {
+      width: pre.width,
+      height: pre.height,
+      data: new Uint8Array(pre.data.length).fill(255),
+    };
+    for (const live of [dialog, blank]) {
+      for (const mode of ['trace', 'auto'] as const) {
+        expectBelowThreshold(await locate(ladder(mode, null), { step: click, pre, live, layout: null }));
+      }
+    }
+  });
+
+  it('on a screen without any edges around it, is a miss whose figure is the edges it lacks', async () => {
+    const blank: RgbaImage = {
+      width: pre.width,
+      height: pre.height,
+      data: new Uint8Array(pre.data.length).fill(255),
+    };
+    const miss = expectBelowThreshold(
+      await locate(ladder('auto', null), { step: click, pre: blank, live: blank, layout: null }),
+    );
+    expect(miss.reason).toMatch(/no edges/);
+  });
+});
+
+describe('a target with detail on the demo app, in a dark theme and scaled', async () => {
+  const file = join(DEMO, 'screenshots', '0.png');
+  const pre = await decodeImage(file);
+  const searchBox = step({ x: 240, y: 120 });
+
+  for (const { name, change } of CHANGES.slice(2)) {
+    it(`auto re-finds the search box ${name}${change.dark ? ', by its edges' : ''}`, async () => {
+      const live = await changedScreen(file, change);
+      const found = await locate(ladder('auto', null), { step: searchBox, pre, live, layout: null });
+      if (!found.ok) throw new Error(found.failure.reason);
+      if (change.dark) expect(found.value.reason).toMatch(/by its edges/);
+      const at = found.value.map({ x: 240, y: 120 });
+      const scale = change.scale ?? 1;
+      expect(Math.abs(at.x - (240 * scale + (change.dx ?? 0)))).toBeLessThanOrEqual(4);
+      expect(Math.abs(at.y - (120 * scale + (change.dy ?? 0)))).toBeLessThanOrEqual(4);
+    });
+  }
+
+  it('misses a search box the app does not show (another page), the figure below its threshold', async () => {
+    const other = await decodeImage(join(MOUSEPAD, '3.png'));
+    const live = await sharp(other.data, { raw: { width: other.width, height: other.height, channels: 4 } })
+      .resize(pre.width, pre.height, { fit: 'fill' })
+      .raw()
+      .toBuffer();
+    const screen = { width: pre.width, height: pre.height, data: new Uint8Array(live) };
+    expectBelowThreshold(
+      await locate(ladder('auto', null), { step: searchBox, pre, live: screen, layout: null }),
+    );
   });
 });

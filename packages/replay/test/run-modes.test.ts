@@ -22,7 +22,7 @@ describe('run modes', () => {
     expect(SUPPORTED_MODES.map((name) => runModeOf(name).name)).toEqual(SUPPORTED_MODES);
     expect(runModeOf('trace')).toBe(TRACE);
     expect(() => runModeOf('nope')).toThrow(ReplayOptionError);
-    expect(() => runModeOf('nope')).toThrow(/mode must be one of trace, auto, agent, got "nope"/);
+    expect(() => runModeOf('nope')).toThrow(/mode must be one of agent, trace, auto, got "nope"/);
   });
 
   it('trace refuses a step without a recording; auto takes it, with the model', async () => {

@@ -100,7 +100,13 @@ export const StepExecution = z.enum(['trace', 'regrounded', 'agent', 'skipped'])
  * element by its accessibility identity, the recorded pixels at their place, the template near its
  * expected place, anywhere at any scale; the model (auto only) is the hand-over.
  */
-export const LocatorRung = z.enum(['accessibility', 'recorded-place', 'template-near', 'template-anywhere']);
+export const LocatorRung = z.enum([
+  'accessibility',
+  'recorded-place',
+  'template-near',
+  'template-anywhere',
+  'text',
+]);
 export type LocatorRung = z.infer<typeof LocatorRung>;
 export type StepExecution = z.infer<typeof StepExecution>;
 

@@ -1,6 +1,7 @@
+import { EDGE_STEP } from './edges.ts';
 import { type Box, crop, type RgbaImage } from './image.ts';
 import { loadOpenCv, type OpenCv } from './opencv.ts';
-import { activeVisionProcess } from './vision-process.ts';
+import { activeVisionProcess, type VisionProcess } from './vision-process.ts';
 
 export interface FindOptions {
   /** Template sizes tried, relative to its recorded size. Default [1, 0.9, 1.1, 0.8, 1.25, 0.67, 1.5]. */
@@ -9,6 +10,11 @@ export interface FindOptions {
   downscale?: number;
   /** Search only here (screen pixels). Default: the whole screen. */
   within?: Box;
+  /**
+   * What is correlated: grey levels (default), or edges (see edgeImage), blurred a little so a
+   * resized edge still overlaps: these match across a dark theme, where grey levels are inverted.
+   */
+  features?: 'grey' | 'edges';
 }
 
 export interface TemplateMatch {
@@ -54,6 +60,25 @@ function greyMat(cv: OpenCv, image: RgbaImage, factor: number) {
   return small;
 }
 
+/**
+ * A grey Mat's edges, as the search correlates them: white where the grey level steps by more than
+ * EDGE_STEP within a pixel (a 3x3 morphological gradient), blurred a little so an edge a pixel off
+ * still overlaps. Computed after resizing, so edges are as thick at every size; the caller deletes it.
+ */
+function edgesOf(cv: OpenCv, grey: InstanceType<OpenCv['Mat']>) {
+  const kernel = cv.Mat.ones(3, 3, cv.CV_8U);
+  const gradient = new cv.Mat();
+  cv.morphologyEx(grey, gradient, cv.MORPH_GRADIENT, kernel);
+  kernel.delete();
+  const binary = new cv.Mat();
+  cv.threshold(gradient, binary, EDGE_STEP, 255, cv.THRESH_BINARY);
+  gradient.delete();
+  const blurred = new cv.Mat();
+  cv.GaussianBlur(binary, blurred, new cv.Size(5, 5), 0);
+  binary.delete();
+  return blurred;
+}
+
 /** Best and runner-up of a correlation map; the runner-up excludes a window around the best. */
 function peaks(cv: OpenCv, result: InstanceType<OpenCv['Mat']>, exclude: { width: number; height: number }) {
   const none = new cv.Mat();
@@ -70,6 +95,72 @@ function peaks(cv: OpenCv, result: InstanceType<OpenCv['Mat']>, exclude: { width
   return { score: best.maxVal, at: best.maxLoc, runnerUp: second };
 }
 
+/** What a refinement reads: the search area's prepared Mat and the grey template, and how to prepare a resized one. */
+interface Searching {
+  cv: OpenCv;
+  keep: <T extends { delete(): void }>(mat: T) => T;
+  region: InstanceType<OpenCv['Mat']>;
+  area: Box;
+  template: InstanceType<OpenCv['Mat']>;
+  prepared: (grey: InstanceType<OpenCv['Mat']>) => InstanceType<OpenCv['Mat']>;
+}
+
+/** The best place and size at full resolution in a window around the coarse match, at each of `sizes`. */
+function refine(
+  { cv, keep, region, area, template, prepared }: Searching,
+  coarse: { x: number; y: number; score: number; scale: number },
+  sizes: readonly number[],
+  factor: number,
+): { x: number; y: number; score: number; scale: number } {
+  const cx = coarse.x + (template.cols * coarse.scale) / 2;
+  const cy = coarse.y + (template.rows * coarse.scale) / 2;
+  const pad = Math.ceil(2 / factor) + 2;
+  let found = { x: coarse.x, y: coarse.y, score: coarse.score, scale: coarse.scale };
+  let refined = false;
+  for (const scale of sizes) {
+    const w = Math.round(template.cols * scale);
+    const h = Math.round(template.rows * scale);
+    const wx = Math.max(0, Math.floor(cx - w / 2) - pad);
+    const wy = Math.max(0, Math.floor(cy - h / 2) - pad);
+    const ww = Math.min(area.width - wx, w + 2 * pad);
+    const wh = Math.min(area.height - wy, h + 2 * pad);
+    if (ww < w || wh < h) continue;
+    const window = keep(region.roi(new cv.Rect(wx, wy, ww, wh)));
+    const t = keep(new cv.Mat());
+    cv.resize(template, t, new cv.Size(w, h), 0, 0, cv.INTER_AREA);
+    const result = keep(new cv.Mat());
+    cv.matchTemplate(window, prepared(t), result, cv.TM_CCOEFF_NORMED);
+    const at = cv.minMaxLoc(result, keep(new cv.Mat()));
+    if (!refined || at.maxVal > found.score) {
+      found = { x: wx + at.maxLoc.x, y: wy + at.maxLoc.y, score: at.maxVal, scale };
+      refined = true;
+    }
+  }
+  return found;
+}
+
+/** findTemplate in the vision process: only the searched area crosses when it lies on the screen. */
+async function findInProcess(
+  remote: VisionProcess,
+  screen: RgbaImage,
+  template: RgbaImage,
+  options: FindOptions,
+): Promise<TemplateMatch | null> {
+  const { within } = options;
+  const inside =
+    within &&
+    within.x >= 0 &&
+    within.y >= 0 &&
+    within.x + within.width <= screen.width &&
+    within.y + within.height <= screen.height;
+  if (!within || !inside) return remote.call('findTemplate', screen, template, options);
+  const found = await remote.call('findTemplate', crop(screen, within), template, {
+    ...options,
+    within: undefined,
+  });
+  return found && { ...found, box: { ...found.box, x: found.box.x + within.x, y: found.box.y + within.y } };
+}
+
 /**
  * Finds a recorded target crop on a screen at several sizes with OpenCV's normalized correlation
  * (TM_CCOEFF_NORMED): a coarse search on shrunk images, then a refinement at full size around the
@@ -82,22 +173,7 @@ export async function findTemplate(
   options: FindOptions = {},
 ): Promise<TemplateMatch | null> {
   const remote = activeVisionProcess();
-  if (remote) {
-    // Only the searched area crosses to the vision process when it lies on the screen (the same pixels).
-    const { within } = options;
-    const inside =
-      within &&
-      within.x >= 0 &&
-      within.y >= 0 &&
-      within.x + within.width <= screen.width &&
-      within.y + within.height <= screen.height;
-    if (!within || !inside) return remote.call('findTemplate', screen, template, options);
-    const found = await remote.call('findTemplate', crop(screen, within), template, {
-      ...options,
-      within: undefined,
-    });
-    return found && { ...found, box: { ...found.box, x: found.box.x + within.x, y: found.box.y + within.y } };
-  }
+  if (remote) return findInProcess(remote, screen, template, options);
   const { cv } = await loadOpenCv();
   const factor = options.downscale ?? 0.5;
   const area = options.within ?? { x: 0, y: 0, width: screen.width, height: screen.height };
@@ -107,12 +183,17 @@ export async function findTemplate(
     return mat;
   };
   try {
+    const features = options.features ?? 'grey';
+    // What is correlated: grey levels, or their edges once resized (see edgesOf).
+    const prepared = (grey: InstanceType<OpenCv['Mat']>) =>
+      features === 'edges' ? keep(edgesOf(cv, grey)) : grey;
     const fullScreen = keep(greyMat(cv, screen, 1));
-    const region = keep(fullScreen.roi(new cv.Rect(area.x, area.y, area.width, area.height)));
-    const small = keep(new cv.Mat());
+    const greyRegion = keep(fullScreen.roi(new cv.Rect(area.x, area.y, area.width, area.height)));
+    const region = prepared(greyRegion);
+    const greySmall = keep(new cv.Mat());
     cv.resize(
-      region,
-      small,
+      greyRegion,
+      greySmall,
       new cv.Size(
         Math.max(1, Math.round(area.width * factor)),
         Math.max(1, Math.round(area.height * factor)),
@@ -121,6 +202,7 @@ export async function findTemplate(
       0,
       cv.INTER_AREA,
     );
+    const small = prepared(greySmall);
     const fullTemplate = keep(greyMat(cv, template, 1));
     const mean = keep(new cv.Mat());
     const std = keep(new cv.Mat());
@@ -135,7 +217,7 @@ export async function findTemplate(
       const t = keep(new cv.Mat());
       cv.resize(fullTemplate, t, new cv.Size(width, height), 0, 0, cv.INTER_AREA);
       const result = keep(new cv.Mat());
-      cv.matchTemplate(small, t, result, cv.TM_CCOEFF_NORMED);
+      cv.matchTemplate(small, prepared(t), result, cv.TM_CCOEFF_NORMED);
       const found = peaks(cv, result, { width, height });
       if (!best || found.score > best.score) {
         best = {
@@ -149,28 +231,20 @@ export async function findTemplate(
     }
     if (!best) return null;
 
-    // Refine at full size in a window around the coarse place.
-    const width = Math.round(template.width * best.scale);
-    const height = Math.round(template.height * best.scale);
-    const pad = Math.ceil(2 / factor) + 2;
-    const wx = Math.max(0, Math.floor(best.x) - pad);
-    const wy = Math.max(0, Math.floor(best.y) - pad);
-    const ww = Math.min(area.width - wx, width + 2 * pad);
-    const wh = Math.min(area.height - wy, height + 2 * pad);
-    let { x, y, score } = { x: best.x, y: best.y, score: best.score };
-    if (ww >= width && wh >= height) {
-      const window = keep(region.roi(new cv.Rect(wx, wy, ww, wh)));
-      const t = keep(new cv.Mat());
-      cv.resize(fullTemplate, t, new cv.Size(width, height), 0, 0, cv.INTER_AREA);
-      const result = keep(new cv.Mat());
-      cv.matchTemplate(window, t, result, cv.TM_CCOEFF_NORMED);
-      const refined = cv.minMaxLoc(result, keep(new cv.Mat()));
-      ({ x, y, score } = { x: wx + refined.maxLoc.x, y: wy + refined.maxLoc.y, score: refined.maxVal });
-    }
+    // Refine at full size in a window around the coarse place; on blurred edges, which forgive a
+    // size a step off, at the sizes next to the coarse one too.
+    const sizes =
+      features === 'edges'
+        ? (options.scales ?? DEFAULT_SCALES).filter((s) => Math.abs(s - best.scale) <= 0.16)
+        : [best.scale];
+    const found = refine({ cv, keep, region, area, template: fullTemplate, prepared }, best, sizes, factor);
+    const { x, y, score } = found;
+    const width = Math.round(template.width * found.scale);
+    const height = Math.round(template.height * found.scale);
     return {
       box: { x: Math.round(area.x + x), y: Math.round(area.y + y), width, height },
       score: Number.isFinite(score) ? score : 0,
-      scale: best.scale,
+      scale: found.scale,
       runnerUp: Number.isFinite(best.runnerUp) ? best.runnerUp : 0,
       margin: Number.isFinite(best.runnerUp) && Number.isFinite(best.score) ? best.score - best.runnerUp : 0,
       contrast,

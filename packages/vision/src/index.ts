@@ -1,4 +1,13 @@
-export { type CompareOptions, detailSimilarity, greyContrast, greyStats, similarity } from './compare.ts';
+export { type CompareOptions, greyStats, similarity } from './compare.ts';
+export {
+  EDGE_STEP,
+  edgeBounds,
+  edgeImage,
+  edgeShare,
+  edgeSimilarity,
+  FEATURELESS_EDGES,
+  isFeatureless,
+} from './edges.ts';
 export { VisionProcessError } from './errors.ts';
 export { type FindOptions, findTemplate, type TemplateMatch } from './find.ts';
 export {

@@ -3,6 +3,7 @@ import pixelmatch from 'pixelmatch';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
 import { similarity } from '../src/compare.ts';
+import { edgeShare, edgeSimilarity, isFeatureless } from '../src/edges.ts';
 import { findTemplate } from '../src/find.ts';
 import { crop, decodeImage, type RgbaImage } from '../src/image.ts';
 
@@ -19,11 +20,11 @@ const SHOTS = join(
 const playButton = { x: 512, y: 174, width: 100, height: 40 };
 
 /** The screenshot with its content moved by (dx, dy) and scaled, on a white page: a changed layout. */
-async function shifted(file: string, dx: number, dy: number, scale = 1): Promise<RgbaImage> {
+async function shifted(file: string, dx: number, dy: number, scale = 1, dark = false): Promise<RgbaImage> {
   const source = sharp(file);
   const { width = 0, height = 0 } = await source.metadata();
-  const inner = await sharp(file)
-    .resize(Math.round(width * scale), Math.round(height * scale))
+  const resized = sharp(file).resize(Math.round(width * scale), Math.round(height * scale));
+  const inner = await (dark ? resized.negate({ alpha: false }) : resized)
     .extract({
       left: 0,
       top: 0,
@@ -32,7 +33,9 @@ async function shifted(file: string, dx: number, dy: number, scale = 1): Promise
     })
     .png()
     .toBuffer();
-  const png = await sharp({ create: { width, height, channels: 3, background: '#ffffff' } })
+  const png = await sharp({
+    create: { width, height, channels: 3, background: dark ? '#000000' : '#ffffff' },
+  })
     .composite([{ input: inner, left: dx, top: dy }])
     .png()
     .toBuffer();
@@ -64,6 +67,39 @@ describe('findTemplate', () => {
     expect(missing?.score).toBeLessThan(0.7);
     const flat = await findTemplate(before, crop(before, { x: 700, y: 700, width: 80, height: 40 }));
     expect(flat?.contrast).toBeLessThan(8);
+  });
+});
+
+describe('findTemplate on edges', () => {
+  it('finds the button in a dark theme at 1.25x, where grey levels do not', async () => {
+    // The button with as much again around it, as the ladder crops a target: its outline's edges are inside.
+    const withContext = { x: 462, y: 154, width: 200, height: 80 };
+    const template = crop(await decodeImage(join(SHOTS, '3.png')), withContext);
+    const live = await shifted(join(SHOTS, '3.png'), 30, 20, 1.25, true);
+    const want = { x: withContext.x * 1.25 + 30, y: withContext.y * 1.25 + 20 };
+    const grey = await findTemplate(live, template);
+    expect(grey?.score ?? 0).toBeLessThan(0.8);
+    const edges = await findTemplate(live, template, { features: 'edges' });
+    expect(edges).toMatchObject({ scale: 1.25 });
+    expect(edges?.score).toBeGreaterThan(0.9);
+    expect(Math.abs((edges?.box.x ?? 0) - want.x)).toBeLessThanOrEqual(3);
+    expect(Math.abs((edges?.box.y ?? 0) - want.y)).toBeLessThanOrEqual(3);
+    // Gone from the screen: no confident match by edges either.
+    const before = await decodeImage(join(SHOTS, '0.png'));
+    expect((await findTemplate(before, template, { features: 'edges' }))?.score ?? 0).toBeLessThan(0.8);
+  });
+});
+
+describe('edges', () => {
+  it('tell a featureless region, and compare regions whatever their colours', async () => {
+    const frame = await decodeImage(join(SHOTS, '3.png'));
+    const dark = { ...frame, data: frame.data.map((v, i) => (i % 4 === 3 ? v : 255 - v)) };
+    expect(isFeatureless(frame, playButton)).toBe(false);
+    expect(edgeShare(frame, playButton)).toBeGreaterThan(0.05);
+    expect(isFeatureless(frame, { x: 700, y: 700, width: 80, height: 40 })).toBe(true);
+    expect(edgeSimilarity(frame, playButton, dark, playButton)).toBeGreaterThan(0.99);
+    const elsewhere = { ...playButton, y: playButton.y + 200 };
+    expect(edgeSimilarity(frame, playButton, frame, elsewhere)).toBeLessThan(0.5);
   });
 });
 

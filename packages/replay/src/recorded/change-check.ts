@@ -8,6 +8,8 @@ import { changedCellsIn, type RgbaImage } from '@mime-desktop/vision';
 import type { At } from '../kernel/run-memory.ts';
 import {
   CHANGE_CHECK,
+  type ChangeVerdict,
+  changeReason,
   checkChange,
   checkPlace,
   failed,
@@ -50,6 +52,8 @@ export async function verifyChange(parts: LoopParts, spec: ChangeSpec): Promise<
   let recordedCells: number | null = null;
   /** Whether the screen before the action was in other colours than recorded (asked once, on a first miss). */
   let otherColours: boolean | null = null;
+  /** The verdict of the last look: its figure and threshold are the ones journaled. */
+  let decided: ChangeVerdict | null = null;
   return parts.verifier.verify({
     turn,
     description: spec.description,
@@ -61,8 +65,8 @@ export async function verifyChange(parts: LoopParts, spec: ChangeSpec): Promise<
         recordedCells ??= changedCellsIn(before, after, region);
         return checkPlace(since, live, mapBox(layout, region), recordedCells);
       };
-      let change = !sameSize
-        ? { ok: false, toAfter: 0 }
+      let change: ChangeVerdict = !sameSize
+        ? { ok: false, score: 0, threshold: CHANGE_CHECK.toAfter, by: 'pixels' }
         : liveBefore && byPlace === 'always'
           ? inPlace(liveBefore)
           : checkChange(live, before, after, region, layout);
@@ -70,14 +74,15 @@ export async function verifyChange(parts: LoopParts, spec: ChangeSpec): Promise<
         otherColours ??= inOtherColours(liveBefore, before, region, layout);
         if (otherColours) change = inPlace(liveBefore);
       }
+      decided = change;
       return change.ok
-        ? located(identity, layout, change.toAfter, '')
+        ? located(identity, layout, change.score, '')
         : failed(
             spec.step_i,
             spec.check,
-            sameSize ? spec.reason : 'the screen size differs from the recording',
-            change.toAfter,
-            CHANGE_CHECK.toAfter,
+            sameSize ? changeReason(spec.reason, change) : 'the screen size differs from the recording',
+            change.score,
+            change.threshold,
             region,
             after,
           );
@@ -86,7 +91,7 @@ export async function verifyChange(parts: LoopParts, spec: ChangeSpec): Promise<
       step_i: spec.step_i,
       check: spec.check,
       similarity: score ?? 1,
-      threshold: CHANGE_CHECK.toAfter,
+      threshold: decided?.threshold ?? CHANGE_CHECK.toAfter,
       region: mapBox(layout, region),
       ...(spec.recordedFrame && outcomeShots(parts.ctx, turn, watched.frame, spec.recordedFrame)),
     }),

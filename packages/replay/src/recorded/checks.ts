@@ -15,6 +15,8 @@ import {
   changedCellsIn,
   clampBox,
   crop,
+  edgeImage,
+  edgeSimilarity,
   greyStats,
   layoutProgressAt,
   type RgbaImage,
@@ -27,10 +29,20 @@ export const TRACE_TARGET_SIMILARITY = 0.9;
 /** The whole screen must be at least this alike before a step (other text may differ with new params). */
 export const TRACE_SCREEN_SIMILARITY = 0.7;
 /**
- * Auto: a re-found target needs this correlation and contrast; far from where the layout is expected
- * it also needs this lead over the next best place; near it, the offset may differ by this much.
+ * Auto: a re-found target needs this correlation (`edgeScore` on edges, see matchThreshold); far from
+ * where the layout is expected it also needs
+ * this lead over the next best place; near it, the offset may differ by this much. (A featureless
+ * target is matched with its surroundings, see templateContext in locators.ts.)
  */
-export const AUTO_MATCH = { score: 0.8, margin: 0.05, contrast: 8, offsetTolerance: 32 } as const;
+export const AUTO_MATCH = { score: 0.8, edgeScore: 0.9, margin: 0.05, offsetTolerance: 32 } as const;
+
+/**
+ * The correlation a match needs, by what it compared: edges ignore colours, so a restyled control
+ * (the demo's Play button turned into a dashed, white "Listen" one) still scores 0.82 on them where
+ * the same control in a dark theme or at 1.25x scores 0.97-1.0: edges need 0.9.
+ */
+export const matchThreshold = (features: 'grey' | 'edges') =>
+  features === 'edges' ? AUTO_MATCH.edgeScore : AUTO_MATCH.score;
 /**
  * A change check passes when at least `toAfter` of the cells the recorded action changed look like the
  * recording after it, and at most `stillBefore` still look like before. Measured on the demo app with
@@ -179,16 +191,29 @@ export function checkAtRecordedPlace(
   );
 }
 
-/** A step without a target (typing, a key): the screen as a whole alike the recording. */
+/**
+ * A step without a target (typing, a key): the screen as a whole alike the recording, by pixels, or
+ * (a screen in other colours: another theme) by its edges.
+ */
 export function checkWholeScreen(step_i: number, pre: RgbaImage, live: RgbaImage): Look<Located> {
   const whole = similarity(pre, live);
-  return whole >= TRACE_SCREEN_SIMILARITY
-    ? located(identity, RECORDED, whole, `the screen matches the recording (${ratio(whole)} alike)`)
+  if (whole >= TRACE_SCREEN_SIMILARITY) {
+    return located(identity, RECORDED, whole, `the screen matches the recording (${ratio(whole)} alike)`);
+  }
+  const screen = { x: 0, y: 0, width: pre.width, height: pre.height };
+  const edges = edgeSimilarity(pre, screen, live, screen);
+  return edges >= TRACE_SCREEN_SIMILARITY
+    ? located(
+        identity,
+        RECORDED,
+        edges,
+        `the screen matches the recording by its edges (${ratio(edges)} alike; ${ratio(whole)} by pixels: other colours)`,
+      )
     : failed(
         step_i,
         'before_step',
-        'the screen is not the one recorded before this step',
-        whole,
+        'the screen is not the one recorded before this step (by pixels and by edges)',
+        edges,
         TRACE_SCREEN_SIMILARITY,
         null,
         pre,
@@ -199,22 +224,55 @@ export function checkWholeScreen(step_i: number, pre: RgbaImage, live: RgbaImage
 const CONTEXT_MARGIN = 16;
 
 /**
- * Whether the live region went from the recorded before-frame to the recorded after-frame. A layout
- * found moved or resized is known to a few pixels only: nearby positions are tried too, lined up by
- * what the action left alone around and inside the change (labels, edges), and the change is judged
- * where that fits best (the nearest such position when it fits equally well). Judging the position
- * where the change leads most would judge a misaligned view, one like neither recorded frame (the
- * demo's "Now playing: nothing" at 1.1x, 88% like the before-frame where it lines up, passed 3 px off
- * before the app had played anything); judging the one most like either frame would line blank
- * background up with a blank before-frame instead of new text (a form's "Sent to" line, other names).
+ * Below this share of the change's unchanged surroundings alike in grey levels, the live screen is not
+ * the recorded one in its colours or place (another theme, a moved or rescaled window): grey levels
+ * cannot judge the change there, edges do.
  */
-export function checkChange(
+const SAME_SCREEN_CONTEXT = 0.5;
+
+/**
+ * A change check's verdict: `score` is the figure that decided and `threshold` the one it was held
+ * to, so a failure's figure is always below its threshold and a pass's at or above it (see
+ * CHANGE_CHECK): the share of the changed cells that look like after, or (when that passed and too
+ * many still look like before) the share that no longer look like before. `by` says what was
+ * compared: grey levels, or edges on a screen in other colours or place than recorded.
+ */
+export interface ChangeVerdict {
+  ok: boolean;
+  score: number;
+  threshold: number;
+  by: 'pixels' | 'edges';
+  /** What `score` counts: changed places that look as after, or that no longer look as before. */
+  measure?: 'not-before';
+}
+
+/** The verdict of a progress figure: the figure that failed is the one reported. */
+function changeVerdict(
+  progress: { toAfter: number; toBefore: number },
+  by: ChangeVerdict['by'],
+): ChangeVerdict {
+  if (progress.toAfter < CHANGE_CHECK.toAfter) {
+    return { ok: false, score: progress.toAfter, threshold: CHANGE_CHECK.toAfter, by };
+  }
+  const away = 1 - progress.toBefore;
+  const needed = 1 - CHANGE_CHECK.stillBefore;
+  if (progress.toBefore > CHANGE_CHECK.stillBefore) {
+    return { ok: false, score: away, threshold: needed, by, measure: 'not-before' };
+  }
+  return { ok: true, score: progress.toAfter, threshold: CHANGE_CHECK.toAfter, by };
+}
+
+/**
+ * The progress at the best-lined-up of nearby positions (see checkChange), and how well its
+ * surroundings line up.
+ */
+function bestProgress(
   live: RgbaImage,
   before: RgbaImage,
   after: RgbaImage,
   region: Box,
   layout: Layout,
-): { ok: boolean; toAfter: number } {
+): { toAfter: number; toBefore: number; context: number } {
   const nudges = isMoved(layout) ? [-6, -3, 0, 3, 6] : [0];
   const x = Math.max(0, region.x - CONTEXT_MARGIN);
   const y = Math.max(0, region.y - CONTEXT_MARGIN);
@@ -240,8 +298,53 @@ export function checkChange(
       best = { toAfter, toBefore, context, distance };
     }
   }
-  const ok = best.toAfter >= CHANGE_CHECK.toAfter && best.toBefore <= CHANGE_CHECK.stillBefore;
-  return { ok, toAfter: best.toAfter };
+  return best;
+}
+
+/**
+ * Whether the live region went from the recorded before-frame to the recorded after-frame. A layout
+ * found moved or resized is known to a few pixels only: nearby positions are tried too, lined up by
+ * what the action left alone around and inside the change (labels, edges), and the change is judged
+ * where that fits best (the nearest such position when it fits equally well). Judging the position
+ * where the change leads most would judge a misaligned view, one like neither recorded frame (the
+ * demo's "Now playing: nothing" at 1.1x, 88% like the before-frame where it lines up, passed 3 px off
+ * before the app had played anything); judging the one most like either frame would line blank
+ * background up with a blank before-frame instead of new text (a form's "Sent to" line, other names).
+ *
+ * On a changed screen (the layout found moved or rescaled, or surroundings that do not line up in
+ * grey levels: another theme) grey levels are no verdict: the change is judged on the frames' edges
+ * (see edgeImage), which a theme does not invert, as densities per cell, which a rescale keeps.
+ */
+export function checkChange(
+  live: RgbaImage,
+  before: RgbaImage,
+  after: RgbaImage,
+  region: Box,
+  layout: Layout,
+): ChangeVerdict {
+  const grey = bestProgress(live, before, after, region, layout);
+  if (!isMoved(layout) && grey.context >= SAME_SCREEN_CONTEXT) return changeVerdict(grey, 'pixels');
+  const mapped = mapBox(layout, {
+    x: region.x - CONTEXT_MARGIN * 2,
+    y: region.y - CONTEXT_MARGIN * 2,
+    width: region.width + CONTEXT_MARGIN * 4,
+    height: region.height + CONTEXT_MARGIN * 4,
+  });
+  const edges = bestProgress(edgeImage(live, mapped), edgeImage(before), edgeImage(after), region, layout);
+  return changeVerdict(edges, 'edges');
+}
+
+/** A failed change check's reason, saying what the figure is (and that edges were compared on a changed screen). */
+export function changeReason(reason: string, verdict: ChangeVerdict): string {
+  const figure =
+    verdict.measure === 'not-before'
+      ? 'share of the changed places no longer as before'
+      : 'share of the changed places as the recording shows after';
+  const by =
+    verdict.by === 'edges'
+      ? ', compared by edges: the screen is in other colours or place than recorded'
+      : '';
+  return `${reason} (${figure}${by})`;
 }
 
 /** How far apart two mean greys (0-255) may be for two screens to count as in the same colours. */
@@ -273,10 +376,15 @@ export function checkPlace(
   live: RgbaImage,
   expected: Box,
   recordedCells: number,
-): { ok: boolean; toAfter: number } {
+): ChangeVerdict {
   const inside = changedCellsIn(liveBefore, live, expected);
+  const cells = Math.max(1, recordedCells);
   const needed = Math.max(2, recordedCells * CHANGE_CHECK.toAfter);
-  return { ok: inside >= needed, toAfter: Math.min(1, inside / Math.max(1, recordedCells)) };
+  // The figure and its threshold are shares of the same cells: a failure's is below its threshold.
+  const threshold = needed / cells;
+  const ok = inside >= needed;
+  const score = ok ? Math.max(threshold, Math.min(1, inside / cells)) : inside / cells;
+  return { ok, score, threshold, by: 'pixels' };
 }
 
 /** What typing's content check found: the field holds the text, it does not, or content cannot tell. */

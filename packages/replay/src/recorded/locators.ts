@@ -11,9 +11,13 @@ import {
   type Box,
   clampBox,
   crop,
-  detailSimilarity,
+  edgeBounds,
+  edgeShare,
+  edgeSimilarity,
+  FEATURELESS_EDGES,
   findTemplate,
-  greyContrast,
+  isFeatureless,
+  type OcrEngine,
   type RgbaImage,
   type TemplateMatch,
 } from '@mime-desktop/vision';
@@ -21,35 +25,28 @@ import {
   AUTO_MATCH,
   checkAtRecordedPlace,
   checkWholeScreen,
+  type Failure,
   failed,
   identity,
   type Located,
   type Look,
   located,
+  matchThreshold,
   ratio,
   similarityAt,
   TRACE_TARGET_SIMILARITY,
 } from './checks.ts';
 import { isMoved, type Layout, mapBox, mapPoint, RECORDED } from './layout-map.ts';
 import { locateElement } from './locate-element.ts';
+import type { LocateInput, Locator } from './locator.ts';
 import { boxAround } from './recorded-step.ts';
+import { textLocator } from './text-locator.ts';
+
+export type { LocateInput, Locator } from './locator.ts';
 
 type Point = { x: number; y: number };
 
 /** What a locator looks at: the step, its recorded PRE frame, the live frame and what the subtask found so far. */
-export interface LocateInput {
-  step: WorkflowStep;
-  pre: RgbaImage;
-  live: RgbaImage;
-  /** Where an earlier step of the subtask found the layout; null before the first. */
-  layout: Layout | null;
-}
-
-export interface Locator {
-  /** Found, a miss (with why), or null when this rung does not apply to the step. */
-  locate(input: LocateInput): Promise<Look<Located> | null>;
-}
-
 /** The step's target: its point and box, or null for a step without one (typing, a key). */
 function targetOf(step: WorkflowStep): { point: Point; box: Box } | null {
   const point = step.source?.point ?? null;
@@ -71,13 +68,62 @@ export function accessibilityLocator(a11y: Accessibility): Locator {
   };
 }
 
+/**
+ * A featureless target's surroundings (an empty field's inside, a blank area), widened from 4x its box
+ * until they hold edges; null when even the whole screen has none around it. The target itself can be
+ * told from any blank place only by them.
+ */
+export function featuredContext(pre: RgbaImage, point: Point, box: Box): Box | null {
+  for (const k of [4, 8, 16]) {
+    const context = clampBox(boxAround(point, box.width * k, box.height * k), pre);
+    if (!isFeatureless(pre, context)) return context;
+  }
+  return null;
+}
+
+/**
+ * Whether a featureless target's surroundings are where the layout expects them (alike where they hold
+ * something); the figure and threshold that decided, for a miss. A target with edges: null.
+ */
+function surroundingsAt(
+  pre: RgbaImage,
+  live: RgbaImage,
+  target: { point: Point; box: Box },
+  expected: Layout,
+): { ok: boolean; score: number; threshold: number; why: string } | null {
+  if (!isFeatureless(pre, target.box)) return null;
+  const context = featuredContext(pre, target.point, target.box);
+  if (!context) {
+    const share = edgeShare(
+      pre,
+      clampBox(boxAround(target.point, target.box.width * 16, target.box.height * 16), pre),
+    );
+    return {
+      ok: false,
+      score: share,
+      threshold: FEATURELESS_EDGES,
+      why: 'the recorded target and all around it are featureless (no edges): pixels cannot tell it from any blank place',
+    };
+  }
+  const alike = expected.scale === 1 ? edgeSimilarity(pre, context, live, mapBox(expected, context)) : 0;
+  return {
+    ok: alike >= TRACE_TARGET_SIMILARITY,
+    score: alike,
+    threshold: TRACE_TARGET_SIMILARITY,
+    why: 'the target is featureless (an empty field, a blank area) and its surroundings do not look as recorded',
+  };
+}
+
 /** Trace, rung 2: the target as recorded, where it was recorded, on a screen alike the recording. */
 export const tracePlaceLocator: Locator = {
   async locate({ step, pre, live }) {
     const target = targetOf(step);
     if (!target) return null;
     if (pre.width !== live.width || pre.height !== live.height) return otherScreen(step.i, pre, live);
-    return checkAtRecordedPlace(step.i, pre, live, target.box);
+    const found = checkAtRecordedPlace(step.i, pre, live, target.box);
+    const around = found.ok ? surroundingsAt(pre, live, target, RECORDED) : null;
+    if (!around || around.ok) return found;
+    return failed(step.i, 'before_step', around.why, around.score, around.threshold, target.box, pre);
   },
 };
 
@@ -90,21 +136,15 @@ export const autoPlaceLocator: Locator = {
     const target = targetOf(step);
     if (!target || pre.width !== live.width || pre.height !== live.height) return null;
     const expected = layout ?? RECORDED;
-    const { point, box } = target;
-    const atPlace = similarityAt(pre, live, box, expected);
-    const featureless = greyContrast(pre, box) < AUTO_MATCH.contrast;
-    const context = clampBox(boxAround(point, box.width * 4, box.height * 4), pre);
-    if (
-      atPlace < TRACE_TARGET_SIMILARITY ||
-      (featureless &&
-        detailSimilarity(pre, context, live, mapBox(expected, context)) < TRACE_TARGET_SIMILARITY)
-    ) {
-      return null;
-    }
+    const atPlace = similarityAt(pre, live, target.box, expected);
+    if (atPlace < TRACE_TARGET_SIMILARITY) return null;
+    const around = surroundingsAt(pre, live, target, expected);
+    if (around && !around.ok) return null;
     const moved = isMoved(expected);
+    const by = around ? ', by its surroundings: the target is featureless' : '';
     const reason = moved
-      ? `target where the layout was found, moved by (${expected.dx}, ${expected.dy}) (${ratio(atPlace)} alike)`
-      : `target found where it was recorded (${ratio(atPlace)} alike)`;
+      ? `target where the layout was found, moved by (${expected.dx}, ${expected.dy}) (${ratio(atPlace)} alike${by})`
+      : `target found where it was recorded (${ratio(atPlace)} alike${by})`;
     return located(
       moved ? (p) => mapPoint(expected, p) : identity,
       expected,
@@ -129,13 +169,15 @@ function foundAt(
   wide: Box,
   where: string,
   rung: 'template-near' | 'template-anywhere',
+  features: 'grey' | 'edges',
 ) {
   const layout = layoutOf(match, wide);
   const moved = isMoved(layout);
   const by = { dx: match.box.x - wide.x, dy: match.box.y - wide.y };
+  const alike = `${ratio(match.score)} alike${features === 'edges' ? ' by its edges' : ''}`;
   const reason = moved
-    ? `target re-found ${where} (${ratio(match.score)} alike), moved by (${by.dx}, ${by.dy})${match.scale === 1 ? '' : ` at ${match.scale}x size`}`
-    : `target found where it was recorded (${ratio(match.score)} alike)`;
+    ? `target re-found ${where} (${alike}), moved by (${by.dx}, ${by.dy})${match.scale === 1 ? '' : ` at ${match.scale}x size`}`
+    : `target found where it was recorded (${alike})`;
   return located(moved ? (p) => mapPoint(layout, p) : identity, layout, match.score, reason, rung);
 }
 
@@ -155,9 +197,50 @@ function consistent(match: TemplateMatch, wide: Box, expected: Layout, point: Po
   );
 }
 
+/** What template matching correlates, in order: grey levels, then (another theme) edges. */
+const FEATURES = ['grey', 'edges'] as const;
+
+/**
+ * How much of the recorded frame around a target a template holds, in target sizes: twice its box,
+ * or (a featureless target) as much as its surroundings need to hold edges; null when none do.
+ */
+function templateContext(pre: RgbaImage, point: Point, box: Box): number | null {
+  for (const k of [2, 4, 8, 16]) {
+    if (!isFeatureless(pre, clampBox(boxAround(point, box.width * k, box.height * k), pre))) return k;
+  }
+  return null;
+}
+
+/** A match, by what it correlated, and whether it was taken. */
+interface Matched {
+  match: TemplateMatch;
+  features: (typeof FEATURES)[number];
+  taken: boolean;
+}
+
+/** The first match (grey levels, then edges) `take` accepts, else the best scored; null when none fits the screen. */
+async function firstMatch(
+  live: RgbaImage,
+  template: RgbaImage,
+  within: Box | undefined,
+  take: (match: TemplateMatch, threshold: number) => boolean,
+): Promise<Matched | null> {
+  let best: Matched | null = null;
+  for (const features of FEATURES) {
+    const match = await findTemplate(live, template, within ? { within, features } : { features });
+    if (!match) continue;
+    if (take(match, matchThreshold(features))) return { match, features, taken: true };
+    if (!best || match.score > best.match.score) best = { match, features, taken: false };
+  }
+  return best;
+}
+
 /**
  * Auto, rungs 3 and 4: the recorded crop (with context) near where the layout is expected, then,
- * for the first target of a subtask, anywhere on the screen at any scale where it is unique.
+ * for the first target of a subtask, anywhere on the screen at any scale where it is unique. Each
+ * search correlates grey levels first, then edges (which a dark theme keeps); a featureless target
+ * is searched with enough surroundings to hold edges, never by its blank pixels alone. A miss
+ * reports the figure that failed, below its threshold.
  */
 export const templateLocator: Locator = {
   async locate({ step, pre, live, layout }) {
@@ -165,47 +248,75 @@ export const templateLocator: Locator = {
     if (!target) return null;
     const { point, box } = target;
     const expected = layout ?? RECORDED;
-    const search = async (context: number, within?: Box) => {
-      const wide = clampBox(boxAround(point, box.width * context, box.height * context), pre);
-      const match = await findTemplate(live, crop(pre, wide), within ? { within } : {});
-      return match ? { match, wide } : null;
-    };
-    let found = await search(2, near(point, box, expected, live));
-    if (found && found.match.contrast < AUTO_MATCH.contrast) {
-      // A flat target (an empty text area, a field with a caret): its surroundings tell where it is.
-      found = await search(4, near(point, box, expected, live, 4));
-    }
-    if (
-      found &&
-      consistent(found.match, found.wide, expected, point) &&
-      found.match.score >= AUTO_MATCH.score &&
-      found.match.contrast >= AUTO_MATCH.contrast
-    ) {
-      return foundAt(found.match, found.wide, 'near where the layout was expected', 'template-near');
-    }
-    const atPlace =
-      pre.width === live.width && pre.height === live.height ? similarityAt(pre, live, box, expected) : 0;
-    const fail = (why: string) =>
-      failed(step.i, 'before_step', why, atPlace, TRACE_TARGET_SIMILARITY, box, pre);
-    if (layout !== null) {
+    const fail = (why: string, figure: number, threshold: number) =>
+      failed(step.i, 'before_step', why, figure, threshold, box, pre);
+    const k = templateContext(pre, point, box);
+    if (k === null) {
+      const all = clampBox(boxAround(point, box.width * 16, box.height * 16), pre);
       return fail(
-        found
-          ? `the recorded target was not found near where the previous step found the layout (best ${ratio(found.match.score)} at ${JSON.stringify(mapPoint(layoutOf(found.match, found.wide), point))}, expected ${JSON.stringify(mapPoint(expected, point))})`
-          : 'the recorded target is larger than the screen',
+        'the recorded target and its surroundings have no edges to find them by',
+        edgeShare(pre, all),
+        FEATURELESS_EDGES,
       );
     }
-    const anywhere = await search(2);
-    const m = anywhere?.match;
-    if (!anywhere || !m) return fail('the recorded target is larger than the screen');
-    if (m.contrast < AUTO_MATCH.contrast) {
-      return fail('the recorded target and its surroundings have too little detail to find');
-    }
-    if (m.score >= AUTO_MATCH.score && m.margin >= AUTO_MATCH.margin) {
-      return foundAt(m, anywhere.wide, 'unique on the screen', 'template-anywhere');
-    }
-    return fail(
-      `the recorded target was not found with confidence (best ${ratio(m.score)}, ${ratio(m.margin)} ahead of the next place)`,
+    const context = clampBox(boxAround(point, box.width * k, box.height * k), pre);
+    // A featureless target's wide surroundings, cut to where they hold something (a window's frame,
+    // not the blank page and background around it), so they still fit a screen where the app moved.
+    const wide = k > 2 ? (edgeBounds(pre, context) ?? context) : context;
+    const template = crop(pre, wide);
+    const nearby = await firstMatch(
+      live,
+      template,
+      near(point, box, expected, live, k),
+      (m, threshold) => m.score >= threshold && consistent(m, wide, expected, point),
     );
+    if (nearby?.taken) {
+      return foundAt(
+        nearby.match,
+        wide,
+        'near where the layout was expected',
+        'template-near',
+        nearby.features,
+      );
+    }
+    if (layout !== null) {
+      if (!nearby) return fail('the recorded target is larger than the screen', 0, 1);
+      const { match } = nearby;
+      const needed = matchThreshold(nearby.features);
+      const at = JSON.stringify(mapPoint(layoutOf(match, wide), point));
+      const want = JSON.stringify(mapPoint(expected, point));
+      return match.score < needed
+        ? fail(
+            `the recorded target was not found near where the previous step found the layout (best ${ratio(match.score)} alike, at ${at}, expected ${want})`,
+            match.score,
+            needed,
+          )
+        : fail(
+            `the recorded target was found at ${at}, not near where the previous step found the layout (${want}): a window does not jump within a subtask`,
+            0,
+            1,
+          );
+    }
+    const anywhere = await firstMatch(
+      live,
+      template,
+      undefined,
+      (m, threshold) => m.score >= threshold && m.margin >= AUTO_MATCH.margin,
+    );
+    if (!anywhere) return fail('the recorded target is larger than the screen', 0, 1);
+    const { match, features, taken } = anywhere;
+    if (taken) return foundAt(match, wide, 'unique on the screen', 'template-anywhere', features);
+    return match.score < matchThreshold(features)
+      ? fail(
+          `the recorded target was not found with confidence (best ${ratio(match.score)} alike)`,
+          match.score,
+          matchThreshold(features),
+        )
+      : fail(
+          `the recorded target was not found with confidence: another place looks the same (best ${ratio(match.score)}, only ${ratio(match.margin)} ahead of the next place)`,
+          match.margin,
+          AUTO_MATCH.margin,
+        );
   },
 };
 
@@ -243,24 +354,37 @@ function otherScreen(step_i: number, pre: RgbaImage, live: RgbaImage): Look<neve
   );
 }
 
-/** The rungs of a mode, first to last. */
-export function ladder(mode: 'trace' | 'auto', a11y: Accessibility | null): Locator[] {
+/** The rungs of a mode, first to last (the target's words only where an OCR engine is given). */
+export function ladder(
+  mode: 'trace' | 'auto',
+  a11y: Accessibility | null,
+  ocr: OcrEngine | null = null,
+): Locator[] {
   const structural = a11y ? [accessibilityLocator(a11y)] : [];
+  const words = ocr ? [textLocator(ocr)] : [];
   return mode === 'trace'
     ? [...structural, tracePlaceLocator, screenLocator(mode)]
-    : [...structural, autoPlaceLocator, templateLocator, screenLocator(mode)];
+    : [...structural, autoPlaceLocator, templateLocator, ...words, screenLocator(mode)];
+}
+
+/** A miss with a later rung's reason added (its figure stays the first miss's). */
+function alsoMissed(first: Failure, later: Failure): Failure {
+  return { ...first, reason: `${first.reason}; ${later.reason}` };
 }
 
 /**
- * Climbs the ladder: the first rung that finds the target wins; when none does, the last miss says
- * why (its reason is the most informative: it looked the widest).
+ * Climbs the ladder: the first rung that finds the target wins; when none does, the first miss says
+ * why, with its figure (the pixels compared), and a later rung's miss adds its reason (the target's
+ * words not read on the screen).
  */
 export async function locate(locators: readonly Locator[], input: LocateInput): Promise<Look<Located>> {
-  let miss: Look<Located> | null = null;
+  let miss: Failure | null = null;
   for (const locator of locators) {
     const result = await locator.locate(input);
     if (result?.ok) return result;
-    if (result) miss = result;
+    if (!result) continue;
+    const { failure } = result;
+    miss = miss === null ? failure : alsoMissed(miss, failure);
   }
-  return miss ?? otherScreen(input.step.i, input.pre, input.live);
+  return miss ? { ok: false, failure: miss } : otherScreen(input.step.i, input.pre, input.live);
 }

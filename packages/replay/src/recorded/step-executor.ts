@@ -61,7 +61,7 @@ class RecordedRun {
     this.#locators = context.desktop
       .accessibility()
       .catch(() => null)
-      .then((a11y) => ladder(mode.name, a11y));
+      .then((a11y) => ladder(mode.name, a11y, context.ocr));
   }
 
   async run(): Promise<void> {

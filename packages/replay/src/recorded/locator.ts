@@ -1,0 +1,18 @@
+/** What a rung of the ladder is: it finds a step's target on the live screen, or says why not. */
+import type { WorkflowStep } from '@mime-desktop/schema';
+import type { RgbaImage } from '@mime-desktop/vision';
+import type { Located, Look } from './checks.ts';
+import type { Layout } from './layout-map.ts';
+
+export interface LocateInput {
+  step: WorkflowStep;
+  pre: RgbaImage;
+  live: RgbaImage;
+  /** Where an earlier step of the subtask found the layout; null before the first. */
+  layout: Layout | null;
+}
+
+export interface Locator {
+  /** Found, a miss (with why), or null when this rung does not apply to the step. */
+  locate(input: LocateInput): Promise<Look<Located> | null>;
+}
