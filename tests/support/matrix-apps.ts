@@ -6,6 +6,7 @@
  */
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { execa } from 'execa';
 import { accessibleAppEnv } from './accessible-element.ts';
 import { type DesktopHarness, FORM_APP_PATH } from './desktop-harness.ts';
@@ -84,9 +85,7 @@ export const chromiumForm: MatrixApp = {
   notApplicable: () => null,
   desktop: (c) => ({
     app: FORM_APP_PATH,
-    query: [c.moved && 'dx=150&dy=90', c.dark && 'dark=1', c.german && 'lang=de', c.dropsValue && 'drop=city']
-      .filter(Boolean)
-      .join('&'),
+    query: formQuery(c),
     scale: c.scale,
     ...(c.screen ?? (c.smaller ? { width: 1024, height: 640 } : {})),
   }),
@@ -108,13 +107,117 @@ export const chromiumForm: MatrixApp = {
   start: async (desktop) => ({
     env: desktop.env,
     check: async (values) => {
-      const title = await desktop.readTitle();
-      const sent = JSON.parse(title.slice(title.indexOf('{'), title.lastIndexOf('}') + 1)).sent ?? null;
+      const sent = formSent(await desktop.readTitle());
       return { ok: sent?.name === values[0] && sent?.city === values[1], saw: JSON.stringify(sent) };
     },
     stop: async () => {},
   }),
 };
+
+/** Reads the form page's state from a window title `mime-form {...}` (Chromium's or Firefox's). */
+const formSent = (title: string) =>
+  (JSON.parse(title.slice(title.indexOf('{'), title.lastIndexOf('}') + 1)).sent ?? null) as {
+    name: string;
+    city: string;
+  } | null;
+
+/** The form page's query under a condition. */
+const formQuery = (c: Condition) =>
+  [c.moved && 'dx=150&dy=90', c.dark && 'dark=1', c.german && 'lang=de', c.dropsValue && 'drop=city']
+    .filter(Boolean)
+    .join('&');
+
+/** Firefox ESR in kiosk mode on the form page, a fresh profile each start (no first-run pages). */
+export const firefoxForm: MatrixApp = {
+  name: 'Firefox form',
+  missing: async () => ((await exists('which', 'firefox-esr')) ? null : 'firefox-esr is not installed'),
+  notApplicable: () => null,
+  desktop: (c) => ({
+    app: false,
+    windowManager: true,
+    ...(c.screen ?? (c.smaller ? { width: 1024, height: 640 } : {})),
+  }),
+  values: ADDRESS,
+  record: async (desktop, home, work) => {
+    const profile = await firefoxProfile(work, 'record', {});
+    const url = pathToFileURL(FORM_APP_PATH).href;
+    const env = await gtkAppEnv(desktop);
+    return recordByInput(
+      desktop,
+      home,
+      'firefox form',
+      async (recorded) => {
+        await waitForWindowTitle(desktop, 'mime-form', 30_000);
+        await sleep(2000); // a person looks first: the page shown full screen
+        const person = asPerson(desktop);
+        await person.click(280, 114);
+        await recorded(1);
+        await person.type('Ann Lee');
+        await sleep(300);
+        await person.click(280, 165);
+        await recorded(3);
+        await person.type('Paris');
+        await sleep(300);
+        await person.press('Return');
+        await recorded(5);
+        const sent = formSent(
+          await desktop.xdotool('getwindowname', await waitForWindowTitle(desktop, 'mime-form')),
+        );
+        if (sent?.name !== 'Ann Lee' || sent.city !== 'Paris')
+          throw new Error(`Firefox form: the recording sent ${JSON.stringify(sent)}, not Ann Lee in Paris`);
+      },
+      { launch: `firefox-esr --kiosk --no-remote --profile ${profile} ${url}`, env },
+    );
+  },
+  start: async (desktop, c, work) => {
+    const profile = await firefoxProfile(
+      work,
+      c.name.replace(/\W+/g, '-'),
+      c.scale ? { scale: c.scale } : {},
+    );
+    const query = formQuery(c);
+    const url = `${pathToFileURL(FORM_APP_PATH).href}${query ? `?${query}` : ''}`;
+    const env = await gtkAppEnv(desktop);
+    const child = execa('firefox-esr', ['--kiosk', '--no-remote', '--profile', profile, url], {
+      env: accessibleAppEnv({ ...env, ...languageEnv(c) }),
+      reject: false,
+    });
+    const id = await waitForWindowTitle(desktop, 'mime-form', 30_000);
+    return {
+      env,
+      check: async (values) => {
+        const sent = formSent(await desktop.xdotool('getwindowname', id));
+        return { ok: sent?.name === values[0] && sent?.city === values[1], saw: JSON.stringify(sent) };
+      },
+      stop: async () => {
+        child.kill('SIGTERM');
+        await child;
+      },
+    };
+  },
+};
+
+/** A fresh Firefox profile that opens no first-run page; `scale` sets its device pixel ratio. */
+async function firefoxProfile(work: string, name: string, { scale }: { scale?: number }): Promise<string> {
+  const dir = join(work, `firefox-${name}`);
+  await rm(dir, { recursive: true, force: true });
+  await mkdir(dir, { recursive: true });
+  const prefs = {
+    'browser.shell.checkDefaultBrowser': false,
+    'browser.startup.homepage_override.mstone': 'ignore',
+    'browser.aboutwelcome.enabled': false,
+    'datareporting.policy.dataSubmissionEnabled': false,
+    'toolkit.telemetry.reportingpolicy.firstRun': false,
+    'browser.tabs.warnOnClose': false,
+    'browser.sessionstore.resume_from_crash': false,
+    ...(scale ? { 'layout.css.devPixelsPerPx': String(scale) } : {}),
+  };
+  const lines = Object.entries(prefs).map(
+    ([k, v]) => `user_pref(${JSON.stringify(k)}, ${JSON.stringify(v)});`,
+  );
+  await writeFile(join(dir, 'user.js'), `${lines.join('\n')}\n`);
+  return dir;
+}
 
 interface Box {
   x: number;
@@ -299,4 +402,11 @@ export const mousepad = editor('Mousepad (GTK 3)', 'mousepad', async (c) => ({
   ...(c.dark ? { GTK_THEME: 'Adwaita:dark' } : {}),
 }));
 
-export const MATRIX_APPS: readonly MatrixApp[] = [chromiumForm, tkForm, gtk4Form, featherpad, mousepad];
+export const MATRIX_APPS: readonly MatrixApp[] = [
+  chromiumForm,
+  firefoxForm,
+  tkForm,
+  gtk4Form,
+  featherpad,
+  mousepad,
+];
