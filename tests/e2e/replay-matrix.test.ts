@@ -21,9 +21,9 @@ const condition = (name: string) => CONDITIONS.find((c) => c.name === name) as C
 const tempDirs = useTempDirs();
 
 describe.each([
-  [chromiumForm, 'moved', 'trace'],
-  [tkForm, 'as recorded', 'auto'],
-] as const)('the matrix on %s', (app: MatrixApp, changed, dropMode) => {
+  [chromiumForm.name, chromiumForm, 'moved', 'trace'],
+  [tkForm.name, tkForm, 'as recorded', 'auto'],
+] as const)('the matrix on the %s', (_, app: MatrixApp, changed, dropMode) => {
   it(`is a true success ${changed} in auto, an honest divergence in ${dropMode} where the app drops a value`, {
     timeout: 120_000,
   }, async () => {
