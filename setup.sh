@@ -18,7 +18,7 @@ SYSTEM_PACKAGES=(
   xvfb xauth xdotool x11-utils x11-xkb-utils libxtst6 mousepad galculator gnumeric featherpad
   chromium openbox xterm tmux xclip xsel
   dbus-daemon at-spi2-core libatk-adaptor zenity gtk-4-examples firefox-esr
-  fonts-dejavu-core
+  fonts-dejavu-core locales python3-tk gir1.2-gtk-4.0
   sway grim wtype xwayland
   mutter pipewire wireplumber gstreamer1.0-pipewire gstreamer1.0-tools
 )
@@ -68,6 +68,16 @@ if [ "${#missing[@]}" -gt 0 ]; then
   fi
 else
   say "system packages: all present"
+fi
+
+# The replay matrix (pnpm bench matrix) runs apps in German: their locale must exist.
+if command -v localedef >/dev/null 2>&1 && ! locale -a 2>/dev/null | grep -qi '^de_DE\.utf-\?8$'; then
+  if [ "$(id -u)" -eq 0 ]; then
+    say "generating the de_DE.UTF-8 locale (the replay matrix runs apps in German)"
+    localedef -i de_DE -f UTF-8 de_DE.UTF-8 || say "could not generate de_DE.UTF-8: the German matrix runs fall back to English"
+  else
+    say "no de_DE.UTF-8 locale: as root, run 'localedef -i de_DE -f UTF-8 de_DE.UTF-8' (the replay matrix runs apps in German)"
+  fi
 fi
 
 if [ "$(id -u)" -eq 0 ] && ! id -u "$WAYLAND_TEST_USER" >/dev/null 2>&1; then

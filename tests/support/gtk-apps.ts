@@ -6,6 +6,7 @@
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execa } from 'execa';
 import type { DesktopHarness } from './desktop-harness.ts';
 import { sleep } from './wait.ts';
 
@@ -50,4 +51,23 @@ export async function windowGeometry(
   const text = await desktop.xdotool('getwindowgeometry', '--shell', id);
   const value = (key: string) => Number(new RegExp(`^${key}=(\\d+)`, 'm').exec(text)?.[1] ?? Number.NaN);
   return { x: value('X'), y: value('Y'), width: value('WIDTH'), height: value('HEIGHT') };
+}
+
+/**
+ * Where a window's client area is on the screen, by `xwininfo` (its absolute corner): under a
+ * reparenting window manager `xdotool getwindowgeometry` can count the frame's offset twice.
+ */
+export async function clientArea(
+  desktop: DesktopHarness,
+  id: string,
+): Promise<{ x: number; y: number; width: number; height: number }> {
+  const { stdout } = await execa('xwininfo', ['-id', id], { env: desktop.env });
+  const value = (label: string) =>
+    Number(new RegExp(`${label}:\\s+(-?\\d+)`).exec(stdout)?.[1] ?? Number.NaN);
+  return {
+    x: value('Absolute upper-left X'),
+    y: value('Absolute upper-left Y'),
+    width: value('Width'),
+    height: value('Height'),
+  };
 }

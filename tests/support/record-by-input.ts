@@ -19,14 +19,16 @@ export async function recordByInput(
   home: string,
   name: string,
   drive: (recorded: Recorded) => Promise<void>,
+  { launch, env = harness.env }: { launch?: string; env?: NodeJS.ProcessEnv } = {},
 ): Promise<string> {
-  const recorder = startMime(['record', '--name', name, '--home', home], { env: harness.env });
-  const session = await recorder.waitForStdoutLine();
-  await recorder.waitForStderr(/● Recording/);
+  const launchArgs = launch ? ['--launch', launch] : [];
+  const recorder = startMime(['record', '--name', name, '--home', home, ...launchArgs], { env });
+  const session = await recorder.waitForStdoutLine(30_000);
+  await recorder.waitForStderr(/● Recording/, 30_000);
   await drive(async (count) => {
     await recorder.waitForStderr(new RegExp(`^ {2}#${count - 1} `, 'm'));
   });
-  expect((await runMime(['record', 'stop', '--session', session], { env: harness.env })).exitCode).toBe(0);
+  expect((await runMime(['record', 'stop', '--session', session], { env })).exitCode).toBe(0);
   expect((await recorder.done).exitCode).toBe(0);
   return session;
 }
@@ -59,3 +61,28 @@ export const addressPlan = (subtasks: [string, string], description: string, suc
   description,
   success,
 });
+
+/** A whole number from `min` to `max`, drawn anew each time (a person's timing varies). */
+const between = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1));
+
+/**
+ * Input at a person's pace: a click held 80-150 ms, typing at 40-80 ms a key (the harness's own
+ * `click` and `typeText` are a machine's: instant, 20 ms a key).
+ */
+export function asPerson(harness: DesktopHarness): {
+  click(x: number, y: number): Promise<void>;
+  type(text: string): Promise<void>;
+  press(chord: string): Promise<void>;
+} {
+  return {
+    click: (x, y) => harness.click(x, y, { holdMs: between(80, 150) }),
+    type: async (text) => {
+      await harness.xdotool('type', '--delay', String(between(40, 80)), '--', text);
+    },
+    press: async (chord) => {
+      await harness.xdotool('keydown', chord);
+      await sleep(between(80, 150));
+      await harness.xdotool('keyup', chord);
+    },
+  };
+}
