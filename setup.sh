@@ -18,7 +18,7 @@ SYSTEM_PACKAGES=(
   xvfb xauth xdotool x11-utils x11-xkb-utils libxtst6 mousepad galculator gnumeric featherpad
   chromium openbox xterm tmux xclip xsel
   dbus-daemon at-spi2-core libatk-adaptor zenity gtk-4-examples firefox-esr
-  fonts-dejavu-core locales python3-tk gir1.2-gtk-4.0
+  fonts-dejavu-core locales python3-tk python3-gi gir1.2-gtk-4.0
   sway grim wtype xwayland
   mutter pipewire wireplumber gstreamer1.0-pipewire gstreamer1.0-tools
 )
