@@ -37,6 +37,7 @@ export {
   findPhrase,
   foldOcr,
   lineShows,
+  normalizeText,
   OcrEngine,
   type OcrWord,
   ocrLines,

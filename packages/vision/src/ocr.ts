@@ -109,7 +109,9 @@ export class OcrEngine {
   }
 }
 
-const normalize = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+/** Text as words compare: lower case, punctuation and spaces dropped. */
+export const normalizeText = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
+const normalize = normalizeText;
 const sameLine = (a: Box, b: Box) =>
   Math.abs(a.y + a.height / 2 - (b.y + b.height / 2)) < Math.max(a.height, b.height) * 0.6;
 

@@ -4,6 +4,7 @@
  * where the recording shows the example after its label (extract-reading.ts). The same readers as
  * the checks of the recorded steps.
  */
+import { normalizeText } from '@mime-desktop/vision';
 import type { ClaimVerdict } from '../kernel/claims.ts';
 import type { ShownVerdict } from './shown-values.ts';
 
@@ -33,8 +34,6 @@ export function claimedOutcome(shown: ShownVerdict): ClaimVerdict | null {
   }
 }
 
-const normalize = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
-
 /**
  * An extracted value against what the live screen shows after the label the recorded example stood
  * by (`shown`, null when that label is not on the screen: the recording cannot tell).
@@ -46,7 +45,7 @@ export function claimedExtract(
   by: 'app' | 'ocr',
 ): ClaimVerdict | null {
   if (shown === null) return null;
-  const [claimed, read] = [normalize(value), normalize(shown)];
+  const [claimed, read] = [normalizeText(value), normalizeText(shown)];
   // OCR may read a word more or less than the model (a trailing mark, a cut line).
   const [shorter, longer] = claimed.length <= read.length ? [claimed, read] : [read, claimed];
   const same =

@@ -8,11 +8,12 @@
  * layout check takes for the change; this one does not.
  */
 import type { Accessibility } from '@mime-desktop/os-io';
-import type { AccessibleElement } from '@mime-desktop/schema';
+import type { AccessibleElement, ElementBox } from '@mime-desktop/schema';
 import {
   type Box,
   findPhrase,
   lineShows,
+  normalizeText,
   type OcrEngine,
   ocrLines,
   type RgbaImage,
@@ -68,8 +69,6 @@ export async function findExamples(
   return spots;
 }
 
-const normalize = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
-
 /**
  * An element's words as the app says them, or null where they do not tell: empty, or holding object
  * replacement characters (U+FFFC: a browser's paragraph whose words live in child objects).
@@ -83,6 +82,9 @@ export function aboutALine(element: AccessibleElement, line: Box): boolean {
   return element.extents === null || element.extents.height <= 3 * line.height;
 }
 
+const inside = (p: { x: number; y: number }, b: ElementBox) =>
+  p.x >= b.x && p.x < b.x + b.width && p.y >= b.y && p.y < b.y + b.height;
+
 /** What the app says at a spot: an element there holds the value, or the words its elements hold. */
 type AppReading = { shown: true } | { shown: false; said: string | null };
 
@@ -91,13 +93,17 @@ async function readApp(a11y: Accessibility, line: Box, value: string): Promise<A
   const y = line.y + line.height / 2;
   const points = [0.5, 0.2, 0.8].map((f) => ({ x: line.x + line.width * f, y }));
   const said: string[] = [];
-  const wanted = normalize(value);
+  const wanted = normalizeText(value);
+  const covered: ElementBox[] = [];
   for (const point of points) {
+    // A point inside an element already read names that element again: not asked twice.
+    if (covered.some((b) => inside(point, b))) continue;
     const element: AccessibleElement | null = await a11y.elementAt(point, { text: true }).catch(() => null);
+    if (element?.extents) covered.push(element.extents);
     // A container (a page, a panel) holds every line's text: only an element about a line tall tells.
     if (!element || !aboutALine(element, line)) continue;
     const texts = [element.text, element.name, element.label].flatMap((t) => plainText(t) ?? []);
-    if (texts.some((t) => normalize(t).includes(wanted))) return { shown: true };
+    if (texts.some((t) => normalizeText(t).includes(wanted))) return { shown: true };
     for (const t of texts) if (!said.includes(t)) said.push(t);
   }
   return { shown: false, said: said.length > 0 ? said.join(' | ') : null };

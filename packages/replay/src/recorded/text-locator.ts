@@ -15,6 +15,7 @@ import {
   edgeImage,
   FEATURELESS_EDGES,
   findTemplate,
+  normalizeText,
   type OcrEngine,
   type OcrWord,
   type RgbaImage,
@@ -122,12 +123,10 @@ async function readBands(ocr: OcrEngine, live: RgbaImage): Promise<OcrWord[]> {
   return words.sort((a, b) => a.box.y - b.box.y || a.box.x - b.box.x);
 }
 
-const normal = (text: string) => text.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, '');
-
 /** Whether OCR's reading of a word is the wanted word, one letter dropped, added or misread at most (for 4 letters or more). */
 function closeWord(read: string, wanted: string): boolean {
-  const a = normal(read);
-  const b = normal(wanted);
+  const a = normalizeText(read);
+  const b = normalizeText(wanted);
   if (a === b) return b.length > 0;
   if (b.length < 4 || Math.abs(a.length - b.length) > 1) return false;
   let i = 0;
@@ -142,7 +141,7 @@ function closeWord(read: string, wanted: string): boolean {
 
 /** Boxes of each place where consecutive words on one line read as `phrase` (see closeWord). */
 function closePhrase(words: readonly OcrWord[], phrase: string): Box[] {
-  const wanted = phrase.split(/\s+/).filter((w) => normal(w));
+  const wanted = phrase.split(/\s+/).filter((w) => normalizeText(w));
   const found: Box[] = [];
   if (wanted.length === 0) return found;
   for (let i = 0; i + wanted.length <= words.length; i += 1) {
