@@ -16,7 +16,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execa } from 'execa';
-import { countLine, type RunCounts } from '../tests/support/count-reporter.ts';
+import { countLine, failureLines, type RunCounts } from '../tests/support/count-reporter.ts';
 import { cleanEnv, type NpmNode, nodeFromNpm } from '../tests/support/npm-cache.ts';
 
 /** The Node majors tested besides the machine's own (20, the floor). */
@@ -76,6 +76,8 @@ for (const major of MAJORS) {
 const runs = await readCounts(countsFile);
 if (ownCounts) await rm(ownCounts, { recursive: true, force: true });
 for (const counts of runs) say(`Node ${counts.node}: ${countLine(counts)}`);
+// The failed tests' names last, just above the sum, so the tail of a CI log says which ones failed.
+for (const line of runs.flatMap(failureLines)) say(line);
 const total = runs.reduce(
   (sum, counts) => ({
     passed: sum.passed + counts.passed,

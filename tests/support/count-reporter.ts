@@ -7,11 +7,18 @@ export interface RunCounts {
   passed: number;
   failed: number;
   skipped: number;
+  /** The failed tests, as `file > describe > name` (the file alone when it failed to load). */
+  failures?: string[];
 }
 
 /** The closing line CI reads. */
 export function countLine({ passed, failed, skipped }: Omit<RunCounts, 'node'>): string {
   return `${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}`;
+}
+
+/** The lines naming a run's failed tests, so a CI log's tail says which ones failed. */
+export function failureLines({ node, failures = [] }: Pick<RunCounts, 'node' | 'failures'>): string[] {
+  return failures.map((name) => `failed on Node ${node}: ${name}`);
 }
 
 /**
@@ -24,20 +31,25 @@ export default class CountReporter implements Reporter {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
+    const failures: string[] = [];
     for (const module of testModules) {
       for (const test of module.children.allTests()) {
         const state = test.result().state;
         if (state === 'passed') passed += 1;
-        else if (state === 'failed') failed += 1;
-        else skipped += 1;
+        else if (state === 'failed') {
+          failed += 1;
+          failures.push(`${module.moduleId.replace(`${process.cwd()}/`, '')} > ${test.fullName}`);
+        } else skipped += 1;
       }
-      if (module.state() === 'failed' && module.children.size === 0) failed += 1;
+      if (module.state() === 'failed' && module.children.size === 0) {
+        failed += 1;
+        failures.push(module.moduleId.replace(`${process.cwd()}/`, ''));
+      }
     }
+    const counts: RunCounts = { node: process.version, passed, failed, skipped, failures };
     const file = process.env.MIME_TEST_COUNTS;
-    if (file) {
-      const counts: RunCounts = { node: process.version, passed, failed, skipped };
-      appendFileSync(file, `${JSON.stringify(counts)}\n`);
-    }
-    process.stdout.write(`\n${countLine({ passed, failed, skipped })}\n`);
+    if (file) appendFileSync(file, `${JSON.stringify(counts)}\n`);
+    const named = failureLines(counts);
+    process.stdout.write(`\n${named.map((line) => `${line}\n`).join('')}${countLine(counts)}\n`);
   }
 }
