@@ -276,7 +276,15 @@ export async function startDesktopHarness(options: DesktopHarnessOptions = {}): 
 
     const readTitle = async (): Promise<string> => {
       if (!windowId) throw new Error('no app window: the harness was started with app: false');
-      return xdotool('getwindowname', windowId);
+      try {
+        return await xdotool('getwindowname', windowId);
+      } catch (error) {
+        // Chromium may replace its top-level window (seen under heavy load): read the app's visible
+        // window found anew; an app that is gone still fails here.
+        if (!String(error).includes('BadWindow')) throw error;
+        windowId = await waitForWindow(xdotool, 1000);
+        return xdotool('getwindowname', windowId);
+      }
     };
     const readAppState = async () => parseDemoTitle(await readTitle());
     const waitForAppState = async (predicate: (state: DemoAppState) => boolean, timeoutMs = 5000) => {
@@ -300,7 +308,9 @@ export async function startDesktopHarness(options: DesktopHarnessOptions = {}): 
       env,
       width,
       height,
-      windowId,
+      get windowId() {
+        return windowId;
+      },
       xdotool,
       moveMouse: async (x, y) => {
         await xdotool('mousemove', String(x), String(y));

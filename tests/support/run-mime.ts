@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { execa } from 'execa';
+import { execa, type ResultPromise } from 'execa';
+import { onTestFinished } from 'vitest';
 import { sleep } from './wait.ts';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
@@ -12,6 +13,21 @@ export interface MimeResult {
 }
 
 /**
+ * Ends `child` when the test that started it is over, if it still runs: a test that timed out must not
+ * leave a replay driving its display (and holding the display's lock) into the next test. Outside a
+ * test (a `beforeAll` hook) the caller ends it.
+ */
+function endWithTest(child: ResultPromise): void {
+  try {
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+    });
+  } catch {
+    // Not inside a test.
+  }
+}
+
+/**
  * Runs the real `mime` binary as a user would. Colours are off and no model settings leak in from
  * the machine unless the test passes them.
  */
@@ -19,13 +35,15 @@ export async function runMime(
   args: readonly string[],
   options: { env?: Record<string, string | undefined>; cwd?: string; input?: string } = {},
 ): Promise<MimeResult> {
-  const result = await execa(process.execPath, [MIME_BIN, ...args], {
+  const child = execa(process.execPath, [MIME_BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: mimeEnv(options.env),
     extendEnv: true,
     reject: false,
     input: options.input ?? '',
   });
+  endWithTest(child);
+  const result = await child;
   return { exitCode: result.exitCode ?? -1, stdout: result.stdout, stderr: result.stderr };
 }
 
@@ -66,6 +84,7 @@ export function startMime(
     reject: false,
     stdin: 'ignore',
   });
+  endWithTest(child);
   let stdout = '';
   let stderr = '';
   child.stdout?.on('data', (chunk: Buffer) => {
