@@ -2,20 +2,18 @@
  * A recording and the display's lock: it refuses to start while a replay holds the display, and
  * tells the input given while one held it (the replay's) from the input before and after (a person's).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { acquireDisplayLock } from '@mime-desktop/os-io';
+import { useTestDir } from '@mime-desktop/test-support/e2e-rig';
 import { sleep } from '@mime-desktop/test-support/wait';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { DisplayReplayingError, ReplayWatch } from '../src/index.ts';
 
 const env = { DISPLAY: ':4243' };
+const testDir = useTestDir('mime-watch-');
 let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'mime-watch-'));
+beforeEach(() => {
+  dir = testDir();
 });
-afterEach(() => rm(dir, { recursive: true, force: true }));
 
 const until = async (ms: number) => {
   const end = Date.now() + ms;
