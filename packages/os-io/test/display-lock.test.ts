@@ -184,7 +184,9 @@ describe('the display lock between processes', () => {
       code: 'MIME_ABORTED',
       message: 'stopped while waiting for the display: Ctrl+C',
     });
-    expect(performance.now() - started).toBeLessThan(2000);
+    // The abort cut a wait that would last as long as the holder (the whole test): ended soon after
+    // it (a margin for a busy machine; not a speed figure).
+    expect(performance.now() - started).toBeLessThan(10_000);
     expect(waited).toBe(1);
   });
 });

@@ -4,7 +4,7 @@
  */
 import { acquireDisplayLock } from '@mime-desktop/os-io';
 import { useTestDir } from '@mime-desktop/test-support/e2e-rig';
-import { sleep } from '@mime-desktop/test-support/wait';
+import { waitUntil } from '@mime-desktop/test-support/wait';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { DisplayReplayingError, ReplayWatch } from '../src/index.ts';
 
@@ -15,10 +15,9 @@ beforeEach(() => {
   dir = testDir();
 });
 
-const until = async (ms: number) => {
-  const end = Date.now() + ms;
-  while (Date.now() <= end) await sleep(5);
-};
+/** Resolves once the clock reads later than `time` (epoch ms): what comes next is after it. */
+const after = (time: number) =>
+  waitUntil(() => Date.now() > time, { intervalMs: 1, what: `the clock to pass ${time}` });
 
 describe('a recording beside replays', () => {
   it('does not start while a replay holds the display', async () => {
@@ -49,9 +48,8 @@ describe('a recording beside replays', () => {
     const watch = new ReplayWatch({ env, dir, intervalMs: 20 });
     try {
       const before = Date.now();
-      await until(10);
+      await after(before);
       const lock = await acquireDisplayLock({ command: 'mime mcp (claude-code)', env, dir });
-      await until(10);
       const during = Date.now();
       expect(await watch.heldAt(during)).toMatchObject({
         command: 'mime mcp (claude-code)',
@@ -60,7 +58,8 @@ describe('a recording beside replays', () => {
       await lock.release();
       // Input the replay gave is often written after it ended (a click waits out its double-click time).
       expect(await watch.heldAt(during)).toMatchObject({ command: 'mime mcp (claude-code)' });
-      await until(10);
+      // A person's input after the look that saw the display free.
+      await after(Date.now());
       expect(await watch.heldAt(before)).toBeNull();
       expect(await watch.heldAt(Date.now())).toBeNull();
     } finally {

@@ -59,7 +59,10 @@ describe('reading', () => {
     await expect(readRegularFile(join(inside, 'zero.json'), 10, 'x', { inside: false })).rejects.toThrow(
       FileReadError,
     );
-    expect(performance.now() - started).toBeLessThan(1000);
+    // Refused by what they are, not read: a read of the pipe would wait for a writer that never
+    // comes (until the test's timeout), one of /dev/zero would run to the size bound. The bound tells
+    // that from a refusal with a margin for a busy machine; it is not a speed figure.
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 });
 
