@@ -16,26 +16,6 @@ const PACKAGES = join(ROOT, 'packages');
 /** Files with a reason to do it themselves: full-disk mounts a tmpfs on its folder and unmounts it. */
 const OWN_TEMP_FOLDER = new Set(['tests/e2e/full-disk.test.ts']);
 
-/**
- * Unit files written in the same session as this guard was extended to packages/<name>/test, each
- * still making (or copying into) a temp folder of its own and removing it in its own hooks. They are
- * to move onto the rig (issue #39, deliver 5); no file may join this list.
- */
-const NOT_YET_ON_THE_RIG = new Set([
-  'packages/mcp/test/catalog.test.ts',
-  'packages/mcp/test/install.test.ts',
-  'packages/mcp/test/server.test.ts',
-  'packages/mcp/test/tool-names.test.ts',
-  'packages/os-io/test/display-lock.test.ts',
-  'packages/os-io/test/wayland.test.ts',
-  'packages/record/test/replay-watch.test.ts',
-  'packages/schema/test/file-access.test.ts',
-  'packages/schema/test/optimized-plan.test.ts',
-  'packages/share/test/install.test.ts',
-  'packages/share/test/pack.test.ts',
-  'packages/studio/test/ai-mime-save.test.ts',
-]);
-
 /** The TypeScript files under `dir`, as paths from the repository root. */
 const filesUnder = (dir: string) =>
   (readdirSync(dir, { recursive: true, encoding: 'utf8' }) as string[])
@@ -88,18 +68,11 @@ describe('the test files', () => {
   });
 
   it('make their temp folders through the rig', () => {
-    expect(
-      files.filter((f) => !OWN_TEMP_FOLDER.has(f) && !NOT_YET_ON_THE_RIG.has(f) && OWN_TEMP.test(read(f))),
-    ).toEqual([]);
-  });
-
-  it('leave the list of files not yet on the rig as each moves onto it', () => {
-    const still = (f: string) => OWN_TEMP.test(read(f)) || OWN_COPY.test(read(f));
-    expect([...NOT_YET_ON_THE_RIG].filter((f) => !still(f))).toEqual([]);
+    expect(files.filter((f) => !OWN_TEMP_FOLDER.has(f) && OWN_TEMP.test(read(f)))).toEqual([]);
   });
 
   it('copy fixture workflows and recordings through the rig', () => {
-    expect(files.filter((f) => !NOT_YET_ON_THE_RIG.has(f) && OWN_COPY.test(read(f)))).toEqual([]);
+    expect(files.filter((f) => OWN_COPY.test(read(f)))).toEqual([]);
   });
 
   it('wait with the one sleep helper, and its helpers too', () => {

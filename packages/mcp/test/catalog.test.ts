@@ -2,40 +2,38 @@
  * The catalog follows the data root by watching it: ten workflows moved in at once are one change, a
  * run written inside a workflow is none, an edited schema.json renames its tool; nothing is polled.
  */
-import { cp, mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { sleep } from '@mime-desktop/test-support/wait';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { copyWorkflow, useTestDir } from '@mime-desktop/test-support/e2e-rig';
+import { waitUntil } from '@mime-desktop/test-support/wait';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { WorkflowCatalog } from '../src/catalog.ts';
 
-const FIXTURE = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'workflows', 'play-song');
-
+const testDir = useTestDir('mime-catalog-');
 let home: string;
 let catalog: WorkflowCatalog | undefined;
 
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'mime-catalog-'));
+beforeEach(() => {
+  home = testDir();
 });
-afterEach(async () => {
+// Registered after the rig's hook, so it runs before the folder is removed.
+afterEach(() => {
   catalog?.stop();
   catalog = undefined;
-  await rm(home, { recursive: true, force: true });
 });
 
 /** A copy of the demo workflow at `dir`, named `taskName`. */
 async function workflowAt(dir: string, taskName: string): Promise<void> {
-  await cp(FIXTURE, dir, { recursive: true });
-  const file = join(dir, 'schema.json');
-  const schema = JSON.parse(await readFile(file, 'utf8'));
-  schema.task_name = taskName;
-  await writeFile(file, JSON.stringify(schema));
+  await copyWorkflow(
+    'play-song',
+    (schema) => {
+      schema.task_name = taskName;
+    },
+    { into: dirname(dir), as: basename(dir) },
+  );
 }
 
-async function until(check: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200 && !check(); i += 1) await sleep(50);
-  expect(check(), what).toBe(true);
-}
+const until = (check: () => boolean, what: string) => waitUntil(check, { timeoutMs: 10_000, what });
 
 describe('the workflow catalog', () => {
   it('hears ten workflows moved in at once as one change, a run written inside one as none', async () => {

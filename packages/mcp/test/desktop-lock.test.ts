@@ -1,4 +1,4 @@
-import { sleep } from '@mime-desktop/test-support/wait';
+import { sleep, waitUntil } from '@mime-desktop/test-support/wait';
 import { describe, expect, it } from 'vitest';
 import { DesktopLock } from '../src/desktop-lock.ts';
 
@@ -40,15 +40,16 @@ describe('the desktop lock', () => {
     const first = lock.run(
       'a',
       async () => {
+        order.push('a started');
         await sleep(50);
         order.push('a ended');
       },
       cancel.signal,
     );
-    await sleep(10);
+    await waitUntil(() => order.includes('a started'), { what: 'a replaying' });
     cancel.abort();
     await lock.run('b', async () => order.push('b'));
     await first;
-    expect(order).toEqual(['a ended', 'b']);
+    expect(order).toEqual(['a started', 'a ended', 'b']);
   });
 });

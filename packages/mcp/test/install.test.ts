@@ -4,12 +4,12 @@
  * install keeps the user's env and other keys, comments survive in JSONC, TOML and YAML, a malformed file
  * and a link out of the client's folder are refused with the file left as it was.
  */
-import { lstat, mkdir, mkdtemp, readFile, readlink, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { lstat, mkdir, readFile, readlink, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { useTestDir } from '@mime-desktop/test-support/e2e-rig';
 import { parse as parseJsonc } from 'jsonc-parser';
 import { parse as parseToml, stringify as stringifyToml } from 'smol-toml';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import {
   CLIENT_SPECS,
@@ -26,17 +26,17 @@ const server = {
 };
 const moved = { command: '/usr/local/bin/node', args: ['/srv/mime/mime.js', 'mcp', '--home', '/data/mime'] };
 
+const testDir = useTestDir('mime-install-');
 let home: string;
 let place: Place;
-beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'mime-install-'));
+beforeEach(() => {
+  home = testDir();
   place = {
     home,
     env: { XDG_CONFIG_HOME: join(home, '.config'), APPDATA: join(home, 'AppData', 'Roaming') },
     platform: 'linux',
   };
 });
-afterEach(() => rm(home, { recursive: true, force: true }));
 
 const fileOf = (client: McpClient) => {
   const file = CLIENT_SPECS[client].file(place);

@@ -3,10 +3,9 @@
  * params are a namespace of their own, required unless optional or defaulted, and a call without one
  * is refused naming it before the desktop is asked for; HTTP sessions left idle end and free their server.
  */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sleep } from '@mime-desktop/test-support/wait';
+import { copyWorkflow, useTestDir } from '@mime-desktop/test-support/e2e-rig';
+import { waitUntil } from '@mime-desktop/test-support/wait';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
@@ -17,32 +16,33 @@ import { DesktopLock } from '../src/desktop-lock.ts';
 import { serveHttp } from '../src/http.ts';
 import { MimeMcpServer } from '../src/server.ts';
 
-const FIXTURE = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'workflows', 'play-song');
-
+const testDir = useTestDir('mime-mcp-server-');
 let home: string;
 let catalog: WorkflowCatalog;
 /** Replays asked of the desktop: none may be when a call is refused. */
 let replays: string[];
 
 beforeEach(async () => {
-  home = await mkdtemp(join(tmpdir(), 'mime-mcp-server-'));
-  const dir = join(home, 'workflows', 'song');
-  await cp(FIXTURE, dir, { recursive: true });
-  const schema = JSON.parse(await readFile(join(dir, 'schema.json'), 'utf8'));
-  schema.task_name = 'play song';
-  schema.task_params.push(
-    { name: 'mode', description: 'a param named as an option', example: 'loud' },
-    { name: 'volume', example: '5', default: '3' },
-    { name: 'note', example: 'hi', optional: true },
+  home = testDir();
+  await copyWorkflow(
+    'play-song',
+    (schema) => {
+      schema.task_name = 'play song';
+      schema.task_params.push(
+        { name: 'mode', description: 'a param named as an option', example: 'loud' },
+        { name: 'volume', example: '5', default: '3' },
+        { name: 'note', example: 'hi', optional: true },
+      );
+    },
+    { into: join(home, 'workflows'), as: 'song' },
   );
-  await writeFile(join(dir, 'schema.json'), JSON.stringify(schema));
   catalog = new WorkflowCatalog({ home });
   await catalog.start();
   replays = [];
 });
-afterEach(async () => {
+// Registered after the rig's hook, so it runs before the folder is removed.
+afterEach(() => {
   catalog.stop();
-  await rm(home, { recursive: true, force: true });
 });
 
 /** A lock that records what asks for the desktop and runs nothing. */
@@ -141,8 +141,7 @@ describe('HTTP sessions', () => {
         await transport.close();
       }
       expect(created).toBe(5);
-      for (let i = 0; i < 100 && http.sessions > 0; i += 1) await sleep(50);
-      expect(http.sessions).toBe(0);
+      await waitUntil(() => http.sessions === 0, { timeoutMs: 5_000, what: 'every idle session ended' });
       expect(open).toBeLessThanOrEqual(0);
     } finally {
       await http.close();

@@ -1,7 +1,7 @@
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { tempDir } from '@mime-desktop/test-support/e2e-rig';
+import { describe, expect, it } from 'vitest';
 import { assignToolNames, keepToolNames, readToolNames, TOOL_NAMES_FILE } from '../src/tool-names.ts';
 
 const named = (pairs: Array<[string, string]>) => pairs.map(([id, taskName]) => ({ id, taskName }));
@@ -65,14 +65,8 @@ describe('tool names', () => {
 });
 
 describe('kept tool names', () => {
-  const homes: string[] = [];
-  afterEach(async () => {
-    await Promise.all(homes.splice(0).map((home) => rm(home, { recursive: true, force: true })));
-  });
-
   it('are written to the data root and read back, keeping names of workflows not listed now', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'mime-tool-names-'));
-    homes.push(home);
+    const home = await tempDir('mime-tool-names-');
     expect(await readToolNames(home)).toEqual(new Map());
     await keepToolNames(home, new Map([['gone', 'old_tool']]), new Map([['a', 'play_song']]));
     expect(JSON.parse(await readFile(join(home, TOOL_NAMES_FILE), 'utf8'))).toEqual({
@@ -88,8 +82,7 @@ describe('kept tool names', () => {
   });
 
   it('start from none when the file is damaged', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'mime-tool-names-'));
-    homes.push(home);
+    const home = await tempDir('mime-tool-names-');
     await writeFile(join(home, TOOL_NAMES_FILE), '{"a": 3}');
     expect(await readToolNames(home)).toEqual(new Map());
   });

@@ -61,7 +61,9 @@ describe('captureFrame', () => {
     expect(frame.stride).toBeGreaterThanOrEqual(1280 * 4);
     expect(frame.data.length).toBeGreaterThanOrEqual(frame.stride * 800);
     expect(desktop.screen).toEqual({ logical: frame.logical, physical: frame.physical, scale: 1 });
-    expect(Math.abs(frame.time - epochNow())).toBeLessThan(1000);
+    // On epochNow's clock (not performance.now() alone, which starts at 0 with the process): a
+    // minute's margin for a busy machine, as this is not a speed figure.
+    expect(Math.abs(frame.time - epochNow())).toBeLessThan(60_000);
   });
 
   it('forces every pixel opaque', async () => {
@@ -166,7 +168,8 @@ describe('FrameRing', () => {
         },
         { what: 'a frame with the pad switched on' },
       );
-      expect(Math.abs(time - epochNow())).toBeLessThan(2000);
+      // The hooks' times are on the frames' epoch clock (a minute's margin: not a speed figure).
+      expect(Math.abs(time - epochNow())).toBeLessThan(60_000);
 
       const before = ring.frameBefore(time);
       expect(before).toBeDefined();

@@ -4,12 +4,12 @@
  * taken over, a live pid with another start identity (a reused pid) is not trusted, a wait aborts.
  */
 import { type ChildProcess, type ChildProcessByStdio, spawn } from 'node:child_process';
-import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { chmod, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { useTestDir } from '@mime-desktop/test-support/e2e-rig';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   acquireDisplayLock,
@@ -37,20 +37,21 @@ interface Contender {
   exited: Promise<number | null>;
 }
 
+const testDir = useTestDir('mime-lock-');
 let dir: string;
 const children: Contender[] = [];
 const others: ChildProcess[] = [];
 
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'mime-lock-'));
+beforeEach(() => {
+  dir = testDir();
 });
+// Registered after the rig's hook, so the children are gone before their folder is removed.
 afterEach(async () => {
   for (const child of children.splice(0)) {
     if (child.process.exitCode === null) child.process.kill('SIGKILL');
     await child.exited;
   }
   for (const other of others.splice(0)) other.kill('SIGKILL');
-  await rm(dir, { recursive: true, force: true });
 });
 
 function contend(mode: 'hold' | 'try' | 'queue' | 'exit', command: string): Contender {
@@ -183,7 +184,9 @@ describe('the display lock between processes', () => {
       code: 'MIME_ABORTED',
       message: 'stopped while waiting for the display: Ctrl+C',
     });
-    expect(performance.now() - started).toBeLessThan(2000);
+    // The abort cut a wait that would last as long as the holder (the whole test): ended soon after
+    // it (a margin for a busy machine; not a speed figure).
+    expect(performance.now() - started).toBeLessThan(10_000);
     expect(waited).toBe(1);
   });
 });

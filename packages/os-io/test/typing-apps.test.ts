@@ -69,10 +69,17 @@ describe('typing into GTK apps', () => {
       await desktop.click({ x: window.x + window.width / 2, y: window.y + 40 });
       await desktop.pressKey('escape');
       await desktop.typeText(number);
-      await sleep(250);
-      await desktop.pressKey('ctrl+c');
-      await sleep(150);
-      expect(await clipboard()).toBe(number);
+      // Copied until the clipboard holds the number (the last one copied was another): a digit
+      // galculator dropped never arrives, and the poll fails.
+      await expect
+        .poll(
+          async () => {
+            await desktop.pressKey('ctrl+c');
+            return clipboard();
+          },
+          { timeout: 5000, interval: 100 },
+        )
+        .toBe(number);
     }
   }, 60_000);
 

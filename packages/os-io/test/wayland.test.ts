@@ -1,8 +1,7 @@
-import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseKeyChord } from '@mime-desktop/schema';
+import { tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodePpm } from '../src/grim-capture.ts';
 import { chooseAdapter, compositorOf, probeDisplay } from '../src/index.ts';
@@ -37,16 +36,13 @@ describe('the adapter a session gets', () => {
 
 describe('probing a wlroots session', () => {
   let server: Server | undefined;
-  let dir: string | undefined;
   afterEach(async () => {
     await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-    if (dir) await rm(dir, { recursive: true, force: true });
     server = undefined;
-    dir = undefined;
   });
 
   it('reaches the compositor socket under XDG_RUNTIME_DIR, and says where it looked when it cannot', async () => {
-    dir = await mkdtemp(join(tmpdir(), 'mime-wl-probe-'));
+    const dir = await tempDir('mime-wl-probe-');
     const env = { WAYLAND_DISPLAY: 'wayland-7', XDG_RUNTIME_DIR: dir, SWAYSOCK: join(dir, 'sway.sock') };
     const missing = await probeDisplay({ env, platform: 'linux' });
     expect(missing).toMatchObject({
@@ -59,7 +55,7 @@ describe('probing a wlroots session', () => {
 
     const listening = createServer();
     server = listening;
-    await new Promise<void>((resolve) => listening.listen(join(dir as string, 'wayland-7'), resolve));
+    await new Promise<void>((resolve) => listening.listen(join(dir, 'wayland-7'), resolve));
     const facts = await probeDisplay({ env, platform: 'linux' });
     expect(facts).toMatchObject({ adapter: 'wlroots', reachable: true, endpoint: join(dir, 'wayland-7') });
     expect(facts.limitations.join(' ')).toContain('cannot record here');

@@ -2,25 +2,22 @@
  * A recording and the display's lock: it refuses to start while a replay holds the display, and
  * tells the input given while one held it (the replay's) from the input before and after (a person's).
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { acquireDisplayLock } from '@mime-desktop/os-io';
-import { sleep } from '@mime-desktop/test-support/wait';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { useTestDir } from '@mime-desktop/test-support/e2e-rig';
+import { waitUntil } from '@mime-desktop/test-support/wait';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { DisplayReplayingError, ReplayWatch } from '../src/index.ts';
 
 const env = { DISPLAY: ':4243' };
+const testDir = useTestDir('mime-watch-');
 let dir: string;
-beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'mime-watch-'));
+beforeEach(() => {
+  dir = testDir();
 });
-afterEach(() => rm(dir, { recursive: true, force: true }));
 
-const until = async (ms: number) => {
-  const end = Date.now() + ms;
-  while (Date.now() <= end) await sleep(5);
-};
+/** Resolves once the clock reads later than `time` (epoch ms): what comes next is after it. */
+const after = (time: number) =>
+  waitUntil(() => Date.now() > time, { intervalMs: 1, what: `the clock to pass ${time}` });
 
 describe('a recording beside replays', () => {
   it('does not start while a replay holds the display', async () => {
@@ -51,9 +48,8 @@ describe('a recording beside replays', () => {
     const watch = new ReplayWatch({ env, dir, intervalMs: 20 });
     try {
       const before = Date.now();
-      await until(10);
+      await after(before);
       const lock = await acquireDisplayLock({ command: 'mime mcp (claude-code)', env, dir });
-      await until(10);
       const during = Date.now();
       expect(await watch.heldAt(during)).toMatchObject({
         command: 'mime mcp (claude-code)',
@@ -62,7 +58,8 @@ describe('a recording beside replays', () => {
       await lock.release();
       // Input the replay gave is often written after it ended (a click waits out its double-click time).
       expect(await watch.heldAt(during)).toMatchObject({ command: 'mime mcp (claude-code)' });
-      await until(10);
+      // A person's input after the look that saw the display free.
+      await after(Date.now());
       expect(await watch.heldAt(before)).toBeNull();
       expect(await watch.heldAt(Date.now())).toBeNull();
     } finally {

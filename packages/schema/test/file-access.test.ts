@@ -4,9 +4,9 @@
  * a failed write named by its cause.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { describe, expect, it } from 'vitest';
 import { readRegularFile } from '../src/bounded-read.ts';
 import {
@@ -25,12 +25,10 @@ import {
   writeFileAtomically,
 } from '../src/json-files.ts';
 
-const tempDir = () => mkdtemp(join(tmpdir(), 'mime-access-'));
-
 /** A folder with `a.json`, and an outside folder with `secret.json` a link could reach. */
 async function folders() {
-  const inside = await tempDir();
-  const outside = await tempDir();
+  const inside = await tempDir('mime-access-');
+  const outside = await tempDir('mime-access-');
   await writeFile(join(inside, 'a.json'), '{"a": 1}\n');
   await writeFile(join(outside, 'secret.json'), '{"secret": true}\n');
   return { inside, outside };
@@ -61,7 +59,10 @@ describe('reading', () => {
     await expect(readRegularFile(join(inside, 'zero.json'), 10, 'x', { inside: false })).rejects.toThrow(
       FileReadError,
     );
-    expect(performance.now() - started).toBeLessThan(1000);
+    // Refused by what they are, not read: a read of the pipe would wait for a writer that never
+    // comes (until the test's timeout), one of /dev/zero would run to the size bound. The bound tells
+    // that from a refusal with a margin for a busy machine; it is not a speed figure.
+    expect(performance.now() - started).toBeLessThan(10_000);
   });
 });
 
@@ -89,7 +90,7 @@ describe('writing', () => {
     await symlink(join(outside, 'secret.json'), join(inside, 'config.json'));
     await writeFileAtomically(join(inside, 'config.json'), '{"mine": 1}\n', { inside: false });
     expect(await readFile(join(outside, 'secret.json'), 'utf8')).toBe('{"mine": 1}\n');
-    const named = join(await tempDir(), 'home');
+    const named = join(await tempDir('mime-access-'), 'home');
     await symlink(inside, named);
     await makeFolder(join(named, 'workflows', 'wf'), { inside: named });
     expect(await readdir(join(inside, 'workflows'))).toEqual(['wf']);

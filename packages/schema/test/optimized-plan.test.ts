@@ -1,22 +1,15 @@
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { AI_MIME_MARKETPLACE } from '@mime-desktop/test-support/ai-mime-validator';
-import { afterEach, describe, expect, it } from 'vitest';
+import { copyFixture, tempDir } from '@mime-desktop/test-support/e2e-rig';
+import { describe, expect, it } from 'vitest';
 import { describeFileAccess, readOptimizedPlan } from '../src/optimized-plan.ts';
 import { listSteps } from '../src/workflow.ts';
 import { loadWorkflow } from '../src/workflow-file.ts';
 
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((d) => rm(d, { recursive: true, force: true })));
-});
-
 /** A copy of a look-alike whose schema.json and optimized_plan.json `mutate` changes. */
 async function copy(id: string, mutate: (schema: any, plan: any) => void): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'mime-pass-c-'));
-  dirs.push(dir);
-  await cp(join(AI_MIME_MARKETPLACE, id), dir, { recursive: true });
+  const dir = await copyFixture(join('ai-mime-marketplace', id), await tempDir('mime-pass-c-'));
   const schema = JSON.parse(await readFile(join(dir, 'schema.json'), 'utf8'));
   const plan = JSON.parse(await readFile(join(dir, 'optimized_plan.json'), 'utf8'));
   mutate(schema, plan);

@@ -1,24 +1,17 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { readdir } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
+import { describe, expect, it } from 'vitest';
 import { readCatalog } from '../src/catalog.ts';
 import { installPackage } from '../src/install.ts';
 import { packWorkflow } from '../src/pack.ts';
 
-const FIXTURE = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'workflows', 'play-song');
-const made: string[] = [];
-afterEach(async () => {
-  for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-
 async function packed(): Promise<{ out: string; home: string }> {
-  const root = await mkdtemp(join(tmpdir(), 'mime-share-'));
-  made.push(root);
-  await cp(FIXTURE, join(root, 'wf'), { recursive: true });
+  const root = await tempDir('mime-share-');
+  await copyWorkflow('play-song', undefined, { into: root, as: 'wf' });
   await packWorkflow(join(root, 'wf'), { out: join(root, 'site'), id: 'play' });
   return { out: join(root, 'site'), home: join(root, 'home') };
 }

@@ -1,20 +1,13 @@
 import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readdir, rm, symlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { mkdir, readdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
+import { describe, expect, it } from 'vitest';
 import { packWorkflow } from '../src/pack.ts';
 
-const FIXTURE = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'workflows', 'play-song');
-const made: string[] = [];
-afterEach(async () => {
-  for (const dir of made.splice(0)) await rm(dir, { recursive: true, force: true });
-});
-
 async function workflow(): Promise<string> {
-  const root = await mkdtemp(join(tmpdir(), 'mime-pack-'));
-  made.push(root);
-  await cp(FIXTURE, join(root, 'wf'), { recursive: true });
+  const root = await tempDir('mime-pack-');
+  await copyWorkflow('play-song', undefined, { into: root, as: 'wf' });
   return root;
 }
 

@@ -5,27 +5,24 @@
  * EXTRACT's `action_value` as its variable name and its query in `additional_args.extract_query`)
  * come back as they were, and ai_mime's own `validate_schema` still accepts the saved file.
  */
-import { cp, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { checkWorkflow, readWorkflowContext } from '@mime-desktop/schema';
-import {
-  AI_MIME_MARKETPLACE,
-  AI_MIME_WORKFLOWS,
-  aiMimeValidationError,
-} from '@mime-desktop/test-support/ai-mime-validator';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AI_MIME_WORKFLOWS, aiMimeValidationError } from '@mime-desktop/test-support/ai-mime-validator';
+import { copyFixture, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { editDraft } from '../src/workflow-draft.ts';
 import { applyEdit } from '../src/workflow-edits.ts';
 import { WorkflowStore } from '../src/workflow-store.ts';
 
+const tempDir = useTempDirs();
 let home: string;
 let store: WorkflowStore;
 
 beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), 'mime-studio-ai-mime-'));
+  home = await tempDir('mime-studio-ai-mime-');
   for (const id of AI_MIME_WORKFLOWS) {
-    await cp(join(AI_MIME_MARKETPLACE, id), join(home, 'workflows', id), { recursive: true });
+    await copyFixture(join('ai-mime-marketplace', id), join(home, 'workflows', id));
   }
   // The one marketplace file that is wrong (an undeclared {folder_name}), corrected as a user would.
   const upload = join(home, 'workflows', 'upload-to-drive-folder', 'schema.json');
@@ -41,7 +38,6 @@ beforeAll(async () => {
   await writeFile(upload, JSON.stringify(doc, null, 2));
   store = new WorkflowStore(home);
 });
-afterAll(() => rm(home, { recursive: true, force: true }));
 
 const saved = async (id: string) =>
   JSON.parse(await readFile(join(home, 'workflows', id, 'schema.json'), 'utf8'));
