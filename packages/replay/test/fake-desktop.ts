@@ -6,6 +6,7 @@
 
 import {
   AbortedError,
+  type Accessibility,
   type Desktop,
   type FoundWindow,
   type LogicalPoint,
@@ -39,6 +40,8 @@ export function createFakeDesktop(
     shows?: (inputs: readonly string[]) => readonly string[];
     /** Where the text is drawn, moved from its place (see textLine), as a moved window shows it. Default none. */
     offset?: { dx: number; dy: number };
+    /** The accessibility tree of the apps. Default none (null). */
+    accessibility?: Accessibility;
   } = {},
 ): FakeDesktop {
   const { width = 320, height = 200, offset = { dx: 0, dy: 0 } } = options;
@@ -127,7 +130,7 @@ export function createFakeDesktop(
     activeWindow: async () => null,
     windowAt: async (point) => (options.windowAt ? options.windowAt(point) : FAKE_APP_WINDOW),
     focusedWindow: async () => (options.focusedWindow ? options.focusedWindow() : FAKE_APP_WINDOW),
-    accessibility: async () => null,
+    accessibility: async () => options.accessibility ?? null,
     close: async () => undefined,
   };
 }

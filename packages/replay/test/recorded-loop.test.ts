@@ -11,94 +11,8 @@ import { OcrEngine } from '@mime-desktop/vision';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ReplayEvent } from '../src/kernel/events.ts';
 import { type ReplayOptions, replay } from '../src/run/replay.ts';
-import { createFakeDesktop, textLine } from './fake-desktop.ts';
+import { at, NOTES, PLAY, playerDesktop, recordPlayer, SEARCH } from './fake-player.ts';
 import { act, tool } from './fake-replies.ts';
-import { recordWorkflow } from './recorded-workflow.ts';
-
-/** The artist the fake player shows for each song. */
-const ARTISTS: Record<string, string> = { Numb: 'Linkin Park', Hysteria: 'The Killers' };
-
-interface PlayerOptions {
-  /** Where the player's window stands, moved from where it was recorded. */
-  offset?: { dx: number; dy: number };
-  /** Clicks on Play the player ignores (it is not ready yet). Default 0. */
-  ignoredPlays?: number;
-  /** The artist it shows for each song. Default ARTISTS. */
-  artists?: Record<string, string>;
-}
-
-/** Lines of the fake player: 0 the search field, 2 the Play button, 5 the notes field. */
-const SEARCH = 0;
-const PLAY = 2;
-const NOTES = 5;
-
-/** The line of the player under a point (lines are about 22 px apart, their text 9 px a character wide). */
-function lineAt(x: number, y: number, offset: { dx: number; dy: number }): number | null {
-  for (const k of [SEARCH, PLAY, NOTES]) {
-    const { x: left, baseline } = textLine(k);
-    const top = baseline + offset.dy - 17;
-    if (y >= top && y < top + 22 && x >= left + offset.dx && x < left + offset.dx + 60) return k;
-  }
-  return null;
-}
-
-/** What the fake player holds: the field with the focus, the fields' text, the song found and the one playing. */
-interface PlayerState {
-  focus: number | null;
-  search: string;
-  notes: string;
-  found: string | null;
-  playing: string | null;
-  ignored: number;
-}
-
-/** The player after one input: typing goes to the field clicked last, enter searches, Play plays. */
-function apply(
-  state: PlayerState,
-  input: string,
-  { offset = { dx: 0, dy: 0 }, ignoredPlays = 0 }: PlayerOptions,
-) {
-  const click = /^click left (\d+),(\d+)/.exec(input);
-  const typed = input.startsWith('type ') ? input.slice('type '.length) : null;
-  if (click) {
-    const line = lineAt(Number(click[1]), Number(click[2]), offset);
-    if (line !== PLAY) state.focus = line;
-    else if (state.found !== null && state.ignored < ignoredPlays) state.ignored += 1;
-    else if (state.found !== null) state.playing = state.found;
-  } else if (typed !== null && state.focus === SEARCH) state.search += typed;
-  else if (typed !== null && state.focus === NOTES) state.notes += typed;
-  else if (input === 'key enter' && state.focus === SEARCH) state.found = state.search;
-}
-
-/** What the fake player shows after the inputs. */
-function player(options: PlayerOptions = {}) {
-  const artists = options.artists ?? ARTISTS;
-  return (inputs: readonly string[]): string[] => {
-    const state: PlayerState = { focus: null, search: '', notes: '', found: null, playing: null, ignored: 0 };
-    for (const input of inputs) apply(state, input, options);
-    const { search, found, playing, notes } = state;
-    return [
-      `Search: ${search}`,
-      found === null ? 'No results' : `Result: ${found}`,
-      found === null ? '' : '[Play]',
-      `Now playing: ${playing ?? 'nothing'}`,
-      playing === null ? '' : `Artist: ${artists[playing] ?? 'unknown'}`,
-      `Notes: ${notes}`,
-    ];
-  };
-}
-
-/** A fake desktop showing the player; its screen changes only by what the player shows. */
-const playerDesktop = (options: PlayerOptions = {}) =>
-  createFakeDesktop({
-    react: () => false,
-    shows: player(options),
-    ...(options.offset && { offset: options.offset }),
-  });
-
-/** Recorded points and target boxes of the player's controls, as recorded (no offset). */
-const at = (k: number) => ({ x: 36, y: textLine(k).baseline - 6 });
-const boxAt = (k: number) => ({ x: 6, y: textLine(k).baseline - 14, width: 50, height: 16 });
 
 let server: FakeModelServer;
 let workflowDir: string;
@@ -108,43 +22,7 @@ const tempDirs = useTempDirs();
 beforeAll(async () => {
   server = await startFakeModelServer();
   workflowDir = await tempDirs('mime-recorded-loop-');
-  await recordWorkflow(workflowDir, playerDesktop(), {
-    params: [
-      {
-        name: 'song_name',
-        type: 'string',
-        description: 'The song to search for.',
-        example: 'Numb',
-        sensitive: false,
-        optional: false,
-      },
-    ],
-    subtasks: [
-      {
-        text: 'Search for {song_name}. Expected outcome: the results show {song_name}.',
-        acts: [
-          { intent: 'Click the search field.', click: at(SEARCH), box: boxAt(SEARCH) },
-          { intent: 'Type the song.', type: 'Numb', value: '{song_name}' },
-          { intent: 'Press enter to search.', key: 'enter' },
-        ],
-      },
-      {
-        text: 'Play {song_name} and read its artist. Expected outcome: {song_name} is playing.',
-        acts: [
-          { intent: 'Click Play.', click: at(PLAY), box: boxAt(PLAY) },
-          { intent: 'Read the artist.', extract: 'the artist', variable: 'artist', values: ['Linkin Park'] },
-        ],
-      },
-      {
-        text: 'Note the artist. Expected outcome: the notes hold the artist.',
-        dependencies: ['artist'],
-        acts: [
-          { intent: 'Click the notes field.', click: at(NOTES), box: boxAt(NOTES) },
-          { intent: 'Type the artist.', type: 'Linkin Park', value: '{artist}' },
-        ],
-      },
-    ],
-  });
+  await recordPlayer(workflowDir);
 }, 30_000);
 afterAll(async () => {
   await server.close();

@@ -7,12 +7,16 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodePng, type LogicalPoint } from '@mime-desktop/os-io';
-import type { TaskParam } from '@mime-desktop/schema';
+import { type AccessibleElement, identityOf, type TaskParam } from '@mime-desktop/schema';
 import type { Box } from '@mime-desktop/vision';
 import type { FakeDesktop } from './fake-desktop.ts';
 
 /** One recorded act: the input the person gave (or a value read), with what its step says. */
-export type RecordedAct = { intent: string } & (
+export type RecordedAct = {
+  intent: string;
+  /** The element the act was on, as the recorder read it (its text after a typing burst). */
+  element?: AccessibleElement;
+} & (
   | { click: LogicalPoint; box: Box }
   /** `type` is the recorded text, `value` the step's action_value (a `{param}` template). */
   | { type: string; value: string }
@@ -30,6 +34,10 @@ export interface RecordedSubtask {
 const ACTION_TYPES = { click: 'CLICK', type: 'TYPE', key: 'KEYPRESS', extract: 'EXTRACT' } as const;
 
 function eventOf(act: RecordedAct): { action_type: string; action_details: Record<string, unknown> } {
+  return { ...detailsOf(act), ...(act.element && { element: act.element }) };
+}
+
+function detailsOf(act: RecordedAct): { action_type: string; action_details: Record<string, unknown> } {
   if ('click' in act) return { action_type: 'click', action_details: { button: 'left', ...act.click } };
   if ('type' in act) return { action_type: 'type', action_details: { text: act.type, secret: false } };
   if ('key' in act) return { action_type: 'key', action_details: { key: act.key } };
@@ -43,7 +51,7 @@ function stepOf(act: RecordedAct, i: number, screenshot: string) {
     i,
     expected_current_state: 'the fake player',
     intent: act.intent,
-    target: { primary: act.intent, fallback: null },
+    target: { primary: act.intent, fallback: null, ...(act.element && { element: identityOf(act.element) }) },
     action_type: ACTION_TYPES[kind],
     action_value: value,
     post_action: ['The screen updates.'],
