@@ -23,6 +23,8 @@ export interface PlayerOptions {
   search?: string;
   /** Whether it tells an accessibility tree which field has the focus and its text. Default false. */
   accessible?: boolean;
+  /** The most characters its fields take; the rest of a typing is lost. Default no limit. */
+  maxLength?: number;
 }
 
 /** Lines of the fake player: 0 the search field, 2 the Play button, 5 the notes field. */
@@ -53,11 +55,11 @@ interface PlayerState {
 }
 
 /** The focused field after typing `typed` into it, or (null) a BackSpace. */
-function edit(state: PlayerState, typed: string | null): void {
+function edit(state: PlayerState, typed: string | null, maxLength = Number.POSITIVE_INFINITY): void {
   const field = state.focus === SEARCH ? 'search' : state.focus === NOTES ? 'notes' : null;
   if (field === null) return;
   const text = state.selected ? '' : state[field];
-  state[field] = typed === null ? text.slice(0, -1) : text + typed;
+  state[field] = typed === null ? text.slice(0, -1) : (text + typed).slice(0, maxLength);
   state.selected = false;
 }
 
@@ -65,7 +67,7 @@ function edit(state: PlayerState, typed: string | null): void {
 function apply(
   state: PlayerState,
   input: string,
-  { offset = { dx: 0, dy: 0 }, ignoredPlays = 0 }: PlayerOptions,
+  { offset = { dx: 0, dy: 0 }, ignoredPlays = 0, maxLength }: PlayerOptions,
 ) {
   const click = /^click left (\d+),(\d+)/.exec(input);
   if (click) {
@@ -74,7 +76,7 @@ function apply(
     if (line !== PLAY) state.focus = line;
     else if (state.found !== null && state.ignored < ignoredPlays) state.ignored += 1;
     else if (state.found !== null) state.playing = state.found;
-  } else if (input.startsWith('type ')) edit(state, input.slice('type '.length));
+  } else if (input.startsWith('type ')) edit(state, input.slice('type '.length), maxLength);
   else if (input === 'key BackSpace') edit(state, null);
   else if (input === 'key ctrl+a') state.selected = true;
   else if (input === 'key enter' && state.focus === SEARCH) state.found = state.search;
