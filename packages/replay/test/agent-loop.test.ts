@@ -12,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ReplayEvent } from '../src/kernel/events.ts';
 import { type ReplayOptions, replay } from '../src/run/replay.ts';
 import { createFakeDesktop } from './fake-desktop.ts';
+import { act, tool } from './fake-replies.ts';
 
 let server: FakeModelServer;
 let workflowDir: string;
@@ -31,30 +32,6 @@ beforeEach(async () => {
   server.requests.length = 0;
 });
 
-const act = (args: Record<string, unknown>): FakeReply => ({
-  type: 'tool-calls',
-  calls: [
-    {
-      name: 'computer_use',
-      arguments: {
-        observation: 'obs',
-        task_memory: 'mem',
-        coordinate: null,
-        end_coordinate: null,
-        text: null,
-        keys: null,
-        scroll_direction: null,
-        scroll_amount: null,
-        wait_seconds: null,
-        ...args,
-      },
-    },
-  ],
-});
-const tool = (name: string, args: Record<string, unknown> = {}): FakeReply => ({
-  type: 'tool-calls',
-  calls: [{ name, arguments: { observation: 'obs', task_memory: 'mem', ...args } }],
-});
 const HAPPY: FakeReply[] = [
   act({ action: 'left_click', coordinate: [150, 150] }),
   act({ action: 'type', text: 'Faint' }),

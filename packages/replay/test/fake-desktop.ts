@@ -6,12 +6,16 @@
 
 import {
   AbortedError,
+  type Accessibility,
   type Desktop,
   type FoundWindow,
   type LogicalPoint,
   type RawFrame,
 } from '@mime-desktop/os-io';
 import sharp from 'sharp';
+
+/** Where the fake desktop draws line `k` of the text `shows` gives (before an `offset`): its left and baseline. */
+export const textLine = (k: number) => ({ x: 8, baseline: 24 + 22 * k });
 
 /** The one app window of the fake desktop, over the whole screen. */
 export const FAKE_APP_WINDOW: FoundWindow = { id: '1', title: 'Fake app', classes: ['fake-app', 'Fake-app'] };
@@ -34,9 +38,13 @@ export function createFakeDesktop(
     focusedWindow?: () => FoundWindow | null;
     /** Lines of text the screen shows after these inputs. Default: none. */
     shows?: (inputs: readonly string[]) => readonly string[];
+    /** Where the text is drawn, moved from its place (see textLine), as a moved window shows it. Default none. */
+    offset?: { dx: number; dy: number };
+    /** The accessibility tree of the apps. Default none (null). */
+    accessibility?: Accessibility;
   } = {},
 ): FakeDesktop {
-  const { width = 320, height = 200 } = options;
+  const { width = 320, height = 200, offset = { dx: 0, dy: 0 } } = options;
   const react = options.react ?? (() => true);
   const controller = new AbortController();
   const inputs: string[] = [];
@@ -56,7 +64,7 @@ export function createFakeDesktop(
       const fill = `rgb(255,255,${(version * 40) % 256})`;
       const text = lines.map(
         (line, k) =>
-          `<text x="8" y="${24 + 22 * k}" font-family="DejaVu Sans, sans-serif" font-size="15">${line.replace(/[<&>]/g, '')}</text>`,
+          `<text x="${textLine(k).x + offset.dx}" y="${textLine(k).baseline + offset.dy}" font-family="DejaVu Sans, sans-serif" font-size="15">${line.replace(/[<&>]/g, '')}</text>`,
       );
       const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}"><rect width="100%" height="100%" fill="${fill}"/>${text.join('')}</svg>`;
       data = sharp(Buffer.from(svg))
@@ -122,7 +130,7 @@ export function createFakeDesktop(
     activeWindow: async () => null,
     windowAt: async (point) => (options.windowAt ? options.windowAt(point) : FAKE_APP_WINDOW),
     focusedWindow: async () => (options.focusedWindow ? options.focusedWindow() : FAKE_APP_WINDOW),
-    accessibility: async () => null,
+    accessibility: async () => options.accessibility ?? null,
     close: async () => undefined,
   };
 }

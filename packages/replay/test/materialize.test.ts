@@ -121,6 +121,14 @@ describe('materializeWorkflow', () => {
     expect(result.typing.ofStep(own, 'other {password}')).toBe('other {password}');
     // The agent's own placeholder is its way to type a secret.
     expect(result.typing.ofAgent('pw {password}')).toBe('pw hunter2');
+    // A name that is no param (an upstream extract) shows, and is typed as, the value read at run time,
+    // never read for templates again: a `{password}` read from the screen does not bring the secret.
+    const read = new Map([['missing', '{password}']]);
+    expect(result.typing.textOf(own, new Map())).toBe('{password}:{password} {missing}');
+    expect(result.typing.textOf(own, read)).toBe('{password}:{password} {password}');
+    expect(result.typing.ofStep(own, '{password}:{password} {password}', read)).toBe(
+      '{password}:hunter2 {password}',
+    );
   });
 
   it('lists every missing, unknown and mistyped param at once', () => {

@@ -34,8 +34,11 @@ export interface MaterializedWorkflow {
   typing: SecretTyping;
 }
 
-/** A part of a step's typed value: text typed as it is, or the place of a sensitive param. */
-type TypedPart = string | { secret: string };
+/**
+ * A part of a step's typed value: text typed as it is, the place of a sensitive param, or of another
+ * name (an upstream extract's value, known only at run time).
+ */
+type TypedPart = string | { secret: string } | { extract: string };
 
 /**
  * What typing types. A step's value is rendered in one pass: a value given for a param is typed as it
@@ -56,13 +59,30 @@ export class SecretTyping {
     this.#steps.set(step, parts);
   }
 
-  /** What a step types for `text` (its rendered value): literal unless the workflow put a secret there. */
-  ofStep(step: WorkflowStep, text: string): string {
+  /**
+   * A step's value as shown (secrets as `{name}`) with the values extracted so far in place of their
+   * `{name}`, rendered in the same one pass as its params (an extracted value is never read for
+   * templates again); null for a step without a value.
+   */
+  textOf(step: WorkflowStep, extracted: ReadonlyMap<string, string>): string | null {
     const parts = this.#steps.get(step);
-    if (!parts || parts.map((p) => (typeof p === 'string' ? p : placeholderOf(p.secret))).join('') !== text) {
-      return text;
-    }
-    return parts.map((p) => (typeof p === 'string' ? p : (this.#secrets.get(p.secret) ?? ''))).join('');
+    return parts ? parts.map((p) => shownPart(p, extracted)).join('') : step.action_value;
+  }
+
+  /**
+   * What a step types for `text` (its value as `textOf` shows it, `extracted` the same values):
+   * literal unless the workflow put a secret there.
+   */
+  ofStep(step: WorkflowStep, text: string, extracted: ReadonlyMap<string, string> = new Map()): string {
+    const parts = this.#steps.get(step);
+    if (!parts || parts.map((p) => shownPart(p, extracted)).join('') !== text) return text;
+    return parts
+      .map((p) =>
+        typeof p === 'object' && 'secret' in p
+          ? (this.#secrets.get(p.secret) ?? '')
+          : shownPart(p, extracted),
+      )
+      .join('');
   }
 
   /** What the agent's typing action types: its `{name}` of a sensitive param is the value. */
@@ -243,7 +263,17 @@ export function materializeWorkflow(
   return { workflow: rendered, params: resolved.params, secrets: resolved.secrets, typing };
 }
 
-/** A template split in one pass: param values as text (never read again), sensitive params as places. */
+/** A part as artifacts show it: a secret as `{name}`, an extract's value once known, else `{name}`. */
+function shownPart(part: TypedPart, extracted: ReadonlyMap<string, string>): string {
+  if (typeof part === 'string') return part;
+  if ('secret' in part) return placeholderOf(part.secret);
+  return extracted.get(part.extract) ?? placeholderOf(part.extract);
+}
+
+/**
+ * A template split in one pass: param values as text (never read again), sensitive params and other
+ * names (extracts) as places.
+ */
 function typedParts(
   template: string,
   values: Readonly<Record<string, string>>,
@@ -252,7 +282,7 @@ function typedParts(
   return splitTemplate(template).map((part) => {
     if ('text' in part) return part.text;
     if (sensitive.has(part.name)) return { secret: part.name };
-    return Object.hasOwn(values, part.name) ? (values[part.name] as string) : placeholderOf(part.name);
+    return Object.hasOwn(values, part.name) ? (values[part.name] as string) : { extract: part.name };
   });
 }
 

@@ -120,7 +120,8 @@ class RecordedRun {
     if (recorded.event.action_type === 'extract') return this.#extracts.run(recorded, entry, turn, state);
     const before = await this.#lookBefore(recorded, turn, state);
     const unset = unsetValueOf(step, memory.extracts);
-    const text = unset?.text ?? step.action_value;
+    // A `{name}` of an upstream extract in the step's value types the value read (see SecretTyping).
+    const text = unset?.text ?? this.#ctx.typing.textOf(step, memory.extracts);
     const action = recordedAction(recorded, before.ok ? before.value.map : undefined, text);
     const description = action ? describeAction(action) : step.action_type.toLowerCase();
     const verdict = this.#verdictOf(before);
@@ -153,7 +154,7 @@ class RecordedRun {
       await executeAction(
         this.#ctx.desktop,
         action,
-        (text) => this.#ctx.typing.ofStep(step, text),
+        (text) => this.#ctx.typing.ofStep(step, text, memory.extracts),
         step.type_delay_ms ?? settings.typeDelayMs,
         this.#ctx.signal,
       );
