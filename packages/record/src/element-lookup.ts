@@ -9,6 +9,12 @@ import type { SecretTyping } from './secret-typing.ts';
  * double-click wait (400 ms), so a click is not written later for it.
  */
 const ELEMENT_LOOKUP_MS = 1000;
+/**
+ * Longest wait for the element under a resting pointer, ms. Longer than a press's own: that lookup
+ * starts before the press, and where the press closes its window it is the only right answer (on a
+ * busy machine the apps answer in seconds; the press's lookup then names what lay under the window).
+ */
+const HOVER_LOOKUP_MS = 4000;
 /** How long the pointer rests before the element under it is looked up ahead of a press, ms. */
 const HOVER_REST_MS = 60;
 /** Farthest a press may be from where the pointer rested for that lookup to stand for it, px. */
@@ -77,7 +83,7 @@ export class ElementLookup {
     this.#rest = setTimeout(() => {
       if (this.#secret.on) return;
       const { x, y } = event;
-      this.#hover = { x, y, element: this.#element((a11y) => a11y.elementAt({ x, y })) };
+      this.#hover = { x, y, element: this.#element((a11y) => a11y.elementAt({ x, y }), HOVER_LOOKUP_MS) };
     }, HOVER_REST_MS).unref();
   }
 
@@ -149,18 +155,20 @@ export class ElementLookup {
     return still && still.length > 0 ? now : before;
   }
 
-  /** The element `ask` names, within {@link ELEMENT_LOOKUP_MS}; a window or a whole document is none. */
+  /** The element `ask` names, within `withinMs`; a window or a whole document is none. */
   #element(
     ask: (a11y: Accessibility) => Promise<AccessibleElement | null>,
+    withinMs = ELEMENT_LOOKUP_MS,
   ): Promise<AccessibleElement | null> {
-    return this.#lookUp(ask).then((e) => (e && isWholeWindow(e) ? null : e));
+    return this.#lookUp(ask, withinMs).then((e) => (e && isWholeWindow(e) ? null : e));
   }
 
-  #lookUp<T>(ask: (a11y: Accessibility) => Promise<T | null>): Promise<T | null> {
+  #lookUp<T>(
+    ask: (a11y: Accessibility) => Promise<T | null>,
+    withinMs = ELEMENT_LOOKUP_MS,
+  ): Promise<T | null> {
     return this.#a11y
-      .then((opened) =>
-        opened ? Promise.race([ask(opened), delay(ELEMENT_LOOKUP_MS, null, { ref: false })]) : null,
-      )
+      .then((opened) => (opened ? Promise.race([ask(opened), delay(withinMs, null, { ref: false })]) : null))
       .catch(() => null);
   }
 }
