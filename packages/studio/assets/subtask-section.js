@@ -6,9 +6,22 @@ import { subtaskHeadingId } from './page-ids.js';
 import { problemsAt } from './problems-panel.js';
 import { editForm, orderButtons, orderFocus, stepCard } from './step-card.js';
 
+/** A workflow of more steps than this opens with its subtasks' steps collapsed: its page is ready at once. */
+export const COLLAPSE_OVER = 40;
+
 /** Subtask `k` of the workflow, `steps` being all the plan's steps in order (a card shows the next one's screen). */
 export function subtaskSection(state, subtask, k, steps) {
   const { workflow } = state;
+  const cards = h(
+    'div',
+    { class: 'steps' },
+    subtask.steps.map((step, j) =>
+      stepCard(state, step, steps[steps.indexOf(step) + 1], k, `plan.subtasks[${k}].steps[${j}].`, {
+        first: j === 0,
+        last: j === subtask.steps.length - 1,
+      }),
+    ),
+  );
   const name = formatSubtask(subtask.subtask_i, { title: true });
   return h(
     'section',
@@ -31,19 +44,29 @@ export function subtaskSection(state, subtask, k, steps) {
     subtaskTextForm(state, subtask),
     dependencies(state, subtask, k),
     problemsAt(state, `plan.subtasks[${k}].`),
-    h(
-      'div',
-      { class: 'steps' },
-      subtask.steps.map((step, j) =>
-        stepCard(state, step, steps[steps.indexOf(step) + 1], k, `plan.subtasks[${k}].steps[${j}].`, {
-          first: j === 0,
-          last: j === subtask.steps.length - 1,
-        }),
-      ),
-    ),
+    steps.length > COLLAPSE_OVER && subtask.steps.length > 0 ? collapsed(state, k, cards) : cards,
     subtask.steps.length === 0 ? addStepDisclosure(state, subtask.subtask_i, null) : null,
     addSubtaskForm(state, subtask.subtask_i),
   );
+}
+
+/**
+ * A long workflow's subtask with its cards in a disclosure, closed until opened (by hand, or by a jump
+ * to one of its steps): a closed one is neither laid out nor loads its screens.
+ */
+function collapsed(state, k, cards) {
+  const count = cards.childElementCount;
+  const details = h(
+    'details',
+    { class: 'subtask-steps', open: state.openSubtasks.has(k) },
+    h('summary', {}, `${count} step${count === 1 ? '' : 's'} of ${formatSubtask(k)}`),
+    cards,
+  );
+  details.addEventListener('toggle', () => {
+    if (details.open) state.openSubtasks.add(k);
+    else state.openSubtasks.delete(k);
+  });
+  return details;
 }
 
 /** A new subtask of no steps after subtask `k`, saying what the model is to do there from the screen. */

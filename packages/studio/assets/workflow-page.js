@@ -4,7 +4,7 @@
  * until they are fixed, and only Save waits for that. The draft is kept in this browser while it
  * differs from the saved file, shown by a bar (Revert, Save) and asked about before leaving.
  */
-import { api, fileUrl, workflowPage, workflowUrl } from './api.js';
+import { api, cardFrame, fileUrl, workflowPage, workflowUrl } from './api.js';
 import { failed, go, h, say, show, takeMessage } from './dom.js';
 import { dropDraft, keepDraft, readDraft } from './draft-store.js';
 import { draftWarnings } from './draft-warnings.js';
@@ -36,6 +36,10 @@ export async function showWorkflow(id) {
     saveError: null,
     runs: body.runs,
     files: body.files,
+    /** The recorded screen, where the steps' points are (null when the recording does not say). */
+    screen: body.screen,
+    /** The subtasks shown open when a long workflow's subtasks are collapsed. */
+    openSubtasks: new Set(),
     /** The steps whose form is open (kept open as the page is built again). */
     openEditors: new Set(),
   };
@@ -97,8 +101,8 @@ function preloadFirstScreens(id, workflow) {
   const first = workflow.plan.subtasks.flatMap((s) => s.steps).slice(0, FIRST_SCREENS + 1);
   for (const step of first) {
     if (!step.source?.screenshot) continue;
-    const image = new Image();
-    image.src = fileUrl(id, step.source.screenshot);
+    const { src, srcset, sizes } = cardFrame(fileUrl(id, step.source.screenshot));
+    Object.assign(new Image(), { sizes, srcset, src });
   }
 }
 

@@ -7,8 +7,10 @@ import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { reviewHeal } from '../heal-review.ts';
 import type { RunManager } from '../run-manager.ts';
+import { readRunSteps } from '../run-steps.ts';
 import { RunNotFoundError, type WorkflowStore } from '../workflow-store.ts';
 import { fail, strictJson } from './answers.ts';
+import { answerFrame } from './frame-images.ts';
 import { streamMessages } from './messages.ts';
 
 /** A finished run of a workflow. */
@@ -127,13 +129,14 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
     if (!page) return fail(c, 404, 'MIME_NOT_FOUND', `run ${run} has no report (still running, or killed)`);
     return c.body(new Uint8Array(page), 200, { 'content-type': 'text/html; charset=utf-8' });
   });
-  app.get(`${RUN}/file`, async (c) => {
+  app.get(`${RUN}/file`, (c) => {
     const { id, run } = c.req.param();
-    const png = await store.runFrame(id, run, c.req.query('path') ?? '');
-    return c.body(new Uint8Array(png), 200, {
-      'content-type': 'image/png',
-      'cache-control': 'private, max-age=60',
-    });
+    return answerFrame(c, () => store.runFrame(id, run, c.req.query('path') ?? ''));
+  });
+  // The run as a trace: its turns in order, each with the screen before and after.
+  app.get(`${RUN}/steps`, async (c) => {
+    const { id, run } = c.req.param();
+    return c.json({ steps: await readRunSteps(await store.runFolder(id, run)) });
   });
   app.post('/api/runs/:run/stop', (c) => c.json({ stopped: runs.stop(c.req.param('run')) }));
   app.post('/api/runs/:run/pause', (c) => c.json({ paused: runs.pause(c.req.param('run'), true) }));
@@ -141,7 +144,7 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
   app.get('/api/runs/:run/file', async (c) => {
     const run = runs.get(c.req.param('run'));
     if (!run?.dir) return fail(c, 404, 'MIME_NOT_FOUND', 'no such run in this studio');
-    const png = await runFrame(run.dir, c.req.query('path') ?? '', () => run.done);
-    return c.body(new Uint8Array(png), 200, { 'content-type': 'image/png' });
+    const { dir } = run;
+    return answerFrame(c, () => runFrame(dir, c.req.query('path') ?? '', () => run.done));
   });
 }

@@ -1,21 +1,33 @@
 /** A workflow's routes: the list, one workflow and its recorded frames, its edits, save, check and duplicate. */
-import { readWorkflowContext } from '@mime-desktop/schema';
+import { join } from 'node:path';
+import { RecordingMetadata, readJsonFile, readWorkflowContext, type ScreenInfo } from '@mime-desktop/schema';
 import type { Hono } from 'hono';
 import { checkDraft, editDraft } from '../workflow-draft.ts';
 import type { WorkflowEdit } from '../workflow-edits.ts';
 import type { WorkflowStore } from '../workflow-store.ts';
 import { fail, strictJson } from './answers.ts';
+import { answerFrame } from './frame-images.ts';
+
+/**
+ * The logical screen the workflow was recorded on (its metadata.json), where its steps' points are:
+ * the page places them on a frame of any size. Null when the file does not say.
+ */
+async function recordedScreen(dir: string): Promise<ScreenInfo | null> {
+  const read = await readJsonFile(join(dir, 'metadata.json')).catch(() => null);
+  const metadata = RecordingMetadata.safeParse(read);
+  return (metadata.success && metadata.data.screen) || null;
+}
 
 export function workflowRoutes(app: Hono, store: WorkflowStore): void {
   app.get('/api/workflows', async (c) => c.json(await store.list()));
-  app.get('/api/workflows/:id', async (c) => c.json(await store.open(c.req.param('id'))));
-  app.get('/api/workflows/:id/file', async (c) => {
-    const png = await store.frame(c.req.param('id'), c.req.query('path') ?? '');
-    return c.body(new Uint8Array(png), 200, {
-      'content-type': 'image/png',
-      'cache-control': 'private, max-age=60',
-    });
+  app.get('/api/workflows/:id', async (c) => {
+    const id = c.req.param('id');
+    const opened = await store.open(id);
+    return c.json({ ...opened, screen: await recordedScreen(await store.folder(id)) });
   });
+  app.get('/api/workflows/:id/file', (c) =>
+    answerFrame(c, () => store.frame(c.req.param('id'), c.req.query('path') ?? '')),
+  );
   app.put('/api/workflows/:id', async (c) => {
     const body = (await strictJson(c)) as { workflow?: unknown; version?: unknown } | null;
     if (!body || typeof body.version !== 'string') {
