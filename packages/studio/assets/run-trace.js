@@ -50,7 +50,7 @@ export async function runTrace(id, run, selected) {
       ),
     ),
   );
-  const image = h('img', { class: 'trace-image' });
+  const image = h('img', { class: 'trace-image', alt: '' });
   const none = h('p', { class: 'muted' });
   const screen = h(
     'div',
