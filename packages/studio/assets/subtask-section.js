@@ -12,17 +12,17 @@ export const COLLAPSE_OVER = 40;
 /** Subtask `k` of the workflow, `steps` being all the plan's steps in order (a card shows the next one's screen). */
 export function subtaskSection(state, subtask, k, steps) {
   const { workflow } = state;
-  const cards = h(
-    'div',
-    { class: 'steps' },
-    subtask.steps.map((step, j) =>
-      stepCard(state, step, steps[steps.indexOf(step) + 1], k, `plan.subtasks[${k}].steps[${j}].`, {
-        first: j === 0,
-        last: j === subtask.steps.length - 1,
-      }),
-    ),
-  );
-  const name = formatSubtask(subtask.subtask_i, { title: true });
+  const cards = () =>
+    h(
+      'div',
+      { class: 'steps' },
+      subtask.steps.map((step, j) =>
+        stepCard(state, step, steps[steps.indexOf(step) + 1], k, `plan.subtasks[${k}].steps[${j}].`, {
+          first: j === 0,
+          last: j === subtask.steps.length - 1,
+        }),
+      ),
+    );
   return h(
     'section',
     { class: 'subtask', 'aria-labelledby': subtaskHeadingId(k) },
@@ -44,7 +44,7 @@ export function subtaskSection(state, subtask, k, steps) {
     subtaskTextForm(state, subtask),
     dependencies(state, subtask, k),
     problemsAt(state, `plan.subtasks[${k}].`),
-    steps.length > COLLAPSE_OVER && subtask.steps.length > 0 ? collapsed(state, k, cards) : cards,
+    steps.length > COLLAPSE_OVER && subtask.steps.length > 0 ? collapsed(state, subtask, k, cards) : cards(),
     subtask.steps.length === 0 ? addStepDisclosure(state, subtask.subtask_i, null) : null,
     addSubtaskForm(state, subtask.subtask_i),
   );
@@ -52,19 +52,21 @@ export function subtaskSection(state, subtask, k, steps) {
 
 /**
  * A long workflow's subtask with its cards in a disclosure, closed until opened (by hand, or by a jump
- * to one of its steps): a closed one is neither laid out nor loads its screens.
+ * to one of its steps): a closed one's cards are not built, laid out nor load their screens.
  */
-function collapsed(state, k, cards) {
-  const count = cards.childElementCount;
+function collapsed(state, subtask, k, cards) {
+  const count = subtask.steps.length;
+  const open = state.openSubtasks.has(k);
   const details = h(
     'details',
-    { class: 'subtask-steps', open: state.openSubtasks.has(k) },
+    { class: 'subtask-steps', open },
     h('summary', {}, `${count} step${count === 1 ? '' : 's'} of ${formatSubtask(k)}`),
-    cards,
+    open ? cards() : null,
   );
   details.addEventListener('toggle', () => {
     if (details.open) state.openSubtasks.add(k);
     else state.openSubtasks.delete(k);
+    if (details.open && details.childElementCount === 1) details.append(cards());
   });
   return details;
 }

@@ -116,7 +116,7 @@ function render(state, focus = null) {
     h('h1', { id: 'workflow-heading', tabindex: -1 }, workflow.task_name),
     wordsForm(state),
     duplicateForm(state),
-    goToStep(steps),
+    goToStep(state, steps),
     problemsPanel(state, {
       edit: state.edit,
       reveal: (i, field) => reveal(state, i, field),
@@ -218,8 +218,15 @@ function draftBar(state) {
 /** Opens step `i`'s form at `field` (or shows its card when there is none) and moves there. */
 function reveal(state, i, field) {
   if (field) state.openEditors.add(i);
+  openSubtaskOf(state, i);
   render(state);
   jumpTo(document.getElementById(field ? stepFieldId(i, field) : stepCardId(i)));
+}
+
+/** A long workflow's subtask that holds step `i` is shown open (its cards built) from now on. */
+function openSubtaskOf(state, i) {
+  const k = state.workflow.plan.subtasks.findIndex((s) => s.steps.some((step) => step.i === i));
+  if (k >= 0) state.openSubtasks.add(k);
 }
 
 /** The workflow's name and description, changed in place (the form opens on demand). */
@@ -292,7 +299,7 @@ function duplicateForm(state) {
 }
 
 /** A field that moves to a step by its number: past the many controls of the steps before it. */
-function goToStep(steps) {
+function goToStep(state, steps) {
   if (steps.length === 0) return null;
   const input = h('input', {
     id: 'go-to-step',
@@ -305,6 +312,12 @@ function goToStep(steps) {
   const onsubmit = (event) => {
     event.preventDefault();
     const i = Number(input.value) - 1;
+    // A step of a collapsed subtask: the subtask opens, its cards built, the number kept in the field.
+    if (!document.getElementById(stepCardId(i)) && i >= 0 && i < steps.length) {
+      openSubtaskOf(state, i);
+      render(state);
+      document.getElementById('go-to-step').value = String(i + 1);
+    }
     const card = document.getElementById(stepCardId(i));
     if (!card)
       return say(`there is no ${formatStep(i)}: this workflow has ${steps.length} steps`, { error: true });
