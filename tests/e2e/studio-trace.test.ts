@@ -4,7 +4,7 @@
  * run's steps beside the selected step's large screen (before or after it, zoomed), `j`/`k` moving the
  * selection, a step's own address opening it selected; screenshots served at the size shown (WebP,
  * smaller than the frame) and revalidated with 304; a 200-step workflow opening with its subtasks
- * collapsed, a step of one of them reached by "go to step". Axe finds nothing on the trace, light and dark.
+ * collapsed, a step of one of them reached by "go to step". Axe finds nothing, light and dark.
  */
 import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -142,6 +142,7 @@ describe('a run read like a trace', () => {
       const collapsed = page.locator('details.subtask-steps:not([open])');
       expect(await page.locator('section.subtask').count()).toBe(subtasks);
       expect(await collapsed.count()).toBe(subtasks);
+      await expectNoViolations(page, 'a 200-step workflow');
       await page.getByLabel(/^Go to step/).fill('150');
       await page.getByLabel(/^Go to step/).press('Enter');
       const card = page.getByRole('article', { name: /· Step 150$/ });
@@ -153,6 +154,7 @@ describe('a run read like a trace', () => {
       await before.evaluate((img: HTMLImageElement) => img.decode());
       const src = await before.evaluate((img: HTMLImageElement) => img.currentSrc);
       expect(src).toMatch(/&w=(360|720)$/);
+      await expectNoViolations(page, 'a 200-step workflow with a subtask open');
     });
   });
 });

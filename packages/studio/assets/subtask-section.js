@@ -12,6 +12,7 @@ export const COLLAPSE_OVER = 40;
 /** Subtask `k` of the workflow, `steps` being all the plan's steps in order (a card shows the next one's screen). */
 export function subtaskSection(state, subtask, k, steps) {
   const { workflow } = state;
+  const name = formatSubtask(subtask.subtask_i, { title: true });
   const cards = () =>
     h(
       'div',
