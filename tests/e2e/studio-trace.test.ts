@@ -4,14 +4,15 @@
  * run's steps beside the selected step's large screen (before or after it, zoomed), `j`/`k` moving the
  * selection, a step's own address opening it selected; screenshots served at the size shown (WebP,
  * smaller than the frame) and revalidated with 304; a 200-step workflow opening with its subtasks
- * collapsed, a step of one of them reached by "go to step". Axe finds nothing, light and dark.
+ * collapsed, a step of one of them reached by "go to step", an edit of it sent small. Axe finds
+ * nothing, light and dark.
  */
 import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { axeViolations } from '@mime-desktop/test-support/axe';
 import { copyFixture, copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { writeLongWorkflow } from '@mime-desktop/test-support/long-workflow';
-import { useStudioBrowser } from '@mime-desktop/test-support/studio-page';
+import { statusSays, useStudioBrowser } from '@mime-desktop/test-support/studio-page';
 import type { Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 
@@ -155,6 +156,23 @@ describe('a run read like a trace', () => {
       const src = await before.evaluate((img: HTMLImageElement) => img.currentSrc);
       expect(src).toMatch(/&w=(360|720)$/);
       await expectNoViolations(page, 'a 200-step workflow with a subtask open');
+
+      // An edit is sent as the edit and the key of the draft, not the 200-step workflow whole.
+      const sent: number[] = [];
+      page.on('request', (request) => {
+        if (request.url().endsWith('/api/workflows/long/edit')) sent.push(request.postData()?.length ?? 0);
+      });
+      for (const name of ['long play', 'longer play']) {
+        // The form stays open after an edit made with it.
+        const field = page.getByLabel('Name', { exact: true });
+        if (!(await field.isVisible())) await page.getByText('Rename or describe this workflow').click();
+        await field.fill(name);
+        await page.getByRole('button', { name: 'Apply to the workflow' }).click();
+        await statusSays(page, `the workflow is "${name}" now`);
+        await page.getByRole('heading', { level: 1, name }).waitFor();
+      }
+      expect(sent).toHaveLength(2);
+      for (const length of sent) expect(length).toBeLessThan(1000);
     });
   });
 });

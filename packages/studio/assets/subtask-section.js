@@ -9,6 +9,9 @@ import { editForm, orderButtons, orderFocus, stepCard } from './step-card.js';
 /** A workflow of more steps than this opens with its subtasks' steps collapsed: its page is ready at once. */
 export const COLLAPSE_OVER = 40;
 
+/** The event that opens a collapsed subtask's steps at once, its cards built before the next line runs. */
+export const OPEN_STEPS = 'mime-open-steps';
+
 /** Subtask `k` of the workflow, `steps` being all the plan's steps in order (a card shows the next one's screen). */
 export function subtaskSection(state, subtask, k, steps) {
   const { workflow } = state;
@@ -64,10 +67,18 @@ function collapsed(state, subtask, k, cards) {
     h('summary', {}, `${count} step${count === 1 ? '' : 's'} of ${formatSubtask(k)}`),
     open ? cards() : null,
   );
+  const build = () => {
+    if (details.childElementCount === 1) details.append(cards());
+  };
   details.addEventListener('toggle', () => {
     if (details.open) state.openSubtasks.add(k);
     else state.openSubtasks.delete(k);
-    if (details.open && details.childElementCount === 1) details.append(cards());
+    if (details.open) build();
+  });
+  // Opened at once (its cards built now) by a jump that goes to one of its steps.
+  details.addEventListener(OPEN_STEPS, () => {
+    details.open = true;
+    build();
   });
   return details;
 }

@@ -30,6 +30,9 @@ export async function showWorkflow(id) {
     version: body.version,
     /** The draft: the saved workflow with the edits made since. */
     workflow: body.workflow,
+    /** The key the studio holds a draft under, and that draft: an edit of it names it, not sends it. */
+    draftKey: body.draft,
+    draftOf: body.workflow,
     dirty: false,
     problems: [],
     /** What the last save said when it failed (a change on disk), shown in the bar. */
@@ -83,6 +86,8 @@ async function restoreDraft(state) {
     };
   }
   state.workflow = kept.workflow;
+  state.draftKey = checked.body.draft;
+  state.draftOf = kept.workflow;
   state.problems = checked.body.problems;
   changed(state);
   // A draft that came back to the file as saved is no draft: it was dropped.
@@ -141,12 +146,19 @@ function render(state, focus = null) {
 /** Asks the studio to apply `change` to the draft; the page shows the result and its problems, unsaved. */
 async function edit(state, change, done, focus = []) {
   const used = focusedId();
-  const result = await api(`${workflowUrl(state.id)}/edit`, {
+  const url = `${workflowUrl(state.id)}/edit`;
+  const whole = { workflow: state.workflow, edit: change };
+  // The draft the studio holds is named by its key; sent whole only when the studio no longer has it.
+  let result = await api(url, {
     method: 'POST',
-    body: { workflow: state.workflow, edit: change },
+    body: state.draftOf === state.workflow ? { draft: state.draftKey, edit: change } : whole,
   });
+  if (result.body?.error?.code === 'MIME_DRAFT_GONE')
+    result = await api(url, { method: 'POST', body: whole });
   if (!result.ok) return say(result.body?.error?.message ?? 'the change could not be made', { error: true });
   state.workflow = result.body.workflow;
+  state.draftKey = result.body.draft;
+  state.draftOf = state.workflow;
   state.problems = result.body.problems;
   state.saveError = null;
   changed(state);

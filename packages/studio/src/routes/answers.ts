@@ -1,6 +1,7 @@
 /** How the studio's routes answer: an error as the page shows it, and a request's JSON body read strictly. */
 import { isMimeError, parseJsonText } from '@mime-desktop/schema';
 import type { Context } from 'hono';
+import { DraftGoneError } from '../draft-cache.ts';
 import { StudioEditError } from '../edit-error.ts';
 import { RunRefusedError } from '../run-manager.ts';
 import {
@@ -47,7 +48,8 @@ export function answerError(c: Context, error: unknown) {
   )
     return fail(c, 404, error.code, error.message);
   if (error instanceof StudioEditError) return fail(c, 400, error.code, error.message);
-  if (error instanceof RunRefusedError) return fail(c, 409, error.code, error.message);
+  if (error instanceof RunRefusedError || error instanceof DraftGoneError)
+    return fail(c, 409, error.code, error.message);
   // A full disk is the server's storage, not the request: 507 Insufficient Storage, named.
   if (isMimeError(error) && error.code === 'MIME_DISK_FULL') return fail(c, 507, error.code, error.message);
   if (isMimeError(error)) return fail(c, CONFLICTS.has(error.code) ? 409 : 400, error.code, error.message);
