@@ -25,5 +25,5 @@ export const runPage = (id, run) => `${workflowPage(id)}/r/${encodeURIComponent(
 export const cardFrame = (url) => ({
   src: `${url}&w=360`,
   srcset: `${url}&w=360 360w, ${url}&w=720 720w`,
-  sizes: '(max-width: 60rem) 100vw, 23rem',
+  sizes: '(max-width: 60rem) 100vw, 22rem',
 });
