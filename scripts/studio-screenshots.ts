@@ -3,7 +3,7 @@
 /**
  * `pnpm studio:screenshots`: the README's pictures of `mime studio`, taken in Chromium (light and dark)
  * on a copy of the demo workflow and a recording not reflected yet: the list, a workflow's page, and
- * a run's page with the heal it learned. The run is real: an auto replay on a private display of the
+ * a run's page with the heal it learned, and the run read like a trace. The run is real: an auto replay on a private display of the
  * demo app restyled (moved 40x24 px, its Play buttons reading "Listen"), with the test suite's fake
  * model server standing in for the model. Writes docs/studio-*.png.
  */
@@ -72,6 +72,17 @@ try {
       .waitFor();
     await page.setViewportSize({ width: 1280, height: 1500 });
     await page.screenshot({ path: join(root, 'docs', `studio-run-${scheme}.png`) });
+    // The run read like a trace on a wide window: its second step selected, after it.
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto('about:blank');
+    await page.goto(`${studio.origin}/#/w/play-song/r/${runId}/s/2`);
+    await page.locator('section.trace [aria-current="step"]').waitFor();
+    await page.getByRole('button', { name: 'After' }).click();
+    await page.waitForFunction(() => {
+      const img = document.querySelector<HTMLImageElement>('.trace-image');
+      return Boolean(img?.complete && img.naturalWidth > 0);
+    });
+    await page.screenshot({ path: join(root, 'docs', `studio-trace-${scheme}.png`) });
     await page.close();
   }
 } finally {
@@ -79,4 +90,4 @@ try {
   await studio.close();
   await rm(home, { recursive: true, force: true });
 }
-process.stderr.write('wrote docs/studio-{list,workflow,run}-{light,dark}.png\n');
+process.stderr.write('wrote docs/studio-{list,workflow,run,trace}-{light,dark}.png\n');

@@ -17,3 +17,13 @@ export const fileUrl = (id, path) => `${workflowUrl(id)}/file?path=${encodeURICo
 export const runUrl = (id, run) => `${workflowUrl(id)}/runs/${encodeURIComponent(run)}`;
 export const workflowPage = (id) => `#/w/${encodeURIComponent(id)}`;
 export const runPage = (id, run) => `${workflowPage(id)}/r/${encodeURIComponent(run)}`;
+
+/**
+ * A frame at the size a step card shows it (a third of the page, the whole width on a narrow one):
+ * WebP at that width, twice it on a dense screen, rather than the full PNG.
+ */
+export const cardFrame = (url) => ({
+  src: `${url}&w=360`,
+  srcset: `${url}&w=360 360w, ${url}&w=720 720w`,
+  sizes: '(max-width: 60rem) 100vw, 22rem',
+});

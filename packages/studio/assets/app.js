@@ -1,6 +1,7 @@
 /**
  * The studio's page: the workflow list (#/), a workflow's page (#/w/<id>) with its steps as cards,
- * its edits, saving and runs, and a run's page (#/w/<id>/r/<run>) with its report and its heal.
+ * its edits, saving and runs, and a run's page (#/w/<id>/r/<run>, #/w/<id>/r/<run>/s/<n> with step n
+ * selected) with its steps, report and heal.
  * ES modules served as they are (no build step), one job each; this one routes between the pages.
  */
 import { focusMain } from './dom.js';
@@ -17,9 +18,10 @@ async function route() {
   shown = location.hash;
   guardLeaving(() => null);
   stopFollowingRuns();
-  const run = /^#\/w\/([^/]+)\/r\/([^/]+)$/.exec(location.hash);
+  const run = /^#\/w\/([^/]+)\/r\/([^/]+)(?:\/s\/(\d+))?$/.exec(location.hash);
   const workflow = /^#\/w\/([^/]+)$/.exec(location.hash);
-  if (run) await showRun(decodeURIComponent(run[1]), decodeURIComponent(run[2]));
+  if (run)
+    await showRun(decodeURIComponent(run[1]), decodeURIComponent(run[2]), run[3] ? Number(run[3]) : null);
   else if (workflow) await showWorkflow(decodeURIComponent(workflow[1]));
   else await showList();
   // No scroll: focusing must not lay out the whole page before its first screens load.

@@ -21,6 +21,13 @@ export function focusFirst(ids) {
 
 /** Scrolls `node` into view and focuses it (a jump: "go to step", a problem's place). */
 export function jumpTo(node) {
+  // A step of a collapsed subtask: its disclosure opens first.
+  for (
+    let closed = node.closest('details:not([open])');
+    closed;
+    closed = closed.closest('details:not([open])')
+  )
+    closed.open = true;
   node.scrollIntoView({ block: 'start' });
   node.focus({ preventScroll: true });
 }

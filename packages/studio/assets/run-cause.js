@@ -6,6 +6,7 @@
 import { h } from './dom.js';
 import { jumpTo } from './focus.js';
 import { stepCardId, subtaskHeadingId } from './page-ids.js';
+import { OPEN_STEPS } from './subtask-section.js';
 
 /**
  * The cause of run `runId`'s end; `rerunFresh` starts it again from a fresh app (null when the workflow
@@ -29,7 +30,19 @@ export function causeView(runId, cause, { rerunFresh }) {
     place &&
     h(
       'button',
-      { type: 'button', id: 'cause-open-step', onclick: () => jumpTo(document.getElementById(place)) },
+      {
+        type: 'button',
+        id: 'cause-open-step',
+        onclick: () => {
+          // A long workflow's subtask opens first: its step's card is built then.
+          const heading = document.getElementById(subtaskHeadingId(divergence.subtask_i ?? 0));
+          heading
+            ?.closest('section')
+            ?.querySelector('details.subtask-steps')
+            ?.dispatchEvent(new Event(OPEN_STEPS));
+          jumpTo(document.getElementById(place));
+        },
+      },
       divergence.step_i === null ? 'Open the subtask' : 'Open the step',
     );
   const fresh =

@@ -1,10 +1,14 @@
-/** A run's page (#/w/<id>/r/<run>): what it was, the heal it learned (if any) to accept change by change, and its report. */
+/**
+ * A run's page (#/w/<id>/r/<run>, or .../s/<n> with step n selected): what it was, the heal it learned
+ * (if any) to accept change by change, its steps read like a trace, and its report.
+ */
 import { api, fileUrl, runUrl, workflowPage } from './api.js';
 import { failed, go, h, say, show } from './dom.js';
+import { runTrace } from './run-trace.js';
 
-/** A run: what it was, the heal it learned (if any) to accept change by change, and its report. */
-export async function showRun(id, run) {
-  const { ok, body } = await api(runUrl(id, run));
+/** A run: what it was, its heal (if any), its steps with step `step` (1-based) selected, and its report. */
+export async function showRun(id, run, step = null) {
+  const [{ ok, body }, trace] = await Promise.all([api(runUrl(id, run)), runTrace(id, run, step)]);
   if (!ok) return failed(body);
   const r = body.run;
   document.title = `Run ${run} · mime studio`;
@@ -22,6 +26,7 @@ export async function showRun(id, run) {
       ),
     ),
     healPanel(id, run, body.heal),
+    trace,
     h('iframe', {
       class: 'report',
       title: 'Run report',
@@ -29,6 +34,8 @@ export async function showRun(id, run) {
       sandbox: 'allow-scripts',
     }),
   );
+  // A step's address shows that step.
+  if (step !== null) trace?.scrollIntoView({ block: 'start' });
   say('');
 }
 

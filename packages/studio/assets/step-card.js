@@ -1,7 +1,7 @@
 /** A step of a workflow as a card: its screens before and after, what it does, and its edits. */
 
 import { addStepDisclosure } from './add-step-form.js';
-import { fileUrl } from './api.js';
+import { cardFrame, fileUrl } from './api.js';
 import { h } from './dom.js';
 import { formatPlace, formatStep } from './numbering.js';
 import { stepCardId, stepFieldId } from './page-ids.js';
@@ -238,14 +238,18 @@ function screenshot(state, path, caption, point, eager = false) {
   if (!path) return h('figure', { class: 'shot' }, h('figcaption', {}, `${caption}: none`));
   const marker = h('span', { class: 'point', hidden: true });
   const image = h('img', {
-    src: fileUrl(state.id, path),
+    ...cardFrame(fileUrl(state.id, path)),
     alt: `${caption}: the screen ${caption === 'Before' ? 'before' : 'after'} the step`,
     loading: eager ? 'eager' : 'lazy',
     onload: (event) => {
       if (!point) return;
-      const { naturalWidth, naturalHeight } = event.target;
-      marker.style.left = `${(100 * point.x) / naturalWidth}%`;
-      marker.style.top = `${(100 * point.y) / naturalHeight}%`;
+      // The point is on the recorded screen; the frame shown is scaled to the card.
+      const { width, height } = state.screen ?? {
+        width: event.target.naturalWidth,
+        height: event.target.naturalHeight,
+      };
+      marker.style.left = `${(100 * point.x) / width}%`;
+      marker.style.top = `${(100 * point.y) / height}%`;
       marker.hidden = false;
     },
   });

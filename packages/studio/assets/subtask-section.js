@@ -6,10 +6,27 @@ import { subtaskHeadingId } from './page-ids.js';
 import { problemsAt } from './problems-panel.js';
 import { editForm, orderButtons, orderFocus, stepCard } from './step-card.js';
 
+/** A workflow of more steps than this opens with its subtasks' steps collapsed: its page is ready at once. */
+export const COLLAPSE_OVER = 40;
+
+/** The event that opens a collapsed subtask's steps at once, its cards built before the next line runs. */
+export const OPEN_STEPS = 'mime-open-steps';
+
 /** Subtask `k` of the workflow, `steps` being all the plan's steps in order (a card shows the next one's screen). */
 export function subtaskSection(state, subtask, k, steps) {
   const { workflow } = state;
   const name = formatSubtask(subtask.subtask_i, { title: true });
+  const cards = () =>
+    h(
+      'div',
+      { class: 'steps' },
+      subtask.steps.map((step, j) =>
+        stepCard(state, step, steps[steps.indexOf(step) + 1], k, `plan.subtasks[${k}].steps[${j}].`, {
+          first: j === 0,
+          last: j === subtask.steps.length - 1,
+        }),
+      ),
+    );
   return h(
     'section',
     { class: 'subtask', 'aria-labelledby': subtaskHeadingId(k) },
@@ -31,19 +48,39 @@ export function subtaskSection(state, subtask, k, steps) {
     subtaskTextForm(state, subtask),
     dependencies(state, subtask, k),
     problemsAt(state, `plan.subtasks[${k}].`),
-    h(
-      'div',
-      { class: 'steps' },
-      subtask.steps.map((step, j) =>
-        stepCard(state, step, steps[steps.indexOf(step) + 1], k, `plan.subtasks[${k}].steps[${j}].`, {
-          first: j === 0,
-          last: j === subtask.steps.length - 1,
-        }),
-      ),
-    ),
+    steps.length > COLLAPSE_OVER && subtask.steps.length > 0 ? collapsed(state, subtask, k, cards) : cards(),
     subtask.steps.length === 0 ? addStepDisclosure(state, subtask.subtask_i, null) : null,
     addSubtaskForm(state, subtask.subtask_i),
   );
+}
+
+/**
+ * A long workflow's subtask with its cards in a disclosure, closed until opened (by hand, or by a jump
+ * to one of its steps): a closed one's cards are not built, laid out nor load their screens.
+ */
+function collapsed(state, subtask, k, cards) {
+  const count = subtask.steps.length;
+  const open = state.openSubtasks.has(k);
+  const details = h(
+    'details',
+    { class: 'subtask-steps', open },
+    h('summary', {}, `${count} step${count === 1 ? '' : 's'} of ${formatSubtask(k)}`),
+    open ? cards() : null,
+  );
+  const build = () => {
+    if (details.childElementCount === 1) details.append(cards());
+  };
+  details.addEventListener('toggle', () => {
+    if (details.open) state.openSubtasks.add(k);
+    else state.openSubtasks.delete(k);
+    if (details.open) build();
+  });
+  // Opened at once (its cards built now) by a jump that goes to one of its steps.
+  details.addEventListener(OPEN_STEPS, () => {
+    details.open = true;
+    build();
+  });
+  return details;
 }
 
 /** A new subtask of no steps after subtask `k`, saying what the model is to do there from the screen. */

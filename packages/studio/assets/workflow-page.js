@@ -4,7 +4,7 @@
  * until they are fixed, and only Save waits for that. The draft is kept in this browser while it
  * differs from the saved file, shown by a bar (Revert, Save) and asked about before leaving.
  */
-import { api, fileUrl, workflowPage, workflowUrl } from './api.js';
+import { api, cardFrame, fileUrl, workflowPage, workflowUrl } from './api.js';
 import { failed, go, h, say, show, takeMessage } from './dom.js';
 import { dropDraft, keepDraft, readDraft } from './draft-store.js';
 import { draftWarnings } from './draft-warnings.js';
@@ -30,12 +30,19 @@ export async function showWorkflow(id) {
     version: body.version,
     /** The draft: the saved workflow with the edits made since. */
     workflow: body.workflow,
+    /** The key the studio holds a draft under, and that draft: an edit of it names it, not sends it. */
+    draftKey: body.draft,
+    draftOf: body.workflow,
     dirty: false,
     problems: [],
     /** What the last save said when it failed (a change on disk), shown in the bar. */
     saveError: null,
     runs: body.runs,
     files: body.files,
+    /** The recorded screen, where the steps' points are (null when the recording does not say). */
+    screen: body.screen,
+    /** The subtasks shown open when a long workflow's subtasks are collapsed. */
+    openSubtasks: new Set(),
     /** The steps whose form is open (kept open as the page is built again). */
     openEditors: new Set(),
   };
@@ -79,6 +86,8 @@ async function restoreDraft(state) {
     };
   }
   state.workflow = kept.workflow;
+  state.draftKey = checked.body.draft;
+  state.draftOf = kept.workflow;
   state.problems = checked.body.problems;
   changed(state);
   // A draft that came back to the file as saved is no draft: it was dropped.
@@ -97,8 +106,8 @@ function preloadFirstScreens(id, workflow) {
   const first = workflow.plan.subtasks.flatMap((s) => s.steps).slice(0, FIRST_SCREENS + 1);
   for (const step of first) {
     if (!step.source?.screenshot) continue;
-    const image = new Image();
-    image.src = fileUrl(id, step.source.screenshot);
+    const { src, srcset, sizes } = cardFrame(fileUrl(id, step.source.screenshot));
+    Object.assign(new Image(), { sizes, srcset, src });
   }
 }
 
@@ -112,7 +121,7 @@ function render(state, focus = null) {
     h('h1', { id: 'workflow-heading', tabindex: -1 }, workflow.task_name),
     wordsForm(state),
     duplicateForm(state),
-    goToStep(steps),
+    goToStep(state, steps),
     problemsPanel(state, {
       edit: state.edit,
       reveal: (i, field) => reveal(state, i, field),
@@ -137,12 +146,19 @@ function render(state, focus = null) {
 /** Asks the studio to apply `change` to the draft; the page shows the result and its problems, unsaved. */
 async function edit(state, change, done, focus = []) {
   const used = focusedId();
-  const result = await api(`${workflowUrl(state.id)}/edit`, {
+  const url = `${workflowUrl(state.id)}/edit`;
+  const whole = { workflow: state.workflow, edit: change };
+  // The draft the studio holds is named by its key; sent whole only when the studio no longer has it.
+  let result = await api(url, {
     method: 'POST',
-    body: { workflow: state.workflow, edit: change },
+    body: state.draftOf === state.workflow ? { draft: state.draftKey, edit: change } : whole,
   });
+  if (result.body?.error?.code === 'MIME_DRAFT_GONE')
+    result = await api(url, { method: 'POST', body: whole });
   if (!result.ok) return say(result.body?.error?.message ?? 'the change could not be made', { error: true });
   state.workflow = result.body.workflow;
+  state.draftKey = result.body.draft;
+  state.draftOf = state.workflow;
   state.problems = result.body.problems;
   state.saveError = null;
   changed(state);
@@ -214,8 +230,15 @@ function draftBar(state) {
 /** Opens step `i`'s form at `field` (or shows its card when there is none) and moves there. */
 function reveal(state, i, field) {
   if (field) state.openEditors.add(i);
+  openSubtaskOf(state, i);
   render(state);
   jumpTo(document.getElementById(field ? stepFieldId(i, field) : stepCardId(i)));
+}
+
+/** A long workflow's subtask that holds step `i` is shown open (its cards built) from now on. */
+function openSubtaskOf(state, i) {
+  const k = state.workflow.plan.subtasks.findIndex((s) => s.steps.some((step) => step.i === i));
+  if (k >= 0) state.openSubtasks.add(k);
 }
 
 /** The workflow's name and description, changed in place (the form opens on demand). */
@@ -288,7 +311,7 @@ function duplicateForm(state) {
 }
 
 /** A field that moves to a step by its number: past the many controls of the steps before it. */
-function goToStep(steps) {
+function goToStep(state, steps) {
   if (steps.length === 0) return null;
   const input = h('input', {
     id: 'go-to-step',
@@ -301,6 +324,12 @@ function goToStep(steps) {
   const onsubmit = (event) => {
     event.preventDefault();
     const i = Number(input.value) - 1;
+    // A step of a collapsed subtask: the subtask opens, its cards built, the number kept in the field.
+    if (!document.getElementById(stepCardId(i)) && i >= 0 && i < steps.length) {
+      openSubtaskOf(state, i);
+      render(state);
+      document.getElementById('go-to-step').value = String(i + 1);
+    }
     const card = document.getElementById(stepCardId(i));
     if (!card)
       return say(`there is no ${formatStep(i)}: this workflow has ${steps.length} steps`, { error: true });

@@ -227,6 +227,33 @@ describe('the studio server', () => {
     expect(invalid.status).toBe(422);
   });
 
+  it('edits a draft it holds by its key, small, and asks for a draft it does not hold whole', async () => {
+    const opened = JSON.parse((await send('/api/workflows/play-song', { headers: { cookie } })).body);
+    expect(opened.draft).toMatch(/^[\w-]{43}$/);
+    const edit = (body: unknown) =>
+      send('/api/workflows/play-song/edit', { method: 'POST', headers: pageWrite(), body });
+    const first = { draft: opened.draft, edit: { kind: 'rename-param', name: 'song_name', to: 'title' } };
+    expect(JSON.stringify(first).length).toBeLessThan(200);
+    const renamed = await edit(first);
+    expect(renamed.status, renamed.body).toBe(200);
+    const after = JSON.parse(renamed.body);
+    expect(after.workflow.task_params[0].name).toBe('title');
+    // The next edit names the draft the last one made, and applies to it.
+    const described = await edit({
+      draft: after.draft,
+      edit: { kind: 'set-param', name: 'title', description: 'the song' },
+    });
+    expect(described.status, described.body).toBe(200);
+    expect(JSON.parse(described.body).workflow.task_params[0]).toMatchObject({
+      name: 'title',
+      description: 'the song',
+    });
+    // A key the studio never gave, or one of another workflow, is asked for whole.
+    const gone = await edit({ draft: 'x'.repeat(43), edit: first.edit });
+    expect(gone.status).toBe(409);
+    expect(JSON.parse(gone.body).error.code).toBe('MIME_DRAFT_GONE');
+  });
+
   it('keeps editing a draft with problems, returning them with each edit, and checks a draft on request', async () => {
     const opened = JSON.parse((await send('/api/workflows/play-song', { headers: { cookie } })).body);
     const edit = (body: unknown) =>
