@@ -80,8 +80,10 @@ export {
   prepareReplay,
   type ReplayOptions,
   type ReplayResult,
+  type RunMode,
   type RunOutcome,
   replay,
+  runModeOf,
   SUPPORTED_MODES,
 } from './run/replay.ts';
 export { formatRunSummary } from './run/run-summary.ts';

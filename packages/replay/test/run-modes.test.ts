@@ -26,6 +26,11 @@ describe('run modes', () => {
     expect(() => runModeOf('nope')).toThrow(/mode must be one of agent, trace, auto, got "nope"/);
   });
 
+  it('auto alone hands a step the recording does not carry over to the model', () => {
+    expect(SUPPORTED_MODES.filter((name) => runModeOf(name).handsOverToModel)).toEqual(['auto']);
+    expect(() => runModeOf(7)).toThrow(/mode must be one of agent, trace, auto, got 7/);
+  });
+
   it('trace refuses a step without a recording; auto takes it, with the model', async () => {
     const steps = await recordedSteps();
     const [first, ...rest] = steps;
