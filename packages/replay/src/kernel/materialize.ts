@@ -112,7 +112,7 @@ function checkType(
       return /^(true|false)$/i.test(text)
         ? { ok: true, value: text.toLowerCase() }
         : { ok: false, reason: `expected true or false, got "${value}"` };
-    default:
+    case 'string':
       return { ok: true, value };
   }
 }
