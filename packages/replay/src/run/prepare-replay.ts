@@ -68,7 +68,8 @@ export async function prepareReplay(
   const mode = runModeOf(options.mode ?? DEFAULT_MODE);
   const loaded = typeof workflow === 'string' ? await loadWorkflow(workflow) : workflow;
   const workflowDir = resolve(dirname(loaded.file));
-  const fingerprint = await fingerprintWorkflow(loaded.file);
+  // Of the bytes loadWorkflow read: schema.json is read once per run.
+  const fingerprint = await fingerprintWorkflow(loaded);
   if (options.fresh && !loaded.workflow.setup) {
     throw new ReplayOptionError(
       `fresh needs the workflow's setup (the command that starts the app and its window), and ${loaded.file} has none: add one with mime edit, or reset the app yourself`,
