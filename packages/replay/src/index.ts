@@ -65,9 +65,11 @@ export {
   checkParams,
   type MaterializedWorkflow,
   type MaterializeOptions,
+  materializeParams,
   materializeWorkflow,
   type ParamSource,
   type ResolvedParam,
+  type RunParams,
   secretEnvName,
 } from './kernel/materialize.ts';
 export { DEFAULT_PAUSE_HOTKEY, PauseControl } from './kernel/pause-gate.ts';

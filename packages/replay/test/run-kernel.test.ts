@@ -233,6 +233,22 @@ describe('prepareReplay', () => {
     expect(prepared.pauseHotkey).toBe('ctrl+alt+shift+p');
   });
 
+  it('resolves each param once: the value given is read once, and rendered where the run shows it', async () => {
+    const reads: PropertyKey[] = [];
+    const params = new Proxy<Record<string, string>>(
+      { song_name: 'Faint' },
+      {
+        get(target, key, receiver) {
+          reads.push(key);
+          return Reflect.get(target, key, receiver);
+        },
+      },
+    );
+    const prepared = await prepareReplay(PLAY_SONG, { mode: 'trace', params });
+    expect(reads).toEqual(['song_name']);
+    expect(prepared.materialized.workflow.plan.subtasks[0]?.text).toContain('Faint');
+  });
+
   it('refuses bad input before anything runs', async () => {
     await expect(prepareReplay(PLAY_SONG, { mode: 'nope' as 'auto' })).rejects.toThrow(ReplayOptionError);
     await expect(prepareReplay(PLAY_SONG, { mode: 'trace', params: { song: 'x' } })).rejects.toThrow(
