@@ -20,18 +20,21 @@ const HINTS: Record<string, string> = {
   MIME_MODEL_FORBIDDEN: 'Allow the model with --max-model-calls <n>, or leave the flag out.',
 };
 
-/** Where a hint differs by the run's mode: what the user can do next depends on it. */
+/** The key of a run whose mode hands over to the model, in a run not allowed one (`--max-model-calls 0`). */
+export const MODEL_FORBIDDEN = 'model-forbidden';
+
+/** Where a hint differs by the run's mode (or {@link MODEL_FORBIDDEN}): what the user can do next depends on it. */
 const MODE_HINTS: Record<string, Record<string, string>> = {
   MIME_REPLAY_DIVERGENCE: {
     auto: 'On the command line: --base-url and --model give auto a model for such steps; --mode agent lets the model drive.',
     agent: '',
     // --max-model-calls 0: the run was not allowed the model it had.
-    'auto-no-model':
+    [MODEL_FORBIDDEN]:
       'This run was not allowed the model (--max-model-calls 0): allow some calls and auto hands such a step to the model.',
   },
 };
 
-/** The command-line hint for an error code (of a run in `mode`), or null. */
+/** The command-line hint for an error code (of a run in `mode`, or {@link MODEL_FORBIDDEN}), or null. */
 export function hintFor(code: string | null, mode?: string): string | null {
   if (code === null) return null;
   const byMode = mode === undefined ? undefined : MODE_HINTS[code]?.[mode];

@@ -4,6 +4,7 @@ import {
   findTemplateNames,
   identityOf,
   type PassBResult,
+  POINTER_STEP_TYPES,
   type Problem,
   type RecordingMetadata,
   renderTemplate,
@@ -19,7 +20,6 @@ type PlannedStep = WorkflowInput['plan']['subtasks'][number]['steps'] extends (i
   ? S
   : never;
 
-const POINTER_TYPES = new Set(['CLICK', 'DOUBLE_CLICK', 'RIGHT_CLICK', 'MIDDLE_CLICK', 'DRAG', 'SCROLL']);
 const WHOLE_TEMPLATE = /^\{([A-Za-z_][A-Za-z0-9_]*)\}$/;
 
 /** Secret typing becomes a `{param}` of a sensitive param with no example: Pass B's, or one made here. */
@@ -52,7 +52,7 @@ function actionValue(
   problems: Problem[],
   path: string,
 ): string | null {
-  if (POINTER_TYPES.has(step.actionType)) return null;
+  if (POINTER_STEP_TYPES.has(step.actionType)) return null;
   if (step.secret) return secretValue(update, params);
   if (update === null || update.trim() === '') return step.recordedValue;
   if (step.actionType === 'TYPE' && step.recordedValue !== null) {

@@ -65,9 +65,11 @@ export {
   checkParams,
   type MaterializedWorkflow,
   type MaterializeOptions,
+  materializeParams,
   materializeWorkflow,
   type ParamSource,
   type ResolvedParam,
+  type RunParams,
   secretEnvName,
 } from './kernel/materialize.ts';
 export { DEFAULT_PAUSE_HOTKEY, PauseControl } from './kernel/pause-gate.ts';
@@ -80,8 +82,10 @@ export {
   prepareReplay,
   type ReplayOptions,
   type ReplayResult,
+  type RunMode,
   type RunOutcome,
   replay,
+  runModeOf,
   SUPPORTED_MODES,
 } from './run/replay.ts';
 export { formatRunSummary } from './run/run-summary.ts';

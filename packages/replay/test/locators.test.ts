@@ -16,7 +16,8 @@ import {
   typedTextCheckable,
 } from '../src/recorded/checks.ts';
 import { RECORDED } from '../src/recorded/layout-map.ts';
-import { ladder, locate } from '../src/recorded/locators.ts';
+import { locate } from '../src/recorded/locators.ts';
+import { autoLadder, traceLadder } from '../src/recorded/recorded-mode.ts';
 import { aboutALine, plainText } from '../src/recorded/shown-values.ts';
 import { CHANGES, changedScreen } from './screen-variants.ts';
 
@@ -107,21 +108,21 @@ describe('the ladder on the demo app’s recorded frame', async () => {
   const searchBox = step({ x: 240, y: 120 });
 
   it('trace finds the target at its place, and misses it when the app moved', async () => {
-    const same = await locate(ladder('trace', null), { step: searchBox, pre, live: pre, layout: null });
+    const same = await locate(traceLadder(null, null), { step: searchBox, pre, live: pre, layout: null });
     expect(same.ok && same.value.rung).toBe('recorded-place');
     const live = await moved(pre, 60, 40);
-    const miss = await locate(ladder('trace', null), { step: searchBox, pre, live, layout: null });
+    const miss = await locate(traceLadder(null, null), { step: searchBox, pre, live, layout: null });
     expect(miss.ok).toBe(false);
     expect(!miss.ok && miss.failure.reason).toBe('the target does not look as recorded');
   });
 
   it('auto re-finds a moved target anywhere on the screen, then near where the layout now is', async () => {
     const live = await moved(pre, 60, 40);
-    const first = await locate(ladder('auto', null), { step: searchBox, pre, live, layout: null });
+    const first = await locate(autoLadder(null, null), { step: searchBox, pre, live, layout: null });
     if (!first.ok) throw new Error(first.failure.reason);
     expect(first.value.rung).toBe('template-anywhere');
     expect(first.value.map({ x: 240, y: 120 })).toEqual({ x: 300, y: 160 });
-    const next = await locate(ladder('auto', null), {
+    const next = await locate(autoLadder(null, null), {
       step: searchBox,
       pre,
       live,
@@ -131,12 +132,29 @@ describe('the ladder on the demo app’s recorded frame', async () => {
     expect(next.ok && next.value.map({ x: 240, y: 120 })).toEqual({ x: 300, y: 160 });
   });
 
+  it('a step without a target after the layout was found moved: auto checks it after, trace checks the whole screen', async () => {
+    const typing: WorkflowStep = { ...searchBox, action_type: 'TYPE', action_value: 'Numb' };
+    if (!typing.source) throw new Error('the step has no source');
+    typing.source = { ...typing.source, point: null, box: null };
+    // A black screen of the recorded size: alike the recording neither by pixels nor by edges.
+    const live: RgbaImage = { ...pre, data: new Uint8Array(pre.data.length).fill(0) };
+    const input = { step: typing, pre, live, layout: { scale: 1, dx: 60, dy: 40 } };
+    const auto = await locate(autoLadder(null, null), input);
+    expect(auto.ok && auto.value.reason).toBe('the layout was found moved: checked after');
+    const trace = await locate(traceLadder(null, null), input);
+    expect(trace.ok).toBe(false);
+    expect(!trace.ok && trace.failure.reason).toMatch(/not the one recorded before this step/);
+    // Where the layout was found in place, auto too compares the screen as a whole.
+    const inPlace = await locate(autoLadder(null, null), { ...input, layout: RECORDED });
+    expect(!inPlace.ok && inPlace.failure.reason).toMatch(/not the one recorded before this step/);
+  });
+
   it('finds the element by its identity first, at its live extents, and leaves an ambiguous one to the pixels', async () => {
     const recorded = element({ x: 40, y: 96, width: 400, height: 48 });
     const withElement = step({ x: 240, y: 120 }, recorded);
     const live = await moved(pre, 60, 40);
     const a11y = snapshot([element({ x: 100, y: 136, width: 400, height: 48 })]);
-    const found = await locate(ladder('auto', a11y), { step: withElement, pre, live, layout: null });
+    const found = await locate(autoLadder(a11y, null), { step: withElement, pre, live, layout: null });
     if (!found.ok) throw new Error(found.failure.reason);
     expect(found.value.rung).toBe('accessibility');
     expect(found.value.map({ x: 240, y: 120 })).toEqual({ x: 300, y: 160 });
@@ -145,7 +163,7 @@ describe('the ladder on the demo app’s recorded frame', async () => {
       element({ x: 100, y: 136, width: 400, height: 48 }),
       element({ x: 0, y: 0, width: 9, height: 9 }),
     ]);
-    const ambiguous = await locate(ladder('auto', twice), { step: withElement, pre, live, layout: null });
+    const ambiguous = await locate(autoLadder(twice, null), { step: withElement, pre, live, layout: null });
     expect(ambiguous.ok && ambiguous.value.rung).toBe('template-anywhere');
   });
 });
@@ -161,13 +179,13 @@ describe('a featureless target (the inside of an empty field)', () => {
   const inside = step({ x: 250, y: 150 });
 
   it('is not "found where it was recorded" on the blank page the field left', async () => {
-    const found = await locate(ladder('auto', null), { step: inside, pre, live, layout: null });
+    const found = await locate(autoLadder(null, null), { step: inside, pre, live, layout: null });
     expect(found.ok && found.value.rung).not.toBe('recorded-place');
     if (found.ok) expect(found.value.map({ x: 250, y: 150 })).toEqual({ x: 550, y: 400 });
   });
 
   it('is found at its place when its surroundings are there too', async () => {
-    const found = await locate(ladder('auto', null), { step: inside, pre, live: pre, layout: null });
+    const found = await locate(autoLadder(null, null), { step: inside, pre, live: pre, layout: null });
     expect(found.ok && found.value.rung).toBe('recorded-place');
   });
 });
@@ -263,8 +281,8 @@ describe('a featureless target on a real app: the click into Mousepad’s empty 
   const click = step({ x: 641, y: 427 });
 
   it('is found where it was recorded on the recorded screen, by its surroundings', async () => {
-    for (const mode of ['trace', 'auto'] as const) {
-      const found = await locate(ladder(mode, null), { step: click, pre, live: pre, layout: null });
+    for (const ladder of [traceLadder, autoLadder]) {
+      const found = await locate(ladder(null, null), { step: click, pre, live: pre, layout: null });
       expect(found.ok && found.value.rung).toBe('recorded-place');
     }
   });
@@ -273,10 +291,10 @@ describe('a featureless target on a real app: the click into Mousepad’s empty 
     // Moved so that the recorded place still shows the blank document: 100% alike by pixels.
     const live = await changedScreen(file, { dx: 200, dy: 100 });
     const trace = expectBelowThreshold(
-      await locate(ladder('trace', null), { step: click, pre, live, layout: null }),
+      await locate(traceLadder(null, null), { step: click, pre, live, layout: null }),
     );
     expect(trace.reason).toMatch(/featureless/);
-    const auto = await locate(ladder('auto', null), { step: click, pre, live, layout: null });
+    const auto = await locate(autoLadder(null, null), { step: click, pre, live, layout: null });
     if (!auto.ok) throw new Error(auto.failure.reason);
     expect(auto.value.rung).toBe('template-anywhere');
     expect(auto.value.map({ x: 641, y: 427 })).toEqual({ x: 841, y: 527 });
@@ -285,7 +303,7 @@ describe('a featureless target on a real app: the click into Mousepad’s empty 
   for (const { name, change } of CHANGES.slice(2)) {
     it(`auto re-finds it ${name}`, async () => {
       const live = await changedScreen(file, change);
-      const found = await locate(ladder('auto', null), { step: click, pre, live, layout: null });
+      const found = await locate(autoLadder(null, null), { step: click, pre, live, layout: null });
       if (!found.ok) throw new Error(found.failure.reason);
       expect(found.value.rung).not.toBe('recorded-place');
       const at = found.value.map({ x: 641, y: 427 });
@@ -303,8 +321,8 @@ describe('a featureless target on a real app: the click into Mousepad’s empty 
       data: new Uint8Array(pre.data.length).fill(255),
     };
     for (const live of [dialog, blank]) {
-      for (const mode of ['trace', 'auto'] as const) {
-        expectBelowThreshold(await locate(ladder(mode, null), { step: click, pre, live, layout: null }));
+      for (const ladder of [traceLadder, autoLadder]) {
+        expectBelowThreshold(await locate(ladder(null, null), { step: click, pre, live, layout: null }));
       }
     }
   });
@@ -316,7 +334,7 @@ describe('a featureless target on a real app: the click into Mousepad’s empty 
       data: new Uint8Array(pre.data.length).fill(255),
     };
     const miss = expectBelowThreshold(
-      await locate(ladder('auto', null), { step: click, pre: blank, live: blank, layout: null }),
+      await locate(autoLadder(null, null), { step: click, pre: blank, live: blank, layout: null }),
     );
     expect(miss.reason).toMatch(/no edges/);
   });
@@ -330,7 +348,7 @@ describe('a target with detail on the demo app, in a dark theme and scaled', asy
   for (const { name, change } of CHANGES.slice(2)) {
     it(`auto re-finds the search box ${name}${change.dark ? ', by its edges' : ''}`, async () => {
       const live = await changedScreen(file, change);
-      const found = await locate(ladder('auto', null), { step: searchBox, pre, live, layout: null });
+      const found = await locate(autoLadder(null, null), { step: searchBox, pre, live, layout: null });
       if (!found.ok) throw new Error(found.failure.reason);
       if (change.dark) expect(found.value.reason).toMatch(/by its edges/);
       const at = found.value.map({ x: 240, y: 120 });
@@ -348,7 +366,7 @@ describe('a target with detail on the demo app, in a dark theme and scaled', asy
       .toBuffer();
     const screen = { width: pre.width, height: pre.height, data: new Uint8Array(live) };
     expectBelowThreshold(
-      await locate(ladder('auto', null), { step: searchBox, pre, live: screen, layout: null }),
+      await locate(autoLadder(null, null), { step: searchBox, pre, live: screen, layout: null }),
     );
   });
 });

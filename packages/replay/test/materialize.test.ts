@@ -197,14 +197,13 @@ describe('materializeWorkflow', () => {
 });
 
 describe('collectSecrets', () => {
-  it('reads MIME_PARAM_<NAME>, then asks, and skips params given otherwise', async () => {
+  it('reads MIME_PARAM_<NAME>, then asks, for the sensitive params it is given', async () => {
     const asked: string[] = [];
     const params = Workflow.parse({
       ...input,
       task_params: [
         { name: 'password', sensitive: true },
         { name: 'token', sensitive: true },
-        { name: 'pin', sensitive: true },
         { name: 'song_name' },
       ],
     }).task_params;
@@ -214,7 +213,6 @@ describe('collectSecrets', () => {
         asked.push(param.name);
         return param.name === 'token' ? 'typed' : null;
       },
-      skip: new Set(['pin']),
     });
     expect(secrets).toEqual({ password: 'from-env', token: 'typed' });
     expect(asked).toEqual(['token']);

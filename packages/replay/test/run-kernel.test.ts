@@ -6,13 +6,13 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodePng } from '@mime-desktop/os-io';
-import { RUN_FILES, type WorkflowStep } from '@mime-desktop/schema';
+import { loadWorkflow, RUN_FILES, type WorkflowStep } from '@mime-desktop/schema';
 import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ParamsError, ReplayOptionError } from '../src/errors.ts';
 import { EventLog } from '../src/kernel/event-log.ts';
 import type { ReplayEvent } from '../src/kernel/events.ts';
-import { fingerprintWorkflow } from '../src/kernel/fingerprint.ts';
+import { manifestSha256, sha256 } from '../src/kernel/fingerprint.ts';
 import type { PlannedSubtask } from '../src/kernel/plan.ts';
 import { PlanCursor } from '../src/kernel/plan-cursor.ts';
 import { createRedactor } from '../src/kernel/redact.ts';
@@ -220,7 +220,10 @@ describe('prepareReplay', () => {
     const prepared = await prepareReplay(PLAY_SONG, { mode: 'trace', params: { song_name: 'Faint' } });
     expect(prepared.workflowDir).toBe(PLAY_SONG);
     expect(prepared.runsDir).toBe(join(PLAY_SONG, '.replay'));
-    expect(prepared.fingerprint).toEqual(await fingerprintWorkflow(join(PLAY_SONG, 'schema.json')));
+    expect(prepared.fingerprint).toEqual({
+      workflowSha256: sha256(await readFile(join(PLAY_SONG, 'schema.json'))),
+      manifestSha256: await manifestSha256(PLAY_SONG),
+    });
     expect(prepared.materialized.params).toEqual([
       expect.objectContaining({ name: 'song_name', display: 'Faint', source: 'override' }),
     ]);
@@ -228,6 +231,22 @@ describe('prepareReplay', () => {
     expect(prepared.settings).toMatchObject({ dryRun: false, stepTimeoutMs: 5000, typeDelayMs: null });
     expect(prepared.agent).toMatchObject({ historyLimit: 8, noProgressRepeats: 3, maxUnusableReplies: 3 });
     expect(prepared.pauseHotkey).toBe('ctrl+alt+shift+p');
+  });
+
+  it('resolves each param once: the value given is read once, and rendered where the run shows it', async () => {
+    const reads: PropertyKey[] = [];
+    const params = new Proxy<Record<string, string>>(
+      { song_name: 'Faint' },
+      {
+        get(target, key, receiver) {
+          reads.push(key);
+          return Reflect.get(target, key, receiver);
+        },
+      },
+    );
+    const prepared = await prepareReplay(PLAY_SONG, { mode: 'trace', params });
+    expect(reads).toEqual(['song_name']);
+    expect(prepared.materialized.workflow.plan.subtasks[0]?.text).toContain('Faint');
   });
 
   it('refuses bad input before anything runs', async () => {
@@ -269,10 +288,21 @@ describe('prepareReplay', () => {
 
   it('fingerprints the manifest too: a changed recording changes it', async () => {
     const dir = await copyWorkflow('play-song-recorded');
-    const before = await fingerprintWorkflow(join(dir, 'schema.json'));
+    const before = await manifestSha256(dir);
     await writeFile(join(dir, 'manifest.jsonl'), `${await readFile(join(dir, 'manifest.jsonl'), 'utf8')}\n`);
-    const after = await fingerprintWorkflow(join(dir, 'schema.json'));
-    expect(after.workflowSha256).toBe(before.workflowSha256);
-    expect(after.manifestSha256).not.toBe(before.manifestSha256);
+    expect(await manifestSha256(dir)).not.toBe(before);
+  });
+
+  it('fingerprints the schema.json it loaded, never a second read of it', async () => {
+    const dir = await copyWorkflow('play-song-recorded');
+    const file = join(dir, 'schema.json');
+    const read = await readFile(file);
+    const loaded = await loadWorkflow(dir);
+    expect(loaded.sha256).toBe(sha256(read));
+    // Changed on disk after it was loaded: the run is of the loaded workflow, and so is its fingerprint.
+    await writeFile(file, `${read.toString('utf8')}\n`);
+    const prepared = await prepareReplay(loaded, { mode: 'trace', params: { song_name: 'Faint' } });
+    expect(prepared.fingerprint.workflowSha256).toBe(sha256(read));
+    expect(prepared.fingerprint.workflowSha256).not.toBe(sha256(await readFile(file)));
   });
 });

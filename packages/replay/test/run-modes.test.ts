@@ -1,6 +1,6 @@
 /**
  * The mode descriptors of run/: what each checks before the run, whether it surely needs the model,
- * and that nothing else in run/ asks which mode a run is in.
+ * and that nothing else in run/ or recorded/ asks which mode a run is in.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,6 +11,7 @@ import { AGENT, AUTO, runModeOf, SUPPORTED_MODES, TRACE } from '../src/run/run-m
 
 const PLAY_SONG = new URL('../../../fixtures/workflows/play-song-recorded', import.meta.url).pathname;
 const RUN = new URL('../src/run', import.meta.url).pathname;
+const RECORDED = new URL('../src/recorded', import.meta.url).pathname;
 
 async function recordedSteps() {
   const { workflow } = await loadWorkflow(PLAY_SONG);
@@ -23,6 +24,11 @@ describe('run modes', () => {
     expect(runModeOf('trace')).toBe(TRACE);
     expect(() => runModeOf('nope')).toThrow(ReplayOptionError);
     expect(() => runModeOf('nope')).toThrow(/mode must be one of agent, trace, auto, got "nope"/);
+  });
+
+  it('auto alone hands a step the recording does not carry over to the model', () => {
+    expect(SUPPORTED_MODES.filter((name) => runModeOf(name).handsOverToModel)).toEqual(['auto']);
+    expect(() => runModeOf(7)).toThrow(/mode must be one of agent, trace, auto, got 7/);
   });
 
   it('trace refuses a step without a recording; auto takes it, with the model', async () => {
@@ -47,12 +53,26 @@ describe('run modes', () => {
     expect(AGENT.needsModel(steps)).toBe(true);
   });
 
-  it('leaves run/ no branch on a mode name outside run-modes.ts', () => {
-    const branch = /\bmode(?:\.name)?\s*[!=]==\s*'|'(?:trace|auto|agent)'\s*[!=]==\s*\w*mode\b/;
-    const offenders = readdirSync(RUN)
-      .filter((f) => f.endsWith('.ts') && f !== 'run-modes.ts')
-      .filter((f) => branch.test(readFileSync(join(RUN, f), 'utf8')));
+  it('leaves run/ and recorded/ no branch on a mode name: the descriptors and mode objects carry the policy', () => {
+    const name = "'(?:trace|auto|agent)'";
+    const branch = new RegExp(
+      `\\bmode(?:\\.name)?\\s*[!=]==|[!=]==?\\s*${name}|${name}\\s*[!=]==?|\\bcase\\s+${name}`,
+    );
+    const offenders = [RUN, RECORDED].flatMap((dir) =>
+      readdirSync(dir)
+        .filter((f) => f.endsWith('.ts'))
+        .filter((f) => branch.test(readFileSync(join(dir, f), 'utf8')))
+        .map((f) => join(dir, f)),
+    );
     expect(offenders).toEqual([]);
-    expect(branch.test("if (prepared.mode === 'auto') learn();")).toBe(true);
+    for (const text of [
+      "if (prepared.mode === 'auto') learn();",
+      "return mode === 'trace' ? [a] : [b];",
+      "if (name !== 'agent') return;",
+      "case 'auto':",
+    ]) {
+      expect(branch.test(text), text).toBe(true);
+    }
+    expect(branch.test("recordStep({ executed_by: 'trace' })")).toBe(false);
   });
 });

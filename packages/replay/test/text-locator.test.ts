@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import type { AccessibleElement, WorkflowStep } from '@mime-desktop/schema';
 import { decodeImage, OcrEngine } from '@mime-desktop/vision';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ladder, locate } from '../src/recorded/locators.ts';
+import { locate } from '../src/recorded/locators.ts';
+import { autoLadder } from '../src/recorded/recorded-mode.ts';
 import { textLocator } from '../src/recorded/text-locator.ts';
 import { changedScreen, type ScreenChange } from './screen-variants.ts';
 
@@ -89,7 +90,7 @@ describe('the target by its words', () => {
     expect(found?.ok && found.value.map({ x: 400, y: 46 })).toEqual({ x: 430, y: 66 });
     // The document window, no dialog: the ladder misses, and says the words were not read.
     const other = await decodeImage(join(SHOTS, '0.png'));
-    const miss = await locate(ladder('auto', null, ocr), { step, pre, live: other, layout: null });
+    const miss = await locate(autoLadder(null, ocr), { step, pre, live: other, layout: null });
     if (miss.ok) throw new Error(`found: ${miss.value.reason}`);
     expect(miss.failure.reason).toMatch(/the target's words "Name:" are not on the screen/);
     expect(miss.failure.similarity).toBeLessThan(miss.failure.threshold);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { appendFile, mkdir, open, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
@@ -146,9 +147,21 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
  * {@link FileReadError} that says why. A byte order mark is dropped.
  */
 export async function readTextFile(file: string, options: ReadPlaceOptions = {}): Promise<string> {
+  return (await readTextFileWithDigest(file, options)).text;
+}
+
+/**
+ * {@link readTextFile}, with the SHA-256 (hex) of the bytes read: a file that is read and fingerprinted
+ * is read once, so the fingerprint is of the very text that was used.
+ */
+export async function readTextFileWithDigest(
+  file: string,
+  options: ReadPlaceOptions = {},
+): Promise<{ text: string; sha256: string }> {
   const bytes = await readRegularFile(file, MAX_JSON_BYTES, undefined, options);
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
   try {
-    return UTF8.decode(bytes);
+    return { text: UTF8.decode(bytes), sha256 };
   } catch (error) {
     const at = firstInvalidUtf8(bytes);
     throw new FileReadError(file, `not valid UTF-8 text (bad byte at offset ${at}); save it as UTF-8`, {

@@ -88,6 +88,12 @@ export const RunAction = z.discriminatedUnion('action', [
 ]);
 export type RunAction = z.infer<typeof RunAction>;
 
+/** RunAction's names (the values of its discriminator), in its order: one list, read off the schema. */
+export const RUN_ACTIONS: readonly RunAction['action'][] = RunAction.options.flatMap((option) => {
+  const { action } = option.shape;
+  return action instanceof z.ZodEnum ? action.options : [...action.values];
+});
+
 /** What happened to an action the model chose. */
 export const ActionStatus = z.enum(['executed', 'dry_run', 'skipped', 'failed', 'refused']);
 export type ActionStatus = z.infer<typeof ActionStatus>;

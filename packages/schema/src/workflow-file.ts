@@ -2,7 +2,7 @@ import { stat } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { FileReadError, type Problem, ValidationError } from './errors.ts';
 import { settleFolder } from './folder-lock.ts';
-import { readJsonFile, writeFileAtomically, writeJsonAtomic } from './json-files.ts';
+import { parseJsonText, readTextFileWithDigest, writeFileAtomically, writeJsonAtomic } from './json-files.ts';
 import { workflowJsonSchema } from './json-schema.ts';
 import { applyOptimizedPlan, type OptimizedPlan, readOptimizedPlan } from './optimized-plan.ts';
 import { Workflow, type Workflow as WorkflowType } from './workflow.ts';
@@ -67,6 +67,8 @@ export interface LoadedWorkflow {
   workflow: WorkflowType;
   /** The schema.json that was read. */
   file: string;
+  /** The SHA-256 (hex) of the bytes of `file` that were read: the workflow's fingerprint. */
+  sha256: string;
   /** The layout on disk: ai_mime files are upgraded in memory, not rewritten. */
   from: WorkflowLayout;
   /** What reading an older layout changed that the author should know. */
@@ -89,11 +91,13 @@ export async function loadWorkflow(target: string): Promise<LoadedWorkflow> {
   const file = await resolveWorkflowFile(target);
   await settleFolder(dirname(file));
   const { plan, warnings: planWarnings } = await readOptimizedPlan(dirname(file));
-  const result = checkWorkflow(await readJsonFile(file), plan ? { constants: plan.constants } : {});
+  const { text, sha256 } = await readTextFileWithDigest(file);
+  const result = checkWorkflow(parseJsonText(text, file), plan ? { constants: plan.constants } : {});
   if (!result.ok) throw new ValidationError(file, 'workflow', result.problems);
   return {
     workflow: plan ? applyOptimizedPlan(result.workflow, plan) : result.workflow,
     file,
+    sha256,
     from: result.from,
     warnings: [...result.warnings, ...planWarnings],
     optimizedPlan: plan,

@@ -1,7 +1,7 @@
 import type { Problem } from './errors.ts';
 import { parseKeyChord } from './keys.ts';
 import { findTemplateNames } from './templates.ts';
-import { STEP_ACTION_TYPES, type StepActionType } from './workflow.ts';
+import { POINTER_STEP_TYPES, STEP_ACTION_TYPES, type StepActionType } from './workflow.ts';
 
 /**
  * Cross-field rules of a workflow. They read the document loosely (after JSON parsing, before or
@@ -14,15 +14,6 @@ const asRecord = (value: unknown): Loose | undefined =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Loose) : undefined;
 const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 const asString = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
-
-const POINTER_ACTIONS = new Set<StepActionType>([
-  'CLICK',
-  'DOUBLE_CLICK',
-  'RIGHT_CLICK',
-  'MIDDLE_CLICK',
-  'DRAG',
-  'SCROLL',
-]);
 
 interface ExtractDef {
   subtask: number;
@@ -109,7 +100,7 @@ function checkActionValues(step: StepView, problems: Problem[]): void {
   const { actionType: type, actionValue: value, variableName: variable, path } = step;
   if (!type) return;
   const hasValue = typeof value === 'string' && value.trim() !== '';
-  if (POINTER_ACTIONS.has(type) && value !== null && value !== undefined) {
+  if (POINTER_STEP_TYPES.has(type) && value !== null && value !== undefined) {
     problems.push({
       path: `${path}.action_value`,
       message: `must be null for ${type}; only TYPE (text), KEYPRESS (key chord) and EXTRACT (query) carry a value`,

@@ -21,6 +21,16 @@ export const STEP_ACTION_TYPES = [
 export const StepActionType = z.enum(STEP_ACTION_TYPES);
 export type StepActionType = z.infer<typeof StepActionType>;
 
+/** The step types that act at a point on the screen (a drag from one to another): they type no value. */
+export const POINTER_STEP_TYPES: ReadonlySet<StepActionType> = new Set<StepActionType>([
+  'CLICK',
+  'DOUBLE_CLICK',
+  'RIGHT_CLICK',
+  'MIDDLE_CLICK',
+  'DRAG',
+  'SCROLL',
+]);
+
 const identifier = (what: string) =>
   z
     .string()

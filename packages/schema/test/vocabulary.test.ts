@@ -8,7 +8,10 @@ import {
   EVENT_TYPE_OF_STEP,
   eventOfAction,
   loadWorkflow,
+  POINTER_STEP_TYPES,
   RECORDED_ACTION_TYPES,
+  RUN_ACTIONS,
+  RunAction,
   readManifest,
   STEP_ACTION_TYPES,
   STEP_TYPE_OF_EVENT,
@@ -36,6 +39,33 @@ const actionEvents = async (file: string) =>
   );
 
 describe('the action vocabulary', () => {
+  it('reads the run actions off the RunAction schema, in its order', () => {
+    expect(RUN_ACTIONS).toEqual([
+      'left_click',
+      'double_click',
+      'right_click',
+      'middle_click',
+      'mouse_move',
+      'left_click_drag',
+      'type',
+      'key',
+      'scroll',
+      'wait',
+    ]);
+    // Each is the schema's own: a bare one fails on its missing fields, never on its name.
+    for (const action of RUN_ACTIONS) {
+      const issues = RunAction.safeParse({ action }).error?.issues ?? [];
+      expect(issues.length, action).toBeGreaterThan(0);
+      expect(issues.map((i) => i.path[0])).not.toContain('action');
+    }
+  });
+
+  it('lists the pointer step types once: the steps that act at a point and type no value', () => {
+    expect([...POINTER_STEP_TYPES].sort()).toEqual(
+      STEP_ACTION_TYPES.filter((t) => !['TYPE', 'KEYPRESS', 'EXTRACT'].includes(t)).sort(),
+    );
+  });
+
   it('maps event and step types both ways, one to one', () => {
     for (const type of RECORDED_ACTION_TYPES) expect(EVENT_TYPE_OF_STEP[STEP_TYPE_OF_EVENT[type]]).toBe(type);
     for (const type of STEP_ACTION_TYPES) expect(STEP_TYPE_OF_EVENT[EVENT_TYPE_OF_STEP[type]]).toBe(type);

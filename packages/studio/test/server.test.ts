@@ -379,6 +379,21 @@ describe('the studio server', () => {
     }
   });
 
+  it('refuses a run in a mode there is not, naming the modes there are', async () => {
+    for (const mode of ['fast', 7]) {
+      const answer = await send('/api/workflows/play-song/runs', {
+        method: 'POST',
+        headers: pageWrite(),
+        body: { mode, params: { song_name: 'Faint' } },
+      });
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body).error).toEqual({
+        code: 'MIME_REPLAY_OPTION_INVALID',
+        message: `mode must be one of agent, trace, auto, got ${JSON.stringify(mode)}`,
+      });
+    }
+  });
+
   it('refuses a fresh start that is not true or false, or that the workflow has no setup for; has no run to watch or run again', async () => {
     const start = (body: unknown) =>
       send('/api/workflows/play-song/runs', { method: 'POST', headers: pageWrite(), body });

@@ -9,6 +9,7 @@ import {
   type ReplayOptions,
   type ReplayResult,
   replay,
+  runModeOf,
   secretEnvName,
 } from '@mime-desktop/replay';
 import {
@@ -23,7 +24,7 @@ import {
 import type { Command } from 'commander';
 import { junitFileOf, reportRunToCi } from '../ci-output.ts';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
-import { hintFor } from '../hints.ts';
+import { hintFor, MODEL_FORBIDDEN } from '../hints.ts';
 import { type HomeOptions, resolveWorkflowTarget } from '../home.ts';
 import { inert, printData, printJson, say, style } from '../output.ts';
 import { createRunLog } from '../run-log.ts';
@@ -222,8 +223,9 @@ function reportResult(result: ReplayResult, flags: ReplayFlags): ExitCode {
     say(
       `${mark} ${style.dim(`[${summary.code}]`)} after ${seconds} s (${usage}): ${inert(summary.reason ?? '', { multiline: true })}`,
     );
-    const noModel = summary.mode === 'auto' && summary.budgets.model_calls?.limit === 0;
-    const hint = hintFor(summary.code, noModel ? 'auto-no-model' : summary.mode);
+    // A mode that hands over to the model, in a run not allowed one: the hint says how to allow it.
+    const noModel = runModeOf(summary.mode).handsOverToModel && summary.budgets.model_calls?.limit === 0;
+    const hint = hintFor(summary.code, noModel ? MODEL_FORBIDDEN : summary.mode);
     if (hint) say(style.dim(`  ${hint}`));
   }
   say(style.dim(`  summary: ${join(result.dir, RUN_FILES.textSummary)}`));

@@ -13,7 +13,10 @@ export type ResolvedAction = RunAction;
 
 const at = (p: LogicalPoint) => `(${p.x}, ${p.y})`;
 
-/** One line for logs and the person watching: `left_click at (157, 365)`, `type "Faint"`. */
+/**
+ * One line for logs and the person watching: `left_click at (157, 365)`, `type "Faint"`. The switch
+ * has no default: an action added to `RunAction` is a compile error here until it is described.
+ */
 export function describeAction(action: ResolvedAction): string {
   switch (action.action) {
     case 'left_click_drag':
@@ -26,7 +29,11 @@ export function describeAction(action: ResolvedAction): string {
       return `scroll ${action.direction} ${action.amount}${action.point ? ` at ${at(action.point)}` : ''}`;
     case 'wait':
       return `wait ${action.seconds} s`;
-    default:
+    case 'left_click':
+    case 'double_click':
+    case 'right_click':
+    case 'middle_click':
+    case 'mouse_move':
       return `${action.action} at ${at(action.point)}`;
   }
 }

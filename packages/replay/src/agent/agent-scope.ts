@@ -131,7 +131,9 @@ function pointsOf(action: ResolvedAction): LogicalPoint[] {
     case 'middle_click':
     case 'mouse_move':
       return [action.point];
-    default:
+    case 'type':
+    case 'key':
+    case 'wait':
       return [];
   }
 }

@@ -5,24 +5,16 @@
  * `checkAgentCall`.
  */
 import type { ToolChoice } from '@mime-desktop/model';
+import { RUN_ACTIONS, type RunAction } from '@mime-desktop/schema';
 import { z } from 'zod';
 import { describePointSpace, type PointSpace } from './coordinates.ts';
 
-/** Actions of `computer_use`, in the Qwen computer-use vocabulary. */
-export const COMPUTER_ACTIONS = [
-  'left_click',
-  'double_click',
-  'right_click',
-  'middle_click',
-  'mouse_move',
-  'left_click_drag',
-  'type',
-  'key',
-  'scroll',
-  'wait',
-  'terminate',
-] as const;
-export type ComputerAction = (typeof COMPUTER_ACTIONS)[number];
+/**
+ * Actions of `computer_use`, in the Qwen computer-use vocabulary: the run contract's actions
+ * (`RunAction`), and `terminate`.
+ */
+export type ComputerAction = RunAction['action'] | 'terminate';
+export const COMPUTER_ACTIONS: readonly ComputerAction[] = [...RUN_ACTIONS, 'terminate'];
 
 const DIRECTIONS = ['up', 'down', 'left', 'right'] as const;
 

@@ -124,7 +124,12 @@ export function describeCallForModel(args: ComputerUseArgs): string {
       return `scroll ${args.scroll_direction ?? ''} ${args.scroll_amount ?? DEFAULT_SCROLL_AMOUNT}${args.coordinate ? ` at ${grid(args.coordinate)}` : ''}`;
     case 'wait':
       return `wait ${args.wait_seconds ?? DEFAULT_WAIT_SECONDS} s`;
-    default:
+    case 'left_click':
+    case 'double_click':
+    case 'right_click':
+    case 'middle_click':
+    case 'mouse_move':
+    case 'terminate':
       return `${args.action} ${grid(args.coordinate)}`;
   }
 }

@@ -28,6 +28,7 @@ import {
   readManifest,
   readPngInside,
   readTextFile,
+  readTextFileWithDigest,
   readWorkflowContext,
   type StepActionType,
   serializeWorkflow,
@@ -121,8 +122,10 @@ export async function planHeal(runDir: string, options: HealOptions = {}): Promi
     );
   }
   const workflowDir = resolve(runDir, '..', '..');
-  const before = await readTextFile(join(workflowDir, WORKFLOW_FILE));
-  const now = await fingerprintWorkflow(join(workflowDir, WORKFLOW_FILE));
+  const file = join(workflowDir, WORKFLOW_FILE);
+  // Read once: the text checked and patched is the text whose fingerprint is compared.
+  const { text: before, sha256 } = await readTextFileWithDigest(file);
+  const now = await fingerprintWorkflow({ file, sha256 });
   if (now.workflowSha256 !== heal.workflow_sha256 || now.manifestSha256 !== heal.manifest_sha256) {
     throw new HealError(
       'MIME_HEAL_CONFLICT',

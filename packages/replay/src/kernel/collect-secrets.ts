@@ -9,8 +9,6 @@ export interface CollectSecretsOptions {
    * without echo); resolves null when there is nobody to ask. Default: none (the param stays missing).
    */
   promptSecret?: (param: TaskParam) => Promise<string | null>;
-  /** Params already given a value; they are not looked up. Default none. */
-  skip?: ReadonlySet<string>;
 }
 
 /** Values of the workflow's sensitive params, from `MIME_PARAM_<NAME>` or the prompt, by name. */
@@ -21,7 +19,7 @@ export async function collectSecrets(
   const env = options.env ?? process.env;
   const secrets: Record<string, string> = Object.create(null);
   for (const param of params) {
-    if (!param.sensitive || options.skip?.has(param.name)) continue;
+    if (!param.sensitive) continue;
     const fromEnv = env[secretEnvName(param.name)];
     const value = fromEnv !== undefined && fromEnv !== '' ? fromEnv : await options.promptSecret?.(param);
     if (value !== undefined && value !== null && value !== '') secrets[param.name] = value;

@@ -17,15 +17,25 @@ export interface WorkflowFingerprint {
 
 export const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
-/** The fingerprint of the workflow file `workflowFile` and of the manifest beside it. */
-export async function fingerprintWorkflow(workflowFile: string): Promise<WorkflowFingerprint> {
-  const [workflow, manifest] = await Promise.all([
-    readRegularFile(workflowFile, MAX_JSON_BYTES),
-    // A workflow without a recording has no manifest; a manifest that is a FIFO or a link out is refused.
-    readRegularFile(join(dirname(workflowFile), MANIFEST_FILE), MAX_JSON_BYTES).catch((error: unknown) => {
+/** The SHA-256 of the recording's manifest in `workflowDir`; of the empty string when it has none. */
+export async function manifestSha256(workflowDir: string): Promise<string> {
+  // A workflow without a recording has no manifest; a manifest that is a FIFO or a link out is refused.
+  const manifest = await readRegularFile(join(workflowDir, MANIFEST_FILE), MAX_JSON_BYTES).catch(
+    (error: unknown) => {
       if (isMissingFileError(error)) return '';
       throw error;
-    }),
-  ]);
-  return { workflowSha256: sha256(workflow), manifestSha256: sha256(manifest) };
+    },
+  );
+  return sha256(manifest);
+}
+
+/**
+ * The fingerprint of a workflow file read once (its bytes' SHA-256, taken as it was read: see
+ * `readTextFileWithDigest`) and of the manifest beside it.
+ */
+export async function fingerprintWorkflow(read: {
+  file: string;
+  sha256: string;
+}): Promise<WorkflowFingerprint> {
+  return { workflowSha256: read.sha256, manifestSha256: await manifestSha256(dirname(read.file)) };
 }

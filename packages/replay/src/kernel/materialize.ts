@@ -132,7 +132,7 @@ function checkType(
       return /^(true|false)$/i.test(text)
         ? { ok: true, value: text.toLowerCase() }
         : { ok: false, reason: `expected true or false, got "${value}"` };
-    default:
+    case 'string':
       return { ok: true, value };
   }
 }
@@ -151,17 +151,15 @@ function fallbackOf(param: TaskParam, useExamples: boolean): { raw: string; sour
   return null;
 }
 
+/** A param's value from `values` (given, else its fallback): each param is resolved once per run. */
 function resolveParam(
   param: TaskParam,
-  overrides: Readonly<Record<string, string>>,
-  secrets: Readonly<Record<string, string>>,
+  values: Readonly<Record<string, string>>,
   useExamples: boolean,
 ): ParamValue {
   const { name, sensitive } = param;
   // Own values only: a param named `constructor` or `__proto__` is not the object's prototype's.
-  const own = (values: Readonly<Record<string, string>>) =>
-    Object.hasOwn(values, name) ? values[name] : undefined;
-  const given = sensitive ? (own(secrets) ?? own(overrides)) : own(overrides);
+  const given = Object.hasOwn(values, name) ? values[name] : undefined;
   const fallback = given === undefined ? fallbackOf(param, useExamples) : null;
   const raw = given ?? fallback?.raw;
   if (raw === undefined) return { kind: 'unset' };
@@ -174,93 +172,119 @@ function resolveParam(
   return { kind: 'value', value: checked.value, source };
 }
 
-interface ResolvedParams {
-  params: ResolvedParam[];
-  values: Record<string, string>;
-  secrets: Map<string, string>;
-  problems: ParamProblems;
+/**
+ * A run's params, each resolved once ({@link checkParams}); the sensitive ones given no value wait
+ * for their secret (`pending`), collected before {@link materializeParams} renders the workflow.
+ */
+export interface RunParams {
+  readonly workflow: Workflow;
+  /** The value of every param resolved so far (unset: an optional param with none), by name. */
+  readonly resolved: ReadonlyMap<string, Exclude<ParamValue, { kind: 'invalid' }>>;
+  /** Sensitive params with no value yet: their secrets are collected (environment, prompt). */
+  readonly pending: readonly TaskParam[];
 }
 
-/** Every param's value and every problem; with `secretsKnown: false`, unset sensitive params are not missing yet. */
-function resolveParams(
+/** Sorts params' values into a {@link RunParams} and the problems with them. */
+function sortValues(
   workflow: Workflow,
-  options: MaterializeOptions,
-  secretsKnown: boolean,
-): ResolvedParams {
-  const overrides = options.overrides ?? {};
-  const known = workflow.task_params.map((p) => p.name);
-  const unknown = Object.keys(overrides).filter((name) => !known.includes(name));
-  const result: ResolvedParams = {
-    params: [],
-    values: Object.create(null),
-    secrets: new Map(),
-    problems: { missing: [], unknown, invalid: [], known },
-  };
+  values: ReadonlyMap<string, ParamValue>,
+  problems: ParamProblems,
+  pendingOk: boolean,
+): RunParams {
+  const resolved = new Map<string, Exclude<ParamValue, { kind: 'invalid' }>>();
+  const pending: TaskParam[] = [];
   for (const param of workflow.task_params) {
-    const { name, sensitive } = param;
-    const resolved = resolveParam(param, overrides, options.secrets ?? {}, options.useExamples === true);
-    if (resolved.kind === 'invalid') {
-      result.problems.invalid.push(`${name}: ${resolved.reason}`);
-      continue;
+    const value = values.get(param.name);
+    if (value === undefined) continue;
+    if (value.kind === 'invalid') {
+      problems.invalid.push(`${param.name}: ${value.reason}`);
+    } else if (value.kind === 'unset' && param.sensitive && pendingOk) {
+      pending.push(param);
+    } else {
+      if (value.kind === 'unset' && !param.optional) problems.missing.push(param.name);
+      resolved.set(param.name, value);
     }
-    const pending = sensitive && !secretsKnown;
-    if (resolved.kind === 'unset' && !param.optional && !pending) result.problems.missing.push(name);
-    const value = resolved.kind === 'value' ? resolved.value : '';
-    if (!sensitive) result.values[name] = value;
-    else if (resolved.kind === 'value') result.secrets.set(name, value);
-    result.params.push({
-      name,
-      sensitive,
-      source: resolved.kind === 'value' ? resolved.source : 'unset',
-      display: sensitive ? placeholderOf(name) : value,
-    });
   }
-  return result;
-}
-
-function throwProblems({ problems }: ResolvedParams): void {
   if (problems.missing.length + problems.unknown.length + problems.invalid.length > 0) {
     throw new ParamsError(problems);
   }
+  return { workflow, resolved, pending };
 }
 
 /**
- * Checks the values given for a run before sensitive values are collected (so nobody is asked for a
- * secret for a run that cannot start): throws {@link ParamsError} for unknown names and for missing
- * or mistyped params other than the sensitive ones.
+ * Resolves each param of a run once (a given value, else its `default`, else with `useExamples` its
+ * example) and throws {@link ParamsError} listing every unknown name and every missing or mistyped
+ * param. Without `secrets` (not collected yet: nobody is asked for a secret for a run that cannot
+ * start) a sensitive param given no value is `pending`, not missing; with them, it takes its secret.
  */
 export function checkParams(
   workflow: Workflow,
   overrides: Readonly<Record<string, string>>,
-  options: { useExamples?: boolean } = {},
-): void {
-  throwProblems(resolveParams(workflow, { overrides, useExamples: options.useExamples }, false));
+  options: { useExamples?: boolean; secrets?: Readonly<Record<string, string>> } = {},
+): RunParams {
+  const known = workflow.task_params.map((p) => p.name);
+  const unknown = Object.keys(overrides).filter((name) => !known.includes(name));
+  const values = new Map<string, ParamValue>();
+  for (const param of workflow.task_params) {
+    const fromSecrets = param.sensitive && options.secrets && Object.hasOwn(options.secrets, param.name);
+    const source = fromSecrets && options.secrets ? options.secrets : overrides;
+    values.set(param.name, resolveParam(param, source, options.useExamples === true));
+  }
+  return sortValues(workflow, values, { missing: [], unknown, invalid: [], known }, !options.secrets);
 }
 
 /**
- * Resolves every param (override, else its `default`, else with `useExamples` its example; sensitive
- * ones from `secrets`, else an override) and
- * renders the workflow. Throws {@link ParamsError} listing every missing, unknown and mistyped param.
- * Optional params without a value render as the empty string.
+ * The workflow of a run rendered with its params ({@link checkParams}), the pending sensitive ones
+ * taking `secrets` (collected from the environment or a prompt, by name). Throws {@link ParamsError}
+ * for a required one still without a value, or a mistyped one. Optional params without a value
+ * render as the empty string.
+ */
+export function materializeParams(
+  given: RunParams,
+  secrets: Readonly<Record<string, string>> = {},
+): MaterializedWorkflow {
+  const { workflow } = given;
+  const values = new Map<string, ParamValue>(given.resolved);
+  for (const param of given.pending) values.set(param.name, resolveParam(param, secrets, false));
+  const known = workflow.task_params.map((p) => p.name);
+  const { resolved } = sortValues(workflow, values, { missing: [], unknown: [], invalid: [], known }, false);
+  const rendered: Record<string, string> = Object.create(null);
+  const secretValues = new Map<string, string>();
+  const params: ResolvedParam[] = [];
+  for (const { name, sensitive } of workflow.task_params) {
+    const value = resolved.get(name);
+    const text = value?.kind === 'value' ? value.value : '';
+    if (!sensitive) rendered[name] = text;
+    else if (value?.kind === 'value') secretValues.set(name, text);
+    params.push({
+      name,
+      sensitive,
+      source: value?.kind === 'value' ? value.source : 'unset',
+      display: sensitive ? placeholderOf(name) : text,
+    });
+  }
+  const typing = new SecretTyping(secretValues);
+  const sensitive = new Set(workflow.task_params.filter((p) => p.sensitive).map((p) => p.name));
+  const out = renderWorkflow(workflow, rendered);
+  out.plan.subtasks.forEach((subtask, s) => {
+    subtask.steps.forEach((step, i) => {
+      const template = workflow.plan.subtasks[s]?.steps[i]?.action_value;
+      if (typeof template === 'string') typing.noteStep(step, typedParts(template, rendered, sensitive));
+    });
+  });
+  return { workflow: out, params, secrets: secretValues, typing };
+}
+
+/**
+ * {@link checkParams} and {@link materializeParams} in one, for values and secrets known together:
+ * every problem is listed at once.
  */
 export function materializeWorkflow(
   workflow: Workflow,
   options: MaterializeOptions = {},
 ): MaterializedWorkflow {
-  const resolved = resolveParams(workflow, options, true);
-  throwProblems(resolved);
-  const typing = new SecretTyping(resolved.secrets);
-  const sensitive = new Set(workflow.task_params.filter((p) => p.sensitive).map((p) => p.name));
-  const rendered = renderWorkflow(workflow, resolved.values);
-  rendered.plan.subtasks.forEach((subtask, s) => {
-    subtask.steps.forEach((step, i) => {
-      const template = workflow.plan.subtasks[s]?.steps[i]?.action_value;
-      if (typeof template === 'string') {
-        typing.noteStep(step, typedParts(template, resolved.values, sensitive));
-      }
-    });
-  });
-  return { workflow: rendered, params: resolved.params, secrets: resolved.secrets, typing };
+  const { overrides = {}, secrets = {}, useExamples } = options;
+  return materializeParams(checkParams(workflow, overrides, { useExamples, secrets }));
 }
 
 /** A part as artifacts show it: a secret as `{name}`, an extract's value once known, else `{name}`. */

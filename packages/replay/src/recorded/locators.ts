@@ -3,7 +3,8 @@
  * its accessibility identity, the recorded pixels at their place, the recorded crop near where the
  * layout is expected, then anywhere at any scale (the first target of a subtask only). Each locator
  * answers from a frame (and the accessibility tree): found, a miss with its reason, or null when its
- * rung does not apply. Trace climbs the first two rungs, auto all four; the model is auto's hand-over.
+ * rung does not apply. Each mode says which rungs it climbs (recorded-mode.ts); the model is auto's
+ * hand-over.
  */
 import type { Accessibility } from '@mime-desktop/os-io';
 import type { WorkflowStep } from '@mime-desktop/schema';
@@ -17,7 +18,6 @@ import {
   FEATURELESS_EDGES,
   findTemplate,
   isFeatureless,
-  type OcrEngine,
   type RgbaImage,
   type TemplateMatch,
 } from '@mime-desktop/vision';
@@ -40,13 +40,11 @@ import { isMoved, type Layout, mapBox, mapPoint, RECORDED } from './layout-map.t
 import { locateElement } from './locate-element.ts';
 import type { LocateInput, Locator } from './locator.ts';
 import { boxAround } from './recorded-step.ts';
-import { textLocator } from './text-locator.ts';
 
 export type { LocateInput, Locator } from './locator.ts';
 
 type Point = { x: number; y: number };
 
-/** What a locator looks at: the step, its recorded PRE frame, the live frame and what the subtask found so far. */
 /** The step's target: its point and box, or null for a step without one (typing, a key). */
 function targetOf(step: WorkflowStep): { point: Point; box: Box } | null {
   const point = step.source?.point ?? null;
@@ -321,25 +319,32 @@ export const templateLocator: Locator = {
 };
 
 /**
- * A step without a target (typing, a key): once a step found the layout moved or on another screen,
- * the check after the action decides; else the screen as a whole must be alike the recording.
+ * A step without a target (typing, a key): once a step found the layout on another screen, the check
+ * after the action decides; else the screen as a whole must be alike the recording.
  */
-export function screenLocator(mode: 'trace' | 'auto'): Locator {
-  return {
-    async locate({ step, pre, live, layout }) {
-      if (targetOf(step)) return null;
-      const otherSize = pre.width !== live.width || pre.height !== live.height;
-      if (layout !== null && otherSize) {
-        return located(identity, layout, null, 'the layout was found on this screen: checked after');
-      }
-      if (mode === 'auto' && layout && isMoved(layout)) {
-        return located(identity, layout, null, 'the layout was found moved: checked after');
-      }
-      if (otherSize) return otherScreen(step.i, pre, live);
-      return checkWholeScreen(step.i, pre, live);
-    },
-  };
-}
+export const screenLocator: Locator = {
+  async locate({ step, pre, live, layout }) {
+    if (targetOf(step)) return null;
+    const otherSize = pre.width !== live.width || pre.height !== live.height;
+    if (layout !== null && otherSize) {
+      return located(identity, layout, null, 'the layout was found on this screen: checked after');
+    }
+    if (otherSize) return otherScreen(step.i, pre, live);
+    return checkWholeScreen(step.i, pre, live);
+  },
+};
+
+/**
+ * Auto, before the screen as a whole: a step without a target, once a step of its subtask found the
+ * layout moved (on a screen of the recorded size), is left to the check after the action.
+ */
+export const movedLayoutLocator: Locator = {
+  async locate({ step, pre, live, layout }) {
+    if (targetOf(step) || !layout || !isMoved(layout)) return null;
+    if (pre.width !== live.width || pre.height !== live.height) return null;
+    return located(identity, layout, null, 'the layout was found moved: checked after');
+  },
+};
 
 /** A screen of another size where nothing found the app's layout: both sizes named. */
 function otherScreen(step_i: number, pre: RgbaImage, live: RgbaImage): Look<never> {
@@ -352,19 +357,6 @@ function otherScreen(step_i: number, pre: RgbaImage, live: RgbaImage): Look<neve
     null,
     pre,
   );
-}
-
-/** The rungs of a mode, first to last (the target's words only where an OCR engine is given). */
-export function ladder(
-  mode: 'trace' | 'auto',
-  a11y: Accessibility | null,
-  ocr: OcrEngine | null = null,
-): Locator[] {
-  const structural = a11y ? [accessibilityLocator(a11y)] : [];
-  const words = ocr ? [textLocator(ocr)] : [];
-  return mode === 'trace'
-    ? [...structural, tracePlaceLocator, screenLocator(mode)]
-    : [...structural, autoPlaceLocator, templateLocator, ...words, screenLocator(mode)];
 }
 
 /** A miss with a later rung's reason added (its figure stays the first miss's). */

@@ -2,11 +2,46 @@
  * What trace and auto do where the recording alone does not carry a step: trace stops there (seed
  * 002: a divergence, an error), auto hands the subtask to the agent, which finishes it from the live
  * screen; auto without a model (none configured, or `--max-model-calls 0`) stops like trace and says
- * why. The step loop asks its mode and never branches on which one it is.
+ * why. Each mode also says the rungs it climbs to find a step's target. The step loop asks its mode
+ * and never branches on which one it is.
  */
+import type { Accessibility } from '@mime-desktop/os-io';
 import { isMimeError, type StepExecution } from '@mime-desktop/schema';
+import type { OcrEngine } from '@mime-desktop/vision';
 import { ModelForbiddenError, type ReplayDivergenceError } from '../errors.ts';
 import type { RunContext } from '../kernel/run-context.ts';
+import type { Locator } from './locator.ts';
+import {
+  accessibilityLocator,
+  autoPlaceLocator,
+  movedLayoutLocator,
+  screenLocator,
+  templateLocator,
+  tracePlaceLocator,
+} from './locators.ts';
+import { textLocator } from './text-locator.ts';
+
+/** The rungs a mode climbs to find a step's target, first to last (the element's only with an accessibility tree). */
+export type Ladder = (a11y: Accessibility | null, ocr: OcrEngine | null) => Locator[];
+
+const byElement = (a11y: Accessibility | null) => (a11y ? [accessibilityLocator(a11y)] : []);
+
+/** Trace: the element, the recorded pixels at their place, else the screen as a whole. */
+export const traceLadder: Ladder = (a11y) => [...byElement(a11y), tracePlaceLocator, screenLocator];
+
+/**
+ * Auto: the element, the target at its expected place, its crop near the expected layout or anywhere,
+ * its words (where an OCR engine is given); a step without a target after the layout was found moved
+ * is checked after, else against the screen as a whole.
+ */
+export const autoLadder: Ladder = (a11y, ocr) => [
+  ...byElement(a11y),
+  autoPlaceLocator,
+  templateLocator,
+  ...(ocr ? [textLocator(ocr)] : []),
+  movedLayoutLocator,
+  screenLocator,
+];
 
 /** What a step the recording cannot carry becomes: how it is reported, and whether the subtask goes on. */
 export interface Unread {
@@ -17,7 +52,8 @@ export interface Unread {
 }
 
 export interface RecordedMode {
-  readonly name: 'trace' | 'auto';
+  /** The rungs that find a step's target. */
+  readonly ladder: Ladder;
   /** Whether a divergence may suggest the auto mode (which would have re-found the target). */
   readonly suggestsReground: boolean;
   /** A workflow without a recording: trace cannot replay it (throws); auto gives its steps to the agent. */
@@ -35,7 +71,7 @@ export interface RecordedMode {
 }
 
 export const TRACE: RecordedMode = {
-  name: 'trace',
+  ladder: traceLadder,
   suggestsReground: true,
   withoutRecording(error) {
     throw error;
@@ -79,7 +115,7 @@ export async function autoMode(context: RunContext): Promise<RecordedMode> {
       ? { executed_by: 'agent' as const, reason: `handed to the agent: ${reason}` }
       : { executed_by: 'skipped' as const, reason: `stopped here: ${reason}` };
   return {
-    name: 'auto',
+    ladder: autoLadder,
     suggestsReground: false,
     withoutRecording: () => undefined,
     unrecorded: (_error, reason) => needModel(reason, null),

@@ -28,7 +28,7 @@ import type { At } from '../kernel/run-memory.ts';
 import { identity, type Located, type Look } from './checks.ts';
 import { ExtractStep } from './extract-step.ts';
 import { mapPoint, RECORDED } from './layout-map.ts';
-import { type Locator, ladder, locate } from './locators.ts';
+import { type Locator, locate } from './locators.ts';
 import type { LoopParts, SubtaskState } from './loop-parts.ts';
 import { RecordedFrames } from './recorded-frames.ts';
 import { autoMode, type RecordedMode, TRACE } from './recorded-mode.ts';
@@ -61,7 +61,7 @@ class RecordedRun {
     this.#locators = context.desktop
       .accessibility()
       .catch(() => null)
-      .then((a11y) => ladder(mode.name, a11y, context.ocr));
+      .then((a11y) => mode.ladder(a11y, context.ocr));
   }
 
   async run(): Promise<void> {

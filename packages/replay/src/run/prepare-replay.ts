@@ -6,13 +6,13 @@
 import { dirname, join, resolve } from 'node:path';
 import type { ModelClient } from '@mime-desktop/model';
 import { UsageMeter } from '@mime-desktop/model/usage';
-import { type LoadedWorkflow, loadWorkflow, RUNS_FOLDER, workflowFileAccess } from '@mime-desktop/schema';
+import { describeFileAccess, type LoadedWorkflow, loadWorkflow, RUNS_FOLDER } from '@mime-desktop/schema';
 import { resolveAgentSettings } from '../agent/agent-runtime.ts';
 import { ModelForbiddenError, ReplayOptionError } from '../errors.ts';
 import { resolveBudgets } from '../kernel/budgets.ts';
 import { collectSecrets } from '../kernel/collect-secrets.ts';
 import { fingerprintWorkflow } from '../kernel/fingerprint.ts';
-import { checkParams, materializeWorkflow } from '../kernel/materialize.ts';
+import { checkParams, materializeParams } from '../kernel/materialize.ts';
 import { DEFAULT_PAUSE_HOTKEY } from '../kernel/pause-gate.ts';
 import type { ModelProvider } from '../kernel/run-context.ts';
 import {
@@ -68,15 +68,17 @@ export async function prepareReplay(
   const mode = runModeOf(options.mode ?? DEFAULT_MODE);
   const loaded = typeof workflow === 'string' ? await loadWorkflow(workflow) : workflow;
   const workflowDir = resolve(dirname(loaded.file));
-  const fingerprint = await fingerprintWorkflow(loaded.file);
+  // Of the bytes loadWorkflow read: schema.json is read once per run.
+  const fingerprint = await fingerprintWorkflow(loaded);
   if (options.fresh && !loaded.workflow.setup) {
     throw new ReplayOptionError(
       `fresh needs the workflow's setup (the command that starts the app and its window), and ${loaded.file} has none: add one with mime edit, or reset the app yourself`,
     );
   }
-  const overrides = options.params ?? {};
-  const useExamples = options.useExamples === true;
-  checkParams(loaded.workflow, overrides, { useExamples });
+  // Each param resolved once, here; only the secrets still to collect are added below.
+  const given = checkParams(loaded.workflow, options.params ?? {}, {
+    useExamples: options.useExamples === true,
+  });
   const settings = resolveRunSettings(options);
   const agent = resolveAgentSettings(options);
   const limits = resolveBudgets(options.budgets ?? {});
@@ -86,19 +88,25 @@ export async function prepareReplay(
   await mode.checkBeforeStart({ steps, workflowDir, modelForbidden: forbidden });
   // When the model will surely be needed, a missing configuration is bad input, found before any run.
   if (!forbidden && mode.needsModel(steps)) await model.client();
-  const secrets = await collectSecrets(loaded.workflow.task_params, {
+  const secrets = await collectSecrets(given.pending, {
     env: options.env,
     promptSecret: options.promptSecret,
-    skip: new Set(Object.keys(overrides)),
   });
+  const materialized = materializeParams(given, secrets);
+  // The files the run may touch, their paths filled with the values the run types (never a secret).
+  const typed = materialized.params.filter((p) => !p.sensitive && p.source !== 'unset');
+  const files = describeFileAccess(
+    loaded.optimizedPlan ?? null,
+    Object.fromEntries(typed.map((p) => [p.name, p.display])),
+  );
   return {
     mode,
     workflowDir,
     runsDir: options.runsDir ?? join(workflowDir, RUNS_FOLDER),
-    materialized: materializeWorkflow(loaded.workflow, { overrides, secrets, useExamples }),
+    materialized,
     warnings: loaded.warnings.map((w) => (w.path ? `${w.path}: ${w.message}` : w.message)),
     optimizedPlan: loaded.optimizedPlan ?? null,
-    files: workflowFileAccess(loaded.workflow, loaded.optimizedPlan ?? null, overrides),
+    files,
     fingerprint,
     settings,
     agent,

@@ -18,7 +18,7 @@ export { executeReplay, type RunOutcome } from './execute-replay.ts';
 export { finishReplay } from './finish-replay.ts';
 export { prepareReplay } from './prepare-replay.ts';
 export type { PreparedReplay, ReplayOptions, ReplayResult } from './replay-options.ts';
-export { DEFAULT_MODE, SUPPORTED_MODES } from './run-modes.ts';
+export { DEFAULT_MODE, type RunMode, runModeOf, SUPPORTED_MODES } from './run-modes.ts';
 
 /**
  * Replays a workflow: prepares the run, takes the display (one replay per display, machine-wide:

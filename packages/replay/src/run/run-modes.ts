@@ -29,6 +29,11 @@ export interface StartCheck {
 
 export interface RunMode {
   readonly name: ReplayMode;
+  /**
+   * Whether a step the recording does not carry (a divergence) goes to the model when the run may
+   * call one, instead of ending the run: auto's hand-over.
+   */
+  readonly handsOverToModel: boolean;
   /** Throws for a run this mode cannot make (bad input), before anything touches the screen. */
   checkBeforeStart(check: StartCheck): Promise<void>;
   /** Whether the run will surely call the model: its configuration is then checked before the run. */
@@ -50,6 +55,7 @@ const learnsNothing = () => null;
 /** Exactly as recorded; stops at a divergence. Needs every step recorded, never a model. */
 export const TRACE: RunMode = {
   name: 'trace',
+  handsOverToModel: false,
   async checkBeforeStart(check) {
     const unrecorded = check.steps.find((step) => step.source === null);
     if (unrecorded) {
@@ -70,6 +76,7 @@ export const TRACE: RunMode = {
  */
 export const AUTO: RunMode = {
   name: 'auto',
+  handsOverToModel: true,
   checkBeforeStart: refuseHostileRecording,
   needsModel: (steps) => steps.length === 0 || steps.some((step) => step.source === null),
   executor: () => runAuto,
@@ -79,6 +86,8 @@ export const AUTO: RunMode = {
 /** The model every turn: needs one, never reads the recording. */
 export const AGENT: RunMode = {
   name: 'agent',
+  // The model drives from the start: nothing is handed over.
+  handsOverToModel: false,
   async checkBeforeStart({ modelForbidden }) {
     if (modelForbidden) {
       throw new ReplayOptionError(
@@ -103,9 +112,9 @@ export const SUPPORTED_MODES = Object.keys(RUN_MODES) as ReplayMode[];
 /** Default of `ReplayOptions.mode`. */
 export const DEFAULT_MODE: ReplayMode = 'auto';
 
-/** The descriptor of the mode named `name`; an unknown name throws `ReplayOptionError`. */
-export function runModeOf(name: string): RunMode {
-  if (!Object.hasOwn(RUN_MODES, name)) {
+/** The descriptor of the mode named `name`; an unknown name (or not a string) throws `ReplayOptionError`. */
+export function runModeOf(name: unknown): RunMode {
+  if (typeof name !== 'string' || !Object.hasOwn(RUN_MODES, name)) {
     throw new ReplayOptionError(
       `mode must be one of ${SUPPORTED_MODES.join(', ')}, got ${JSON.stringify(name)}`,
     );

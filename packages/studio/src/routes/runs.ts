@@ -2,7 +2,7 @@
  * A workflow's runs: starting one (or a re-run), following it live (its events, the runs as they
  * start), pausing and stopping it, and a finished run's entry, report and frames.
  */
-import { FileReadError, type ReplayMode, readPngInside } from '@mime-desktop/schema';
+import { FileReadError, readPngInside } from '@mime-desktop/schema';
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { reviewHeal } from '../heal-review.ts';
@@ -37,19 +37,13 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
   app.post('/api/workflows/:id/runs', async (c) => {
     const id = c.req.param('id');
     const body = (await strictJson(c)) as { mode?: unknown; params?: unknown; fresh?: unknown } | null;
-    const mode = body?.mode ?? 'auto';
     const fresh = body?.fresh ?? false;
     if (typeof fresh !== 'boolean') {
       return fail(c, 400, 'MIME_BAD_REQUEST', `fresh must be true or false, got ${JSON.stringify(fresh)}`);
     }
-    if (mode !== 'auto' && mode !== 'trace' && mode !== 'agent') {
-      return fail(
-        c,
-        400,
-        'MIME_BAD_REQUEST',
-        `mode must be auto, trace or agent, got ${JSON.stringify(mode)}`,
-      );
-    }
+    const { checkParams, DEFAULT_MODE, runModeOf } = await import('@mime-desktop/replay');
+    // An unknown mode throws ReplayOptionError (400), naming the modes there are.
+    const mode = runModeOf(body?.mode ?? DEFAULT_MODE);
     const values = (body?.params ?? {}) as Record<string, unknown>;
     const { workflow } = await store.open(id);
     if (fresh && !workflow.setup) {
@@ -68,12 +62,11 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
       (sensitive.has(name) ? secrets : params)[name] = value;
     }
     // A required param left empty is refused here, naming it, before anything runs (no recorded example fills in).
-    const { checkParams } = await import('@mime-desktop/replay');
     checkParams(workflow, params);
     const run = await runs.start({
       workflowId: id,
       workflowDir: await store.folder(id),
-      mode: mode as ReplayMode,
+      mode: mode.name,
       params,
       secrets,
       fresh,
