@@ -159,6 +159,19 @@ export const RUN_EVENT_DATA = {
       .describe(
         'The files the workflow says it may read and write (its optimized_plan.json), as `path (reason)`.',
       ),
+    criteria: z
+      .array(
+        z.object({
+          subtask_i: z.int().nonnegative(),
+          criterion: z.string(),
+          /** The texts checked on the app after the subtask; empty: free prose, told to the model only. */
+          checks: z.array(z.string()),
+        }),
+      )
+      .optional()
+      .describe(
+        "The success criteria of the workflow's optimized_plan.json (Pass C), by the subtask after which each is checked.",
+      ),
   }),
   /** The workflow's `setup` launched the app, or found its window already open. */
   setup: z.object({
