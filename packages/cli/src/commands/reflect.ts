@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { type ModelConfig, type ModelConfigFlags, resolveModelConfig } from '@mime-desktop/model';
 import { type ReflectEvent, reflect } from '@mime-desktop/reflect';
-import { formatStep, isMimeError } from '@mime-desktop/schema';
+import { describeSafety, formatStep, isMimeError, unknownSafetyFacts } from '@mime-desktop/schema';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
@@ -158,6 +158,13 @@ export function registerReflect(program: Command, run: (code: Promise<ExitCode>)
             if (flags.json) printJson(result);
             if (model === null) {
               say('  made without a model: a reflect with a model later improves it in place');
+            }
+            for (const line of describeSafety(result.workflow)) say(`  ${line}`);
+            const unknown = unknownSafetyFacts(result.workflow);
+            if (unknown.length > 0) {
+              say(
+                `  unknown: ${unknown.join(', ')} (${model === null ? 'no model to judge them' : 'the model could not tell from the steps'}); state them with mime edit before sharing it`,
+              );
             }
             const { calls, inputTokens, outputTokens } = result.usage;
             say(
