@@ -115,6 +115,7 @@ export async function executeReplay(prepared: PreparedReplay, desktop: Desktop):
     warnings: prepared.warnings,
     ...(prepared.files.read.length + prepared.files.write.length > 0 ? { files: prepared.files } : {}),
     ...(criteria.length > 0 ? { criteria } : {}),
+    ...(prepared.executors.length > 0 ? { executors: prepared.executors } : {}),
   });
   let failure: { error: unknown } | null = null;
   let learned: HealFile | null = null;

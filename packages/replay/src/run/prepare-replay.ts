@@ -6,7 +6,13 @@
 import { dirname, join, resolve } from 'node:path';
 import type { ModelClient } from '@mime-desktop/model';
 import { UsageMeter } from '@mime-desktop/model/usage';
-import { type LoadedWorkflow, loadWorkflow, RUNS_FOLDER, workflowFileAccess } from '@mime-desktop/schema';
+import {
+  type LoadedWorkflow,
+  loadWorkflow,
+  RUNS_FOLDER,
+  workflowExecutors,
+  workflowFileAccess,
+} from '@mime-desktop/schema';
 import { resolveAgentSettings } from '../agent/agent-runtime.ts';
 import { ModelForbiddenError, ReplayOptionError } from '../errors.ts';
 import { resolveBudgets } from '../kernel/budgets.ts';
@@ -99,6 +105,7 @@ export async function prepareReplay(
     warnings: loaded.warnings.map((w) => (w.path ? `${w.path}: ${w.message}` : w.message)),
     optimizedPlan: loaded.optimizedPlan ?? null,
     files: workflowFileAccess(loaded.workflow, loaded.optimizedPlan ?? null, overrides),
+    executors: workflowExecutors(loaded.workflow, loaded.optimizedPlan ?? null, overrides),
     fingerprint,
     settings,
     agent,
