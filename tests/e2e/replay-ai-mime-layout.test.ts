@@ -5,13 +5,20 @@
  * the model was shown each reference step's screen, the unset TYPE as its to decide and the Pass C
  * success criteria; the run said which files the workflow may read; and the file is left as it was.
  * And a Pass C success criterion quoting a text with a param's value is checked on the app: on the
- * form app the run succeeds; on its variant that drops the City value on Send it never does.
+ * form app the run succeeds; on its variant that drops the City value on Send it never does. A trace
+ * replay from the recording checks such a criterion too, and diverges on a text the app never shows.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { RunEvent } from '@mime-desktop/schema';
 import { FORM_APP_PATH } from '@mime-desktop/test-support/desktop-harness';
-import { copyFixture, dataOf, readEvents, withDesktop } from '@mime-desktop/test-support/e2e-rig';
+import {
+  copyFixture,
+  copyWorkflow,
+  dataOf,
+  readEvents,
+  withDesktop,
+} from '@mime-desktop/test-support/e2e-rig';
 import { useModelRig } from '@mime-desktop/test-support/model-rig';
 import { runMime } from '@mime-desktop/test-support/run-mime';
 import { describe, expect, it } from 'vitest';
@@ -237,4 +244,46 @@ describe("a Pass C success criterion naming a param's value", () => {
       detail: expect.stringContaining('the app does not show "Sent to Bob Jones in Rome" (quoted text)'),
     });
   }, 240_000);
+});
+
+describe('a Pass C success criterion in a replay from the recording', () => {
+  it('is checked after the last subtask of its step: trace succeeds when the app shows it, diverges when not', async () => {
+    const trace = async (criterion: string) => {
+      const workflow = await copyWorkflow('play-song-recorded');
+      await writeFile(
+        join(workflow, 'optimized_plan.json'),
+        JSON.stringify({
+          version: 1,
+          steps: [
+            { id: 'play', source_subtask_ids: [0, 1], executor: 'ui_agent', success_criteria: criterion },
+          ],
+        }),
+      );
+      await rig.desktop.resetApp();
+      const result = await runMime(
+        ['replay', workflow, '--mode', 'trace', '--param', 'song_name=Numb', '--json'],
+        {
+          env: rig.desktop.env,
+        },
+      );
+      const events = await readEvents(JSON.parse(result.stdout).dir);
+      return { result, events };
+    };
+    const shown = await trace('The bar says "Now playing: song_name".');
+    expect(shown.result.exitCode, shown.result.stderr).toBe(0);
+    // Checked once, after subtask 2 (the last of the step), read from the app.
+    const outcomes = dataOf(shown.events, 'verify').filter(
+      (v) => v.check === 'subtask_outcome' && v.region === null,
+    );
+    expect(outcomes).toEqual([
+      expect.objectContaining({ step_i: null, read: expect.stringMatching(/^(app|ocr)$/) }),
+    ]);
+
+    const missing = await trace('The bar says "Now playing: song_name (live)".');
+    expect(missing.result.exitCode).toBe(1);
+    expect(missing.result.stderr).toContain('MIME_REPLAY_DIVERGENCE');
+    expect(missing.result.stderr).toContain(
+      'the app does not show "Now playing: Numb (live)" (quoted text), which the success criterion',
+    );
+  }, 180_000);
 });
