@@ -71,6 +71,18 @@ describe("mime on ai_mime's marketplace workflows", () => {
       /find-places-and-message\s+find places and send them in a chat\s+2026-01-12 18:17\s+ready\s+7\s+search_query,contact_name,result_limit/,
     );
     for (const id of AI_MIME_WORKFLOWS) expect(result.stdout).toMatch(new RegExp(`${id}\\s+[a-z]`));
+    // --json says which Pass C steps ai_mime does by a script, and the page each would open.
+    const json = JSON.parse((await runMime(['list', '--home', await home(true), '--json'])).stdout);
+    const video = json.workflows.find(
+      (w: { session_id: string }) => w.session_id === 'play-video-on-video-site',
+    );
+    expect(video.executors).toEqual([
+      expect.objectContaining({
+        step: 'open_results',
+        executor: 'script',
+        url: 'https://videos.example.test/results?q=lofi beats to study',
+      }),
+    ]);
   });
 
   it('saves an edit of each so that ai_mime still accepts the file, with what mime does not use kept', async () => {

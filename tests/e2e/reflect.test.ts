@@ -73,6 +73,19 @@ describe('mime reflect', () => {
       ['EXTRACT', 'the song now playing'],
     ]);
     expect(steps[4].variable_name).toBe('song_now_playing');
+    // The safety facts Pass B judged are the workflow's, and said.
+    expect(schema).toMatchObject({
+      requires_login: false,
+      side_effects: [],
+      safety_notes: ['Plays audio out loud.'],
+    });
+    expect(schema.stops_before_payment).toBeUndefined();
+    expect(result.stderr).toContain(
+      '  Needs no login.\n  Side effects: none.\n  Note: Plays audio out loud.\n',
+    );
+    expect(result.stderr).toContain(
+      '  unknown: stops_before_payment (the model could not tell from the steps)',
+    );
     expect(steps[3].source).toEqual({
       event_index: 3,
       screenshot: 'screenshots/3.png',
@@ -155,6 +168,10 @@ describe('mime reflect', () => {
                 subtasks: ['Only one.'],
                 task_params: [],
                 success_criteria: 'done',
+                requires_login: null,
+                side_effects: null,
+                stops_before_payment: null,
+                safety_notes: [],
                 plan_step_updates: [],
               },
             };
@@ -298,6 +315,11 @@ describe('mime reflect with bad input', () => {
     expect(none.exitCode).toBe(0);
     const alone = JSON.parse(await readFile(join(workflowDir(), 'schema.json'), 'utf8'));
     expect(alone.task_params).toMatchObject([{ name: 'text_1', example: 'Numb', sensitive: false }]);
+    // Without a model the safety facts are unknown, and said to be: never "no side effects".
+    expect(none.stderr).toContain(
+      'unknown: requires_login, side_effects, stops_before_payment (no model to judge them)',
+    );
+    expect(alone.side_effects).toBeUndefined();
     expect((await runMime(['validate', workflowDir()])).exitCode).toBe(0);
     // A model configured later improves it in place (here: one that cannot be reached).
     const down = await runMime(['reflect', '--session', SESSION, '--home', home], {

@@ -50,7 +50,16 @@ describe('safety facts', () => {
       side_effects: ['Buys the song with the saved card.'],
       stops_before_payment: false,
       safety_notes: ['Charges the account.'],
+      unknown: [],
     });
+    // A fact the workflow does not state is unknown, never "none".
+    expect(json.workflows.find((w: { session_id: string }) => w.session_id === 'quiet').safety).toMatchObject(
+      {
+        side_effects: [],
+        requires_login: null,
+        unknown: ['requires_login', 'stops_before_payment'],
+      },
+    );
 
     // No display here: the replay stops at its start, after it said what the workflow does.
     const replay = await runMime(['replay', join(home, 'workflows', 'pay'), '--param', 'song_name=Faint'], {

@@ -17,8 +17,27 @@ export interface ReflectModelOptions {
    * The plan of another task than the demo's: the typed texts become these params in order, the
    * steps up to the first KEYPRESS form the first subtask, the rest the second. Default: the demo's.
    */
-  plan?: { params: string[]; subtasks: [string, string]; description: string; success: string };
+  plan?: {
+    params: string[];
+    subtasks: [string, string];
+    description: string;
+    success: string;
+    /** The safety facts Pass B states. Default: each unknown (null). */
+    safety?: {
+      requires_login: boolean | null;
+      side_effects: string[] | null;
+      stops_before_payment: boolean | null;
+      safety_notes: string[];
+    };
+  };
 }
+
+const UNKNOWN_SAFETY = {
+  requires_login: null,
+  side_effects: null,
+  stops_before_payment: null,
+  safety_notes: [],
+};
 
 /** Pass B for {@link ReflectModelOptions.plan}. */
 function customPlan(prompt: string, plan: NonNullable<ReflectModelOptions['plan']>) {
@@ -37,6 +56,7 @@ function customPlan(prompt: string, plan: NonNullable<ReflectModelOptions['plan'
       optional: false,
     })),
     success_criteria: plan.success,
+    ...(plan.safety ?? UNKNOWN_SAFETY),
     plan_step_updates: summaries.map((s) => {
       const k = typed.indexOf(s);
       return {
@@ -164,6 +184,11 @@ function taskPlan(prompt: string, paramName: string) {
     subtasks,
     task_params: params,
     success_criteria: 'The requested song is playing.',
+    // Playing a song in the demo player: no account, nothing changed beyond the screen, no payment.
+    requires_login: false,
+    side_effects: [],
+    stops_before_payment: null,
+    safety_notes: ['Plays audio out loud.'],
     plan_step_updates: summaries.map((s) => ({
       i: s.i,
       action_value: s === typed ? `{${paramName}}` : s === secret ? '{password}' : s.action_value,

@@ -8,6 +8,7 @@ import {
   type Problem,
   type RecordingMetadata,
   renderTemplate,
+  type SafetyFact,
   type StepCard,
   type Workflow,
   type WorkflowInput,
@@ -160,6 +161,7 @@ export function mergeWorkflow(
     task_params: params,
     success_criteria: plan.success_criteria,
     ...(metadata.setup ? { setup: metadata.setup } : {}),
+    ...safetyOf(plan),
     plan: {
       subtasks: subtasks.map((subtask, s) => {
         const dependencies = dependenciesOf(subtask, upstream);
@@ -170,6 +172,19 @@ export function mergeWorkflow(
   };
   const checked = checkWorkflow(document);
   return checked.ok ? { ok: true, workflow: checked.workflow } : { ok: false, problems: checked.problems };
+}
+
+/** The safety facts the plan states; one it leaves null stays unset in the workflow (unknown, never guessed). */
+function safetyOf(plan: PassBResult): Partial<Pick<WorkflowInput, SafetyFact | 'safety_notes'>> {
+  const notes = plan.safety_notes.map((n) => n.trim()).filter(Boolean);
+  return {
+    ...(plan.requires_login === null ? {} : { requires_login: plan.requires_login }),
+    ...(plan.side_effects === null
+      ? {}
+      : { side_effects: plan.side_effects.map((e) => e.trim()).filter(Boolean) }),
+    ...(plan.stops_before_payment === null ? {} : { stops_before_payment: plan.stops_before_payment }),
+    ...(notes.length > 0 ? { safety_notes: notes } : {}),
+  };
 }
 
 /** The card's target, with the recorded element's identity (its text stays in the recording). */

@@ -138,6 +138,11 @@ export function modelFreePlan(
     subtasks: texts,
     task_params: params,
     success_criteria: 'The screen shows what the recording showed at its end.',
+    // The steps alone cannot tell these: unknown, never guessed (the reflect's output says so).
+    requires_login: null,
+    side_effects: null,
+    stops_before_payment: null,
+    safety_notes: [],
     plan_step_updates: groups.flatMap((group, k) =>
       group.map((step) => ({
         i: step.i,

@@ -93,6 +93,10 @@ Produce:
   An action_value "${SECRET_MARK}" marks secret typing: make it a sensitive param whose example is null.
 - subtasks: 1 or more higher-level units in order, each grouping consecutive steps in one app or view context; each names the params it uses as {param} templates and ends with "Expected outcome: ...".
 - success_criteria: one general sentence on how to tell the task succeeded.
+- requires_login: true when the task needs the person already signed in to an app or site (an account, inbox, cart or profile is used), false when it clearly does not, null when the steps do not tell.
+- side_effects: what a run changes beyond the screen, one short sentence each ("Sends a message to the contact", "Adds a row to the sheet", "Places an order"); [] only when the task clearly changes nothing (it only searches, reads or views); null when the steps do not tell.
+- stops_before_payment: true when the task involves a payment or purchase and ends before paying or confirming it, false when it pays or confirms one, null when no payment is involved or the steps do not tell.
+- safety_notes: what a person or an agent should know before running it (it posts publicly, deletes data, spends money); [] when nothing.
 - plan_step_updates: one entry for EVERY step i: action_value parametrized with {param} templates where a param's value appears (otherwise the recorded value; null for steps without a value), and subtask, exactly equal to one of the subtasks strings. Steps stay in order: a later step never belongs to an earlier subtask.
 Templates use single braces, {name}, and may name only declared params or variable_names of EXTRACT steps that come earlier.
 ${DATA_BLOCK_RULE}

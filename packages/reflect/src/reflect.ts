@@ -13,7 +13,8 @@ import {
   checkWorkflow,
   copyFileUnique,
   makeFolder,
-  PassBResult,
+  PassBDraft,
+  type PassBResult,
   readJsonFile,
   type StepCard,
   ValidationError,
@@ -90,7 +91,7 @@ export interface ReflectResult {
 
 async function readDraft(file: string): Promise<PassBResult | undefined> {
   try {
-    const parsed = PassBResult.safeParse(await readJsonFile(file));
+    const parsed = PassBDraft.safeParse(await readJsonFile(file));
     return parsed.success ? parsed.data : undefined;
   } catch {
     return undefined;

@@ -1,4 +1,4 @@
-import type { ManifestLine, PassBResult, StepCard } from '@mime-desktop/schema';
+import { type ManifestLine, type PassBResult, type StepCard, unknownSafetyFacts } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
 import { mergeWorkflow } from '../src/merge.ts';
 import { buildSteps } from '../src/steps.ts';
@@ -35,6 +35,10 @@ const plan = (
   subtasks: ['Find {item}. Expected outcome: price shown.', 'Pay {price}. Expected outcome: paid.'],
   task_params: params,
   success_criteria: 'paid',
+  requires_login: null,
+  side_effects: null,
+  stops_before_payment: null,
+  safety_notes: [],
   plan_step_updates: updates.map(([action_value, subtask], i) => ({ i, action_value, subtask })),
 });
 const item = {
@@ -122,5 +126,43 @@ describe('mergeWorkflow', () => {
       'is not exactly one of the subtasks strings',
       'step 3 has no update; give one for every step from 0 to 3',
     ]);
+  });
+
+  it('keeps the safety facts the plan states and leaves unset those it does not know', () => {
+    const updates: Array<[string | null, string]> = [
+      ['{item}', first],
+      [null, first],
+      [null, second],
+      [null, second],
+    ];
+    const merge = (facts: Partial<PassBResult>) =>
+      mergeWorkflow({ name: 'buy tea', description: '' }, steps, cards, {
+        ...plan(updates, [item]),
+        ...facts,
+      });
+    const stated = merge({
+      requires_login: true,
+      side_effects: ['Places an order for the item.', ' '],
+      stops_before_payment: false,
+      safety_notes: ['Spends money.'],
+    });
+    expect(stated.ok && stated.workflow).toMatchObject({
+      requires_login: true,
+      side_effects: ['Places an order for the item.'],
+      stops_before_payment: false,
+      safety_notes: ['Spends money.'],
+    });
+    const unknown = merge({});
+    expect(unknown.ok).toBe(true);
+    if (!unknown.ok) return;
+    expect(unknownSafetyFacts(unknown.workflow)).toEqual([
+      'requires_login',
+      'side_effects',
+      'stops_before_payment',
+    ]);
+    expect(unknown.workflow.safety_notes).toBeUndefined();
+    // "Changes nothing" is a claim the model makes, kept as such.
+    const none = merge({ side_effects: [] });
+    expect(none.ok && none.workflow.side_effects).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import type { AccessibleElement, ManifestLine } from '@mime-desktop/schema';
+import { type AccessibleElement, type ManifestLine, unknownSafetyFacts } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
 import { mergeWorkflow } from '../src/merge.ts';
 import { modelFreeCard, modelFreePlan } from '../src/model-free.ts';
@@ -60,5 +60,12 @@ describe('a workflow without a model', () => {
       '{city}',
       '{text_4}',
     ]);
+    // The steps alone cannot tell the safety facts: unknown, never "no side effects".
+    expect(unknownSafetyFacts(merged.workflow)).toEqual([
+      'requires_login',
+      'side_effects',
+      'stops_before_payment',
+    ]);
+    expect(merged.workflow.side_effects).toBeUndefined();
   });
 });

@@ -95,4 +95,13 @@ describe('reflect prompts', () => {
     const steps = blocks(userText(user?.content)).find((b) => b.source === 'recorded steps');
     expect(JSON.parse(steps?.body ?? 'null')).toEqual(summaries);
   });
+
+  it('asks Pass B for the safety facts, with null where the steps do not tell', () => {
+    const [system] = passBMessages(metadata, []);
+    for (const fact of ['requires_login', 'side_effects', 'stops_before_payment', 'safety_notes']) {
+      expect(system?.content).toContain(`- ${fact}: `);
+    }
+    expect(system?.content).toContain('[] only when the task clearly changes nothing');
+    expect(system?.content).toMatch(/side_effects: .*null when the steps do not tell/);
+  });
 });

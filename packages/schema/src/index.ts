@@ -14,6 +14,7 @@ export * from './model-outputs.ts';
 export * from './numbering.ts';
 export * from './optimized-plan.ts';
 export * from './paths.ts';
+export * from './plan-executors.ts';
 export * from './recording.ts';
 export * from './run.ts';
 export * from './safety.ts';

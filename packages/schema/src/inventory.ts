@@ -6,6 +6,8 @@ import { join } from 'node:path';
  */
 import { FileReadError, isMimeError } from './errors.ts';
 import { readJsonFile, readJsonlFile } from './json-files.ts';
+import { readOptimizedPlan } from './optimized-plan.ts';
+import { type PlanExecutor, workflowExecutors } from './plan-executors.ts';
 import { readRecordingMetadata } from './recording.ts';
 import { RunSummary } from './run.ts';
 import { type SafetyFacts, safetyFactsOf } from './safety.ts';
@@ -44,6 +46,11 @@ export interface WorkflowEntry {
   params: string[];
   /** What the workflow says it needs and does (login, side effects, payment), null until it reads. */
   safety: SafetyFacts | null;
+  /**
+   * The steps its optimized_plan.json (ai_mime's Pass C) does by a script or a browser script, with
+   * what each would do and the URL it opens (with the params' examples); mime replays the UI instead.
+   */
+  executors: PlanExecutor[];
   runs: RunEntry[];
   /** The newest run, or null. */
   last_run: RunEntry | null;
@@ -124,6 +131,7 @@ export async function readWorkflowEntry(dir: string, session_id: string): Promis
     steps: 0,
     params: [],
     safety: null,
+    executors: [],
     runs: [],
     last_run: null,
     problem: null,
@@ -160,6 +168,7 @@ export async function readWorkflowEntry(dir: string, session_id: string): Promis
     entry.steps = workflow.plan.subtasks.reduce((n, s) => n + s.steps.length, 0);
     entry.params = workflow.task_params.map((p) => p.name);
     entry.safety = safetyFactsOf(workflow);
+    entry.executors = workflowExecutors(workflow, (await readOptimizedPlan(dir)).plan);
   } catch (error) {
     entry.state = 'invalid';
     entry.problem = reason(error);

@@ -33,6 +33,14 @@ export const PassBResult = z.strictObject({
     }),
   ),
   success_criteria: z.string().min(1),
+  /**
+   * The workflow's safety facts as the model judges them from the steps (null: the steps do not
+   * tell); see safety.ts. ai_mime's Pass B has none of them: its marketplace states them per item.
+   */
+  requires_login: z.boolean().nullable(),
+  side_effects: z.array(z.string().min(1).max(1000)).max(50).nullable(),
+  stops_before_payment: z.boolean().nullable(),
+  safety_notes: z.array(z.string().min(1).max(1000)).max(50),
   plan_step_updates: z.array(
     z.strictObject({
       i: z.int().nonnegative(),
@@ -42,3 +50,11 @@ export const PassBResult = z.strictObject({
   ),
 });
 export type PassBResult = z.infer<typeof PassBResult>;
+
+/** A Pass B checkpoint (schema.draft.json): one written before the safety facts were asked for reads with them unknown. */
+export const PassBDraft = PassBResult.extend({
+  requires_login: PassBResult.shape.requires_login.default(null),
+  side_effects: PassBResult.shape.side_effects.default(null),
+  stops_before_payment: PassBResult.shape.stops_before_payment.default(null),
+  safety_notes: PassBResult.shape.safety_notes.default([]),
+});

@@ -165,6 +165,35 @@ export const RUN_EVENT_DATA = {
       .describe(
         'The files the workflow says it may read and write (its optimized_plan.json), as `path (reason)`.',
       ),
+    criteria: z
+      .array(
+        z.object({
+          subtask_i: z.int().nonnegative(),
+          criterion: z.string(),
+          /** The texts checked on the app after the subtask; empty: free prose, told to the model only. */
+          checks: z.array(z.string()),
+        }),
+      )
+      .optional()
+      .describe(
+        "The success criteria of the workflow's optimized_plan.json (Pass C), by the subtask after which each is checked.",
+      ),
+    executors: z
+      .array(
+        z.object({
+          step: z.string(),
+          title: z.string().nullable(),
+          executor: z.string(),
+          subtasks: z.array(z.int().nonnegative()),
+          goal: z.string(),
+          url: z.string().nullable(),
+          fallback: z.string().nullable(),
+        }),
+      )
+      .optional()
+      .describe(
+        "The steps of the workflow's optimized_plan.json that ai_mime does by a script or a browser script; shown, never run: mime replays their UI steps.",
+      ),
   }),
   /** The workflow's `setup` launched the app, or found its window already open. */
   setup: z.object({

@@ -5,21 +5,40 @@
  */
 import type { Workflow } from './workflow.ts';
 
-/** The facts a workflow states; null or empty where it says nothing. */
+/** The facts a workflow states; null where it says nothing (unknown: never "no side effects"). */
 export interface SafetyFacts {
   requires_login: boolean | null;
-  side_effects: string[];
+  /** What a run changes; [] when the workflow says it changes nothing, null when it does not say. */
+  side_effects: string[] | null;
   stops_before_payment: boolean | null;
   safety_notes: string[];
+  /** The facts it leaves unknown. */
+  unknown: SafetyFact[];
 }
 
 export function safetyFactsOf(workflow: Workflow): SafetyFacts {
   return {
     requires_login: workflow.requires_login ?? null,
-    side_effects: workflow.side_effects ?? [],
+    side_effects: workflow.side_effects ?? null,
     stops_before_payment: workflow.stops_before_payment ?? null,
     safety_notes: workflow.safety_notes ?? [],
+    unknown: unknownSafetyFacts(workflow),
   };
+}
+
+/** The facts a workflow states or leaves unknown (its `safety_notes` are notes, not a fact). */
+export type SafetyFact = 'requires_login' | 'side_effects' | 'stops_before_payment';
+
+/**
+ * The facts a workflow leaves unknown (unset): a reflect without a model, or a model that could not
+ * tell from the steps, never guesses them (no side effects is a claim, not a default).
+ */
+export function unknownSafetyFacts(workflow: Workflow): SafetyFact[] {
+  const facts: SafetyFact[] = [];
+  if (workflow.requires_login === undefined) facts.push('requires_login');
+  if (workflow.side_effects === undefined) facts.push('side_effects');
+  if (workflow.stops_before_payment === undefined) facts.push('stops_before_payment');
+  return facts;
 }
 
 /** The facts as short sentences, only those stated (none when the workflow states none). */

@@ -43,6 +43,7 @@ export async function showWorkflow(id) {
     screen: body.screen,
     /** The subtasks shown open when a long workflow's subtasks are collapsed. */
     openSubtasks: new Set(),
+    executors: body.executors ?? [],
     /** The steps whose form is open (kept open as the page is built again). */
     openEditors: new Set(),
   };
@@ -133,6 +134,7 @@ function render(state, focus = null) {
     }),
     h('p', { class: 'muted' }, workflow.task_description_user),
     filesLine(state.files),
+    executorsList(state.executors),
     paramsTable(state),
     addParamForm(state),
     runPanel(state),
@@ -341,6 +343,35 @@ function goToStep(state, steps) {
     h('label', { for: 'go-to-step' }, `Go to step (1-${steps.length}) `),
     input,
     h('button', { type: 'submit' }, 'Go'),
+  );
+}
+
+/**
+ * The steps of its optimized_plan.json that ai_mime does by a script or a browser script: what each
+ * would do and the page it would open; mime replays their UI steps instead.
+ */
+function executorsList(executors) {
+  if (executors.length === 0) return null;
+  return h(
+    'section',
+    { class: 'executors', 'aria-label': 'Steps ai_mime does by script' },
+    h(
+      'p',
+      {},
+      'ai_mime does these by a script; mime replays their UI steps instead (it runs no code that came with a workflow):',
+    ),
+    h(
+      'ul',
+      {},
+      executors.map((e) =>
+        h(
+          'li',
+          {},
+          `${e.title ?? e.step} (${e.executor}, subtasks ${e.subtasks.map((k) => k + 1).join(', ')}): ${e.goal}`,
+          e.url ? h('span', {}, ` Opens ${e.url}`) : null,
+        ),
+      ),
+    ),
   );
 }
 

@@ -20,6 +20,7 @@ import {
   listHome,
   MAX_JSON_BYTES,
   MimeError,
+  type PlanExecutor,
   type Problem,
   parseJsonText,
   RUN_FILES,
@@ -36,6 +37,7 @@ import {
   type Workflow,
   type WorkflowEntry,
   withFolderLock,
+  workflowExecutors,
   workflowFileAccess,
   writeWorkflow,
 } from '@mime-desktop/schema';
@@ -131,6 +133,8 @@ export interface OpenedWorkflow {
   runs: RunListing[];
   /** The files the workflow says it may read and write (its optimized_plan.json), or null without one. */
   files: FileAccess | null;
+  /** The Pass C steps ai_mime does by a script or a browser script (shown, never run by mime). */
+  executors: PlanExecutor[];
 }
 
 /** A run as the workflow page lists it. */
@@ -219,6 +223,7 @@ export class WorkflowStore {
     return {
       id,
       files: plan?.user_filesystem_access ? workflowFileAccess(read.workflow, plan) : null,
+      executors: workflowExecutors(read.workflow, plan),
       workflow: read.workflow,
       version: read.version,
       warnings: read.warnings,

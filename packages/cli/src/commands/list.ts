@@ -44,13 +44,13 @@ function render(inventory: Inventory): string {
   return parts.join('\n');
 }
 
-/** The safety facts in a few words: `login, 2 side effects, stops before payment`; `-` when none are said. */
+/** The safety facts in a few words: `login, 2 side effects, stops before payment`; `-` when none are said (unknown). */
 function safetyCell(safety: SafetyFacts | null): string {
   if (!safety) return '-';
-  const effects = safety.side_effects.length;
+  const effects = safety.side_effects?.length;
   const words = [
     safety.requires_login === true ? 'login' : safety.requires_login === false ? 'no login' : '',
-    effects > 0 ? `${effects} side effect${effects === 1 ? '' : 's'}` : '',
+    effects === 0 ? 'no side effects' : effects ? `${effects} side effect${effects === 1 ? '' : 's'}` : '',
     safety.stops_before_payment === true ? 'stops before payment' : '',
     safety.stops_before_payment === false ? style.yellow('pays') : '',
   ].filter(Boolean);

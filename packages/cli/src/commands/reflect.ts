@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { type ModelConfig, type ModelConfigFlags, resolveModelConfig } from '@mime-desktop/model';
-import { type ReflectEvent, reflect } from '@mime-desktop/reflect';
-import { formatStep, isMimeError } from '@mime-desktop/schema';
+import { type ReflectEvent, type ReflectResult, reflect } from '@mime-desktop/reflect';
+import { describeSafety, formatStep, isMimeError, unknownSafetyFacts } from '@mime-desktop/schema';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
@@ -94,6 +94,22 @@ async function modelOrNone(flags: ReflectFlags): Promise<(() => Promise<ModelCon
   return resolveModel;
 }
 
+/** What a finished reflect says: the file, its size, the usage, its safety facts and which are unknown. */
+function sayReflected(result: ReflectResult, withoutModel: boolean): void {
+  if (withoutModel) say('  made without a model: a reflect with a model later improves it in place');
+  const { calls, inputTokens, outputTokens } = result.usage;
+  say(
+    `${style.green('✓')} ${result.file}\n  ${result.steps} steps, ${result.workflow.plan.subtasks.length} subtasks; ${calls} model calls, ${inputTokens + outputTokens} tokens (${inputTokens} in, ${outputTokens} out), ${(result.durationMs / 1000).toFixed(1)} s\n  next: mime edit ${result.workflowDir}  or  mime replay ${result.workflowDir}`,
+  );
+  for (const line of describeSafety(result.workflow)) say(`  ${line}`);
+  const unknown = unknownSafetyFacts(result.workflow);
+  if (unknown.length > 0) {
+    say(
+      `  unknown: ${unknown.join(', ')} (${withoutModel ? 'no model to judge them' : 'the model could not tell from the steps'}); state them with mime edit before sharing it`,
+    );
+  }
+}
+
 export function registerReflect(program: Command, run: (code: Promise<ExitCode>) => void): void {
   const command = program
     .command('reflect')
@@ -156,13 +172,7 @@ export function registerReflect(program: Command, run: (code: Promise<ExitCode>)
               },
             });
             if (flags.json) printJson(result);
-            if (model === null) {
-              say('  made without a model: a reflect with a model later improves it in place');
-            }
-            const { calls, inputTokens, outputTokens } = result.usage;
-            say(
-              `${style.green('✓')} ${result.file}\n  ${result.steps} steps, ${result.workflow.plan.subtasks.length} subtasks; ${calls} model calls, ${inputTokens + outputTokens} tokens (${inputTokens} in, ${outputTokens} out), ${(result.durationMs / 1000).toFixed(1)} s\n  next: mime edit ${result.workflowDir}  or  mime replay ${result.workflowDir}`,
-            );
+            sayReflected(result, model === null);
             return EXIT.ok;
           } finally {
             process.off('SIGINT', stop);

@@ -37,8 +37,29 @@ function describeFiles(files: { read: string[]; write: string[] } | undefined): 
   return [`  files it may read: ${list(files.read)}; write: ${list(files.write)}`];
 }
 
+type RunStart = Extract<ReplayEvent, { type: 'run_start' }>;
+
+/**
+ * The Pass C steps ai_mime does by a script or a browser script (what each would do, the URL it
+ * would open), and the success criteria the run checks on the app or only tells the model.
+ */
+function describePlan({ executors = [], criteria = [] }: RunStart): string[] {
+  const subtasks = (list: number[]) => list.map((k) => formatSubtask(k)).join(', ');
+  return [
+    ...executors.map(
+      (e) =>
+        `  ${inert(e.step)} (${subtasks(e.subtasks)}): ai_mime runs a ${e.executor === 'script' ? 'script' : `${inert(e.executor)} script`} for it: ${inert(e.goal.replace(/[.\s]+$/, ''))}${e.url ? `; it would open ${inert(e.url)}` : ''}. mime replays its UI steps instead (it runs no code that came with a workflow)`,
+    ),
+    ...criteria.map((c) =>
+      c.checks.length > 0
+        ? `  checked after ${formatSubtask(c.subtask_i)}: ${inert(c.criterion)} (the app must show ${c.checks.map((t) => inert(JSON.stringify(t))).join(', ')})`
+        : style.dim(`  not checked (names nothing the app shows): ${inert(c.criterion)}`),
+    ),
+  ];
+}
+
 /** The run's first lines: what replays, where its folder is, its params and how to stop it. */
-function describeStart(event: Extract<ReplayEvent, { type: 'run_start' }>): string {
+function describeStart(event: RunStart): string {
   const params = Object.entries(event.params).map(([k, v]) => `${inert(k)}=${inert(v)}`);
   return [
     `${style.cyan('▶')} Replaying "${inert(event.task_name)}" (${event.mode} mode${event.dry_run ? ', dry run: nothing is executed' : ''})`,
@@ -46,6 +67,7 @@ function describeStart(event: Extract<ReplayEvent, { type: 'run_start' }>): stri
     style.dim(`  params: ${params.length > 0 ? params.join(', ') : 'none'}`),
     ...event.warnings.map((w) => `  ${style.yellow('warning')} ${inert(w)}`),
     ...describeFiles(event.files),
+    ...describePlan(event),
     style.dim(
       // Wayland tells no program where the pointer is: the corner works only on X11.
       {

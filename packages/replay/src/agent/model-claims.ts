@@ -1,11 +1,12 @@
 /**
  * The model's word checked like a step (issue 40): a subtask the model says is done, and a value it
  * says it read, count only once the live app shows them.
- * - `done`: where the recording shows the subtask's outcome (a hand-over from auto), that check
- *   decides; else each param value the subtask's expected outcome names must be shown where it was
+ * - `done`: the success criteria of the Pass C steps the subtask ends (actions/criteria-check.ts)
+ *   must hold: a text one names and the app does not show refuses it. Then, where the recording
+ *   shows the subtask's outcome (a hand-over from auto), that check decides; else each param value the subtask's expected outcome names must be shown where it was
  *   not when the subtask started (a value the screen showed already proves nothing): in the focused
  *   field (the accessibility tree), else somewhere new on the screen (OCR). With neither, the subtask
- *   is done by the model's word alone: `unverified`, never verified.
+ *   is done by the model's word alone (or by its criteria's texts): `unverified`, never verified.
  * - `extract`: where the recording shows the value (after its label), the screen must show this
  *   value there; else the value must be in the focused field (the accessibility tree) or on the
  *   screen (OCR).
@@ -13,6 +14,7 @@
  */
 import type { RawFrame } from '@mime-desktop/os-io';
 import { type Box, changedRegion, findPhrase, type OcrWord } from '@mime-desktop/vision';
+import { checkCriteria } from '../actions/criteria-check.ts';
 import { liveImage, readCrop } from '../actions/screen-text.ts';
 import type { ClaimVerdict, RecordedClaims } from '../kernel/claims.ts';
 import type { PlannedSubtask } from '../kernel/plan.ts';
@@ -73,6 +75,7 @@ export function wordsHold(words: readonly OcrWord[], value: string): boolean {
 export class ModelClaims {
   readonly #ctx: RunContext;
   readonly #recorded: RecordedClaims | null;
+  readonly #subtask: PlannedSubtask;
   readonly #values: NamedValue[];
   /** Whether the subtask has anything to check: a value its outcome names, or one to extract. */
   readonly #checkable: boolean;
@@ -84,6 +87,7 @@ export class ModelClaims {
   constructor(ctx: RunContext, subtask: PlannedSubtask, recorded: RecordedClaims | null) {
     this.#ctx = ctx;
     this.#recorded = recorded;
+    this.#subtask = subtask;
     this.#values = valuesNamed(subtask.text, ctx.params);
     this.#checkable = this.#values.length > 0 || subtask.extracts.length > 0;
   }
@@ -116,6 +120,17 @@ export class ModelClaims {
   /** The model says the subtask is done on `frame`, the screen it saw. */
   async done(frame: RawFrame): Promise<ClaimVerdict> {
     if (this.#ctx.settings.dryRun) return unverified('a dry run executes nothing to check');
+    const { desktop, ocr } = this.#ctx;
+    const criteria = await checkCriteria(this.#subtask.criteria ?? [], desktop, ocr, await liveImage(frame));
+    if (criteria?.verdict === 'refused') return criteria;
+    const outcome = await this.#outcome(frame);
+    if (!criteria || outcome.verdict === 'refused') return outcome;
+    if (outcome.verdict === 'unverified') return criteria;
+    return { ...outcome, detail: `${outcome.detail}; ${criteria.detail}` };
+  }
+
+  /** The subtask's outcome as the recording or its expected outcome shows it. */
+  async #outcome(frame: RawFrame): Promise<ClaimVerdict> {
     const recorded = await this.#recorded?.outcome();
     if (recorded) return recorded;
     if (this.#values.length === 0 || !this.#start) {

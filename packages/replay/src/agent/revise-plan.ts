@@ -5,7 +5,8 @@ import type { RevisedPlan } from './agent-tools.ts';
  * Turns a replan's answer into subtasks that replace `remaining`: reference steps are looked up by
  * number among the remaining plan's steps (unknown numbers are dropped), each value still to extract
  * goes to the subtask that claims it first, and values no subtask claims go to the last one, so the
- * run cannot succeed without them. Numbers continue from `firstId`.
+ * run cannot succeed without them; the success criteria of the replaced subtasks (Pass C) go to the
+ * last one too, for the same reason. Numbers continue from `firstId`.
  */
 export function revisePlan(
   revised: RevisedPlan,
@@ -35,5 +36,7 @@ export function revisePlan(
   });
   const last = subtasks.at(-1);
   if (last) last.extracts.push(...unclaimed.values());
+  const criteria = remaining.flatMap((s) => s.criteria ?? []);
+  if (last && criteria.length > 0) last.criteria = criteria;
   return subtasks;
 }

@@ -5,9 +5,10 @@
  */
 import { formatSubtask } from '@mime-desktop/schema';
 import type { Box } from '@mime-desktop/vision';
+import { checkCriteria } from '../actions/criteria-check.ts';
 import { liveImage } from '../actions/screen-text.ts';
 import { TraceUnavailableError } from '../errors.ts';
-import type { RecordedClaims } from '../kernel/claims.ts';
+import type { ClaimVerdict, RecordedClaims } from '../kernel/claims.ts';
 import type { PlannedSubtask } from '../kernel/plan.ts';
 import type { SubtaskEntry } from '../kernel/plan-cursor.ts';
 import type { At } from '../kernel/run-memory.ts';
@@ -46,15 +47,28 @@ export class SubtaskOutcome {
     this.#examplesOf(subtask).catch(() => undefined);
   }
 
-  /** Null when the outcome is shown (or the recording has no end frame); else why the subtask cannot go on. */
+  /**
+   * Null when the outcome is shown (or the recording has no end frame) and the success criteria of
+   * the Pass C steps this subtask ends hold; else why the subtask cannot go on.
+   */
   async check(subtask: PlannedSubtask, entry: SubtaskEntry, state: SubtaskState): Promise<string | null> {
     if (this.#parts.ctx.settings.dryRun) return null;
     const frames = await this.#parts.frames.aroundSubtask(subtask);
-    if (!frames) return null;
-    const started = performance.now();
-    const { before, after, afterFrame } = frames;
     const layout = state.layout ?? RECORDED;
     const turn = { subtask_i: entry.subtask_i, iteration: entry.record.iterations };
+    const recorded = frames && (await this.#checkRecorded(subtask, frames, layout, turn));
+    return recorded ?? this.#checkCriteria(subtask, frames, turn);
+  }
+
+  /** The outcome the recording shows at the end of the subtask: by content where it can, else by layout. */
+  async #checkRecorded(
+    subtask: PlannedSubtask,
+    frames: OutcomeFrames,
+    layout: Layout,
+    turn: At,
+  ): Promise<string | null> {
+    const started = performance.now();
+    const { before, after, afterFrame } = frames;
     const byContent = await this.#checkShown(subtask, frames, layout, turn, started);
     if (byContent !== 'unknown') return byContent;
     return verifyChange(this.#parts, {
@@ -68,6 +82,57 @@ export class SubtaskOutcome {
       liveBefore: null,
       reason: `the screen does not show the outcome the recording shows at the end of ${formatSubtask(subtask.subtask_i)}`,
       description: '',
+    });
+  }
+
+  /**
+   * The success criteria of the Pass C steps this subtask ends (actions/criteria-check.ts): each text
+   * one names must be shown, watched until the step's timeout.
+   */
+  async #checkCriteria(
+    subtask: PlannedSubtask,
+    frames: OutcomeFrames | null,
+    turn: At,
+  ): Promise<string | null> {
+    const criteria = subtask.criteria ?? [];
+    if (criteria.length === 0) return null;
+    const { ctx } = this.#parts;
+    const started = performance.now();
+    let verdict: ClaimVerdict | null = null;
+    return this.#parts.verifier.verify({
+      turn,
+      description: '',
+      look: async (live) => {
+        verdict = await checkCriteria(criteria, ctx.desktop, ctx.ocr, live);
+        if (verdict?.verdict !== 'refused') return located(identity, RECORDED, 1, '');
+        const { failure } = failed(
+          null,
+          'subtask_outcome',
+          verdict.detail,
+          0,
+          1,
+          null,
+          frames?.after ?? live,
+        );
+        return { ok: false, failure: { ...failure, read: verdict.read } };
+      },
+      // Free prose checks nothing: the run's start journals it as unchecked (run_start.criteria).
+      verdict: (watched) => {
+        const read = verdict?.read;
+        if (!read) return null;
+        const { screenshot } = outcomeShots(ctx, turn, watched.frame, '');
+        return {
+          step_i: null,
+          check: 'subtask_outcome',
+          similarity: 1,
+          threshold: 1,
+          region: null,
+          read,
+          took_ms: Math.round(performance.now() - started),
+          screenshot,
+          ...(frames ? { recorded_frame: frames.afterFrame } : {}),
+        };
+      },
     });
   }
 

@@ -6,7 +6,7 @@ import { createAgentRuntime } from '../agent/agent-runtime.ts';
 import { BudgetTracker } from '../kernel/budgets.ts';
 import { EventLog } from '../kernel/event-log.ts';
 import { PauseGate } from '../kernel/pause-gate.ts';
-import { planFromWorkflow } from '../kernel/plan.ts';
+import { criterionValuesOf, planFromWorkflow } from '../kernel/plan.ts';
 import { PlanCursor } from '../kernel/plan-cursor.ts';
 import { createRedactor } from '../kernel/redact.ts';
 import type { RunContext } from '../kernel/run-context.ts';
@@ -50,7 +50,11 @@ export async function executeReplay(prepared: PreparedReplay, desktop: Desktop):
   });
   const memory = RunMemory.start(log);
   const plan = new PlanCursor({
-    plan: planFromWorkflow(materialized.workflow, prepared.optimizedPlan),
+    plan: planFromWorkflow(
+      materialized.workflow,
+      prepared.optimizedPlan,
+      criterionValuesOf(materialized.params),
+    ),
     events: log,
     budgets,
   });
@@ -90,6 +94,13 @@ export async function executeReplay(prepared: PreparedReplay, desktop: Desktop):
     },
   };
   const displayParams = Object.fromEntries(materialized.params.map((p) => [p.name, p.display]));
+  const criteria = plan.pending.flatMap((s) =>
+    (s.criteria ?? []).map((c) => ({
+      subtask_i: s.subtask_i,
+      criterion: c.criterion,
+      checks: c.texts.map((t) => t.text),
+    })),
+  );
   log.writeJson(RUN_FILES.renderedSchema, materialized.workflow);
   log.emit({
     type: 'run_start',
@@ -103,6 +114,8 @@ export async function executeReplay(prepared: PreparedReplay, desktop: Desktop):
     screen: desktop.screen.logical,
     warnings: prepared.warnings,
     ...(prepared.files.read.length + prepared.files.write.length > 0 ? { files: prepared.files } : {}),
+    ...(criteria.length > 0 ? { criteria } : {}),
+    ...(prepared.executors.length > 0 ? { executors: prepared.executors } : {}),
   });
   let failure: { error: unknown } | null = null;
   let learned: HealFile | null = null;

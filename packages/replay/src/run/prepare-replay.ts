@@ -6,7 +6,13 @@
 import { dirname, join, resolve } from 'node:path';
 import type { ModelClient } from '@mime-desktop/model';
 import { UsageMeter } from '@mime-desktop/model/usage';
-import { describeFileAccess, type LoadedWorkflow, loadWorkflow, RUNS_FOLDER } from '@mime-desktop/schema';
+import {
+  describeExecutors,
+  describeFileAccess,
+  type LoadedWorkflow,
+  loadWorkflow,
+  RUNS_FOLDER,
+} from '@mime-desktop/schema';
 import { resolveAgentSettings } from '../agent/agent-runtime.ts';
 import { ModelForbiddenError, ReplayOptionError } from '../errors.ts';
 import { resolveBudgets } from '../kernel/budgets.ts';
@@ -93,12 +99,10 @@ export async function prepareReplay(
     promptSecret: options.promptSecret,
   });
   const materialized = materializeParams(given, secrets);
-  // The files the run may touch, their paths filled with the values the run types (never a secret).
+  // The files the run may touch and the plan's script steps, filled with the values the run types (never a secret).
   const typed = materialized.params.filter((p) => !p.sensitive && p.source !== 'unset');
-  const files = describeFileAccess(
-    loaded.optimizedPlan ?? null,
-    Object.fromEntries(typed.map((p) => [p.name, p.display])),
-  );
+  const known = Object.fromEntries(typed.map((p) => [p.name, p.display]));
+  const files = describeFileAccess(loaded.optimizedPlan ?? null, known);
   return {
     mode,
     workflowDir,
@@ -107,6 +111,7 @@ export async function prepareReplay(
     warnings: loaded.warnings.map((w) => (w.path ? `${w.path}: ${w.message}` : w.message)),
     optimizedPlan: loaded.optimizedPlan ?? null,
     files,
+    executors: describeExecutors(loaded.optimizedPlan ?? null, known),
     fingerprint,
     settings,
     agent,

@@ -2,7 +2,14 @@
 
 import type { ModelClient, ResolveModelConfigOptions } from '@mime-desktop/model';
 import type { Desktop, DisplayLockHolder, HeldDisplayLock } from '@mime-desktop/os-io';
-import type { FileAccess, OptimizedPlan, ReplayMode, RunSummary, TaskParam } from '@mime-desktop/schema';
+import type {
+  FileAccess,
+  OptimizedPlan,
+  PlanExecutor,
+  ReplayMode,
+  RunSummary,
+  TaskParam,
+} from '@mime-desktop/schema';
 import type { OcrEngine } from '@mime-desktop/vision';
 import type { AgentSettings, ConfirmAnswer, ConfirmRequest } from '../agent/agent-runtime.ts';
 import type { AgentScopeSetting } from '../agent/agent-scope.ts';
@@ -143,6 +150,8 @@ export interface PreparedReplay {
   optimizedPlan: OptimizedPlan | null;
   /** The files the workflow says it may read and write (its Pass C plan), shown before the run. */
   files: FileAccess;
+  /** The Pass C steps ai_mime does by a script or a browser script: shown, never run (see plan-executors.ts). */
+  executors: PlanExecutor[];
   /** The workflow as the run started, so a heal learned from it never overwrites a newer one. */
   fingerprint: WorkflowFingerprint;
   settings: RunSettings;
