@@ -91,8 +91,11 @@ const PROPERTY_LONGS = 64;
 
 /** `MappingNotify.request` for a keyboard mapping change (0 is modifiers, 2 the pointer). */
 const MAPPING_KEYBOARD = 1;
-/** The event mask that gets the ping answers apps send to the root window. */
-const SUBSTRUCTURE_NOTIFY = 0x0008_0000;
+/**
+ * The event mask that gets the ping answers apps send to the root window: GTK and Chromium send them
+ * to clients selecting SubstructureNotify there, Qt to those selecting StructureNotify.
+ */
+const PING_ANSWER_MASK = 0x0002_0000 | 0x0008_0000;
 
 function xError(what: string, error: unknown): DesktopFailureError {
   return new DesktopFailureError(`X keyboard: ${what} failed: ${String(error)}`, { cause: error });
@@ -127,6 +130,8 @@ export class XKeyboard {
   readonly #pongs = new Map<number, () => void>();
   #pingSerial = 0;
   #rootSelected = false;
+  /** Windows that left a ping unanswered: not asked again (an app that lists pings but ignores them). */
+  readonly #silent = new Set<number>();
 
   private constructor(client: XClient, root: number, minKeycode: number, count: number, keymap: Keymap) {
     this.#client = client;
@@ -293,15 +298,15 @@ export class XKeyboard {
   /**
    * Sends `window` an EWMH `_NET_WM_PING` and resolves true when its app answers: the app has then
    * handled every event the server queued to it before, such as the keys pressed so far and keymap
-   * changes. False when no answer came within `timeoutMs` (ask only windows that
-   * {@link FocusedWindow.answersPing}).
+   * changes. False when no answer came within `timeoutMs`, and from then on for that window (ask
+   * only windows that {@link FocusedWindow.answersPing}).
    */
   async ping(window: number, timeoutMs: number): Promise<boolean> {
     const [protocols, ping] = await Promise.all([this.#atom('WM_PROTOCOLS'), this.#atom('_NET_WM_PING')]);
-    if (protocols === 0 || ping === 0) return false;
+    if (protocols === 0 || ping === 0 || this.#silent.has(window)) return false;
     if (!this.#rootSelected) {
-      // Apps answer to the root window, to clients that select its substructure changes.
-      this.#client.ChangeWindowAttributes(this.#root, { eventMask: SUBSTRUCTURE_NOTIFY });
+      // Apps answer to the root window, to clients that select its (sub)structure changes.
+      this.#client.ChangeWindowAttributes(this.#root, { eventMask: PING_ANSWER_MASK });
       this.#rootSelected = true;
     }
     // The number is sent as the ping's timestamp and comes back in the answer; 0 is never used.
@@ -314,7 +319,9 @@ export class XKeyboard {
     });
     try {
       this.#client.SendClientMessage(window, window, protocols, 32, [ping, serial, window, 0, 0], 0);
-      return await this.#awaiting(answered);
+      const answer = await this.#awaiting(answered);
+      if (!answer) this.#silent.add(window);
+      return answer;
     } finally {
       clearTimeout(timer);
       this.#pongs.delete(serial);

@@ -76,6 +76,17 @@ const stall = (app: ResultPromise, ms: number): Promise<void> => {
   );
 };
 
+/** Whether the window that has the focus answers mime's ping within 5 s: what typing waits on. */
+const focusedAnswersPing = async (): Promise<boolean> => {
+  const keyboard = await XKeyboard.open(harness.display);
+  try {
+    const window = await keyboard.focusedWindow();
+    return window?.answersPing === true && (await keyboard.ping(window.id, 5000));
+  } finally {
+    await keyboard.close();
+  }
+};
+
 const clipboard = async () =>
   (await execa('xclip', ['-o', '-selection', 'clipboard'], { env, reject: false })).stdout.trim();
 
@@ -83,6 +94,7 @@ describe('typing into GTK apps', () => {
   it('galculator takes numbers with repeated digits exactly', async () => {
     const window = await start('galculator', [], 'galculator');
     expect(await focusedToolkit()).toBe('gtk');
+    expect(await focusedAnswersPing()).toBe(true);
     for (const number of ['1.0777', '5.5', '1122', '0.5050']) {
       await desktop.click({ x: window.x + window.width / 2, y: window.y + 40 });
       await desktop.pressKey('escape');
@@ -134,6 +146,7 @@ describe('typing into GTK apps', () => {
     const file = join(dir, name);
     await writeFile(file, '');
     const window = await start('mousepad', [file], name);
+    expect(await focusedAnswersPing()).toBe(true);
     await desktop.click({ x: window.x + window.width / 2, y: window.y + window.height / 2 });
     const resumed = stallMs > 0 ? stall(window.app, stallMs) : Promise.resolve();
     await desktop.typeText(text);
@@ -206,6 +219,7 @@ describe('typing into a Qt app', () => {
     await writeFile(file, '');
     const window = await start('featherpad', [file], 'qt.txt');
     expect(await focusedToolkit()).toBe('qt');
+    expect(await focusedAnswersPing()).toBe(true);
     await desktop.click({ x: window.x + window.width / 2, y: window.y + window.height / 2 });
     const text = 'Eeeek! A bookkeeper, 1.0777 mm. Grüße, É ß € — 中文 😀 Zürich: 50% & y=z';
     await desktop.typeText(text);
