@@ -287,30 +287,39 @@ export class InputExecutor {
       await handled(this.#timing.remapSettleMs, this.#failSafe.signal);
     }
     try {
-      const pressedAt = new Map<number, number>();
-      /** When the app last answered a ping: it had handled every key pressed before. */
-      let answeredAt = Number.NEGATIVE_INFINITY;
-      const answered = async () => {
-        await handled(0);
-        answeredAt = performance.now();
-      };
-      for (const stroke of strokes) {
-        const last = pressedAt.get(stroke.keycode);
-        if (last !== undefined && pace.repeatDelay > 0) {
-          // Where the app answers pings, the pause runs from when it had handled the first press
-          // (galculator ignores the same key for 100 ms from then, by its own clock), and it is
-          // asked again after the pause, so it has run what came due meanwhile before the repeat.
-          if (window?.answersPing && answeredAt < last) await answered();
-          await this.#pause(Math.max(last, answeredAt) + pace.repeatDelay - performance.now());
-          if (window?.answersPing) await answered();
+      /** Index of each key's last stroke: a key pressed again later is paced. */
+      const lastStroke = new Map(strokes.map((stroke, index) => [stroke.keycode, index]));
+      /**
+       * Per key pressed again later: when the app had handled its last press. Where the app answers
+       * pings, that is when it answered a ping sent right after the press (galculator ignores the
+       * same key for 100 ms from handling it, by its own clock); elsewhere when it was pressed.
+       */
+      const handledAt = new Map<number, Promise<number>>();
+      for (const [index, stroke] of strokes.entries()) {
+        const previous = handledAt.get(stroke.keycode);
+        if (previous !== undefined) {
+          await this.#pause((await previous) + pace.repeatDelay - performance.now());
+          // Asked again after the pause, so the app has run what came due meanwhile before the repeat.
+          if (window?.answersPing) await handled(0);
         }
-        pressedAt.set(stroke.keycode, performance.now());
         await this.#step();
         const modifiers = [
           stroke.level % 2 === 1 ? shiftKeycode : undefined,
           stroke.level >= 2 ? level3Keycode : undefined,
         ].filter((keycode) => keycode !== undefined);
         await this.#keys.tapKeycode(keyboard, modifiers, stroke.keycode);
+        if (pace.repeatDelay > 0 && (lastStroke.get(stroke.keycode) ?? index) > index) {
+          const pressed = performance.now();
+          handledAt.set(
+            stroke.keycode,
+            window?.answersPing
+              ? handled(0).then(
+                  () => performance.now(),
+                  () => pressed,
+                )
+              : Promise.resolve(pressed),
+          );
+        }
         await this.#pause(pace.keyDelay);
       }
       await keyboard.sync();
