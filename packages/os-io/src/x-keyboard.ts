@@ -126,8 +126,8 @@ export class XKeyboard {
   #xtest: XTestExtension | undefined;
   #closed = false;
   #waiting = 0;
-  /** Ping answers awaited, by the ping's number (sent as its timestamp). */
-  readonly #pongs = new Map<number, () => void>();
+  /** Ping answers awaited, by the ping's number (sent as its timestamp): the message each expects. */
+  readonly #pongs = new Map<number, { message: number[]; messageType: number; answer: () => void }>();
   #pingSerial = 0;
   #rootSelected = false;
   /** Windows that left a ping unanswered: not asked again (an app that lists pings but ignores them). */
@@ -141,7 +141,7 @@ export class XKeyboard {
     this.#keymap = keymap;
     client.on('event', (event) => {
       if (event.name === 'MappingNotify' && event.request === MAPPING_KEYBOARD) void this.#reload();
-      if (event.name === 'ClientMessage' && event.data !== undefined) this.#pongs.get(event.data[1] ?? 0)?.();
+      if (event.name === 'ClientMessage') this.#pong(event);
     });
     client.on('error', () => undefined);
   }
@@ -312,19 +312,32 @@ export class XKeyboard {
     // The number is sent as the ping's timestamp and comes back in the answer; 0 is never used.
     this.#pingSerial = (this.#pingSerial % 0xffff_fffe) + 1;
     const serial = this.#pingSerial;
+    const message = [ping, serial, window, 0, 0];
     let timer: NodeJS.Timeout | undefined;
     const answered = new Promise<boolean>((resolve) => {
-      this.#pongs.set(serial, () => resolve(true));
+      this.#pongs.set(serial, { message, messageType: protocols, answer: () => resolve(true) });
       timer = setTimeout(() => resolve(false), timeoutMs);
     });
     try {
-      this.#client.SendClientMessage(window, window, protocols, 32, [ping, serial, window, 0, 0], 0);
+      this.#client.SendClientMessage(window, window, protocols, 32, message, 0);
       const answer = await this.#awaiting(answered);
       if (!answer) this.#silent.add(window);
       return answer;
     } finally {
       clearTimeout(timer);
       this.#pongs.delete(serial);
+    }
+  }
+
+  /** Settles the ping that `event` answers, if it is one: the app sends the ping back as it came. */
+  #pong(event: XEvent): void {
+    const pong = this.#pongs.get(event.data?.[1] ?? 0);
+    if (
+      pong &&
+      event.message_type === pong.messageType &&
+      pong.message.every((n, i) => event.data?.[i] === n)
+    ) {
+      pong.answer();
     }
   }
 
