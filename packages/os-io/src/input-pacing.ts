@@ -21,8 +21,9 @@ export interface InputTiming {
   /**
    * Least time between two presses of the same key (`77`, `5.5`): some apps ignore a key pressed
    * again while its first press is still being handled (galculator animates its on-screen button
-   * and drops a repeat within about 100 ms). Other keys are not held back. Default by the toolkit
-   * typed into ({@link TOOLKIT_TYPING}).
+   * and drops a repeat within about 100 ms of handling the first). Into a window that answers
+   * `_NET_WM_PING` it runs from when the app had handled the first press, however late that was.
+   * Other keys are not held back. Default by the toolkit typed into ({@link TOOLKIT_TYPING}).
    */
   repeatKeyDelayMs?: number;
   /** After each wheel notch. Default 20 ms. */
@@ -36,9 +37,10 @@ export interface InputTiming {
   /** After pasting non-ASCII text, so the app has inserted it before the next key. Default 150 ms. */
   pasteSettleMs?: number;
   /**
-   * X11: after binding characters the layout lacks to spare keys, before typing them (and again
-   * before unbinding), so apps have reloaded the keymap: GTK takes it a moment after the change and
-   * loses a key pressed sooner. Default 60 ms.
+   * X11, into a window that does not answer `_NET_WM_PING` (Tk): after binding characters the layout
+   * lacks to spare keys, before typing them (and again before unbinding), so the app has taken the
+   * keymap. A window that answers pings (GTK, Qt, Chromium) is asked instead, and typing goes on
+   * when the app has handled the change and the keys, however long that takes. Default 60 ms.
    */
   remapSettleMs?: number;
   /**

@@ -34,7 +34,13 @@ import {
   type ScrollDirection,
   screenPoint,
 } from './units.ts';
-import type { XKeyboard } from './x-keyboard.ts';
+import type { FocusedWindow, XKeyboard } from './x-keyboard.ts';
+
+/**
+ * Longest wait for an app to answer a ping, after which typing goes on as if it had: an app that
+ * handles no input for this long has hung, and waiting longer would not bring its keys back.
+ */
+const PING_TIMEOUT_MS = 5000;
 
 /** Pauses within one typed text, ms: after each key, and between two presses of the same key. */
 interface TypingPace {
@@ -245,37 +251,75 @@ export class InputExecutor {
     const chars = textChars(text);
     return this.#run('type text', async () => {
       const keyboard = await this.#keyboard?.();
-      const timing = await this.#typing.forWindow(keyboard ? await keyboard.focusedWindow() : null);
+      const window = keyboard ? await keyboard.focusedWindow() : null;
+      const timing = await this.#typing.forWindow(window);
       const pace = {
         keyDelay: options.keyDelayMs ?? timing.keyDelayMs,
         repeatDelay: timing.repeatKeyDelayMs,
       };
-      if (keyboard) await this.#typeByKeycode(keyboard, chars, pace);
+      if (keyboard) await this.#typeByKeycode(keyboard, window, chars, pace);
       else await this.#typeByNut(planText(chars), pace);
       this.#typedUntil = performance.now() + timing.afterTypeMs;
     });
   }
 
-  /** X11: every character by the key that gives it in the active layout, or a spare key bound to it. */
-  async #typeByKeycode(keyboard: XKeyboard, chars: readonly string[], pace: TypingPace): Promise<void> {
+  /**
+   * X11: every character by the key that gives it in the active layout, or a spare key bound to it.
+   * Where the window answers pings, the pauses that wait for the app are measured from when it has
+   * handled the keys (see {@link XKeyboard.ping}), not from when they were sent: an app starved of
+   * CPU handles them late, and loses a key that comes before it is ready.
+   */
+  async #typeByKeycode(
+    keyboard: XKeyboard,
+    window: FocusedWindow | null,
+    chars: readonly string[],
+    pace: TypingPace,
+  ): Promise<void> {
     const { strokes, bindings } = keyboard.plan(chars);
     const { shiftKeycode, level3Keycode } = keyboard.keymap;
+    /** Resolves once the app has handled the input so far, or `fallbackMs` later where that cannot be told. */
+    const handled = async (fallbackMs: number, signal?: AbortSignal) => {
+      if (window?.answersPing && (await keyboard.ping(window.id, PING_TIMEOUT_MS))) return;
+      await (signal ? pause(fallbackMs, signal) : sleep(fallbackMs));
+    };
     if (bindings.size > 0) {
       await keyboard.bind(bindings);
-      await this.#pause(this.#timing.remapSettleMs);
+      await handled(this.#timing.remapSettleMs, this.#failSafe.signal);
     }
     try {
-      const pressedAt = new Map<number, number>();
-      for (const stroke of strokes) {
-        const last = pressedAt.get(stroke.keycode);
-        if (last !== undefined) await this.#pause(last + pace.repeatDelay - performance.now());
-        pressedAt.set(stroke.keycode, performance.now());
+      /** Index of each key's last stroke: a key pressed again later is paced. */
+      const lastStroke = new Map(strokes.map((stroke, index) => [stroke.keycode, index]));
+      /**
+       * Per key pressed again later: when the app had handled its last press. Where the app answers
+       * pings, that is when it answered a ping sent right after the press (galculator ignores the
+       * same key for 100 ms from handling it, by its own clock); elsewhere when it was pressed.
+       */
+      const handledAt = new Map<number, Promise<number>>();
+      for (const [index, stroke] of strokes.entries()) {
+        const previous = handledAt.get(stroke.keycode);
+        if (previous !== undefined) {
+          await this.#pause((await previous) + pace.repeatDelay - performance.now());
+          // Asked again after the pause, so the app has run what came due meanwhile before the repeat.
+          if (window?.answersPing) await handled(0);
+        }
         await this.#step();
         const modifiers = [
           stroke.level % 2 === 1 ? shiftKeycode : undefined,
           stroke.level >= 2 ? level3Keycode : undefined,
         ].filter((keycode) => keycode !== undefined);
         await this.#keys.tapKeycode(keyboard, modifiers, stroke.keycode);
+        if (pace.repeatDelay > 0 && (lastStroke.get(stroke.keycode) ?? index) > index) {
+          const pressed = performance.now();
+          handledAt.set(
+            stroke.keycode,
+            window?.answersPing
+              ? handled(0).then(
+                  () => performance.now(),
+                  () => pressed,
+                )
+              : Promise.resolve(pressed),
+          );
+        }
         await this.#pause(pace.keyDelay);
       }
       await keyboard.sync();
@@ -283,7 +327,7 @@ export class InputExecutor {
       if (bindings.size > 0) {
         // Unbind only once the app has handled the presses with the binding in place; not cut short
         // by an abort, which must not leave the spare keys bound.
-        await sleep(this.#timing.remapSettleMs);
+        await handled(this.#timing.remapSettleMs);
         await keyboard.bind(new Map([...bindings.keys()].map((keycode) => [keycode, 0])));
       }
     }

@@ -6,8 +6,14 @@
  * shift level that give it in the active layout (`@` is AltGr+Q on a German keyboard), and a
  * character no key gives (`中`, `É` on a US layout) with a spare keycode bound to it for the time of
  * the typing, as `xdotool type` does. Unlike xdotool, the spare keys are bound once for the whole
- * text and the typing waits until apps have taken the new mapping: GTK reloads its keymap a moment
- * after `MappingNotify`, and a key pressed before that is lost (measured in Mousepad).
+ * text, and they are unbound only once the app has handled the keys typed with them: GTK and Qt read
+ * the keymap from the server when they handle the mapping change (Qt) or the first key after it
+ * (GTK), so an app that lags behind the typing reads the mapping as it is then, and loses every
+ * character typed through a spare key already unbound (FeatherPad, Mousepad on a busy machine).
+ *
+ * Whether the app has handled the keys is observed with an EWMH `_NET_WM_PING` to its window
+ * ({@link XKeyboard.ping}): GTK, Qt and Chromium answer it when they reach it in their event
+ * queue, after every key event the server queued to them before it.
  */
 import { createRequire } from 'node:module';
 import { DesktopFailureError } from './errors.ts';
@@ -34,11 +40,29 @@ interface XClient {
     longLength: number,
     callback: (error: unknown, reply: { type: number; data: Buffer }) => void,
   ): void;
+  ChangeWindowAttributes(window: number, values: { eventMask: number }): void;
+  SendClientMessage(
+    destination: number,
+    window: number,
+    messageType: number,
+    format: 32,
+    data: number[],
+    eventMask: number,
+  ): void;
   require(name: 'xtest', callback: (error: unknown, ext: XTestExtension) => void): void;
-  on(event: 'event', listener: (event: { name?: string; request?: number }) => void): void;
+  on(event: 'event', listener: (event: XEvent) => void): void;
   on(event: 'error' | 'end', listener: (error?: unknown) => void): void;
   close(callback?: () => void): void;
   stream?: { ref?: () => void; unref?: () => void };
+}
+
+interface XEvent {
+  name?: string;
+  /** `MappingNotify`: what changed. */
+  request?: number;
+  /** `ClientMessage`: its type and 32-bit data. */
+  message_type?: number;
+  data?: number[];
 }
 
 interface XTestExtension {
@@ -67,9 +91,22 @@ const PROPERTY_LONGS = 64;
 
 /** `MappingNotify.request` for a keyboard mapping change (0 is modifiers, 2 the pointer). */
 const MAPPING_KEYBOARD = 1;
+/**
+ * The event mask that gets the ping answers apps send to the root window: GTK and Chromium send them
+ * to clients selecting SubstructureNotify there, Qt to those selecting StructureNotify.
+ */
+const PING_ANSWER_MASK = 0x0002_0000 | 0x0008_0000;
 
 function xError(what: string, error: unknown): DesktopFailureError {
   return new DesktopFailureError(`X keyboard: ${what} failed: ${String(error)}`, { cause: error });
+}
+
+/** The top-level window typed keys go to. */
+export interface FocusedWindow {
+  id: number;
+  traits: WindowTraits;
+  /** It lists `_NET_WM_PING` in `WM_PROTOCOLS`: it answers {@link XKeyboard.ping} (GTK, Qt, Chromium; not Tk). */
+  answersPing: boolean;
 }
 
 /** A key press plan for one character. */
@@ -89,6 +126,12 @@ export class XKeyboard {
   #xtest: XTestExtension | undefined;
   #closed = false;
   #waiting = 0;
+  /** Ping answers awaited, by the ping's number (sent as its timestamp): the message each expects. */
+  readonly #pongs = new Map<number, { message: number[]; messageType: number; answer: () => void }>();
+  #pingSerial = 0;
+  #rootSelected = false;
+  /** Windows that left a ping unanswered: not asked again (an app that lists pings but ignores them). */
+  readonly #silent = new Set<number>();
 
   private constructor(client: XClient, root: number, minKeycode: number, count: number, keymap: Keymap) {
     this.#client = client;
@@ -98,6 +141,7 @@ export class XKeyboard {
     this.#keymap = keymap;
     client.on('event', (event) => {
       if (event.name === 'MappingNotify' && event.request === MAPPING_KEYBOARD) void this.#reload();
+      if (event.name === 'ClientMessage') this.#pong(event);
     });
     client.on('error', () => undefined);
   }
@@ -181,7 +225,7 @@ export class XKeyboard {
    * focus follows it (no window manager), walked up to the window that has a `WM_CLASS`; with what it
    * tells about its toolkit. Null when there is none or it is gone.
    */
-  async focusedWindow(): Promise<{ id: number; traits: WindowTraits } | null> {
+  async focusedWindow(): Promise<FocusedWindow | null> {
     const client = this.#client;
     const reply = <T>(send: (callback: (error: unknown, value: T) => void) => void) =>
       this.#awaiting(
@@ -207,11 +251,13 @@ export class XKeyboard {
           : (await reply<{ child: number }>((callback) => client.QueryPointer(this.#root, callback))).child;
       for (let depth = 0; window !== 0 && window !== this.#root && depth < MAX_DEPTH; depth += 1) {
         if ((await property(window, 'WM_CLASS')) !== null) {
-          const [gtk, role, pid, machine] = await Promise.all([
+          const [gtk, role, pid, machine, protocols, ping] = await Promise.all([
             property(window, '_GTK_THEME_VARIANT'),
             property(window, 'WM_WINDOW_ROLE'),
             property(window, '_NET_WM_PID'),
             property(window, 'WM_CLIENT_MACHINE'),
+            property(window, 'WM_PROTOCOLS'),
+            this.#atom('_NET_WM_PING'),
           ]);
           const text = (data: Buffer | null) =>
             data === null ? null : data.toString('latin1').replace(/\0.*$/s, '');
@@ -223,6 +269,7 @@ export class XKeyboard {
               pid: pid !== null && pid.length >= 4 ? pid.readUInt32LE(0) : null,
               machine: text(machine),
             },
+            answersPing: ping !== 0 && protocols !== null && atomList(protocols).includes(ping),
           };
         }
         window = (await reply<{ parent: number }>((callback) => client.QueryTree(window, callback))).parent;
@@ -246,6 +293,52 @@ export class XKeyboard {
       atom.catch(() => this.#atoms.delete(name));
     }
     return atom;
+  }
+
+  /**
+   * Sends `window` an EWMH `_NET_WM_PING` and resolves true when its app answers: the app has then
+   * handled every event the server queued to it before, such as the keys pressed so far and keymap
+   * changes. False when no answer came within `timeoutMs`, and from then on for that window (ask
+   * only windows that {@link FocusedWindow.answersPing}).
+   */
+  async ping(window: number, timeoutMs: number): Promise<boolean> {
+    const [protocols, ping] = await Promise.all([this.#atom('WM_PROTOCOLS'), this.#atom('_NET_WM_PING')]);
+    if (protocols === 0 || ping === 0 || this.#silent.has(window)) return false;
+    if (!this.#rootSelected) {
+      // Apps answer to the root window, to clients that select its (sub)structure changes.
+      this.#client.ChangeWindowAttributes(this.#root, { eventMask: PING_ANSWER_MASK });
+      this.#rootSelected = true;
+    }
+    // The number is sent as the ping's timestamp and comes back in the answer; 0 is never used.
+    this.#pingSerial = (this.#pingSerial % 0xffff_fffe) + 1;
+    const serial = this.#pingSerial;
+    const message = [ping, serial, window, 0, 0];
+    let timer: NodeJS.Timeout | undefined;
+    const answered = new Promise<boolean>((resolve) => {
+      this.#pongs.set(serial, { message, messageType: protocols, answer: () => resolve(true) });
+      timer = setTimeout(() => resolve(false), timeoutMs);
+    });
+    try {
+      this.#client.SendClientMessage(window, window, protocols, 32, message, 0);
+      const answer = await this.#awaiting(answered);
+      if (!answer) this.#silent.add(window);
+      return answer;
+    } finally {
+      clearTimeout(timer);
+      this.#pongs.delete(serial);
+    }
+  }
+
+  /** Settles the ping that `event` answers, if it is one: the app sends the ping back as it came. */
+  #pong(event: XEvent): void {
+    const pong = this.#pongs.get(event.data?.[1] ?? 0);
+    if (
+      pong &&
+      event.message_type === pong.messageType &&
+      pong.message.every((n, i) => event.data?.[i] === n)
+    ) {
+      pong.answer();
+    }
   }
 
   /** A round trip: every request sent before has been handled by the server when this resolves. */
@@ -287,6 +380,13 @@ export class XKeyboard {
     this.#closed = true;
     return this.#awaiting(new Promise((resolve) => this.#client.close(() => resolve())));
   }
+}
+
+/** The atoms in a property of type `ATOM` (32-bit, little-endian as node-x11 reads). */
+function atomList(data: Buffer): number[] {
+  const atoms: number[] = [];
+  for (let offset = 0; offset + 4 <= data.length; offset += 4) atoms.push(data.readUInt32LE(offset));
+  return atoms;
 }
 
 function readMapping(client: XClient, first: number, count: number): Promise<number[][]> {
