@@ -142,4 +142,21 @@ export class AtspiCalls {
     const [text] = await this.call(ref, TEXT, 'GetText', 'ii', [0, end]).catch(() => [null]);
     return typeof text === 'string' ? text : null;
   }
+
+  /**
+   * The line of the element's text (between its line ends) at a point in the app's own pixels,
+   * counted from the screen or its window (`coords`), as the app places its characters; null where
+   * it has no text or no character there.
+   */
+  async lineAt(ref: Ref, point: { x: number; y: number }, coords: number): Promise<string | null> {
+    const [offset] = await this.call(ref, TEXT, 'GetOffsetAtPoint', 'iiu', [point.x, point.y, coords]).catch(
+      () => [null],
+    );
+    if (typeof offset !== 'number' || offset < 0) return null;
+    const text = await this.text(ref);
+    if (text === null || offset > text.length) return null;
+    const start = offset === 0 ? 0 : text.lastIndexOf('\n', offset - 1) + 1;
+    const end = text.indexOf('\n', offset);
+    return text.slice(start, end < 0 ? text.length : end);
+  }
 }

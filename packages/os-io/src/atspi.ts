@@ -12,7 +12,7 @@
  * atspi-tree.ts (walking the tree); here the lookups by point, focus and identity.
  */
 
-import type { AccessibleElement, ElementBox } from '@mime-desktop/schema';
+import { type AccessibleElement, type ElementBox, isSecretElement } from '@mime-desktop/schema';
 import type { Accessibility, FindOptions, OpenedAccessibility, WindowOrigin } from './accessibility.ts';
 import {
   ACCESSIBLE,
@@ -134,6 +134,23 @@ class Atspi implements Accessibility {
   }
 
   async elementAt(point: LogicalPoint, options: { text?: boolean } = {}): Promise<AccessibleElement | null> {
+    const at = await this.#refAt(point);
+    return at ? this.#elements.describe(at.ref, options.text === true) : null;
+  }
+
+  async lineAt(point: LogicalPoint): Promise<string | null> {
+    const at = await this.#refAt(point);
+    if (!at) return null;
+    const [node, states] = await Promise.all([
+      this.#calls.node(at.ref).catch(() => null),
+      this.#calls.states(at.ref).catch(() => null),
+    ]);
+    if (!node || !states || isSecretElement({ role: node.role, states })) return null;
+    return this.#calls.lineAt(at.ref, at.reported, at.coords);
+  }
+
+  /** The element under a screen point, with the point in its app's own pixels and their coordinate type. */
+  async #refAt(point: LogicalPoint): Promise<{ ref: Ref; reported: LogicalPoint; coords: number } | null> {
     this.#extents.newLookup();
     const windows = await topWindows(this.#calls);
     const placed = await Promise.all(
@@ -174,7 +191,7 @@ class Atspi implements Accessibility {
     }
     const parent = await this.#calls.parent(current).catch(() => null);
     if (parent && (await this.#coversParent(current, parent))) current = parent;
-    return this.#elements.describe(current, options.text === true);
+    return { ref: current, reported, coords };
   }
 
   /** The deepest element under the reported point, from `from` down. */

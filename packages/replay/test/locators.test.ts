@@ -94,6 +94,7 @@ const element = (extents: AccessibleElement['extents'], name = 'Song name'): Acc
 function snapshot(found: AccessibleElement[], focused: AccessibleElement | null = null): Accessibility {
   return {
     elementAt: async () => found[0] ?? null,
+    lineAt: async () => null,
     focused: async () => focused,
     wake: async () => undefined,
     find: async () => found,

@@ -24,6 +24,7 @@ import {
   findExamples,
   type ShownValue,
   type ShownVerdict,
+  spotsIn,
 } from './shown-values.ts';
 
 export class SubtaskOutcome {
@@ -69,6 +70,16 @@ export class SubtaskOutcome {
       reason: `the screen does not show the outcome the recording shows at the end of ${formatSubtask(subtask.subtask_i)}`,
       description: '',
     });
+  }
+
+  /**
+   * Whether the subtask's outcome is checked by content in `region` of its end frame: the recording
+   * shows a param's example there.
+   */
+  async readsIn(subtask: PlannedSubtask, region: Box): Promise<boolean> {
+    if (this.#parts.ctx.settings.dryRun) return false;
+    const examples = await this.#examplesOf(subtask).catch(() => null);
+    return examples !== null && spotsIn(examples.spots, region);
   }
 
   /**
