@@ -353,3 +353,28 @@ describe('a target with detail on the demo app, in a dark theme and scaled', asy
     );
   });
 });
+
+describe('trace on a Tk form (no accessibility tree) in a dark theme', async () => {
+  const TK = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'frames', 'tk-form-dark');
+  const pre = await decodeImage(join(TK, 'recorded-0.png'));
+  // The click into the empty Name field, as the recording stores it.
+  const nameField = {
+    ...step({ x: 276, y: 105 }),
+    source: { ...step({ x: 276, y: 105 }).source, box: { x: 196, y: 73, width: 160, height: 64 } },
+  } as WorkflowStep;
+
+  it('finds the field at its place by edges where the form is in other colours', async () => {
+    const live = await decodeImage(join(TK, 'live-dark-0.png'));
+    const found = await locate(ladder('trace', null), { step: nameField, pre, live, layout: null });
+    if (!found.ok) throw new Error(found.failure.reason);
+    expect(found.value.rung).toBe('recorded-place');
+    expect(found.value.reason).toMatch(/edges are where the recording has them/);
+    expect(found.value.map({ x: 276, y: 105 })).toEqual({ x: 276, y: 105 });
+  });
+
+  it('misses it, by edges, where the dark form stands elsewhere (moved)', async () => {
+    const dark = await decodeImage(join(TK, 'live-dark-0.png'));
+    const live = await moved(dark, 150, 90);
+    expectBelowThreshold(await locate(ladder('trace', null), { step: nameField, pre, live, layout: null }));
+  });
+});
