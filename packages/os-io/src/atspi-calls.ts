@@ -26,7 +26,7 @@ export const DBUS: Ref = ['org.freedesktop.DBus', '/org/freedesktop/DBus'];
 export const SCREEN = 0;
 /** AT-SPI coordinate type: the element's top-level window. */
 export const WINDOW = 1;
-const TEXT = 'org.a11y.atspi.Text';
+export const TEXT = 'org.a11y.atspi.Text';
 /** One call's deadline, ms: a busy app answers in a few ms. */
 const CALL_MS = 1000;
 /** The longest text read from an element. */
@@ -141,22 +141,5 @@ export class AtspiCalls {
     const end = typeof count === 'number' && count >= 0 ? Math.min(count, MAX_TEXT) : MAX_TEXT;
     const [text] = await this.call(ref, TEXT, 'GetText', 'ii', [0, end]).catch(() => [null]);
     return typeof text === 'string' ? text : null;
-  }
-
-  /**
-   * The line of the element's text (between its line ends) at a point in the app's own pixels,
-   * counted from the screen or its window (`coords`), as the app places its characters; null where
-   * it has no text or no character there.
-   */
-  async lineAt(ref: Ref, point: { x: number; y: number }, coords: number): Promise<string | null> {
-    const [offset] = await this.call(ref, TEXT, 'GetOffsetAtPoint', 'iiu', [point.x, point.y, coords]).catch(
-      () => [null],
-    );
-    if (typeof offset !== 'number' || offset < 0) return null;
-    const text = await this.text(ref);
-    if (text === null || offset > text.length) return null;
-    const start = offset === 0 ? 0 : text.lastIndexOf('\n', offset - 1) + 1;
-    const end = text.indexOf('\n', offset);
-    return text.slice(start, end < 0 ? text.length : end);
   }
 }

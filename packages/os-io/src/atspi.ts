@@ -29,6 +29,7 @@ import { type Buses, connectBuses } from './atspi-connect.ts';
 import { AtspiElementReader } from './atspi-element.ts';
 import { AtspiExtents } from './atspi-extents.ts';
 import { FocusTrail } from './atspi-focus.ts';
+import { lineAt } from './atspi-text-lines.ts';
 import {
   type AppWindow,
   followPath,
@@ -146,7 +147,7 @@ class Atspi implements Accessibility {
       this.#calls.states(at.ref).catch(() => null),
     ]);
     if (!node || !states || isSecretElement({ role: node.role, states })) return null;
-    return this.#calls.lineAt(at.ref, at.reported, at.coords);
+    return lineAt(this.#calls, at.ref, at.reported, at.coords);
   }
 
   /** The element under a screen point, with the point in its app's own pixels and their coordinate type. */

@@ -166,12 +166,12 @@ export async function checkShownValues(
     if (app?.shown) continue;
     read = 'ocr';
     // The lines around the mapped one: a smaller window or another font moves the text a line or so,
-    // and a bigger font (an app's own 1.25x) makes it longer and taller.
+    // and a bigger font (an app's own 1.25x) makes it longer.
     const band = {
       x: area.x - charWidth,
-      y: line.y - 2.5 * line.height,
+      y: line.y - 2 * line.height,
       width: area.width * BIGGER_FONT + 2 * charWidth + extra,
-      height: 6 * line.height,
+      height: 5 * line.height,
     };
     const lines = ocrLines(await readCrop(ocr, live, band));
     const middle = line.y + line.height / 2;
