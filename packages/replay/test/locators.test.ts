@@ -116,6 +116,20 @@ describe('the ladder on the demo app’s recorded frame', async () => {
     expect(!miss.ok && miss.failure.reason).toBe('the target does not look as recorded');
   });
 
+  it('trace keeps the layout an element was found at for a step without a target (typing after it)', async () => {
+    const live = await moved(pre, 60, 40);
+    const typing = {
+      ...searchBox,
+      action_type: 'TYPE',
+      source: { ...searchBox.source, point: null, box: null },
+    };
+    const layout = { scale: 1, dx: 60, dy: 40 };
+    for (const mode of ['trace', 'auto'] as const) {
+      const found = await locate(ladder(mode, null), { step: typing as WorkflowStep, pre, live, layout });
+      expect(found.ok && found.value.layout).toEqual(layout);
+    }
+  });
+
   it('auto re-finds a moved target anywhere on the screen, then near where the layout now is', async () => {
     const live = await moved(pre, 60, 40);
     const first = await locate(ladder('auto', null), { step: searchBox, pre, live, layout: null });

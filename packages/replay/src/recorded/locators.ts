@@ -321,25 +321,24 @@ export const templateLocator: Locator = {
 };
 
 /**
- * A step without a target (typing, a key): once a step found the layout moved or on another screen,
- * the check after the action decides; else the screen as a whole must be alike the recording.
+ * A step without a target (typing, a key): once a step found the layout moved or on another screen
+ * (in trace too: the element by its identity), the check after the action decides, where the layout
+ * now is; else the screen as a whole must be alike the recording.
  */
-export function screenLocator(mode: 'trace' | 'auto'): Locator {
-  return {
-    async locate({ step, pre, live, layout }) {
-      if (targetOf(step)) return null;
-      const otherSize = pre.width !== live.width || pre.height !== live.height;
-      if (layout !== null && otherSize) {
-        return located(identity, layout, null, 'the layout was found on this screen: checked after');
-      }
-      if (mode === 'auto' && layout && isMoved(layout)) {
-        return located(identity, layout, null, 'the layout was found moved: checked after');
-      }
-      if (otherSize) return otherScreen(step.i, pre, live);
-      return checkWholeScreen(step.i, pre, live);
-    },
-  };
-}
+export const screenLocator: Locator = {
+  async locate({ step, pre, live, layout }) {
+    if (targetOf(step)) return null;
+    const otherSize = pre.width !== live.width || pre.height !== live.height;
+    if (layout !== null && otherSize) {
+      return located(identity, layout, null, 'the layout was found on this screen: checked after');
+    }
+    if (layout && isMoved(layout)) {
+      return located(identity, layout, null, 'the layout was found moved: checked after');
+    }
+    if (otherSize) return otherScreen(step.i, pre, live);
+    return checkWholeScreen(step.i, pre, live);
+  },
+};
 
 /** A screen of another size where nothing found the app's layout: both sizes named. */
 function otherScreen(step_i: number, pre: RgbaImage, live: RgbaImage): Look<never> {
@@ -363,8 +362,8 @@ export function ladder(
   const structural = a11y ? [accessibilityLocator(a11y)] : [];
   const words = ocr ? [textLocator(ocr)] : [];
   return mode === 'trace'
-    ? [...structural, tracePlaceLocator, screenLocator(mode)]
-    : [...structural, autoPlaceLocator, templateLocator, ...words, screenLocator(mode)];
+    ? [...structural, tracePlaceLocator, screenLocator]
+    : [...structural, autoPlaceLocator, templateLocator, ...words, screenLocator];
 }
 
 /** A miss with a later rung's reason added (its figure stays the first miss's). */
