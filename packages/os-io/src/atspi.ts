@@ -55,6 +55,8 @@ const CONTROL_ROLES = new Set([
   'radio button',
   'link',
 ]);
+/** Most children of a container looked through for children without a box (a notebook's pages). */
+const MAX_UNPLACED_CHILDREN = 32;
 /** Most children whose boxes are read to tell which one is under a point. */
 const MAX_CHILDREN_BY_BOXES = 400;
 /** How often, and after how long (ms), a lookup that ended at a page's document asks again. */
@@ -205,11 +207,37 @@ class Atspi implements Accessibility {
               .call(current, COMPONENT, 'GetAccessibleAtPoint', 'iiu', [reported.x, reported.y, coords])
               .catch(() => [null])
           : [await this.#childByBoxes(current, reported, coords)];
-      const next = child as readonly [string, string] | null;
-      if (!next || next[1] === NULL_PATH || (next[0] === current[0] && next[1] === current[1])) break;
+      const hit = child as readonly [string, string] | null;
+      const next =
+        !hit || hit[1] === NULL_PATH
+          ? coords === SCREEN
+            ? await this.#throughUnplaced(current, reported)
+            : null
+          : hit;
+      if (!next || (next[0] === current[0] && next[1] === current[1])) break;
       current = [next[0], next[1]];
     }
     return current;
+  }
+
+  /**
+   * Where a container answers no child at a point (GTK 3's notebook answers only for its tabs'
+   * labels): the shown child of a child without a box of its own (its page tab) whose box holds the
+   * point.
+   */
+  async #throughUnplaced(ref: Ref, point: LogicalPoint): Promise<Ref | null> {
+    const children = await this.#calls.children(ref).catch((): Ref[] => []);
+    if (children.length > MAX_UNPLACED_CHILDREN) return null;
+    for (const child of children) {
+      const box = await this.#calls.reportedExtents(child, SCREEN);
+      if (box && box.width > 0 && box.height > 0) continue;
+      const inside = await this.#childByBoxes(child, point, SCREEN);
+      // Only the page shown: another tab's page may report the same box.
+      if (inside && (await this.#calls.states(inside).catch((): string[] => [])).includes('showing')) {
+        return inside;
+      }
+    }
+    return null;
   }
 
   /** Which subtrees of the app on bus `name` a search looks through: GTK 4.8 says no element is `showing`. */
