@@ -85,7 +85,7 @@ describe('a value in a text of many lines (an editor’s text area)', { timeout:
   });
 });
 
-describe('a key whose change shows the values (a Tk form’s Enter, replayed at 1.25x)', {
+describe('a key whose change shows the values (a Tk form’s Enter, replayed at 1.25x and smaller)', {
   timeout: 60_000,
 }, async () => {
   const ocr = new OcrEngine();
@@ -112,6 +112,11 @@ describe('a key whose change shows the values (a Tk form’s Enter, replayed at 
     expect(spotsIn(spots, region)).toBe(true);
     expect(spotsIn(spots, { x: 0, y: 0, width: 60, height: 60 })).toBe(false);
     expect(await checkShownValues(ocr, null, live, region, RECORDED, spots)).toMatchObject({ kind: 'shown' });
+    // A window 3/4 the size: the line at its bottom edge, the blank screen beside it.
+    const smaller = await frame('live-after-enter-smaller.png');
+    expect(await checkShownValues(ocr, null, smaller, region, RECORDED, spots)).toMatchObject({
+      kind: 'shown',
+    });
     // The app that drops the city on Send: "Sent to Bob Jones in " (Rome painted over).
     const data = new Uint8Array(live.data);
     const background = data.slice((240 * live.width + 400) * 4, (240 * live.width + 400) * 4 + 4);

@@ -165,12 +165,43 @@ export async function checkShownValues(
     const app = a11y ? await readApp(a11y, { ...line, width: line.width + extra }, spot.value.value) : null;
     if (app?.shown) continue;
     read = 'ocr';
-    // The lines around the mapped one: a smaller window or another font moves the text a line or so,
-    // and a bigger font (an app's own 1.25x) makes it longer.
+    const nearest = await readBand(ocr, live, area, line, charWidth, extra, spot.value.value);
+    if (nearest !== true) {
+      const said = app && !app.shown ? app.said : null;
+      return {
+        kind: 'missing',
+        value: spot.value,
+        box: spot.box,
+        read: said ?? nearest ?? '',
+        by: said === null ? 'ocr' : 'app',
+      };
+    }
+  }
+  return { kind: 'shown', checked: spots.length, read };
+}
+
+/**
+ * Reads by OCR the lines around the mapped one (a smaller window or another font moves the text a
+ * line or so): true when one shows `value`, else the nearest line's text. The band is as wide as
+ * the recorded change first, then (a bigger font, an app's own 1.25x, makes the line longer) as
+ * wide as that font would draw it: read wider at once, the blank screen beside a window can make
+ * OCR read nothing on the line.
+ */
+async function readBand(
+  ocr: OcrEngine,
+  live: RgbaImage,
+  area: Box,
+  line: Box,
+  charWidth: number,
+  extra: number,
+  value: string,
+): Promise<true | string | null> {
+  let nearest: string | null = null;
+  for (const widen of [1, BIGGER_FONT]) {
     const band = {
       x: area.x - charWidth,
       y: line.y - 2 * line.height,
-      width: area.width * BIGGER_FONT + 2 * charWidth + extra,
+      width: area.width * widen + 2 * charWidth + extra,
       height: 5 * line.height,
     };
     const lines = ocrLines(await readCrop(ocr, live, band));
@@ -183,17 +214,8 @@ export async function checkShownValues(
           1.5 * Math.min(Math.max(line.height, l.box.height), BIGGER_FONT * line.height),
       )
       .sort((a, b) => Math.abs(a.box.y - line.y) - Math.abs(b.box.y - line.y));
-    if (!near.some((l) => lineShows(l.text, spot.value.value))) {
-      const nearest = near[0];
-      const said = app && !app.shown ? app.said : null;
-      return {
-        kind: 'missing',
-        value: spot.value,
-        box: spot.box,
-        read: said ?? nearest?.text ?? '',
-        by: said === null ? 'ocr' : 'app',
-      };
-    }
+    if (near.some((l) => lineShows(l.text, value))) return true;
+    nearest ??= near[0]?.text ?? null;
   }
-  return { kind: 'shown', checked: spots.length, read };
+  return nearest;
 }
