@@ -20,6 +20,12 @@ export interface Accessibility {
    */
   elementAt(point: LogicalPoint, options?: { text?: boolean }): Promise<AccessibleElement | null>;
   /**
+   * The line of text (between its line ends) under a screen point, in the deepest element there that
+   * has text, as the app places its characters: an editor's line in its whole text area. Null where
+   * no element there says which character is at the point (or it is a password field).
+   */
+  lineAt(point: LogicalPoint): Promise<string | null>;
+  /**
    * The element with the keyboard focus, with its text (never a password field's); null when none.
    * With `at` (epoch ms on the `epochNow` clock), the element that had it then, as the
    * toolkits' focus events told: a key's element is the one focused before the key, not a dialog

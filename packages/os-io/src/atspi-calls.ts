@@ -26,7 +26,7 @@ export const DBUS: Ref = ['org.freedesktop.DBus', '/org/freedesktop/DBus'];
 export const SCREEN = 0;
 /** AT-SPI coordinate type: the element's top-level window. */
 export const WINDOW = 1;
-const TEXT = 'org.a11y.atspi.Text';
+export const TEXT = 'org.a11y.atspi.Text';
 /** One call's deadline, ms: a busy app answers in a few ms. */
 const CALL_MS = 1000;
 /** The longest text read from an element. */

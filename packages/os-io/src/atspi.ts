@@ -12,7 +12,7 @@
  * atspi-tree.ts (walking the tree); here the lookups by point, focus and identity.
  */
 
-import type { AccessibleElement, ElementBox } from '@mime-desktop/schema';
+import { type AccessibleElement, type ElementBox, isSecretElement } from '@mime-desktop/schema';
 import type { Accessibility, FindOptions, OpenedAccessibility, WindowOrigin } from './accessibility.ts';
 import {
   ACCESSIBLE,
@@ -29,6 +29,7 @@ import { type Buses, connectBuses } from './atspi-connect.ts';
 import { AtspiElementReader } from './atspi-element.ts';
 import { AtspiExtents } from './atspi-extents.ts';
 import { FocusTrail } from './atspi-focus.ts';
+import { lineAt } from './atspi-text-lines.ts';
 import {
   type AppWindow,
   followPath,
@@ -54,6 +55,8 @@ const CONTROL_ROLES = new Set([
   'radio button',
   'link',
 ]);
+/** Most children of a container looked through for children without a box (a notebook's pages). */
+const MAX_UNPLACED_CHILDREN = 32;
 /** Most children whose boxes are read to tell which one is under a point. */
 const MAX_CHILDREN_BY_BOXES = 400;
 /** How often, and after how long (ms), a lookup that ended at a page's document asks again. */
@@ -134,6 +137,23 @@ class Atspi implements Accessibility {
   }
 
   async elementAt(point: LogicalPoint, options: { text?: boolean } = {}): Promise<AccessibleElement | null> {
+    const at = await this.#refAt(point);
+    return at ? this.#elements.describe(at.ref, options.text === true) : null;
+  }
+
+  async lineAt(point: LogicalPoint): Promise<string | null> {
+    const at = await this.#refAt(point);
+    if (!at) return null;
+    const [node, states] = await Promise.all([
+      this.#calls.node(at.ref).catch(() => null),
+      this.#calls.states(at.ref).catch(() => null),
+    ]);
+    if (!node || !states || isSecretElement({ role: node.role, states })) return null;
+    return lineAt(this.#calls, at.ref, at.reported, at.coords);
+  }
+
+  /** The element under a screen point, with the point in its app's own pixels and their coordinate type. */
+  async #refAt(point: LogicalPoint): Promise<{ ref: Ref; reported: LogicalPoint; coords: number } | null> {
     this.#extents.newLookup();
     const windows = await topWindows(this.#calls);
     const placed = await Promise.all(
@@ -174,7 +194,7 @@ class Atspi implements Accessibility {
     }
     const parent = await this.#calls.parent(current).catch(() => null);
     if (parent && (await this.#coversParent(current, parent))) current = parent;
-    return this.#elements.describe(current, options.text === true);
+    return { ref: current, reported, coords };
   }
 
   /** The deepest element under the reported point, from `from` down. */
@@ -187,11 +207,37 @@ class Atspi implements Accessibility {
               .call(current, COMPONENT, 'GetAccessibleAtPoint', 'iiu', [reported.x, reported.y, coords])
               .catch(() => [null])
           : [await this.#childByBoxes(current, reported, coords)];
-      const next = child as readonly [string, string] | null;
-      if (!next || next[1] === NULL_PATH || (next[0] === current[0] && next[1] === current[1])) break;
+      const hit = child as readonly [string, string] | null;
+      const next =
+        !hit || hit[1] === NULL_PATH
+          ? coords === SCREEN
+            ? await this.#throughUnplaced(current, reported)
+            : null
+          : hit;
+      if (!next || (next[0] === current[0] && next[1] === current[1])) break;
       current = [next[0], next[1]];
     }
     return current;
+  }
+
+  /**
+   * Where a container answers no child at a point (GTK 3's notebook answers only for its tabs'
+   * labels): the shown child of a child without a box of its own (its page tab) whose box holds the
+   * point.
+   */
+  async #throughUnplaced(ref: Ref, point: LogicalPoint): Promise<Ref | null> {
+    const children = await this.#calls.children(ref).catch((): Ref[] => []);
+    if (children.length > MAX_UNPLACED_CHILDREN) return null;
+    for (const child of children) {
+      const box = await this.#calls.reportedExtents(child, SCREEN);
+      if (box && box.width > 0 && box.height > 0) continue;
+      const inside = await this.#childByBoxes(child, point, SCREEN);
+      // Only the page shown: another tab's page may report the same box.
+      if (inside && (await this.#calls.states(inside).catch((): string[] => [])).includes('showing')) {
+        return inside;
+      }
+    }
+    return null;
   }
 
   /** Which subtrees of the app on bus `name` a search looks through: GTK 4.8 says no element is `showing`. */

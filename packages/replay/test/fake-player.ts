@@ -133,6 +133,7 @@ export const SEARCH_FIELD: AccessibleElement = {
 function playerTree(state: () => PlayerState): Accessibility {
   return {
     elementAt: async () => null,
+    lineAt: async () => null,
     focused: async () => {
       const { focus, search } = state();
       return focus === SEARCH

@@ -95,6 +95,7 @@ const element = (extents: AccessibleElement['extents'], name = 'Song name'): Acc
 function snapshot(found: AccessibleElement[], focused: AccessibleElement | null = null): Accessibility {
   return {
     elementAt: async () => found[0] ?? null,
+    lineAt: async () => null,
     focused: async () => focused,
     wake: async () => undefined,
     find: async () => found,
@@ -114,6 +115,20 @@ describe('the ladder on the demo app’s recorded frame', async () => {
     const miss = await locate(traceLadder(null, null), { step: searchBox, pre, live, layout: null });
     expect(miss.ok).toBe(false);
     expect(!miss.ok && miss.failure.reason).toBe('the target does not look as recorded');
+  });
+
+  it('trace keeps the layout an element was found at for a step without a target (typing after it)', async () => {
+    const live = await moved(pre, 60, 40);
+    const typing = {
+      ...searchBox,
+      action_type: 'TYPE',
+      source: { ...searchBox.source, point: null, box: null },
+    };
+    const layout = { scale: 1, dx: 60, dy: 40 };
+    for (const ladder of [traceLadder, autoLadder]) {
+      const found = await locate(ladder(null, null), { step: typing as WorkflowStep, pre, live, layout });
+      expect(found.ok && found.value.layout).toEqual(layout);
+    }
   });
 
   it('auto re-finds a moved target anywhere on the screen, then near where the layout now is', async () => {
@@ -368,5 +383,30 @@ describe('a target with detail on the demo app, in a dark theme and scaled', asy
     expectBelowThreshold(
       await locate(autoLadder(null, null), { step: searchBox, pre, live: screen, layout: null }),
     );
+  });
+});
+
+describe('trace on a Tk form (no accessibility tree) in a dark theme', async () => {
+  const TK = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'frames', 'tk-form-dark');
+  const pre = await decodeImage(join(TK, 'recorded-0.png'));
+  // The click into the empty Name field, as the recording stores it.
+  const nameField = {
+    ...step({ x: 276, y: 105 }),
+    source: { ...step({ x: 276, y: 105 }).source, box: { x: 196, y: 73, width: 160, height: 64 } },
+  } as WorkflowStep;
+
+  it('finds the field at its place by edges where the form is in other colours', async () => {
+    const live = await decodeImage(join(TK, 'live-dark-0.png'));
+    const found = await locate(traceLadder(null, null), { step: nameField, pre, live, layout: null });
+    if (!found.ok) throw new Error(found.failure.reason);
+    expect(found.value.rung).toBe('recorded-place');
+    expect(found.value.reason).toMatch(/edges are where the recording has them/);
+    expect(found.value.map({ x: 276, y: 105 })).toEqual({ x: 276, y: 105 });
+  });
+
+  it('misses it, by edges, where the dark form stands elsewhere (moved)', async () => {
+    const dark = await decodeImage(join(TK, 'live-dark-0.png'));
+    const live = await moved(dark, 150, 90);
+    expectBelowThreshold(await locate(traceLadder(null, null), { step: nameField, pre, live, layout: null }));
   });
 });

@@ -159,6 +159,9 @@ export function checkAtRecordedPlace(
   box: Box,
 ): Look<Located> {
   const target = similarity(pre, live, box);
+  if (target < TRACE_TARGET_SIMILARITY && inOtherColours(live, pre, box, RECORDED)) {
+    return byEdgesAtPlace(step_i, pre, live, box, target);
+  }
   if (target < TRACE_TARGET_SIMILARITY) {
     return failed(
       step_i,
@@ -187,6 +190,51 @@ export function checkAtRecordedPlace(
     RECORDED,
     target,
     `the screen matches the recording around the target (${ratio(target)} alike)`,
+    'recorded-place',
+  );
+}
+
+/**
+ * Trace's check where the target's region is in other colours than recorded (another theme): pixels
+ * cannot tell, the target's edges and the whole screen's must be where the recording has them.
+ */
+function byEdgesAtPlace(
+  step_i: number,
+  pre: RgbaImage,
+  live: RgbaImage,
+  box: Box,
+  byPixels: number,
+): Look<Located> {
+  const target = edgeSimilarity(pre, box, live, box);
+  if (target < TRACE_TARGET_SIMILARITY) {
+    return failed(
+      step_i,
+      'before_step',
+      `the target does not look as recorded (by edges: it is in other colours; ${ratio(byPixels)} alike by pixels)`,
+      target,
+      TRACE_TARGET_SIMILARITY,
+      box,
+      pre,
+    );
+  }
+  const screen = { x: 0, y: 0, width: pre.width, height: pre.height };
+  const whole = edgeSimilarity(pre, screen, live, screen);
+  if (whole < TRACE_SCREEN_SIMILARITY) {
+    return failed(
+      step_i,
+      'before_step',
+      'the screen is not the one recorded (by edges: it is in other colours)',
+      whole,
+      TRACE_SCREEN_SIMILARITY,
+      null,
+      pre,
+    );
+  }
+  return located(
+    identity,
+    RECORDED,
+    target,
+    `the target's edges are where the recording has them (${ratio(target)} alike; ${ratio(byPixels)} by pixels: other colours)`,
     'recorded-place',
   );
 }

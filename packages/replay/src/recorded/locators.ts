@@ -319,8 +319,9 @@ export const templateLocator: Locator = {
 };
 
 /**
- * A step without a target (typing, a key): once a step found the layout on another screen, the check
- * after the action decides; else the screen as a whole must be alike the recording.
+ * A step without a target (typing, a key): once a step found the layout moved or on another screen
+ * (in trace too: the element by its identity), the check after the action decides, where the layout
+ * now is; else the screen as a whole must be alike the recording.
  */
 export const screenLocator: Locator = {
   async locate({ step, pre, live, layout }) {
@@ -329,20 +330,11 @@ export const screenLocator: Locator = {
     if (layout !== null && otherSize) {
       return located(identity, layout, null, 'the layout was found on this screen: checked after');
     }
+    if (layout && isMoved(layout)) {
+      return located(identity, layout, null, 'the layout was found moved: checked after');
+    }
     if (otherSize) return otherScreen(step.i, pre, live);
     return checkWholeScreen(step.i, pre, live);
-  },
-};
-
-/**
- * Auto, before the screen as a whole: a step without a target, once a step of its subtask found the
- * layout moved (on a screen of the recorded size), is left to the check after the action.
- */
-export const movedLayoutLocator: Locator = {
-  async locate({ step, pre, live, layout }) {
-    if (targetOf(step) || !layout || !isMoved(layout)) return null;
-    if (pre.width !== live.width || pre.height !== live.height) return null;
-    return located(identity, layout, null, 'the layout was found moved: checked after');
   },
 };
 

@@ -14,7 +14,6 @@ import type { Locator } from './locator.ts';
 import {
   accessibilityLocator,
   autoPlaceLocator,
-  movedLayoutLocator,
   screenLocator,
   templateLocator,
   tracePlaceLocator,
@@ -31,15 +30,14 @@ export const traceLadder: Ladder = (a11y) => [...byElement(a11y), tracePlaceLoca
 
 /**
  * Auto: the element, the target at its expected place, its crop near the expected layout or anywhere,
- * its words (where an OCR engine is given); a step without a target after the layout was found moved
- * is checked after, else against the screen as a whole.
+ * its words (where an OCR engine is given), else the screen as a whole. In both modes a step without a
+ * target, once a step found the layout moved, is checked after (screenLocator).
  */
 export const autoLadder: Ladder = (a11y, ocr) => [
   ...byElement(a11y),
   autoPlaceLocator,
   templateLocator,
   ...(ocr ? [textLocator(ocr)] : []),
-  movedLayoutLocator,
   screenLocator,
 ];
 

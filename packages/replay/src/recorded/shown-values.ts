@@ -3,7 +3,8 @@
  * action changed, the live app must show this run's value there. It reads the app first: the
  * elements its accessibility tree names at the example's mapped place (their text, name or label);
  * OCR only where no element there holds the value, tolerant of OCR's confusions (1/l/I, 0/O, rn/m)
- * and reading the lines around the mapped place (a line and a half either way). A
+ * and reading the lines around the mapped place (a line and a half either way, in the live line's
+ * height where the app draws its text up to 1.5x bigger). A
  * form that drops a value on Send shows the rest of the line ("Sent to Bob Jones in "), which a
  * layout check takes for the change; this one does not.
  */
@@ -20,6 +21,9 @@ import {
 } from '@mime-desktop/vision';
 import { readCrop } from '../actions/screen-text.ts';
 import { type Layout, mapBox } from './layout-map.ts';
+
+/** How much bigger than recorded the live text may be drawn where the app scales its own UI. */
+const BIGGER_FONT = 1.5;
 
 /** A param's recorded example and this run's value. */
 export interface ShownValue {
@@ -69,6 +73,17 @@ export async function findExamples(
   return spots;
 }
 
+/** Whether an example stands in `region` (of the frame the spots were read on). */
+export function spotsIn(spots: ExampleSpots, region: Box): boolean {
+  return spots.some(
+    ({ box }) =>
+      box.x < region.x + region.width &&
+      region.x < box.x + box.width &&
+      box.y < region.y + region.height &&
+      region.y < box.y + box.height,
+  );
+}
+
 /**
  * An element's words as the app says them, or null where they do not tell: empty, or holding object
  * replacement characters (U+FFFC: a browser's paragraph whose words live in child objects).
@@ -85,6 +100,25 @@ export function aboutALine(element: AccessibleElement, line: Box): boolean {
 const inside = (p: { x: number; y: number }, b: ElementBox) =>
   p.x >= b.x && p.x < b.x + b.width && p.y >= b.y && p.y < b.y + b.height;
 
+/**
+ * What an element at a point says: its text, name and label when it is about a line tall; in a
+ * taller element (a container holds every line's text) only the line the app places at the point,
+ * where its text is plain (an editor's text area; never a page whose words live in child objects).
+ */
+async function textsAt(
+  a11y: Accessibility,
+  element: AccessibleElement,
+  line: Box,
+  point: { x: number; y: number },
+): Promise<string[]> {
+  if (aboutALine(element, line)) {
+    return [element.text, element.name, element.label].flatMap((t) => plainText(t) ?? []);
+  }
+  if (plainText(element.text) === null) return [];
+  const said = plainText(await a11y.lineAt(point).catch(() => null));
+  return said === null ? [] : [said];
+}
+
 /** What the app says at a spot: an element there holds the value, or the words its elements hold. */
 type AppReading = { shown: true } | { shown: false; said: string | null };
 
@@ -100,9 +134,8 @@ async function readApp(a11y: Accessibility, line: Box, value: string): Promise<A
     if (covered.some((b) => inside(point, b))) continue;
     const element: AccessibleElement | null = await a11y.elementAt(point, { text: true }).catch(() => null);
     if (element?.extents) covered.push(element.extents);
-    // A container (a page, a panel) holds every line's text: only an element about a line tall tells.
-    if (!element || !aboutALine(element, line)) continue;
-    const texts = [element.text, element.name, element.label].flatMap((t) => plainText(t) ?? []);
+    if (!element) continue;
+    const texts = await textsAt(a11y, element, line, point);
     if (texts.some((t) => normalizeText(t).includes(wanted))) return { shown: true };
     for (const t of texts) if (!said.includes(t)) said.push(t);
   }
@@ -132,29 +165,57 @@ export async function checkShownValues(
     const app = a11y ? await readApp(a11y, { ...line, width: line.width + extra }, spot.value.value) : null;
     if (app?.shown) continue;
     read = 'ocr';
-    // The lines around the mapped one: a smaller window or another font moves the text a line or so.
-    const band = {
-      x: area.x - charWidth,
-      y: line.y - 2 * line.height,
-      width: area.width + 2 * charWidth + extra,
-      height: 5 * line.height,
-    };
-    const lines = ocrLines(await readCrop(ocr, live, band));
-    const middle = line.y + line.height / 2;
-    const near = lines
-      .filter((l) => Math.abs(l.box.y + l.box.height / 2 - middle) <= 1.5 * line.height)
-      .sort((a, b) => Math.abs(a.box.y - line.y) - Math.abs(b.box.y - line.y));
-    if (!near.some((l) => lineShows(l.text, spot.value.value))) {
-      const nearest = near[0];
+    const nearest = await readBand(ocr, live, area, line, charWidth, extra, spot.value.value);
+    if (nearest !== true) {
       const said = app && !app.shown ? app.said : null;
       return {
         kind: 'missing',
         value: spot.value,
         box: spot.box,
-        read: said ?? nearest?.text ?? '',
+        read: said ?? nearest ?? '',
         by: said === null ? 'ocr' : 'app',
       };
     }
   }
   return { kind: 'shown', checked: spots.length, read };
+}
+
+/**
+ * Reads by OCR the lines around the mapped one (a smaller window or another font moves the text a
+ * line or so): true when one shows `value`, else the nearest line's text. The band is as wide as
+ * the recorded change first, then (a bigger font, an app's own 1.25x, makes the line longer) as
+ * wide as that font would draw it: read wider at once, the blank screen beside a window can make
+ * OCR read nothing on the line.
+ */
+async function readBand(
+  ocr: OcrEngine,
+  live: RgbaImage,
+  area: Box,
+  line: Box,
+  charWidth: number,
+  extra: number,
+  value: string,
+): Promise<true | string | null> {
+  let nearest: string | null = null;
+  for (const widen of [1, BIGGER_FONT]) {
+    const band = {
+      x: area.x - charWidth,
+      y: line.y - 2 * line.height,
+      width: area.width * widen + 2 * charWidth + extra,
+      height: 5 * line.height,
+    };
+    const lines = ocrLines(await readCrop(ocr, live, band));
+    const middle = line.y + line.height / 2;
+    // A line and a half either way, in lines as tall as the live one where its font is bigger.
+    const near = lines
+      .filter(
+        (l) =>
+          Math.abs(l.box.y + l.box.height / 2 - middle) <=
+          1.5 * Math.min(Math.max(line.height, l.box.height), BIGGER_FONT * line.height),
+      )
+      .sort((a, b) => Math.abs(a.box.y - line.y) - Math.abs(b.box.y - line.y));
+    if (near.some((l) => lineShows(l.text, value))) return true;
+    nearest ??= near[0]?.text ?? null;
+  }
+  return nearest;
 }

@@ -161,7 +161,7 @@ class RecordedRun {
       this.#parts.screen.acted();
     }
     state.layout = before.value.layout;
-    if (acts) {
+    if (acts && !(await this.#outcomeReads(recorded, action, next, entry))) {
       const failure = await checkAfter(this.#parts, recorded, turn, state, before.live, action);
       if (failure !== null) return failure;
     }
@@ -186,6 +186,24 @@ class RecordedRun {
     const watched = await screen.watch((live) => locate(locators, { step, pre, live, layout: state.layout }));
     const screenshot = this.#ctx.log.saveFrame(stepFrameName(turn.subtask_i, step.i), watched.frame);
     return { ...watched.look, screenshot, waitedMs: watched.waitedMs, live: watched.live };
+  }
+
+  /**
+   * Whether the subtask's outcome check reads what a key step changed, so content decides it rather
+   * than layout: the subtask's last step, a key, whose recorded change shows a param's example (a
+   * form's "Sent to Ann Lee in Paris" line). This run's values, in another size or place (1.25x),
+   * change the screen in another way than recorded; the outcome check waits for them to show.
+   */
+  async #outcomeReads(
+    recorded: RecordedStep,
+    action: RunAction,
+    next: WorkflowStep | undefined,
+    entry: SubtaskEntry,
+  ): Promise<boolean> {
+    if (action.action !== 'key' || next !== undefined) return false;
+    const [pre, post] = await Promise.all([recorded.pre(), recorded.post()]);
+    const region = post && this.#parts.frames.change(pre, post);
+    return region ? this.#outcome.readsIn(entry.subtask, region) : false;
   }
 
   /** How the step was done (or not), and why, from the look before it. */

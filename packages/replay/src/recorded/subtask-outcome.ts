@@ -25,6 +25,7 @@ import {
   findExamples,
   type ShownValue,
   type ShownVerdict,
+  spotsIn,
 } from './shown-values.ts';
 
 export class SubtaskOutcome {
@@ -134,6 +135,16 @@ export class SubtaskOutcome {
         };
       },
     });
+  }
+
+  /**
+   * Whether the subtask's outcome is checked by content in `region` of its end frame: the recording
+   * shows a param's example there.
+   */
+  async readsIn(subtask: PlannedSubtask, region: Box): Promise<boolean> {
+    if (this.#parts.ctx.settings.dryRun) return false;
+    const examples = await this.#examplesOf(subtask).catch(() => null);
+    return examples !== null && spotsIn(examples.spots, region);
   }
 
   /**

@@ -1,0 +1,133 @@
+import { readFile } from 'node:fs/promises';
+import type { Accessibility } from '@mime-desktop/os-io';
+import type { AccessibleElement } from '@mime-desktop/schema';
+import { changedRegion, decodeImage, OcrEngine, type RgbaImage } from '@mime-desktop/vision';
+import { afterAll, describe, expect, it } from 'vitest';
+import { checkChange } from '../src/recorded/checks.ts';
+import { RECORDED } from '../src/recorded/layout-map.ts';
+import { checkShownValues, type ExampleSpots, findExamples, spotsIn } from '../src/recorded/shown-values.ts';
+
+const frame = async (name: string) =>
+  decodeImage(await readFile(new URL(`../../../fixtures/frames/tk-form-scaled/${name}`, import.meta.url)));
+
+/** A white screen: OCR reads nothing on it, so only the app's answer can tell. */
+const white: RgbaImage = { width: 640, height: 400, data: new Uint8Array(640 * 400 * 4).fill(255) };
+
+/** The editor's whole text area, many lines tall, as Qt names it at any point inside it. */
+const textArea = (text: string): AccessibleElement => ({
+  role: 'text',
+  name: '',
+  label: null,
+  app: 'featherpad',
+  window: { role: 'frame', name: 'note.txt - FeatherPad' },
+  path: [{ role: 'text', name: '', index: 0 }],
+  states: ['showing', 'editable', 'multi-line'],
+  extents: { x: 0, y: 40, width: 640, height: 340 },
+  text,
+});
+
+/** The app: `element` under every point, `lines` by the point's y (each 20 px from y 40). */
+function app(element: AccessibleElement, lines: readonly string[]): Accessibility & { asked: number } {
+  const a11y = {
+    asked: 0,
+    elementAt: async () => element,
+    lineAt: async (p: { x: number; y: number }) => {
+      a11y.asked += 1;
+      return lines[Math.floor((p.y - 40) / 20)] ?? null;
+    },
+    focused: async () => null,
+    wake: async () => undefined,
+    find: async () => [],
+    apps: async () => ['featherpad'],
+    close: async () => undefined,
+  };
+  return a11y;
+}
+
+const screen = { x: 0, y: 40, width: 640, height: 340 };
+/** The recording showed its example "First line" on the editor's second line (y 60-80). */
+const spots: ExampleSpots = [
+  {
+    value: { name: 'text_1', example: 'First line', value: 'Second line from replay' },
+    box: { x: 4, y: 62, width: 70, height: 16 },
+  },
+];
+
+describe('a value in a text of many lines (an editor’s text area)', { timeout: 30_000 }, () => {
+  const ocr = new OcrEngine();
+  afterAll(() => ocr.close());
+
+  it('is read from the app: the line it places at the mapped spot', async () => {
+    const editor = app(textArea('Dear Ann\nSecond line from replay\n'), [
+      'Dear Ann',
+      'Second line from replay',
+    ]);
+    const verdict = await checkShownValues(ocr, editor, white, screen, RECORDED, spots);
+    expect(verdict).toEqual({ kind: 'shown', checked: 1, read: 'app' });
+    expect(editor.asked).toBe(1);
+  });
+
+  it('is missing when the value stands on another line than the mapped one', async () => {
+    const editor = app(textArea('Second line from replay\nDear Ann\n'), [
+      'Second line from replay',
+      'Dear Ann',
+    ]);
+    const verdict = await checkShownValues(ocr, editor, white, screen, RECORDED, spots);
+    expect(verdict).toMatchObject({ kind: 'missing', read: 'Dear Ann', by: 'app' });
+  });
+
+  it('never takes a container whose words live in child objects', async () => {
+    const page = { ...textArea('\ufffc\ufffc'), role: 'document web' };
+    const browser = app(page, ['Dear Ann', 'Second line from replay']);
+    const verdict = await checkShownValues(ocr, browser, white, screen, RECORDED, spots);
+    expect(verdict).toMatchObject({ kind: 'missing', by: 'ocr' });
+    expect(browser.asked).toBe(0);
+  });
+});
+
+describe('a key whose change shows the values (a Tk form’s Enter, replayed at 1.25x and smaller)', {
+  timeout: 60_000,
+}, async () => {
+  const ocr = new OcrEngine();
+  afterAll(() => ocr.close());
+  // Recorded: Enter shows "Sent to Ann Lee in Paris"; live at 1.25x, "Sent to Bob Jones in Rome",
+  // bigger and a line lower, in a window of the recorded size.
+  const before = await frame('recorded-before-enter.png');
+  const after = await frame('recorded-after-enter.png');
+  const live = await frame('live-after-enter-1.25x.png');
+  const region = changedRegion(before, after);
+  const values = [
+    { name: 'text_1', example: 'Ann Lee', value: 'Bob Jones' },
+    { name: 'text_2', example: 'Paris', value: 'Rome' },
+  ];
+
+  it('is not told by layout: other values in another size change other places', () => {
+    if (!region) throw new Error('the recording shows no change');
+    expect(checkChange(live, before, after, region, RECORDED).ok).toBe(false);
+  });
+
+  it('is told by content: the change shows the examples, and the live line this run’s values', async () => {
+    if (!region) throw new Error('the recording shows no change');
+    const spots = await findExamples(ocr, before, after, region, values);
+    expect(spotsIn(spots, region)).toBe(true);
+    expect(spotsIn(spots, { x: 0, y: 0, width: 60, height: 60 })).toBe(false);
+    expect(await checkShownValues(ocr, null, live, region, RECORDED, spots)).toMatchObject({ kind: 'shown' });
+    // A window 3/4 the size: the line at its bottom edge, the blank screen beside it; the outcome's
+    // region is the whole subtask's change (the fields and the line).
+    const smaller = await frame('live-after-enter-smaller.png');
+    const subtask = { x: 78, y: 96, width: 323, height: 146 };
+    expect(await checkShownValues(ocr, null, smaller, subtask, RECORDED, spots)).toMatchObject({
+      kind: 'shown',
+    });
+    // The app that drops the city on Send: "Sent to Bob Jones in " (Rome painted over).
+    const data = new Uint8Array(live.data);
+    const background = data.slice((240 * live.width + 400) * 4, (240 * live.width + 400) * 4 + 4);
+    for (let y = 238; y < 270; y += 1)
+      for (let x = 284; x < 360; x += 1) data.set(background, (y * live.width + x) * 4);
+    const dropped = { ...live, data };
+    expect(await checkShownValues(ocr, null, dropped, region, RECORDED, spots)).toMatchObject({
+      kind: 'missing',
+      value: { name: 'text_2' },
+    });
+  });
+});
