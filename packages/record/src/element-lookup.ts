@@ -15,8 +15,6 @@ const HOVER_REST_MS = 60;
 const HOVER_DISTANCE = 3;
 /** Longest wait, ms, for the apps' trees to be woken before the recording starts. */
 const WAKE_MS = 3000;
-/** Pause before a lookup that named a whole web document asks again, ms. */
-const DOCUMENT_RETRY_MS = 100;
 /** Roles of a whole document: what a click on a page whose tree was not there yet names. */
 const DOCUMENT_ROLES = new Set(['document web', 'document frame', 'document email', 'document presentation']);
 
@@ -38,7 +36,7 @@ export class ElementLookup {
   readonly #a11y: Promise<Accessibility | null>;
   readonly #secret: SecretTyping;
   readonly #started = new Map<number, Promise<AccessibleElement | null>>();
-  #woken: Promise<void>;
+  readonly #woken: Promise<void>;
   #lastHook: HookEvent | undefined;
   /** The element under where the pointer last rested, looked up ahead of a press there. */
   #hover: { x: number; y: number; element: Promise<AccessibleElement | null> } | undefined;
@@ -51,26 +49,12 @@ export class ElementLookup {
   constructor(desktop: Desktop, secret: SecretTyping) {
     this.#a11y = desktop.accessibility().catch(() => null);
     this.#secret = secret;
-    this.#woken = this.wake();
+    this.#woken = this.#wake();
   }
 
   /**
-   * Wakes the apps' trees (again): an app launched for the recording shows its window after the
-   * start's wake asked, and Firefox builds a page's tree only once asked for it.
-   */
-  wake(): Promise<void> {
-    this.#woken = this.#a11y
-      .then((a11y) => a11y && Promise.race([a11y.wake(), delay(WAKE_MS, undefined, { ref: false })]))
-      .then(
-        () => undefined,
-        () => undefined,
-      );
-    return this.#woken;
-  }
-
-  /**
-   * Resolves once the apps' trees were asked for by the latest {@link wake} (at most {@link WAKE_MS}):
-   * a browser builds its page's tree only then, and a click before would name the page's whole document.
+   * Resolves once the apps' trees were asked for (at most {@link WAKE_MS}): a browser builds its
+   * page's tree only then, and a click before would name the page's whole document.
    */
   get woken(): Promise<void> {
     return this.#woken;
@@ -162,27 +146,35 @@ export class ElementLookup {
 
   /**
    * The element `ask` names, within {@link ELEMENT_LOOKUP_MS}; a window or a whole document is none.
-   * A whole document is asked again while the time lasts: a browser builds the page's tree (and
-   * learns its elements' places) once asked, so the next answer names the field the input met.
+   * Such an answer wakes the trees and asks again: a browser builds a page's tree (and learns its
+   * elements' places) only once asked, and a page shown after the start's wake (an app the recording
+   * launched, a window opened since) was not woken.
    */
   async #element(
     ask: (a11y: Accessibility) => Promise<AccessibleElement | null>,
   ): Promise<AccessibleElement | null> {
-    const deadline = performance.now() + ELEMENT_LOOKUP_MS;
-    for (;;) {
-      const element = await this.#lookUp(ask, deadline - performance.now());
-      if (!element || !isWholeWindow(element)) return element;
-      if (!DOCUMENT_ROLES.has(element.role) || performance.now() + DOCUMENT_RETRY_MS >= deadline) return null;
-      await delay(DOCUMENT_RETRY_MS, undefined, { ref: false });
-    }
+    const first = await this.#lookUp(ask);
+    if (!first || !isWholeWindow(first)) return first;
+    await this.#wake();
+    const again = await this.#lookUp(ask);
+    return again && !isWholeWindow(again) ? again : null;
   }
 
-  #lookUp<T>(
-    ask: (a11y: Accessibility) => Promise<T | null>,
-    withinMs = ELEMENT_LOOKUP_MS,
-  ): Promise<T | null> {
+  /** Wakes the apps' trees, within {@link WAKE_MS}. */
+  #wake(): Promise<void> {
     return this.#a11y
-      .then((opened) => (opened ? Promise.race([ask(opened), delay(withinMs, null, { ref: false })]) : null))
+      .then((a11y) => a11y && Promise.race([a11y.wake(), delay(WAKE_MS, undefined, { ref: false })]))
+      .then(
+        () => undefined,
+        () => undefined,
+      );
+  }
+
+  #lookUp<T>(ask: (a11y: Accessibility) => Promise<T | null>): Promise<T | null> {
+    return this.#a11y
+      .then((opened) =>
+        opened ? Promise.race([ask(opened), delay(ELEMENT_LOOKUP_MS, null, { ref: false })]) : null,
+      )
       .catch(() => null);
   }
 }

@@ -33,8 +33,6 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
   const elements = new ElementLookup(desktop, secret);
   const terminal = await TerminalFilter.start(desktop, options.ignoreTerminal ?? false);
   const setup = options.launch ? await launchForRecording(options.launch) : undefined;
-  // The launched app's window came after the first wake: its tree is woken too.
-  if (setup) void elements.wake();
   const started = epochNow();
   const { sessionId, dir, screen } = await openSession(options.home, options, desktop, setup);
   const frames = await PreFrames.start(desktop, options.fps ?? 10);
