@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Accessibility, Desktop, HookEvent } from '@mime-desktop/os-io';
-import { type AccessibleElement, identityOf, isSecretElement } from '@mime-desktop/schema';
+import { type AccessibleElement, identityOf, isSecretElement, isWholeWindow } from '@mime-desktop/schema';
 import type { RecordedAction } from './aggregate.ts';
 import type { SecretTyping } from './secret-typing.ts';
 
@@ -15,18 +15,6 @@ const HOVER_REST_MS = 60;
 const HOVER_DISTANCE = 3;
 /** Longest wait, ms, for the apps' trees to be woken before the recording starts. */
 const WAKE_MS = 3000;
-/** Roles of a whole document: what a click on a page whose tree was not there yet names. */
-const DOCUMENT_ROLES = new Set(['document web', 'document frame', 'document email', 'document presentation']);
-
-/**
- * Whether an element is no target of an input: a window itself (a frame, a dialog: it has no path
- * inside one) or a whole web document. Such an element is what a lookup names when the tree did not
- * know better, and replaying towards it would aim at the window's middle.
- */
-export function isWholeWindow(element: AccessibleElement): boolean {
-  return element.path.length === 0 || DOCUMENT_ROLES.has(element.role);
-}
-
 /**
  * The element each action is about, looked up beside the hooks as the action starts (the element
  * under a press or a wheel, the focus at a burst's first key), never delaying them. Nothing is looked
