@@ -53,9 +53,6 @@ export function accessibleAppEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.P
   return {
     ...env,
     NO_AT_BRIDGE: '0',
-    // Firefox asks the bus whether accessibility is on once, as it starts; a bus slow to answer (a
-    // busy machine) leaves it with no tree for its life. This says yes without asking.
-    GNOME_ACCESSIBILITY: '1',
     GTK_MODULES: [...new Set([...modules, 'atk-bridge'])].join(':'),
     QT_LINUX_ACCESSIBILITY_ALWAYS_ON: '1',
     QT_ACCESSIBILITY: '1',
