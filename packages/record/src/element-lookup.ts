@@ -13,6 +13,9 @@ const ELEMENT_LOOKUP_MS = 1000;
 const HOVER_REST_MS = 60;
 /** Farthest a press may be from where the pointer rested for that lookup to stand for it, px. */
 const HOVER_DISTANCE = 3;
+/** How long a lookup that named a whole window is asked again after the wake, ms, and the pause between. */
+const REASK_MS = 2000;
+const REASK_PAUSE_MS = 100;
 /** Longest wait, ms, for the apps' trees to be woken before the recording starts. */
 const WAKE_MS = 3000;
 /**
@@ -144,8 +147,14 @@ export class ElementLookup {
     const first = await this.#lookUp(ask);
     if (!first || !isWholeWindow(first)) return first;
     await this.#wake();
-    const again = await this.#lookUp(ask);
-    return again && !isWholeWindow(again) ? again : null;
+    // A busy browser may still be placing the page's elements: asked again for a while.
+    const deadline = performance.now() + REASK_MS;
+    for (;;) {
+      const again = await this.#lookUp(ask);
+      if (again && !isWholeWindow(again)) return again;
+      if (performance.now() >= deadline) return null;
+      await delay(REASK_PAUSE_MS, undefined, { ref: false });
+    }
   }
 
   /** Wakes the apps' trees, within {@link WAKE_MS}. */
