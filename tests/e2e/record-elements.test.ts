@@ -124,12 +124,7 @@ describe('elements taken at the moment of input', () => {
 
   it('stores the field of the first click into a Firefox page, whose tree Firefox builds once asked', async () => {
     const home = await tempDir('mime-rec-page-');
-    const profile = await tempDir('mime-rec-firefox-');
-    // A first start as a person's: no welcome page, no notices over the page.
-    await writeFile(
-      join(profile, 'user.js'),
-      FIREFOX_PREFS.map(([k, v]) => `user_pref("${k}", ${v});`).join('\n'),
-    );
+    const profile = await firefoxProfile();
     const session = await recordFirstClick(home, 'firefox-esr', [
       '--no-remote',
       '--kiosk',
@@ -142,6 +137,33 @@ describe('elements taken at the moment of input', () => {
       element: { role: 'entry', name: 'Name', app: 'Firefox' },
     });
     expect(typed.element).toMatchObject({ role: 'entry', name: 'Name', text: 'Ann' });
+  }, 90_000);
+
+  it('stores the field of the first click into a Firefox page that `mime record --launch` started', async () => {
+    const home = await tempDir('mime-rec-page-');
+    const profile = await firefoxProfile();
+    const url = pathToFileURL(FORM_APP_PATH).href;
+    // The window shows after the recorder's start: its wake found no page to wake.
+    const launch = `firefox-esr --no-remote --kiosk --profile ${profile} ${url}`;
+    const session = await withDesktop({ app: false }, (harness) =>
+      recordByInput(
+        harness,
+        home,
+        'first click',
+        async (recorded) => {
+          await waitForWindowTitle(harness, '^mime-form ', 30_000);
+          await harness.click(NAME_FIELD.x, NAME_FIELD.y, { holdMs: 100 });
+          await recorded(1);
+          await harness.typeText('Ann');
+          await sleep(300);
+          await harness.pressKeys('Tab');
+          await recorded(3);
+        },
+        { launch, env: accessibleAppEnv(harness.env) },
+      ),
+    );
+    const [click] = await actionsOf(home, session);
+    expect(click).toMatchObject({ action_type: 'click', element: { role: 'entry', name: 'Name' } });
   }, 90_000);
 
   it('stores no element, rather than the window, for a click into a Chromium page it keeps no tree of', async () => {
@@ -190,6 +212,16 @@ const FIREFOX_PREFS: Array<[string, string]> = [
   ['datareporting.policy.dataSubmissionEnabled', 'false'],
   ['toolkit.telemetry.reportingpolicy.firstRun', 'false'],
 ];
+
+/** A fresh Firefox profile; a first start as a person's: no welcome page, no notices over the page. */
+async function firefoxProfile(): Promise<string> {
+  const profile = await tempDir('mime-rec-firefox-');
+  await writeFile(
+    join(profile, 'user.js'),
+    FIREFOX_PREFS.map(([k, v]) => `user_pref("${k}", ${v});`).join('\n'),
+  );
+  return profile;
+}
 
 /**
  * Records on a desktop of its own: the form page in `browser` (kiosk, at 0,0), started before the

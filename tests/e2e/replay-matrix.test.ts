@@ -1,6 +1,6 @@
 /**
- * The CI slice of the replay matrix (`pnpm bench matrix` runs it whole): a Chromium form page (with
- * an accessibility tree) and a Tk form (none), each recorded by input at a person's pace, reflected
+ * The CI slice of the replay matrix (`pnpm bench matrix` runs it whole): the form page in Chromium and
+ * in Firefox (with an accessibility tree) and a Tk form (none), each recorded by input at a person's pace, reflected
  * without a model, and replayed with new values without the model (`--max-model-calls 0`). The
  * outcome is read outside mime (the page's title, the Tk app's state file): a changed window is a
  * true success in auto, an app that drops the City value is an honest divergence, never a success.
@@ -14,7 +14,7 @@ import {
   recordAndReflect,
   replayCell,
 } from '@mime-desktop/test-support/matrix';
-import { chromiumForm, tkForm } from '@mime-desktop/test-support/matrix-apps';
+import { chromiumForm, firefoxForm, tkForm } from '@mime-desktop/test-support/matrix-apps';
 import { describe, expect, it } from 'vitest';
 
 const condition = (name: string) => CONDITIONS.find((c) => c.name === name) as Condition;
@@ -22,10 +22,12 @@ const tempDirs = useTempDirs();
 
 describe.each([
   [chromiumForm.name, chromiumForm, 'moved', 'trace'],
+  // Firefox builds a page's tree only once asked: at record (its first click) and at replay.
+  [firefoxForm.name, firefoxForm, 'moved', 'trace'],
   [tkForm.name, tkForm, 'as recorded', 'auto'],
 ] as const)('the matrix on the %s', (_, app: MatrixApp, changed, dropMode) => {
   it(`is a true success ${changed} in auto, an honest divergence in ${dropMode} where the app drops a value`, {
-    timeout: 120_000,
+    timeout: 180_000,
   }, async () => {
     const missing = await app.missing();
     expect(missing, `${app.name} must be installed (./setup.sh)`).toBeNull();

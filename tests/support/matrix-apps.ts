@@ -127,6 +127,9 @@ const formQuery = (c: Condition) =>
     .filter(Boolean)
     .join('&');
 
+/** Longest wait for Firefox's page, ms: on a busy machine it took over 30 s to start. */
+const FIREFOX_START_MS = 90_000;
+
 /** Firefox ESR in kiosk mode on the form page, a fresh profile each start (no first-run pages). */
 export const firefoxForm: MatrixApp = {
   name: 'Firefox form',
@@ -147,7 +150,7 @@ export const firefoxForm: MatrixApp = {
       home,
       'firefox form',
       async (recorded) => {
-        await waitForWindowTitle(desktop, 'mime-form', 30_000);
+        await waitForWindowTitle(desktop, 'mime-form', FIREFOX_START_MS);
         await sleep(2000); // a person looks first: the page shown full screen
         const person = asPerson(desktop);
         await person.click(280, 114);
@@ -182,7 +185,7 @@ export const firefoxForm: MatrixApp = {
       env: accessibleAppEnv({ ...env, ...languageEnv(c) }),
       reject: false,
     });
-    const id = await waitForWindowTitle(desktop, 'mime-form', 30_000);
+    const id = await waitForWindowTitle(desktop, 'mime-form', FIREFOX_START_MS);
     return {
       env,
       check: async (values) => {

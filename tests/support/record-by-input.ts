@@ -23,7 +23,8 @@ export async function recordByInput(
 ): Promise<string> {
   const launchArgs = launch ? ['--launch', launch] : [];
   const recorder = startMime(['record', '--name', name, '--home', home, ...launchArgs], { env });
-  const session = await recorder.waitForStdoutLine(30_000);
+  // With --launch the session starts once the app's window shows: over 30 s for Firefox on a busy machine.
+  const session = await recorder.waitForStdoutLine(90_000);
   await recorder.waitForStderr(/● Recording/, 30_000);
   await drive(async (count) => {
     await recorder.waitForStderr(new RegExp(`^ {2}#${count - 1} `, 'm'));

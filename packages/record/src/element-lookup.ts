@@ -1,6 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Accessibility, Desktop, HookEvent } from '@mime-desktop/os-io';
-import { type AccessibleElement, identityOf, isSecretElement } from '@mime-desktop/schema';
+import { type AccessibleElement, identityOf, isSecretElement, isWholeWindow } from '@mime-desktop/schema';
 import type { RecordedAction } from './aggregate.ts';
 import type { SecretTyping } from './secret-typing.ts';
 
@@ -19,20 +19,11 @@ const HOVER_LOOKUP_MS = 4000;
 const HOVER_REST_MS = 60;
 /** Farthest a press may be from where the pointer rested for that lookup to stand for it, px. */
 const HOVER_DISTANCE = 3;
+/** How long a lookup that named a whole window is asked again after the wake, ms, and the pause between. */
+const REASK_MS = 2000;
+const REASK_PAUSE_MS = 100;
 /** Longest wait, ms, for the apps' trees to be woken before the recording starts. */
 const WAKE_MS = 3000;
-/** Roles of a whole document: what a click on a page whose tree was not there yet names. */
-const DOCUMENT_ROLES = new Set(['document web', 'document frame', 'document email', 'document presentation']);
-
-/**
- * Whether an element is no target of an input: a window itself (a frame, a dialog: it has no path
- * inside one) or a whole web document. Such an element is what a lookup names when the tree did not
- * know better, and replaying towards it would aim at the window's middle.
- */
-export function isWholeWindow(element: AccessibleElement): boolean {
-  return element.path.length === 0 || DOCUMENT_ROLES.has(element.role);
-}
-
 /**
  * The element each action is about, looked up beside the hooks as the action starts (the element
  * under a press or a wheel, the focus at a burst's first key), never delaying them. Nothing is looked
@@ -55,12 +46,7 @@ export class ElementLookup {
   constructor(desktop: Desktop, secret: SecretTyping) {
     this.#a11y = desktop.accessibility().catch(() => null);
     this.#secret = secret;
-    this.#woken = this.#a11y
-      .then((a11y) => a11y && Promise.race([a11y.wake(), delay(WAKE_MS, undefined, { ref: false })]))
-      .then(
-        () => undefined,
-        () => undefined,
-      );
+    this.#woken = this.#wake();
   }
 
   /**
@@ -155,12 +141,37 @@ export class ElementLookup {
     return still && still.length > 0 ? now : before;
   }
 
-  /** The element `ask` names, within `withinMs`; a window or a whole document is none. */
-  #element(
+  /**
+   * The element `ask` names, within `withinMs`; a window or a whole document is none.
+   * Such an answer wakes the trees and asks again: a browser builds a page's tree (and learns its
+   * elements' places) only once asked, and a page shown after the start's wake (an app the recording
+   * launched, a window opened since) was not woken.
+   */
+  async #element(
     ask: (a11y: Accessibility) => Promise<AccessibleElement | null>,
     withinMs = ELEMENT_LOOKUP_MS,
   ): Promise<AccessibleElement | null> {
-    return this.#lookUp(ask, withinMs).then((e) => (e && isWholeWindow(e) ? null : e));
+    const first = await this.#lookUp(ask, withinMs);
+    if (!first || !isWholeWindow(first)) return first;
+    await this.#wake();
+    // A busy browser may still be placing the page's elements: asked again for a while.
+    const deadline = performance.now() + REASK_MS;
+    for (;;) {
+      const again = await this.#lookUp(ask, withinMs);
+      if (again && !isWholeWindow(again)) return again;
+      if (performance.now() >= deadline) return null;
+      await delay(REASK_PAUSE_MS, undefined, { ref: false });
+    }
+  }
+
+  /** Wakes the apps' trees, within {@link WAKE_MS}. */
+  #wake(): Promise<void> {
+    return this.#a11y
+      .then((a11y) => a11y && Promise.race([a11y.wake(), delay(WAKE_MS, undefined, { ref: false })]))
+      .then(
+        () => undefined,
+        () => undefined,
+      );
   }
 
   #lookUp<T>(

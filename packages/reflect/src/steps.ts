@@ -1,5 +1,6 @@
 import {
   type ActionManifestEvent,
+  isWholeWindow,
   type ManifestLine,
   STEP_TYPE_OF_EVENT,
   type StepActionType,
@@ -117,7 +118,7 @@ export function buildSteps(
     }
     steps.push({
       i: steps.length,
-      event,
+      event: withoutWholeWindow(event),
       line,
       actionType: STEP_TYPE_OF_EVENT[event.action_type],
       recordedValue: recordedValue(event),
@@ -130,6 +131,16 @@ export function buildSteps(
     });
   }
   return steps;
+}
+
+/**
+ * The event without an element that is a whole window or web document (a recording made before the
+ * recorder dropped them): no target to name or to find at replay, where pixels can find the place.
+ */
+function withoutWholeWindow(event: ActionManifestEvent): ActionManifestEvent {
+  if (!event.element || !isWholeWindow(event.element)) return event;
+  const { element: _, ...rest } = event;
+  return rest;
 }
 
 /** A short human description of a step, for progress lines and messages. */

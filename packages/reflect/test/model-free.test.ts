@@ -10,7 +10,7 @@ const field = (app: string, window: string, props: Partial<AccessibleElement>): 
   label: null,
   app,
   window: { role: window, name: 'Shop' },
-  path: [],
+  path: [{ role: props.role ?? 'entry', name: props.name ?? '', index: 0 }],
   states: [],
   extents: null,
   ...props,
@@ -33,6 +33,19 @@ const lines: ManifestLine[] = [
 const steps = buildSteps(lines, { width: 100, height: 100 });
 
 describe('a workflow without a model', () => {
+  it('keeps no element that is a whole window or web document (a first click stored before the page had a tree)', () => {
+    const frame = field('Firefox', 'frame', { role: 'frame', name: 'mime-form', path: [] });
+    const page = field('Firefox', 'frame', { role: 'document web', name: 'mime-form' });
+    const clicks = buildSteps(
+      [frame, page].map((element, n) =>
+        line(n, { action_type: 'click', action_details: { button: 'left', x: 280, y: 114 }, element }),
+      ),
+      { width: 1280, height: 800 },
+    );
+    expect(clicks.map((s) => s.event.element)).toEqual([undefined, undefined]);
+    expect(modelFreeCard(clicks[0] as (typeof clicks)[number]).intent).toBe('Click the place at (280, 114).');
+  });
+
   it('names params after the fields, keeps a secret sensitive, and splits subtasks where the app changes', () => {
     const plan = modelFreePlan({ name: 'sign in', description: '' }, steps);
     expect(plan.task_params.map((p) => [p.name, p.example, p.sensitive])).toEqual([

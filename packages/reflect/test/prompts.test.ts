@@ -13,7 +13,7 @@ const element: AccessibleElement = {
   label: null,
   app: 'Chromium',
   window: { role: 'frame', name: 'Shop\u001b]0;pwned\u0007' },
-  path: [],
+  path: [{ role: 'entry', name: '', index: 0 }],
   states: [],
   extents: null,
 };

@@ -61,6 +61,18 @@ export function identityOf(element: AccessibleElement): ElementIdentity {
   return identity;
 }
 
+/** Roles of a whole document: what a click on a page whose tree was not there yet names. */
+const DOCUMENT_ROLES = new Set(['document web', 'document frame', 'document email', 'document presentation']);
+
+/**
+ * Whether an element is no target of an input: a window itself (a frame, a dialog: it has no path
+ * inside one) or a whole web document. Such an element is what a lookup names when the tree did not
+ * know better, and replaying towards it would aim at the window's middle.
+ */
+export function isWholeWindow(element: Pick<AccessibleElement, 'path' | 'role'>): boolean {
+  return element.path.length === 0 || DOCUMENT_ROLES.has(element.role);
+}
+
 /** Roles whose text is a secret whatever was typed. */
 const SECRET_ROLES = new Set(['password text', 'password']);
 

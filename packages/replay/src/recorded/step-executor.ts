@@ -61,7 +61,12 @@ class RecordedRun {
     this.#locators = context.desktop
       .accessibility()
       .catch(() => null)
-      .then((a11y) => mode.ladder(a11y, context.ocr));
+      .then(async (a11y) => {
+        // A browser builds a page's tree only once asked (Firefox): woken before the first step
+        // looks for its element, else the first look finds no field and a later rung guesses.
+        await a11y?.wake().catch(() => undefined);
+        return mode.ladder(a11y, context.ocr);
+      });
   }
 
   async run(): Promise<void> {
