@@ -1,0 +1,136 @@
+/**
+ * Apps of other toolkits on headless sway, each workflow recorded by input under X11 (Xvfb and
+ * openbox) and replayed unchanged through the wlroots adapter with `--max-model-calls 0`: Mousepad
+ * (GTK 3) and FeatherPad (Qt 5) natively on Wayland, their windows floated and moved away from where
+ * they were recorded (the editor's text found by its accessibility element: its window-relative
+ * extents placed by the window sway shows for the app's pid); the demo in Chromium on XWayland
+ * (`--ozone-platform=x11`), driven by the same virtual pointer and wtype. Outcomes are read outside
+ * mime: the file the editor saved, the demo's window title.
+ */
+import { readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { accessibleAppEnv } from '@mime-desktop/test-support/accessible-element';
+import { copyWorkflow, readEvents, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
+import type { MatrixApp } from '@mime-desktop/test-support/matrix';
+import { recordAndReflect } from '@mime-desktop/test-support/matrix';
+import { featherpad, mousepad } from '@mime-desktop/test-support/matrix-apps';
+import { runMime } from '@mime-desktop/test-support/run-mime';
+import { type SwayHarness, startSwayHarness, swaySkipReason } from '@mime-desktop/test-support/sway-harness';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const skip = swaySkipReason();
+if (skip) console.warn(`skipping the sway app replay tests: ${skip}`);
+
+const tempDir = useTempDirs();
+
+interface Run {
+  exitCode: number | undefined;
+  stderr: string;
+  summary: { outcome: string; usage: { calls: number }; run_id: string } | undefined;
+  rungs: string[];
+}
+
+/** Replays `workflow` with `params` on `desktop`, no model call allowed; what mime said and which rungs found the steps. */
+async function replay(desktop: SwayHarness, workflow: string, mode: string, params: string[]): Promise<Run> {
+  const args = ['replay', workflow, '--mode', mode, '--max-model-calls', '0', '--json'];
+  const result = await runMime([...args, ...params.flatMap((p) => ['--param', p])], { env: desktop.env });
+  const summary = result.stdout.trim() ? JSON.parse(result.stdout) : undefined;
+  const events = summary ? await readEvents(join(workflow, '.replay', summary.run_id)) : [];
+  const rungs = events
+    .filter((e) => e.type === 'step')
+    .map((e) => String((e.data as { rung?: string }).rung ?? '?'));
+  return { exitCode: result.exitCode, stderr: result.stderr, summary, rungs };
+}
+
+/** The names of a workflow's params, in order. */
+async function paramNames(workflow: string): Promise<string[]> {
+  const schema = JSON.parse(await readFile(join(workflow, 'schema.json'), 'utf8'));
+  return schema.task_params.map((p: { name: string }) => p.name);
+}
+
+/**
+ * An editor of the matrix (it saves a line to the file on its command line with Ctrl+S), recorded
+ * under X11, replayed on sway natively with `toolkitEnv`, its window moved to 300,200.
+ */
+function editorOnSway(
+  app: MatrixApp,
+  command: string,
+  windowApp: RegExp,
+  toolkitEnv: Record<string, string>,
+) {
+  describe.skipIf(skip !== null)(`${app.name} natively on sway`, () => {
+    let workflow = '';
+    let work = '';
+    let desktop: SwayHarness | undefined;
+    beforeAll(async () => {
+      const home = await tempDir('mime-sway-apps-');
+      work = await tempDir('mime-sway-work-');
+      workflow = await recordAndReflect(app, home, work);
+      desktop = await startSwayHarness({ app: false });
+    }, 120_000);
+    afterAll(async () => {
+      await desktop?.stop();
+    });
+
+    for (const mode of ['trace', 'auto']) {
+      it(`${mode} finds the text by its accessibility element after the window moved; the line is saved`, {
+        timeout: 90_000,
+      }, async () => {
+        if (!desktop) throw new Error('sway is not started');
+        const file = join(work, `${command}-note.txt`);
+        await writeFile(file, '');
+        const home = await tempDir(`mime-sway-${command}-`);
+        const env = accessibleAppEnv({
+          ...desktop.env,
+          HOME: home,
+          XDG_CONFIG_HOME: join(home, 'config'),
+          XDG_DATA_HOME: join(home, 'data'),
+          XDG_CACHE_HOME: join(home, 'cache'),
+          ...toolkitEnv,
+        });
+        const started = desktop.startApp(command, [file], env);
+        try {
+          // Recorded under openbox near the top left; here floated and moved to another place.
+          const view = await desktop.placeWindow(windowApp, { x: 300, y: 200 });
+          expect(view.shell).toBe('xdg_shell');
+          const [param] = await paramNames(workflow);
+          const run = await replay(desktop, workflow, mode, [`${param}=${app.values[0]}`]);
+          expect((await readFile(file, 'utf8')).trim(), run.stderr).toBe(app.values[0]);
+          expect(run.exitCode, run.stderr).toBe(0);
+          expect(run.summary).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
+          expect(run.rungs[0]).toBe('accessibility');
+        } finally {
+          await started.stop();
+        }
+      });
+    }
+  });
+}
+
+editorOnSway(mousepad, 'mousepad', /^(org\.xfce\.)?mousepad$/i, { GDK_BACKEND: 'wayland' });
+editorOnSway(featherpad, 'featherpad', /featherpad/i, { QT_QPA_PLATFORM: 'wayland' });
+
+describe.skipIf(skip !== null)('an X11 app on XWayland under sway: the demo in Chromium', () => {
+  let desktop: SwayHarness | undefined;
+  beforeAll(async () => {
+    desktop = await startSwayHarness({ xwayland: true, chromium: 'x11' });
+  }, 60_000);
+  afterAll(async () => {
+    await desktop?.stop();
+  });
+
+  for (const mode of ['trace', 'auto']) {
+    it(`${mode} replays the X11 recording through the virtual pointer and wtype`, {
+      timeout: 90_000,
+    }, async () => {
+      if (!desktop) throw new Error('sway is not started');
+      await desktop.resetApp();
+      expect(await desktop.swaymsg('-t', 'get_tree', '-r')).toMatch(/"shell":\s*"xwayland"/);
+      const dir = await copyWorkflow('play-song-recorded');
+      const run = await replay(desktop, dir, mode, ['song_name=Faint']);
+      expect((await desktop.readAppState()).playing, run.stderr).toBe('Faint');
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.summary).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
+    });
+  }
+});
