@@ -173,7 +173,8 @@ export async function startSwayHarness(
       config,
       // The headless output draws the pointer into its frames (no hardware cursor plane; Xvfb's frames
       // have none): hidden once it rests 50 ms, frames show the app alone, as recorded under X11.
-      `output HEADLESS-1 resolution 1280x800 position 0,0\nxwayland ${options.xwayland ? 'force' : 'disable'}\ndefault_border none\nseat * hide_cursor 50\n`,
+      // A black background (swaybg), as Xvfb's root window where the workflows were recorded.
+      `output HEADLESS-1 resolution 1280x800 position 0,0\nxwayland ${options.xwayland ? 'force' : 'disable'}\ndefault_border none\nseat * hide_cursor 50\noutput * bg #000000 solid_color\n`,
     );
     const ids = isRoot() ? userIds(SWAY_USER) : null;
     if (ids) {
