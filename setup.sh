@@ -12,14 +12,14 @@ cd "$(dirname "$0")"
 # manager, terminals for the recorder tests, clipboard tools, the accessibility bus (a session bus,
 # AT-SPI and GTK's bridge to it), fonts, OCR-free GTK apps for tests; for Wayland under wlroots, a
 # compositor to test on (sway, headless) and what mime drives it with (grim for frames, wtype for keys;
-# XWayland for X11 apps there); for GNOME on Wayland, mutter to test on (headless) and PipeWire with its
+# XWayland for X11 apps there; Qt's Wayland platform plugin for Qt apps natively there); for GNOME on Wayland, mutter to test on (headless) and PipeWire with its
 # session manager and GStreamer's PipeWire source, which mime reads mutter's screen cast through.
 SYSTEM_PACKAGES=(
   xvfb xauth xdotool x11-utils x11-xkb-utils libxtst6 mousepad galculator gnumeric featherpad
   chromium openbox xterm tmux xclip xsel
   dbus-daemon at-spi2-core libatk-adaptor zenity gtk-4-examples firefox-esr
   fonts-dejavu-core locales python3-tk python3-gi gir1.2-gtk-4.0
-  sway grim wtype xwayland
+  sway grim wtype xwayland qtwayland5
   mutter pipewire wireplumber gstreamer1.0-pipewire gstreamer1.0-tools
 )
 

@@ -271,9 +271,11 @@ describe('rows files that cannot drive a batch (exit 2, nothing run)', () => {
       [2, 'trace'],
     ]);
     expect(steps[1]?.action).toEqual({ action: 'type', text: '{song_secret}' });
-    // Enter found no song: the results list the recording shows never came.
+    // Enter found no song: the results list the recording shows, with the row's value, never came
+    // (Enter's recorded change shows the param's example: the subtask's outcome decides by content).
     const divergence = events.find((e) => e.type === 'divergence')?.data;
-    expect(divergence).toMatchObject({ step_i: 2, check: 'after_step' });
+    expect(divergence).toMatchObject({ step_i: null, check: 'subtask_outcome' });
+    expect(divergence?.reason).toMatch(/song_name = "\{song_secret\}"/);
   }, 90_000);
 
   it('refuses a sensitive param in the rows file unless allowed', async () => {

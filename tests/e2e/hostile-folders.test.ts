@@ -221,8 +221,9 @@ describe('every command refuses links out, named pipes and /dev/zero at once, wr
     expect(result.stderr.replace(/\n\s*/g, ' ')).toMatch(says);
     expect(result.stderr).not.toMatch(/internal error/);
     // A reader that waits on the pipe never ends and one that reads /dev/zero runs for minutes: both are
-    // far past this bound, which also holds when start-up alone varies by a second or two under load.
-    expect(result.ms).toBeLessThan(result.startup * 1.5 + 1000);
+    // far past this bound, which also holds when start-up alone varies by seconds (two test files at a
+    // time on two cores: the command's own start-up, measured just before, can double).
+    expect(result.ms).toBeLessThan(result.startup * 3 + 5000);
     expect(await snapshot(outside)).toEqual(before);
     expect(server.chatRequests()).toHaveLength(0);
   });

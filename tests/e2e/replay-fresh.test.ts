@@ -57,7 +57,7 @@ describe('a known starting state', () => {
     expect(first).toMatchObject({ row: 1, outcome: 'success' });
     expect(second).toMatchObject({ row: 2, outcome: 'failed', code: 'MIME_REPLAY_DIVERGENCE' });
     expect(second?.reason).toMatch(
-      /^step \d .*if the app is not in its recorded starting state .* replay with --fresh/,
+      /^(step \d|end of subtask \d).*if the app is not in its recorded starting state .* replay with --fresh/,
     );
   });
 

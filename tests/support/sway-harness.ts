@@ -7,7 +7,7 @@
  * user's sockets. `stop()` ends exactly the processes started here, by pid.
  */
 import { execFileSync } from 'node:child_process';
-import { chmod, chown, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { chmod, chown, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -65,7 +65,26 @@ export interface SwayHarness {
   waitForAppState(predicate: (state: DemoAppState) => boolean, timeoutMs?: number): Promise<DemoAppState>;
   /** Parks the pointer at the bottom, resets the zoom, reloads the page and waits for a fresh state. */
   resetApp(): Promise<DemoAppState>;
+  /**
+   * Starts an app in the session (native Wayland unless its toolkit is told otherwise; `DISPLAY` is
+   * XWayland's when the harness has it); it is ended with the harness, or by `stop` on the handle.
+   */
+  startApp(
+    command: string,
+    args: string[],
+    env?: Record<string, string | undefined>,
+  ): { stop(): Promise<void> };
+  /** Waits for an app window whose app id or X11 class matches `app`, floats it and moves its corner to `at`. */
+  placeWindow(app: RegExp, at: { x: number; y: number }, timeoutMs?: number): Promise<SwayView>;
   stop(): Promise<void>;
+}
+
+/** An app window as sway tells it (its content's place in the layout). */
+export interface SwayView {
+  pid: number;
+  title: string;
+  rect: { x: number; y: number; width: number; height: number };
+  shell: string;
 }
 
 async function waitFor<T>(what: string, look: () => Promise<T | null>, timeoutMs: number): Promise<T> {
@@ -82,33 +101,69 @@ interface TreeNode {
   name?: string | null;
   app_id?: string | null;
   pid?: number;
+  shell?: string;
+  rect?: SwayView['rect'];
+  window_properties?: { class?: string };
   nodes?: TreeNode[];
   floating_nodes?: TreeNode[];
 }
 
-function findView(node: TreeNode, appId: string): TreeNode | null {
-  if (node.app_id === appId && node.pid) return node;
+/** The first app window whose app id (native) or X11 class (XWayland) matches `app`. */
+function findView(node: TreeNode, app: RegExp): TreeNode | null {
+  if (node.pid && app.test(node.app_id ?? node.window_properties?.class ?? '')) return node;
   for (const child of [...(node.nodes ?? []), ...(node.floating_nodes ?? [])]) {
-    const hit = findView(child, appId);
+    const hit = findView(child, app);
     if (hit) return hit;
   }
   return null;
 }
 
-/** Starts headless sway, a session bus and Chromium on the demo app (`query` appended to its URL). */
+interface Owned {
+  kill: (signal: NodeJS.Signals) => void;
+  done: Promise<unknown>;
+}
+
+/** A child started detached, ended with its whole process group. */
+function groupOf(child: ReturnType<typeof execa>): Owned {
+  return {
+    kill: (signal) => {
+      try {
+        if (child.pid) process.kill(-child.pid, signal);
+      } catch {
+        // already gone
+      }
+    },
+    done: child,
+  };
+}
+
+/** SIGTERM, then SIGKILL after 3 s. */
+async function end(child: Owned): Promise<void> {
+  child.kill('SIGTERM');
+  await Promise.race([child.done, sleep(3000).then(() => child.kill('SIGKILL'))]);
+  await child.done;
+}
+
+/**
+ * Starts headless sway, a session bus and Chromium on the demo app (`query` appended to its URL;
+ * `app: false`: no app). With `xwayland`, sway runs XWayland and `chromium: 'x11'` puts the demo
+ * on it (an X11 app in the Wayland session); else XWayland is off and Chromium is native.
+ */
 export async function startSwayHarness(
-  options: { query?: string; startTimeoutMs?: number; app?: false } = {},
+  options: {
+    query?: string;
+    startTimeoutMs?: number;
+    app?: false;
+    xwayland?: boolean;
+    chromium?: 'x11';
+  } = {},
 ): Promise<SwayHarness> {
   const { startTimeoutMs = 30_000 } = options;
-  const owned: Array<{ kill: (signal: NodeJS.Signals) => void; done: Promise<unknown> }> = [];
+  const owned: Owned[] = [];
   const runtime = await mkdtemp(path.join(tmpdir(), 'mime-sway-'));
   let stopBus: (() => Promise<void>) | undefined;
   const stop = async () => {
-    for (const child of owned.splice(0).toReversed()) {
-      child.kill('SIGTERM');
-      await Promise.race([child.done, sleep(3000).then(() => child.kill('SIGKILL'))]);
-      await child.done;
-    }
+    for (const child of owned.splice(0).toReversed()) await end(child);
     await stopBus?.();
     await rm(runtime, { recursive: true, force: true });
   };
@@ -118,7 +173,8 @@ export async function startSwayHarness(
       config,
       // The headless output draws the pointer into its frames (no hardware cursor plane; Xvfb's frames
       // have none): hidden once it rests 50 ms, frames show the app alone, as recorded under X11.
-      'output HEADLESS-1 resolution 1280x800 position 0,0\nxwayland disable\ndefault_border none\nseat * hide_cursor 50\n',
+      // A black background (swaybg), as Xvfb's root window where the workflows were recorded.
+      `output HEADLESS-1 resolution 1280x800 position 0,0\nxwayland ${options.xwayland ? 'force' : 'disable'}\ndefault_border none\nseat * hide_cursor 50\noutput * bg #000000 solid_color\n`,
     );
     const ids = isRoot() ? userIds(SWAY_USER) : null;
     if (ids) {
@@ -169,9 +225,20 @@ export async function startSwayHarness(
 
     const swaymsg = async (...args: string[]) =>
       (await execa('swaymsg', ['-s', sockets.ipc, ...args], { timeout: 10_000 })).stdout;
+    if (options.xwayland) {
+      // sway names XWayland's display only to what it starts: a program it runs writes it down.
+      const file = path.join(runtime, 'xwayland-display');
+      await swaymsg('exec', `printenv DISPLAY > ${file}`);
+      env.DISPLAY = await waitFor(
+        'sway naming its XWayland display',
+        async () => (await readFile(file, 'utf8')).trim() || null,
+        startTimeoutMs,
+      );
+    }
+    const tree = async () => JSON.parse(await swaymsg('-t', 'get_tree', '-r')) as TreeNode;
 
     const readTitle = async () => {
-      const view = findView(JSON.parse(await swaymsg('-t', 'get_tree', '-r')) as TreeNode, 'chromium');
+      const view = findView(await tree(), /^chromium$/i);
       if (!view?.name) throw new Error('no Chromium window in sway');
       return view.name;
     };
@@ -185,7 +252,43 @@ export async function startSwayHarness(
         },
         timeoutMs,
       );
-    const harness = { env, swaymsg, readAppState, waitForAppState, stop };
+    const startApp = (command: string, args: string[], appEnv = env) => {
+      const child = execa('setpriv', ['--pdeathsig', 'TERM', '--', command, ...args], {
+        env: appEnv,
+        extendEnv: false,
+        stdio: 'ignore',
+        reject: false,
+        detached: true,
+      });
+      const handle = groupOf(child);
+      owned.push(handle);
+      return {
+        stop: async () => {
+          const index = owned.indexOf(handle);
+          if (index >= 0) owned.splice(index, 1);
+          await end(handle);
+        },
+      };
+    };
+    const placeWindow = async (app: RegExp, at: { x: number; y: number }, timeoutMs = startTimeoutMs) => {
+      const found = await waitFor(
+        'the app window in sway',
+        async () => findView(await tree(), app),
+        timeoutMs,
+      );
+      await swaymsg(`[pid=${found.pid}] floating enable, move absolute position ${at.x} ${at.y}`);
+      return waitFor(
+        `the app window at ${at.x},${at.y}`,
+        async () => {
+          const view = findView(await tree(), app);
+          return view?.pid && view.rect?.x === at.x && view.rect.y === at.y
+            ? { pid: view.pid, title: view.name ?? '', rect: view.rect, shell: view.shell ?? '' }
+            : null;
+        },
+        timeoutMs,
+      );
+    };
+    const harness = { env, swaymsg, readAppState, waitForAppState, startApp, placeWindow, stop };
     if (options.app === false) {
       return {
         ...harness,
@@ -201,24 +304,18 @@ export async function startSwayHarness(
         '--pdeathsig',
         'TERM',
         '--',
+        // XWayland lets in only the user sway runs as (it has no auth file root could use): in a
+        // real session everything runs as that one user, so the X11 app does here.
+        ...(options.chromium === 'x11' && ids ? ['runuser', '-u', SWAY_USER, '--'] : []),
         'chromium',
-        '--ozone-platform=wayland',
+        `--ozone-platform=${options.chromium ?? 'wayland'}`,
         ...CHROMIUM_FLAGS,
         `--user-data-dir=${profile}`,
         url,
       ],
       { env, extendEnv: false, stdio: 'ignore', reject: false, detached: true },
     );
-    owned.push({
-      kill: (s) => {
-        try {
-          if (browser.pid) process.kill(-browser.pid, s);
-        } catch {
-          // already gone
-        }
-      },
-      done: browser,
-    });
+    owned.push(groupOf(browser));
 
     await waitForAppState((s) => s.ready, startTimeoutMs);
     return {

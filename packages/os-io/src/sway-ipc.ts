@@ -165,6 +165,15 @@ export class SwayIpc {
   }
 }
 
+/**
+ * The names a native window's app id stands for: itself and, for a reverse-DNS one, its last part
+ * (`org.xfce.mousepad`: `mousepad`), the program name X11 knows the same app by (its WM_CLASS).
+ */
+export function appIdNames(appId: string): string[] {
+  const last = appId.includes('.') ? appId.slice(appId.lastIndexOf('.') + 1) : '';
+  return last ? [appId, last] : [appId];
+}
+
 /** The views of a sway tree (nodes with a pid), tiled and floating. */
 export function flattenWindows(root: TreeNode): SwayWindow[] {
   const windows: SwayWindow[] = [];
@@ -176,7 +185,9 @@ export function flattenWindows(root: TreeNode): SwayWindow[] {
         id: node.id,
         title: node.name ?? '',
         appId: node.app_id ?? null,
-        classes: node.app_id ? [node.app_id] : [x11?.instance, x11?.class].filter((c): c is string => !!c),
+        classes: node.app_id
+          ? appIdNames(node.app_id)
+          : [x11?.instance, x11?.class].filter((c): c is string => !!c),
         pid: node.pid,
         rect: {
           x: node.rect.x + inner.x,

@@ -22,7 +22,7 @@ import {
   type ScrollDirection,
   screenPoint,
 } from './units.ts';
-import { pressChord, wtype } from './wtype-keyboard.ts';
+import { chordArgs, wtype } from './wtype-keyboard.ts';
 
 /** A pointer the compositor moves to absolute logical positions; each call resolves once it has the event. */
 export interface PointerDevice {
@@ -71,11 +71,27 @@ export function textArgs(text: string, keyDelayMs: number): string[] {
   return args;
 }
 
-/** wtype as the {@link KeyboardDevice} of the wlroots compositor of `env`. */
-export function wtypeKeyboard(env: NodeJS.ProcessEnv): KeyboardDevice {
+/**
+ * What each wtype call to an XWayland window starts with: a tap of Shift. wtype numbers the keys of
+ * its keymap as its call uses them, and under XWayland a capital letter on the first key was lost
+ * every time (Chromium on XWayland under sway: "Faint" typed "aint", "AbC" typed "bC", whatever the
+ * pause before it; "Faint" after a Shift tap typed whole, 4 of 4 texts).
+ */
+export const XWAYLAND_LEAD: readonly string[] = ['-k', 'Shift_L'];
+
+/**
+ * wtype as the {@link KeyboardDevice} of the wlroots compositor of `env`; `toXWayland` tells
+ * whether keys go to an XWayland window now (see {@link XWAYLAND_LEAD}).
+ */
+export function wtypeKeyboard(
+  env: NodeJS.ProcessEnv,
+  toXWayland: () => Promise<boolean> = async () => false,
+): KeyboardDevice {
+  const lead = async () => ((await toXWayland()) ? XWAYLAND_LEAD : []);
   return {
-    pressChord: (chord, signal) => pressChord(chord, env, signal),
-    typeText: (text, keyDelayMs, signal) => wtype(textArgs(text, keyDelayMs), env, signal),
+    pressChord: async (chord, signal) => wtype([...(await lead()), ...chordArgs(chord)], env, signal),
+    typeText: async (text, keyDelayMs, signal) =>
+      wtype([...(await lead()), ...textArgs(text, keyDelayMs)], env, signal),
   };
 }
 

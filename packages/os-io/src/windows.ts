@@ -71,7 +71,7 @@ async function x11Windows(env: NodeJS.ProcessEnv): Promise<FoundWindow[]> {
 }
 
 /** The windows of the sway session in `env` (its pids too, for {@link closeApp}). */
-async function swayWindows(env: NodeJS.ProcessEnv): Promise<Array<FoundWindow & { pid: number | null }>> {
+async function swayWindows(env: NodeJS.ProcessEnv): Promise<SessionWindow[]> {
   const socket = env.SWAYSOCK?.trim();
   if (!socket) {
     throw new UnsupportedPlatformError(
@@ -83,14 +83,36 @@ async function swayWindows(env: NodeJS.ProcessEnv): Promise<Array<FoundWindow & 
   try {
     return (await ipc.windows())
       .filter((w) => w.visible)
-      .map((w) => ({ id: String(w.id), title: w.title, classes: w.classes, pid: w.pid }));
+      .map((w) => ({
+        id: String(w.id),
+        title: w.title,
+        classes: w.classes,
+        pid: w.pid,
+        native: w.appId !== null,
+      }));
   } finally {
     ipc.close();
   }
 }
 
+/** A window of the session; `native`: a Wayland app's, its classes its app id's names. */
+type SessionWindow = FoundWindow & { pid?: number | null; native?: boolean };
+
+/**
+ * Whether `window` is one `query` asks for. A native Wayland window's app id is matched against a
+ * class without case: X11 names the same program capitalised by its toolkit (GTK's `Mousepad`, Qt's
+ * `FeatherPad` for the app ids `org.xfce.mousepad` and `featherpad`), so a workflow recorded under
+ * X11 finds its app on Wayland.
+ */
+export function windowMatches(query: WindowQuery, window: SessionWindow): boolean {
+  if (query.title !== undefined && !new RegExp(query.title, 'u').test(window.title)) return false;
+  if (query.class === undefined) return true;
+  const klass = new RegExp(query.class, window.native ? 'iu' : 'u');
+  return window.classes.some((c) => klass.test(c));
+}
+
 /** The visible windows of this session: X11, sway, or nut-js's by title elsewhere. */
-function sessionWindows(env: NodeJS.ProcessEnv): Promise<FoundWindow[]> {
+function sessionWindows(env: NodeJS.ProcessEnv): Promise<SessionWindow[]> {
   if (process.platform !== 'linux') return nutWindows();
   // Wayland: only sway tells its windows (swayWindows says so elsewhere, GNOME included).
   return chooseAdapter(env) === 'x11' ? x11Windows(env) : swayWindows(env);
@@ -108,17 +130,12 @@ export async function findWindows(
   query: WindowQuery,
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<FoundWindow[]> {
-  const title = query.title === undefined ? null : new RegExp(query.title, 'u');
-  const klass = query.class === undefined ? null : new RegExp(query.class, 'u');
-  if (process.platform !== 'linux' && klass) {
+  if (process.platform !== 'linux' && query.class !== undefined) {
     throw new UnsupportedPlatformError(
       `finding a window by class works on Linux/X11 only; give a title instead`,
     );
   }
-  const windows = await sessionWindows(env);
-  return windows.filter(
-    (w) => (!title || title.test(w.title)) && (!klass || w.classes.some((c) => klass.test(c))),
-  );
+  return (await sessionWindows(env)).filter((w) => windowMatches(query, w));
 }
 
 /** A top-level window of the tree `xwininfo -root -tree` prints: its box and its client's WM_CLASS. */

@@ -105,9 +105,10 @@ export async function createWlrootsDesktop(
       return sway.windows();
     };
     const focused = async () => (await windows()).find((w) => w.focused && w.visible);
+    const toXWayland = async () => (await focused().catch(() => undefined))?.shell === 'xwayland';
     const input = new WaylandInput(
       pointer,
-      wtypeKeyboard(env),
+      wtypeKeyboard(env, toXWayland),
       failSafe,
       screen.logical,
       options.timing,

@@ -116,8 +116,3 @@ export function wtype(args: readonly string[], env: NodeJS.ProcessEnv, signal?: 
     );
   });
 }
-
-/** Presses a chord. */
-export function pressChord(chord: KeyChord, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<void> {
-  return wtype(chordArgs(chord), env, signal);
-}

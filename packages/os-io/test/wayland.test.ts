@@ -6,8 +6,9 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { decodePpm } from '../src/grim-capture.ts';
 import { chooseAdapter, compositorOf, probeDisplay } from '../src/index.ts';
 import { swayChord } from '../src/sway-hotkey.ts';
-import { flattenWindows } from '../src/sway-ipc.ts';
+import { appIdNames, flattenWindows } from '../src/sway-ipc.ts';
 import { textArgs } from '../src/wayland-input.ts';
+import { windowMatches } from '../src/windows.ts';
 import { chordArgs } from '../src/wtype-keyboard.ts';
 
 describe('the adapter a session gets', () => {
@@ -174,5 +175,30 @@ describe('windows from the sway tree', () => {
         shell: 'xwayland',
       },
     ]);
+  });
+});
+
+describe('a workflow recorded under X11 finding its app on Wayland', () => {
+  const window = (title: string, classes: string[], native: boolean) => ({ id: '1', title, classes, native });
+
+  it('names a native window by its app id and, for a reverse-DNS one, its last part', () => {
+    expect(appIdNames('org.xfce.mousepad')).toEqual(['org.xfce.mousepad', 'mousepad']);
+    expect(appIdNames('featherpad')).toEqual(['featherpad']);
+  });
+
+  it("matches a recorded X11 class against a native app id without case, an X11 window's with it", () => {
+    const mousepad = window('note.txt - Mousepad', appIdNames('org.xfce.mousepad'), true);
+    expect(windowMatches({ class: '^Mousepad$' }, mousepad)).toBe(true);
+    expect(windowMatches({ class: '^FeatherPad$' }, window('fp', ['featherpad'], true))).toBe(true);
+    expect(windowMatches({ class: '^Mousepad$', title: 'note' }, mousepad)).toBe(true);
+    expect(windowMatches({ class: '^Mousepad$', title: '^Other' }, mousepad)).toBe(false);
+    expect(windowMatches({ class: '^Gedit$' }, mousepad)).toBe(false);
+    // XWayland windows keep their WM_CLASS: matched as on X11, with case.
+    expect(windowMatches({ class: '^Galculator$' }, window('c', ['galculator', 'Galculator'], false))).toBe(
+      true,
+    );
+    expect(windowMatches({ class: '^GALCULATOR$' }, window('c', ['galculator', 'Galculator'], false))).toBe(
+      false,
+    );
   });
 });

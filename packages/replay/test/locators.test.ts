@@ -204,6 +204,28 @@ describe('a featureless target (the inside of an empty field)', () => {
   });
 });
 
+describe('a thin label (a target with edges, mostly background)', () => {
+  // A label of stripes at (200, 140), 50x12, inside the target box of a click on it (160x64).
+  const label = { x: 200, y: 140, width: 50, height: 12, fill: true };
+  const pre = frame(800, 600, [label]);
+  const click = step({ x: 225, y: 146 });
+
+  it('is not "found where it was recorded" where the label is gone, though the grey levels stay alike', async () => {
+    const live = frame(800, 600, []);
+    const found = await locate(autoLadder(null, null), { step: click, pre, live, layout: null });
+    expect(found.ok && found.value.rung).not.toBe('recorded-place');
+  });
+
+  it('is found at its place where it still is, and where the label moved, by its crop', async () => {
+    const there = await locate(autoLadder(null, null), { step: click, pre, live: pre, layout: null });
+    expect(there.ok && there.value.rung).toBe('recorded-place');
+    const live = frame(800, 600, [{ ...label, x: 500, y: 400 }]);
+    const moved = await locate(autoLadder(null, null), { step: click, pre, live, layout: null });
+    if (!moved.ok) throw new Error(moved.failure.reason);
+    expect(moved.value.map({ x: 225, y: 146 })).toEqual({ x: 525, y: 406 });
+  });
+});
+
 describe('checks', () => {
   const name = { x: 100, y: 100, width: 300, height: 40 };
   const city = { x: 100, y: 200, width: 300, height: 40 };

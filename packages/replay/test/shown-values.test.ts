@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import type { Accessibility } from '@mime-desktop/os-io';
 import type { AccessibleElement } from '@mime-desktop/schema';
 import { changedRegion, decodeImage, OcrEngine, type RgbaImage } from '@mime-desktop/vision';
+import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { checkChange } from '../src/recorded/checks.ts';
 import { RECORDED } from '../src/recorded/layout-map.ts';
@@ -129,5 +130,38 @@ describe('a key whose change shows the values (a Tk form’s Enter, replayed at 
       kind: 'missing',
       value: { name: 'text_2' },
     });
+  });
+});
+
+/** A white screen with lines of text, as an app draws them (each at its y). */
+async function drawn(lines: ReadonlyArray<{ y: number; text: string }>): Promise<RgbaImage> {
+  const texts = lines.map(
+    ({ y, text }) =>
+      `<text x="20" y="${y}" font-family="DejaVu Sans, sans-serif" font-size="18">${text}</text>`,
+  );
+  const svg = `<svg xmlns="http://www.w3.org/2000/svg" width="640" height="200"><rect width="640" height="200" fill="white"/>${texts.join('')}</svg>`;
+  return decodeImage(await sharp(Buffer.from(svg)).png().toBuffer());
+}
+
+describe('the examples a subtask shows', () => {
+  const ocr = new OcrEngine();
+  afterAll(() => ocr.close());
+
+  it('are where the recording shows them after the subtask, not where they stood already before it', async () => {
+    const field = { y: 40, text: 'City: Paris' };
+    const before = await drawn([field]);
+    const after = await drawn([field, { y: 120, text: 'Sent to Ann Lee in Paris' }]);
+    const values = [
+      { name: 'name', example: 'Ann Lee', value: 'Bob Jones' },
+      { name: 'city', example: 'Paris', value: 'Rome' },
+    ];
+    const spots = await findExamples(ocr, before, after, { x: 0, y: 0, width: 640, height: 200 }, values);
+    expect(spots.map((s) => s.value.name).sort()).toEqual(['city', 'name']);
+    // Both on the sent line (its text's middle at about y 114), none on the field's line.
+    for (const { box } of spots) expect(Math.abs(box.y + box.height / 2 - 114)).toBeLessThan(12);
+    // Nothing new after the subtask: no spot.
+    expect(await findExamples(ocr, before, before, { x: 0, y: 0, width: 640, height: 200 }, values)).toEqual(
+      [],
+    );
   });
 });

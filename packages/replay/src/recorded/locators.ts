@@ -112,6 +112,12 @@ function surroundingsAt(
   };
 }
 
+/**
+ * Share of a target's edges that must stand where the recording has them (within a pixel) for auto to
+ * take it at its expected place: a label gone from a blank place keeps none; a hover or a caret moves few.
+ */
+const PLACE_EDGES = 0.5;
+
 /** Trace, rung 2: the target as recorded, where it was recorded, on a screen alike the recording. */
 export const tracePlaceLocator: Locator = {
   async locate({ step, pre, live }) {
@@ -138,6 +144,10 @@ export const autoPlaceLocator: Locator = {
     if (atPlace < TRACE_TARGET_SIMILARITY) return null;
     const around = surroundingsAt(pre, live, target, expected);
     if (around && !around.ok) return null;
+    // A target with edges (a thin label, an icon) is mostly its background: grey levels find it
+    // alike a blank place where it is gone. Its edges must be there too, or a later rung looks.
+    if (!around && edgeSimilarity(pre, target.box, live, mapBox(expected, target.box)) < PLACE_EDGES)
+      return null;
     const moved = isMoved(expected);
     const by = around ? ', by its surroundings: the target is featureless' : '';
     const reason = moved

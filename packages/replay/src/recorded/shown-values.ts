@@ -58,19 +58,32 @@ export async function findExamples(
 ): Promise<ExampleSpots> {
   const candidates = values.filter((v) => v.example.trim() !== '');
   if (candidates.length === 0) return [];
-  const [afterWords, beforeWords] = await Promise.all([
-    readCrop(ocr, after, region),
-    readCrop(ocr, before, region),
-  ]);
-  const spots: { value: ShownValue; box: Box }[] = [];
-  for (const value of candidates) {
-    const already = findPhrase(beforeWords, value.example);
-    for (const box of findPhrase(afterWords, value.example)) {
-      const near = (b: Box) => Math.abs(b.y - box.y) < box.height && Math.abs(b.x - box.x) < box.height;
-      if (!already.some(near)) spots.push({ value, box });
-    }
-  }
-  return spots;
+  const afterWords = await readCrop(ocr, after, region);
+  const found = candidates.flatMap((value) =>
+    findPhrase(afterWords, value.example).map((box) => ({ value, box })),
+  );
+  if (found.length === 0) return [];
+  // The frame before is read only across the lines where an example was found (a run's first outcome
+  // waits on these reads): a value that stood there already is no outcome of the subtask.
+  const beforeWords = await readCrop(
+    ocr,
+    before,
+    linesOf(
+      found.map((f) => f.box),
+      region,
+    ),
+  );
+  return found.filter(({ value, box }) => {
+    const near = (b: Box) => Math.abs(b.y - box.y) < box.height && Math.abs(b.x - box.x) < box.height;
+    return !findPhrase(beforeWords, value.example).some(near);
+  });
+}
+
+/** The band of `region` across `boxes`, a line above and below them. */
+function linesOf(boxes: readonly Box[], region: Box): Box {
+  const top = Math.max(region.y, Math.min(...boxes.map((b) => b.y - b.height)));
+  const bottom = Math.min(region.y + region.height, Math.max(...boxes.map((b) => b.y + 2 * b.height)));
+  return { x: region.x, y: top, width: region.width, height: Math.max(0, bottom - top) };
 }
 
 /** Whether an example stands in `region` (of the frame the spots were read on). */
