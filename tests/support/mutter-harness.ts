@@ -13,7 +13,8 @@ import { pathToFileURL } from 'node:url';
 import { createGnomeDesktop, type Desktop, type RawFrame, startSessionBus } from '@mime-desktop/os-io';
 import { execa } from 'execa';
 import { CHROMIUM_FLAGS, DEMO_APP_PATH, type DemoAppState, parseDemoTitle } from './desktop-harness.ts';
-import { sleep, waitUntil } from './wait.ts';
+import { end, groupOf, type Owned } from './process-group.ts';
+import { waitUntil } from './wait.ts';
 
 const TOOLS = [
   'mutter',
@@ -63,11 +64,6 @@ export function changedShare(a: RawFrame, b: RawFrame): number {
   return changed / one.length;
 }
 
-interface Owned {
-  kill: (signal: NodeJS.Signals) => void;
-  done: Promise<unknown>;
-}
-
 export interface DemoApp {
   readAppState(): Promise<DemoAppState>;
   waitForAppState(predicate: (state: DemoAppState) => boolean, timeoutMs?: number): Promise<DemoAppState>;
@@ -100,26 +96,6 @@ export interface MutterHarness {
     env?: Record<string, string | undefined>,
   ): { stop: () => Promise<void> };
   stop(): Promise<void>;
-}
-
-/** Ends a child started here: SIGTERM to its process group, SIGKILL after 3 s. */
-function owned(child: ReturnType<typeof execa>): Owned {
-  return {
-    kill: (signal) => {
-      try {
-        if (child.pid) process.kill(-child.pid, signal);
-      } catch {
-        // already gone
-      }
-    },
-    done: child,
-  };
-}
-
-async function end(child: Owned): Promise<void> {
-  child.kill('SIGTERM');
-  await Promise.race([child.done, sleep(3000).then(() => child.kill('SIGKILL'))]);
-  await child.done;
 }
 
 /** Starts PipeWire, WirePlumber and headless mutter on a session bus of their own. */
@@ -156,7 +132,7 @@ export async function startMutterHarness(options: { startTimeoutMs?: number } = 
         reject: false,
         detached: true,
       });
-      const handle = owned(child);
+      const handle = groupOf(child);
       children.push(handle);
       return { child, handle };
     };

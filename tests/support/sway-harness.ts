@@ -14,6 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { startSessionBus } from '@mime-desktop/os-io';
 import { execa } from 'execa';
 import { CHROMIUM_FLAGS, DEMO_APP_PATH, type DemoAppState, parseDemoTitle } from './desktop-harness.ts';
+import { end, groupOf, type Owned } from './process-group.ts';
 import { sleep } from './wait.ts';
 
 /** The unprivileged user sway runs as when the tests run as root (`MIME_WAYLAND_USER`, default `mime-wl`). */
@@ -116,32 +117,6 @@ function findView(node: TreeNode, app: RegExp): TreeNode | null {
     if (hit) return hit;
   }
   return null;
-}
-
-interface Owned {
-  kill: (signal: NodeJS.Signals) => void;
-  done: Promise<unknown>;
-}
-
-/** A child started detached, ended with its whole process group. */
-function groupOf(child: ReturnType<typeof execa>): Owned {
-  return {
-    kill: (signal) => {
-      try {
-        if (child.pid) process.kill(-child.pid, signal);
-      } catch {
-        // already gone
-      }
-    },
-    done: child,
-  };
-}
-
-/** SIGTERM, then SIGKILL after 3 s. */
-async function end(child: Owned): Promise<void> {
-  child.kill('SIGTERM');
-  await Promise.race([child.done, sleep(3000).then(() => child.kill('SIGKILL'))]);
-  await child.done;
 }
 
 /**
