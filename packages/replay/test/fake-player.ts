@@ -25,6 +25,8 @@ export interface PlayerOptions {
   accessible?: boolean;
   /** The most characters its fields take; the rest of a typing is lost. Default no limit. */
   maxLength?: number;
+  /** What its tree names under a point, asked for the n-th time (with `accessible`). Default none. */
+  elementAt?: (asked: number) => AccessibleElement | null;
 }
 
 /** Lines of the fake player: 0 the search field, 2 the Play button, 5 the notes field. */
@@ -128,11 +130,12 @@ export const SEARCH_FIELD: AccessibleElement = {
 
 /**
  * The player's tree as an accessibility bus tells it: the focused field with its text (only the search
- * field is named); no element under a point, and no search of the windows.
+ * field is named); under a point what `options.elementAt` says, and no search of the windows.
  */
-function playerTree(state: () => PlayerState): Accessibility {
+function playerTree(state: () => PlayerState, options: PlayerOptions): Accessibility {
+  let asked = 0;
   return {
-    elementAt: async () => null,
+    elementAt: async () => options.elementAt?.(asked++) ?? null,
     lineAt: async () => null,
     focused: async () => {
       const { focus, search } = state();
@@ -153,7 +156,9 @@ export function playerDesktop(options: PlayerOptions = {}): FakeDesktop {
     react: () => false,
     shows: player(options),
     ...(options.offset && { offset: options.offset }),
-    ...(options.accessible && { accessibility: playerTree(() => stateAfter(desktop.inputs, options)) }),
+    ...(options.accessible && {
+      accessibility: playerTree(() => stateAfter(desktop.inputs, options), options),
+    }),
   });
   return desktop;
 }

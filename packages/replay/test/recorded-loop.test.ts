@@ -11,7 +11,7 @@ import { OcrEngine } from '@mime-desktop/vision';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { ReplayEvent } from '../src/kernel/events.ts';
 import { type ReplayOptions, replay } from '../src/run/replay.ts';
-import { at, NOTES, PLAY, playerDesktop, recordPlayer, SEARCH } from './fake-player.ts';
+import { at, NOTES, PLAY, playerDesktop, recordPlayer, SEARCH, SEARCH_FIELD } from './fake-player.ts';
 import { act, tool } from './fake-replies.ts';
 
 let server: FakeModelServer;
@@ -182,6 +182,31 @@ describe('auto on a moved window', () => {
       [5, 'regrounded', 'template-anywhere'],
     ]);
     expect(summary.usage.calls).toBe(0);
+  });
+});
+
+describe('the element of a target re-found by its pixels', () => {
+  it('is the one the tree names at its point once it names no container; else none (no element beats a wrong one)', async () => {
+    const landmark = {
+      ...SEARCH_FIELD,
+      role: 'landmark',
+      name: '',
+      path: [{ role: 'landmark', name: '', index: 0 }],
+    };
+    // The first step's first ask names the page's landmark (a browser still building its tree), the
+    // second the field; every later ask a landmark.
+    const elementAt = (asked: number) => (asked === 1 ? SEARCH_FIELD : landmark);
+    const { result, events } = run(
+      'auto',
+      playerDesktop({ offset: { dx: 30, dy: 20 }, accessible: true, elementAt }),
+    );
+    expect((await result).summary.outcome).toBe('success');
+    const clicks = events.flatMap((e) => (e.type === 'step' && e.action?.action === 'left_click' ? [e] : []));
+    expect(clicks.map((e) => [e.step_i, e.executed_by, e.element?.role ?? null])).toEqual([
+      [0, 'regrounded', 'entry'],
+      [3, 'regrounded', null],
+      [5, 'regrounded', null],
+    ]);
   });
 });
 

@@ -73,6 +73,28 @@ export function isWholeWindow(element: Pick<AccessibleElement, 'path' | 'role'>)
   return element.path.length === 0 || DOCUMENT_ROLES.has(element.role);
 }
 
+/** Roles of elements that hold the targets of input rather than being one (a page's landmark, a panel). */
+const CONTAINER_ROLES = new Set([
+  'landmark',
+  'section',
+  'form',
+  'panel',
+  'filler',
+  'grouping',
+  'scroll pane',
+  'viewport',
+  'layered pane',
+  'split pane',
+]);
+
+/**
+ * Whether an element is a container, not a target: what a lookup at a point names while a browser is
+ * still building the page's tree there, or where the point falls between the page's controls.
+ */
+export function isContainer(element: Pick<AccessibleElement, 'role'>): boolean {
+  return CONTAINER_ROLES.has(element.role);
+}
+
 /** Roles whose text is a secret whatever was typed. */
 const SECRET_ROLES = new Set(['password text', 'password']);
 

@@ -8,10 +8,13 @@
  * alone cannot carry: trace stops there (seed 002), auto hands the subtask to the agent, then resumes
  * with the next subtask. No step is reported done unverified.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import {
   type ElementIdentity,
   formatSubtask,
   identityOf,
+  isContainer,
+  isWholeWindow,
   type RunAction,
   type StepExecution,
   stepFrameName,
@@ -38,6 +41,10 @@ import { SubtaskOutcome } from './subtask-outcome.ts';
 import { checkAfter, prepareField } from './typing-check.ts';
 import { unsetValueOf, unsetWithoutRecording } from './unset-value.ts';
 import { Verifier } from './verifier.ts';
+
+/** Lookups of a re-found target's element that may name a container before it names the target. */
+const ELEMENT_ASKS = 3;
+const ELEMENT_ASK_PAUSE_MS = 250;
 
 class RecordedRun {
   readonly #ctx: RunContext;
@@ -234,8 +241,16 @@ class RecordedRun {
       return found.element;
     }
     const a11y = await this.#ctx.desktop.accessibility();
-    const element = await a11y?.elementAt(action.point).catch(() => null);
-    return element ? identityOf(element) : undefined;
+    const point = action.point;
+    // A container (a page's landmark) is what a browser names while it still builds the tree there:
+    // asked again a moment later, and kept only once it names a target (no element beats a wrong one).
+    for (let asked = 0; a11y && asked < ELEMENT_ASKS; asked += 1) {
+      if (asked > 0) await delay(ELEMENT_ASK_PAUSE_MS, undefined, { signal: this.#ctx.signal });
+      const element = await a11y.elementAt(point).catch(() => null);
+      if (!element) return undefined;
+      if (!isWholeWindow(element) && !isContainer(element)) return identityOf(element);
+    }
+    return undefined;
   }
 
   /**
