@@ -361,11 +361,18 @@ async function waitForWindow(xdotool: (...args: string[]) => Promise<string>, ti
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const found = await xdotool('search', '--onlyvisible', '--class', 'chromium').catch(() => '');
-    const id = found.split('\n').find((line) => line.trim() !== '');
-    if (id) return id.trim();
+    // The page's own window, by its title (the fixture pages' titles start `mime-`): Chromium also
+    // maps windows of its class that are not the page's, which it may replace.
+    for (const id of found
+      .split('\n')
+      .map((line) => line.trim())
+      .filter(Boolean)) {
+      const name = await xdotool('getwindowname', id).catch(() => '');
+      if (name.startsWith('mime-')) return id;
+    }
     await sleep(100);
   }
-  throw new Error(`no visible Chromium window appeared within ${timeoutMs} ms`);
+  throw new Error(`no visible Chromium window of a mime- page appeared within ${timeoutMs} ms`);
 }
 
 /**

@@ -20,7 +20,7 @@ const HOVER_REST_MS = 60;
 /** Farthest a press may be from where the pointer rested for that lookup to stand for it, px. */
 const HOVER_DISTANCE = 3;
 /** How long a lookup that named a whole window is asked again after the wake, ms, and the pause between. */
-const REASK_MS = 2000;
+const REASK_MS = 5000;
 const REASK_PAUSE_MS = 100;
 /** Longest wait, ms, for the apps' trees to be woken before the recording starts. */
 const WAKE_MS = 3000;
