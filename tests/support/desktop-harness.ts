@@ -276,15 +276,15 @@ export async function startDesktopHarness(options: DesktopHarnessOptions = {}): 
 
     const readTitle = async (): Promise<string> => {
       if (!windowId) throw new Error('no app window: the harness was started with app: false');
-      try {
-        return await xdotool('getwindowname', windowId);
-      } catch (error) {
-        // Chromium may replace its top-level window (seen under heavy load): read the app's visible
-        // window found anew; an app that is gone still fails here.
-        if (!String(error).includes('BadWindow')) throw error;
-        windowId = await waitForWindow(xdotool, 1000);
-        return xdotool('getwindowname', windowId);
-      }
+      const name = await xdotool('getwindowname', windowId).catch((error: unknown) => {
+        if (String(error).includes('BadWindow')) return null;
+        throw error;
+      });
+      if (name?.startsWith('mime-')) return name;
+      // The page's window is gone (Chromium restarted by a fresh run, or replaced under load); a new
+      // Chromium may even reuse the old window's id for another window: its page's window found anew.
+      windowId = await waitForWindow(xdotool, 2000);
+      return xdotool('getwindowname', windowId);
     };
     const readAppState = async () => parseDemoTitle(await readTitle());
     const waitForAppState = async (predicate: (state: DemoAppState) => boolean, timeoutMs = 5000) => {
