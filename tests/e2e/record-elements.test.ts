@@ -23,7 +23,7 @@ import {
 } from '@mime-desktop/test-support/desktop-harness';
 import { tempDir, withDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { gtkAppEnv, waitForWindowTitle, windowGeometry } from '@mime-desktop/test-support/gtk-apps';
-import { recordByInput } from '@mime-desktop/test-support/record-by-input';
+import { type Recorded, recordByInput } from '@mime-desktop/test-support/record-by-input';
 import { sleep, waitUntil } from '@mime-desktop/test-support/wait';
 import { execa } from 'execa';
 import { describe, expect, it } from 'vitest';
@@ -152,12 +152,7 @@ describe('elements taken at the moment of input', () => {
         'first click',
         async (recorded) => {
           await waitForWindowTitle(harness, '^mime-form ', 30_000);
-          await harness.click(NAME_FIELD.x, NAME_FIELD.y, { holdMs: 100 });
-          await recorded(1);
-          await harness.typeText('Ann');
-          await sleep(300);
-          await harness.pressKeys('Tab');
-          await recorded(3);
+          await intoTheNameField(harness, recorded);
         },
         { launch, env: accessibleAppEnv(harness.env) },
       ),
@@ -182,6 +177,16 @@ describe('elements taken at the moment of input', () => {
 const TRACKS = centerOf(DEMO_LAYOUT.scrollList);
 /** The centre of the form page's Name field on the screen (fixtures/apps/form: main at 40,40, kiosk at 0,0). */
 const NAME_FIELD = { x: 280, y: 114 };
+
+/** A person's first input into the form page: a click into Name, "Ann" typed, Tab (3 actions). */
+async function intoTheNameField(harness: DesktopHarness, recorded: Recorded): Promise<void> {
+  await harness.click(NAME_FIELD.x, NAME_FIELD.y, { holdMs: 100 });
+  await recorded(1);
+  await harness.typeText('Ann');
+  await sleep(300);
+  await harness.pressKeys('Tab');
+  await recorded(3);
+}
 
 /**
  * Moves window `id` to `to` and waits until it moved; how far from `to` its content ended (the
@@ -237,14 +242,9 @@ async function recordFirstClick(home: string, browser: string, args: string[]): 
     });
     try {
       await waitForWindowTitle(harness, '^mime-form ', 30_000);
-      return await recordByInput(harness, home, 'first click', async (recorded) => {
-        await harness.click(NAME_FIELD.x, NAME_FIELD.y, { holdMs: 100 });
-        await recorded(1);
-        await harness.typeText('Ann');
-        await sleep(300);
-        await harness.pressKeys('Tab');
-        await recorded(3);
-      });
+      return await recordByInput(harness, home, 'first click', (recorded) =>
+        intoTheNameField(harness, recorded),
+      );
     } finally {
       if (app.pid !== undefined) process.kill(-app.pid, 'SIGTERM');
       await app;

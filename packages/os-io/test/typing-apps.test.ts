@@ -90,6 +90,19 @@ const focusedAnswersPing = async (): Promise<boolean> => {
 const clipboard = async () =>
   (await execa('xclip', ['-o', '-selection', 'clipboard'], { env, reject: false })).stdout.trim();
 
+/**
+ * galculator's number, copied until the clipboard holds what is awaited (the last one copied was
+ * another): a digit galculator dropped never arrives, and the poll fails.
+ */
+const copied = () =>
+  expect.poll(
+    async () => {
+      await desktop.pressKey('ctrl+c');
+      return clipboard();
+    },
+    { timeout: 5000, interval: 100 },
+  );
+
 describe('typing into GTK apps', () => {
   it('galculator takes numbers with repeated digits exactly', async () => {
     const window = await start('galculator', [], 'galculator');
@@ -99,17 +112,7 @@ describe('typing into GTK apps', () => {
       await desktop.click({ x: window.x + window.width / 2, y: window.y + 40 });
       await desktop.pressKey('escape');
       await desktop.typeText(number);
-      // Copied until the clipboard holds the number (the last one copied was another): a digit
-      // galculator dropped never arrives, and the poll fails.
-      await expect
-        .poll(
-          async () => {
-            await desktop.pressKey('ctrl+c');
-            return clipboard();
-          },
-          { timeout: 5000, interval: 100 },
-        )
-        .toBe(number);
+      await copied().toBe(number);
     }
     // Gone before the next test looks for a window titled galculator.
     window.app.kill();
@@ -125,15 +128,7 @@ describe('typing into GTK apps', () => {
     const resumed = stall(window.app, 1500);
     await desktop.typeText('1.0777');
     await resumed;
-    await expect
-      .poll(
-        async () => {
-          await desktop.pressKey('ctrl+c');
-          return clipboard();
-        },
-        { timeout: 5000, interval: 100 },
-      )
-      .toBe('1.0777');
+    await copied().toBe('1.0777');
     window.app.kill();
   }, 60_000);
 
