@@ -86,13 +86,20 @@ const mcpServersEntry = (server: ServerCommand): EntryChange => ({
 
 export const CLIENT_SPECS: Record<McpClient, ClientSpec> = {
   // https://antigravity.google/docs/mcp: servers are added in the app (Agent panel > MCP Servers > Manage MCP
-  // Servers > View raw config); the file's name and place are not stated there (third-party guides say
-  // both mcp_config.json and mcp-config.json), so the entry is printed to paste.
+  // Servers > View raw config, which opens the file); that page does not state the file's place. Google's own
+  // https://github.com/ChromeDevTools/chrome-devtools-mcp README (Antigravity section) names
+  // ~/.gemini/antigravity/mcp_config.json, and Antigravity 2.0 users report ~/.gemini/config/mcp_config.json.
+  // So the entry is written only into such a file that Antigravity already made (evidence it reads it there);
+  // with none, it is printed to paste.
   antigravity: {
     label: 'Antigravity',
     docs: 'https://antigravity.google/docs/mcp',
     format: 'json',
-    file: () => null,
+    file: (place) =>
+      [
+        join(place.home, '.gemini', 'antigravity', 'mcp_config.json'),
+        join(place.home, '.gemini', 'config', 'mcp_config.json'),
+      ].find((file) => existsSync(file)) ?? null,
     printHint:
       'Agent panel > … > MCP Servers > Manage MCP Servers > View raw config, then paste it under "mcpServers"',
     servers: ['mcpServers'],

@@ -149,13 +149,31 @@ describe('mime mcp install', () => {
     expect(parseJsonc(text, [], { allowTrailingComma: true }).mcp.mime.type).toBe('local');
   });
 
-  it("prints Antigravity's entry (its file is not documented) and writes nothing", async () => {
+  it("prints Antigravity's entry when it has made no config file, and writes nothing", async () => {
     const plan = await planInstall('antigravity', server, place);
     expect(plan.file).toBeNull();
     expect(plan.printHint).toContain('View raw config');
     expect(JSON.parse(plan.entry)).toEqual({ mcpServers: { mime: { ...server, env: {} } } });
     await expect(writeInstall(plan)).rejects.toThrow(/paste the entry by hand/);
   });
+
+  it.each([
+    ['.gemini', 'antigravity', 'mcp_config.json'],
+    ['.gemini', 'config', 'mcp_config.json'],
+  ])(
+    "merges into Antigravity's own file once it made one (~/%s/%s/%s), keeping its servers",
+    async (...parts) => {
+      const file = join(home, ...parts);
+      await mkdir(dirname(file), { recursive: true });
+      await writeFile(file, JSON.stringify({ mcpServers: { other: { command: 'other-server' } } }));
+      const plan = await planInstall('antigravity', server, place);
+      expect(plan.file).toBe(file);
+      await writeInstall(plan);
+      const config = JSON.parse(await readFile(file, 'utf8'));
+      expect(config.mcpServers.other).toEqual({ command: 'other-server' });
+      expect(config.mcpServers.mime).toEqual({ ...server, env: {} });
+    },
+  );
 
   it.each(WRITTEN)(
     "a second %s install keeps the user's env and other keys, and moves the command",

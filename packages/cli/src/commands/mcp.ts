@@ -138,7 +138,9 @@ async function runInstallCommand(flags: InstallFlags): Promise<ExitCode> {
   }
   const plan = await planInstall(client, server);
   if (plan.file === null) {
-    say(`${label}'s configuration file is not stated in its documentation (${plan.docs}): nothing written.`);
+    say(
+      `${label}'s configuration file is not stated in its documentation (${plan.docs}) and none of the places it is known at exists yet: nothing written.`,
+    );
     say(`  add this entry by hand${plan.printHint ? ` (${plan.printHint})` : ''}:`);
     printData(plan.entry);
     return EXIT.ok;
