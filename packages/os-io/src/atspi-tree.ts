@@ -138,3 +138,33 @@ export async function wakeTree(calls: AtspiCalls, window: Ref, max: number, dead
     await new Promise((resolve) => setTimeout(resolve, WAKE_POLL_MS));
   }
 }
+
+const sameRef = (a: Ref, b: Ref) => a[0] === b[0] && a[1] === b[1];
+
+/** The top-level windows whose state says `active` (none where no toolkit says it). */
+export async function activeWindows(calls: AtspiCalls, windows: AppWindow[]): Promise<Ref[]> {
+  const states = await Promise.all(windows.map((w) => calls.states(w.window.ref).catch((): string[] => [])));
+  return windows.filter((_, i) => states[i]?.includes('active')).map((w) => w.window.ref);
+}
+
+/**
+ * Whether `ref` lies in a window other than the active one, where a toolkit tells which is active.
+ * Chromium keeps `focused` on a page's field while another app's dialog is active, until that
+ * dialog's own focus event comes: the field does not get the keys then.
+ */
+export async function inInactiveWindow(calls: AtspiCalls, ref: Ref): Promise<boolean> {
+  const windows = await topWindows(calls);
+  const active = await activeWindows(calls, windows);
+  if (active.length === 0) return false;
+  const ownApp = windows.filter((w) => w.window.ref[0] === ref[0]);
+  if (!active.some((w) => w[0] === ref[0])) return true;
+  if (ownApp.every((w) => active.some((a) => sameRef(a, w.window.ref)))) return false;
+  // One of the app's windows is active: the element's own window says whether it is that one.
+  let current: Ref | null = ref;
+  for (let depth = 0; current && depth < 64; depth += 1) {
+    const here: Ref = current;
+    if (ownApp.some((w) => sameRef(w.window.ref, here))) return !active.some((a) => sameRef(a, here));
+    current = await calls.parent(here).catch(() => null);
+  }
+  return false;
+}

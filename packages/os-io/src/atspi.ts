@@ -32,7 +32,9 @@ import { FocusTrail } from './atspi-focus.ts';
 import { lineAt } from './atspi-text-lines.ts';
 import {
   type AppWindow,
+  activeWindows,
   followPath,
+  inInactiveWindow,
   PAGE_ROLES,
   ROOT,
   SHOWING,
@@ -297,7 +299,11 @@ class Atspi implements Accessibility {
     }
     // The focus moved since then, from an element no event named: which one had it is not known.
     if (at !== undefined && (this.#focus.latest?.time ?? 0) > at) return null;
-    if (tracked && (await this.#calls.states(tracked).catch((): string[] => [])).includes('focused')) {
+    if (
+      tracked &&
+      (await this.#calls.states(tracked).catch((): string[] => [])).includes('focused') &&
+      !(await inInactiveWindow(this.#calls, tracked))
+    ) {
       return this.#elements.describe(tracked, true);
     }
     const found = await this.#searchFocus();
@@ -306,7 +312,11 @@ class Atspi implements Accessibility {
 
   /** The element whose state says it has the focus, searched for in the windows. */
   async #searchFocus(): Promise<Ref | null> {
-    for (const { window } of await topWindows(this.#calls)) {
+    const windows = await topWindows(this.#calls);
+    const active = await activeWindows(this.#calls, windows);
+    // Where a toolkit says which window is active, only that one gets the keys.
+    const searched = active.length > 0 ? active.map((ref) => ({ window: { ref } })) : windows;
+    for (const { window } of searched) {
       const found = await searchTree(
         this.#calls,
         window.ref,
