@@ -204,10 +204,10 @@ describe('runs in the studio', () => {
     expect(setups.map((e) => e?.data.fresh ?? false)).toEqual([false, false, true, true]);
   });
 
-  it('says an app whose window vanished during the run as such, first, in a tab that follows the run too', {
+  it('says an app whose window vanished during the run as such, first, in a tab that follows the run too and in its report.html', {
     timeout: 120_000,
   }, async () => {
-    const { home } = await homeWithSetup();
+    const { home, dir } = await homeWithSetup();
     await onStudioPage(
       home,
       async (page) => {
@@ -244,9 +244,9 @@ describe('runs in the studio', () => {
         expect(await outcomeOf(page)).toMatch(/^✗ failed /);
         const headline = page.locator('#cause-headline');
         await headline.waitFor();
-        expect(await headline.textContent()).toMatch(
-          /^(Step \d|The run) could not go on: the app's window is gone \(no window with title \/\^mime-demo \/ is open\)$/,
-        );
+        const windowGone =
+          /^(Step \d|The run) could not go on: the app's window is gone \(no window with title \/\^mime-demo \/ is open\)$/;
+        expect(await headline.textContent()).toMatch(windowGone);
         expect(await page.locator('.run-cause').textContent()).toContain(
           'Likely cause: The app was closed, or ended, during the run',
         );
@@ -258,8 +258,20 @@ describe('runs in the studio', () => {
           .waitFor();
         await runItems(other).filter({ hasText: 'failed' }).waitFor();
         await tab.close();
+        // Its report.html says it first too, from the run's journal: the cause's headline, then the likely cause.
+        await page.locator('#run-start:enabled').waitFor();
+        await runItems(page).filter({ hasText: 'failed' }).getByRole('link').click();
+        const report = page.frameLocator('iframe[title="Run report"]');
+        expect(await report.locator('#cause-headline').textContent()).toMatch(windowGone);
+        expect(await report.locator('.cause-likely').textContent()).toContain(
+          'Likely cause: The app was closed, or ended, during the run',
+        );
       },
       desktop().env,
     );
+    const [run] = await runsOf(dir);
+    if (!run) throw new Error('the run left no folder');
+    const gone = (await readEvents(run)).filter((e) => e.type === 'app_window_gone');
+    expect(gone.map((e) => e.data)).toEqual([{ window: 'title /^mime-demo /' }]);
   });
 });

@@ -70,7 +70,6 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
       params,
       secrets,
       fresh,
-      setup: workflow.setup ?? null,
     });
     return c.json({ run: { id: run.id } });
   });
