@@ -83,9 +83,13 @@ function fillRunForm(request) {
 /** Whether a run of this page's workflow is going on (the Run button waits for it). */
 export const runGoingOn = (state) => Boolean(state.live?.run && !state.live.run.done);
 
-/** Watches the run of this workflow going on, if any (started before a reload, or from another page). */
-export async function findLiveRun(state) {
-  const { ok, body } = await api(`${workflowUrl(state.id)}/live`);
+/**
+ * Watches the run of this workflow going on, if any (started before a reload, or from another page);
+ * `signal` gives it up when the page is left first.
+ */
+export async function findLiveRun(state, signal) {
+  const { ok, body } = await api(`${workflowUrl(state.id)}/live`, { signal });
+  signal.throwIfAborted();
   if (ok && body.run && !runGoingOn(state)) {
     const { id, ...request } = body.run;
     watchRun(state, id, request);

@@ -19,8 +19,10 @@ import { runPanel } from './run-panel.js';
 import { FIRST_SCREENS } from './step-card.js';
 import { subtaskSection } from './subtask-section.js';
 
-export async function showWorkflow(id) {
-  const { ok, body } = await api(workflowUrl(id));
+/** Workflow `id`'s page; `signal` gives it up when the page is left while it loads. */
+export async function showWorkflow(id, signal) {
+  const { ok, body } = await api(workflowUrl(id), { signal });
+  signal.throwIfAborted();
   if (!ok) return failed(body);
   preloadFirstScreens(id, body.workflow);
   const state = {
@@ -48,7 +50,8 @@ export async function showWorkflow(id) {
     openEditors: new Set(),
   };
   state.edit = (change, done, focus) => edit(state, change, done, focus);
-  const notice = await restoreDraft(state);
+  const notice = await restoreDraft(state, signal);
+  signal.throwIfAborted();
   guardLeaving(() =>
     state.dirty
       ? `"${state.workflow.task_name}" has unsaved edits. Leave anyway? They stay in this browser as a draft until you save or revert them.`
@@ -58,13 +61,14 @@ export async function showWorkflow(id) {
   // A run of this workflow going on (started before a reload, or from another page) is shown live,
   // and so is each one that starts while the page is shown.
   followRuns(state);
-  await findLiveRun(state);
+  await findLiveRun(state, signal);
+  signal.throwIfAborted();
   const warnings = body.warnings.map((w) => w.message).join('; ');
   say(takeMessage(notice?.text ?? warnings), { error: notice?.error ?? false });
 }
 
 /** Takes back the draft this browser kept of the workflow, if the file is still as it was then. */
-async function restoreDraft(state) {
+async function restoreDraft(state, signal) {
   const kept = readDraft(state.id);
   if (!kept) return null;
   const when = new Date(kept.at).toLocaleString();
@@ -78,7 +82,9 @@ async function restoreDraft(state) {
   const checked = await api(`${workflowUrl(state.id)}/check`, {
     method: 'POST',
     body: { workflow: kept.workflow },
+    signal,
   });
+  signal.throwIfAborted();
   if (!checked.ok) {
     dropDraft(state.id);
     return {
