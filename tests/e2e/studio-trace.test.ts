@@ -123,7 +123,7 @@ describe('a run read like a trace', () => {
     await onStudioPage(home, async (page) => {
       await page.getByRole('heading', { level: 1, name: 'Workflows' }).waitFor();
       // The run's page answers only when the test lets it: a slow first page.
-      let release = () => undefined as void;
+      let release: (() => void) | undefined;
       const released = new Promise<void>((resolve) => {
         release = resolve;
       });
@@ -152,7 +152,7 @@ describe('a run read like a trace', () => {
       });
       const runs = page.getByRole('list', { name: 'Runs, newest first' });
       await runs.waitFor();
-      release();
+      release?.();
       await ended;
       // Anything the run's late answer would do is done by the time the page's own next call is answered.
       await page.evaluate(async () => {
