@@ -5,13 +5,16 @@
  * a second run on the text the first left in the app fails and says so cause first (one line, its
  * crops in view, in the studio and in its report.html); re-run from a fresh app (restarted from the
  * workflow's setup) it succeeds; Pause from the studio and by the hotkey, each said as such; Re-run
- * with the same values, followed through a reload. Axe finds nothing on the pages with a run shown.
+ * with the same values, followed through a reload; a run started by `mime replay` in another process
+ * listed as it starts and as it ends; an app whose window vanished said first, in the studio and in
+ * report.html. Axe finds nothing on the pages with a run shown.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { axeViolations } from '@mime-desktop/test-support/axe';
 import { demoAppSetup } from '@mime-desktop/test-support/desktop-harness';
 import { copyWorkflow, readEvents, runsOf, tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
+import { runMime } from '@mime-desktop/test-support/run-mime';
 import { statusSays, useStudioBrowser } from '@mime-desktop/test-support/studio-page';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -202,6 +205,38 @@ describe('runs in the studio', () => {
       runs.map(async (run) => (await readEvents(run)).find((e) => e.type === 'setup')),
     );
     expect(setups.map((e) => e?.data.fresh ?? false)).toEqual([false, false, true, true]);
+  });
+
+  it('lists a run started from the command line as it starts, then its outcome, without a reload', {
+    timeout: 120_000,
+  }, async () => {
+    const { home, dir } = await homeWithSetup();
+    await onStudioPage(
+      home,
+      async (page) => {
+        await page.getByRole('link', { name: /play/i }).click();
+        await page.getByText('No runs yet.').waitFor();
+        const replay = runMime(['replay', dir, '--mode', 'trace', '--fresh', '--param', 'song_name=Faint'], {
+          env: desktop().env,
+        });
+        // The run's folder is made as it starts: the list gains it, with no outcome yet.
+        const started = await Promise.race([
+          runItems(page)
+            .filter({ hasText: 'unfinished' })
+            .waitFor({ timeout: 60_000 })
+            .then(() => true),
+          replay.then(() => false),
+        ]);
+        expect(started, 'the run was listed before it ended').toBe(true);
+        const result = await replay;
+        expect(result.exitCode, result.stderr).toBe(0);
+        // Its summary is written as it ends: the list shows its outcome, still without a reload.
+        await endedRuns(page).waitFor({ timeout: 30_000 });
+        expect(await runItems(page).count()).toBe(1);
+        expect(await page.getByText('No runs yet.').count()).toBe(0);
+      },
+      desktop().env,
+    );
   });
 
   it('says an app whose window vanished during the run as such, first, in a tab that follows the run too and in its report.html', {
