@@ -4,7 +4,7 @@
  * run's steps beside the selected step's large screen (before or after it, zoomed), `j`/`k` moving the
  * selection, a step's own address opening it selected; screenshots served at the size shown (WebP,
  * smaller than the frame) and revalidated with 304; a 200-step workflow opening with its subtasks
- * collapsed, a step of one of them reached by "go to step", an edit of it sent small; of two addresses
+ * collapsed, a step of one of them reached by "go to step", an edit of it sent and answered small; of two addresses
  * that follow quickly, the last stays shown though the first loads slower. Axe finds nothing, light
  * and dark.
  */
@@ -210,8 +210,13 @@ describe('a run read like a trace', () => {
 
       // An edit is sent as the edit and the key of the draft, not the 200-step workflow whole.
       const sent: number[] = [];
+      const answered: Promise<number>[] = [];
       page.on('request', (request) => {
         if (request.url().endsWith('/api/workflows/long/edit')) sent.push(request.postData()?.length ?? 0);
+      });
+      page.on('response', (response) => {
+        if (response.url().endsWith('/api/workflows/long/edit'))
+          answered.push(response.body().then((body) => body.length));
       });
       for (const name of ['long play', 'longer play']) {
         // The form stays open after an edit made with it.
@@ -224,6 +229,9 @@ describe('a run read like a trace', () => {
       }
       expect(sent).toHaveLength(2);
       for (const length of sent) expect(length).toBeLessThan(1000);
+      // Its answer names what changed (the name), not the draft whole.
+      expect(answered).toHaveLength(2);
+      for (const length of await Promise.all(answered)) expect(length).toBeLessThan(1000);
     });
   });
 });

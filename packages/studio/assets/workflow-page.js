@@ -9,6 +9,7 @@ import { failed, go, h, say, show, takeMessage } from './dom.js';
 import { dropDraft, keepDraft, readDraft } from './draft-store.js';
 import { draftWarnings } from './draft-warnings.js';
 import { focusedId, focusFirst, jumpTo } from './focus.js';
+import { applyChanges, sameJson } from './json-patch.js';
 import { guardLeaving } from './leave-guard.js';
 import { formatStep } from './numbering.js';
 import { stepCardId, stepFieldId, subtaskHeadingId } from './page-ids.js';
@@ -103,7 +104,7 @@ async function restoreDraft(state, signal) {
 
 /** The draft changed: whether it differs from the file now, kept in this browser while it does. */
 function changed(state) {
-  state.dirty = JSON.stringify(state.workflow) !== JSON.stringify(state.saved);
+  state.dirty = !sameJson(state.workflow, state.saved);
   if (state.dirty) keepDraft(state.id, state.version, state.workflow);
   else dropDraft(state.id);
 }
@@ -164,7 +165,8 @@ async function edit(state, change, done, focus = []) {
   if (result.body?.error?.code === 'MIME_DRAFT_GONE')
     result = await api(url, { method: 'POST', body: whole });
   if (!result.ok) return say(result.body?.error?.message ?? 'the change could not be made', { error: true });
-  state.workflow = result.body.workflow;
+  // The answer names what changed, not the whole draft.
+  state.workflow = applyChanges(state.workflow, result.body.changes);
   state.draftKey = result.body.draft;
   state.draftOf = state.workflow;
   state.problems = result.body.problems;
