@@ -214,8 +214,11 @@ describe('runs in the studio', () => {
     await onStudioPage(
       home,
       async (page) => {
+        // The page follows the workflow's runs once the studio answered its stream (watching from then).
+        const following = page.waitForResponse((r) => r.url().endsWith('/api/workflows/play-song/runs/live'));
         await page.getByRole('link', { name: /play/i }).click();
         await page.getByText('No runs yet.').waitFor();
+        expect((await following).status()).toBe(200);
         const replay = runMime(['replay', dir, '--mode', 'trace', '--fresh', '--param', 'song_name=Faint'], {
           env: desktop().env,
         });

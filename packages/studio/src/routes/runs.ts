@@ -83,7 +83,12 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
   // disk each time one starts or ends (`mime replay` in another process too), until the page goes.
   app.get('/api/workflows/:id/runs/live', async (c) => {
     const id = c.req.param('id');
-    const dir = await store.folder(id);
+    // Watched before the answer starts: a run that starts once the page has the answer is seen.
+    let changed = false;
+    let onChange = () => {
+      changed = true;
+    };
+    const unwatch = await watchRuns(await store.folder(id), () => onChange());
     return streamSSE(c, async (stream) => {
       const left = new Promise<void>((resolve) => stream.onAbort(resolve));
       let writes = Promise.resolve();
@@ -97,12 +102,12 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
         if (run.workflowId === id) send(async () => ({ kind: 'start', run: { id: run.id, ...run.request } }));
       });
       // A listing that fails (the folder went) is not sent: the page keeps the list it has.
-      const unwatch = await watchRuns(dir, () =>
+      onChange = () =>
         send(async () => {
           const listed = await store.runs(id).catch(() => null);
           return listed && { kind: 'runs', runs: listed };
-        }),
-      );
+        });
+      if (changed) onChange();
       await Promise.race([left, runs.closed]);
       stop();
       await unwatch();
