@@ -16,6 +16,8 @@ export function applyChanges(document, changes) {
   for (const { op, path, value } of changes) {
     if (!['add', 'remove', 'replace'].includes(op)) throw new Error(`the studio sent a change "${op}"`);
     const keys = keysOf(path);
+    // A workflow is untrusted: a key that would reach an object's prototype is no change to make.
+    if (keys.includes('__proto__')) throw new Error(`the studio sent a change of ${path}`);
     const last = keys.pop();
     if (last === undefined) {
       copy = structuredClone(value);
