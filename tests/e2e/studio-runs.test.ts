@@ -5,13 +5,16 @@
  * a second run on the text the first left in the app fails and says so cause first (one line, its
  * crops in view, in the studio and in its report.html); re-run from a fresh app (restarted from the
  * workflow's setup) it succeeds; Pause from the studio and by the hotkey, each said as such; Re-run
- * with the same values, followed through a reload. Axe finds nothing on the pages with a run shown.
+ * with the same values, followed through a reload; a run started by `mime replay` in another process
+ * listed as it starts and as it ends; an app whose window vanished said first, in the studio and in
+ * report.html. Axe finds nothing on the pages with a run shown.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { axeViolations } from '@mime-desktop/test-support/axe';
 import { demoAppSetup } from '@mime-desktop/test-support/desktop-harness';
 import { copyWorkflow, readEvents, runsOf, tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
+import { runMime } from '@mime-desktop/test-support/run-mime';
 import { statusSays, useStudioBrowser } from '@mime-desktop/test-support/studio-page';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -204,10 +207,45 @@ describe('runs in the studio', () => {
     expect(setups.map((e) => e?.data.fresh ?? false)).toEqual([false, false, true, true]);
   });
 
-  it('says an app whose window vanished during the run as such, first, in a tab that follows the run too', {
+  it('lists a run started from the command line as it starts, then its outcome, without a reload', {
     timeout: 120_000,
   }, async () => {
-    const { home } = await homeWithSetup();
+    const { home, dir } = await homeWithSetup();
+    await onStudioPage(
+      home,
+      async (page) => {
+        // The page follows the workflow's runs once the studio answered its stream (watching from then).
+        const following = page.waitForResponse((r) => r.url().endsWith('/api/workflows/play-song/runs/live'));
+        await page.getByRole('link', { name: /play/i }).click();
+        await page.getByText('No runs yet.').waitFor();
+        expect((await following).status()).toBe(200);
+        const replay = runMime(['replay', dir, '--mode', 'trace', '--fresh', '--param', 'song_name=Faint'], {
+          env: desktop().env,
+        });
+        // The run's folder is made as it starts: the list gains it, with no outcome yet.
+        const started = await Promise.race([
+          runItems(page)
+            .filter({ hasText: 'unfinished' })
+            .waitFor({ timeout: 60_000 })
+            .then(() => true),
+          replay.then(() => false),
+        ]);
+        expect(started, 'the run was listed before it ended').toBe(true);
+        const result = await replay;
+        expect(result.exitCode, result.stderr).toBe(0);
+        // Its summary is written as it ends: the list shows its outcome, still without a reload.
+        await endedRuns(page).waitFor({ timeout: 30_000 });
+        expect(await runItems(page).count()).toBe(1);
+        expect(await page.getByText('No runs yet.').count()).toBe(0);
+      },
+      desktop().env,
+    );
+  });
+
+  it('says an app whose window vanished during the run as such, first, in a tab that follows the run too and in its report.html', {
+    timeout: 120_000,
+  }, async () => {
+    const { home, dir } = await homeWithSetup();
     await onStudioPage(
       home,
       async (page) => {
@@ -244,9 +282,9 @@ describe('runs in the studio', () => {
         expect(await outcomeOf(page)).toMatch(/^✗ failed /);
         const headline = page.locator('#cause-headline');
         await headline.waitFor();
-        expect(await headline.textContent()).toMatch(
-          /^(Step \d|The run) could not go on: the app's window is gone \(no window with title \/\^mime-demo \/ is open\)$/,
-        );
+        const windowGone =
+          /^(Step \d|The run) could not go on: the app's window is gone \(no window with title \/\^mime-demo \/ is open\)$/;
+        expect(await headline.textContent()).toMatch(windowGone);
         expect(await page.locator('.run-cause').textContent()).toContain(
           'Likely cause: The app was closed, or ended, during the run',
         );
@@ -258,8 +296,20 @@ describe('runs in the studio', () => {
           .waitFor();
         await runItems(other).filter({ hasText: 'failed' }).waitFor();
         await tab.close();
+        // Its report.html says it first too, from the run's journal: the cause's headline, then the likely cause.
+        await page.locator('#run-start:enabled').waitFor();
+        await runItems(page).filter({ hasText: 'failed' }).getByRole('link').click();
+        const report = page.frameLocator('iframe[title="Run report"]');
+        expect(await report.locator('#cause-headline').textContent()).toMatch(windowGone);
+        expect(await report.locator('.cause-likely').textContent()).toContain(
+          'Likely cause: The app was closed, or ended, during the run',
+        );
       },
       desktop().env,
     );
+    const [run] = await runsOf(dir);
+    if (!run) throw new Error('the run left no folder');
+    const gone = (await readEvents(run)).filter((e) => e.type === 'app_window_gone');
+    expect(gone.map((e) => e.data)).toEqual([{ window: 'title /^mime-demo /' }]);
   });
 });

@@ -4,8 +4,9 @@
  * run's steps beside the selected step's large screen (before or after it, zoomed), `j`/`k` moving the
  * selection, a step's own address opening it selected; screenshots served at the size shown (WebP,
  * smaller than the frame) and revalidated with 304; a 200-step workflow opening with its subtasks
- * collapsed, a step of one of them reached by "go to step", an edit of it sent small. Axe finds
- * nothing, light and dark.
+ * collapsed, a step of one of them reached by "go to step", an edit of it sent and answered small; of two addresses
+ * that follow quickly, the last stays shown though the first loads slower. Axe finds nothing, light
+ * and dark.
  */
 import { copyFile, mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -13,7 +14,7 @@ import { axeViolations } from '@mime-desktop/test-support/axe';
 import { copyFixture, copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { writeLongWorkflow } from '@mime-desktop/test-support/long-workflow';
 import { statusSays, useStudioBrowser } from '@mime-desktop/test-support/studio-page';
-import type { Page } from 'playwright-core';
+import type { Page, Request } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 
 const { onStudioPage } = useStudioBrowser();
@@ -115,6 +116,56 @@ describe('a run read like a trace', () => {
     });
   });
 
+  it('shows the page asked for last when two addresses follow quickly, the first one slower to load', {
+    timeout: 60_000,
+  }, async () => {
+    const { home } = await homeWithRun();
+    await onStudioPage(home, async (page) => {
+      await page.getByRole('heading', { level: 1, name: 'Workflows' }).waitFor();
+      // The run's page answers only when the test lets it: a slow first page.
+      let release: (() => void) | undefined;
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const runApi = (url: URL) => url.pathname === `/api/workflows/play-song/runs/${RUN}`;
+      const held = new Promise<void>((resolve) => {
+        void page.route(runApi, async (route) => {
+          resolve();
+          await released;
+          // Given up by the page, the request has nothing left to answer.
+          await route.continue().catch(() => undefined);
+        });
+      });
+      // The run's call ends answered, or given up by the page.
+      const ended = new Promise<void>((resolve) => {
+        const end = (request: Request) => runApi(new URL(request.url())) && resolve();
+        page.on('requestfinished', end);
+        page.on('requestfailed', end);
+      });
+      await page.evaluate((run) => {
+        location.hash = `#/w/play-song/r/${run}`;
+      }, RUN);
+      await held;
+      // The workflow's page, asked for next, loads first.
+      await page.evaluate(() => {
+        location.hash = '#/w/play-song';
+      });
+      const runs = page.getByRole('list', { name: 'Runs, newest first' });
+      await runs.waitFor();
+      release?.();
+      await ended;
+      // Anything the run's late answer would do is done by the time the page's own next call is answered.
+      await page.evaluate(async () => {
+        await (await fetch('/api/workflows')).json();
+        await new Promise((resolve) => requestAnimationFrame(resolve));
+      });
+      expect(await page.getByRole('heading', { level: 1 }).textContent()).not.toMatch(/^Run /);
+      expect(await runs.isVisible()).toBe(true);
+      expect(await page.locator('iframe[title="Run report"]').count()).toBe(0);
+      expect(new URL(page.url()).hash).toBe('#/w/play-song');
+    });
+  });
+
   it('serves screenshots at the size shown, revalidated with 304, and opens a 200-step workflow collapsed', {
     timeout: 90_000,
   }, async () => {
@@ -159,8 +210,13 @@ describe('a run read like a trace', () => {
 
       // An edit is sent as the edit and the key of the draft, not the 200-step workflow whole.
       const sent: number[] = [];
+      const answered: Promise<number>[] = [];
       page.on('request', (request) => {
         if (request.url().endsWith('/api/workflows/long/edit')) sent.push(request.postData()?.length ?? 0);
+      });
+      page.on('response', (response) => {
+        if (response.url().endsWith('/api/workflows/long/edit'))
+          answered.push(response.body().then((body) => body.length));
       });
       for (const name of ['long play', 'longer play']) {
         // The form stays open after an edit made with it.
@@ -173,6 +229,9 @@ describe('a run read like a trace', () => {
       }
       expect(sent).toHaveLength(2);
       for (const length of sent) expect(length).toBeLessThan(1000);
+      // Its answer names what changed (the name), not the draft whole.
+      expect(answered).toHaveLength(2);
+      for (const length of await Promise.all(answered)) expect(length).toBeLessThan(1000);
     });
   });
 });

@@ -161,6 +161,8 @@ class TimelineBuilder {
         return;
       case 'run_start':
       case 'run_end':
+      // Said first in the report's cause.
+      case 'app_window_gone':
         return;
       default:
         this.#addToTurn(event, at);

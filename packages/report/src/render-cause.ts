@@ -22,6 +22,15 @@ export function lastDivergence(events: RunArtifacts['events']): RunDivergence | 
   return null;
 }
 
+/** The app's window (the setup's query in words) when the run failed with it gone, else null. */
+function windowGoneOf(events: RunArtifacts['events']): string | null {
+  for (const event of events) {
+    const typed = typedRunEvent(event);
+    if (typed?.type === 'app_window_gone') return typed.data.window;
+  }
+  return null;
+}
+
 /** Where in the report the divergence is shown: its turn, else its subtask. */
 function anchorOf(divergence: RunDivergence): string {
   const { subtask_i, iteration } = divergence;
@@ -33,7 +42,7 @@ function anchorOf(divergence: RunDivergence): string {
 /** The cause of a run that did not succeed, as a report's header shows it; null for a success. */
 export function causeOf(run: RunArtifacts, overview: RunOverview): RunCause | null {
   if (overview.outcome === 'unfinished') return null;
-  return runCause(overview, lastDivergence(run.events));
+  return runCause(overview, lastDivergence(run.events), { windowGone: windowGoneOf(run.events) });
 }
 
 export function renderCause(

@@ -233,6 +233,33 @@ describe('writeReport', () => {
     expect(page).toContain('<code>{password}</code> <span class="badge badge-secret">sensitive</span>');
   });
 
+  it("says first that the app's window was gone when the run's journal says so", async () => {
+    const reason = 'the iterations budget is spent (15 of 15): raise it with --max-iterations';
+    const events = (gone: boolean): EventSpec[] => [
+      runStart(),
+      subtaskStart,
+      ...agentTurn(0, 0, { action: 'wait', seconds: 2 }, 'Loading.'),
+      ...(gone
+        ? [{ type: 'app_window_gone', subtask_i: 0, data: { window: 'title /^mime-demo /' } } as const]
+        : []),
+      {
+        type: 'run_end',
+        data: { outcome: 'failed', code: 'MIME_BUDGET_ITERATIONS', reason, duration_ms: 5000 },
+      },
+    ];
+    const summary = summaryOf({ outcome: 'failed', code: 'MIME_BUDGET_ITERATIONS', reason });
+    const headline = (page: string) =>
+      /id="cause-headline">([^<]*)</.exec(page)?.[1]?.replaceAll('&#39;', "'");
+    const gone = await renderReport(await makeRunFolder({ events: events(true), summary }));
+    expect(headline(gone)).toBe(
+      "The run could not go on: the app's window is gone (no window with title /^mime-demo / is open)",
+    );
+    expect(gone).toContain('<strong>Likely cause:</strong> The app was closed, or ended, during the run');
+    // Without the event, the budget is the headline.
+    const open = await renderReport(await makeRunFolder({ events: events(false), summary }));
+    expect(headline(open)).toBe(`${reason[0]?.toUpperCase()}${reason.slice(1)}`);
+  });
+
   it('reports a run killed before its summary from its events', async () => {
     const dir = await makeRunFolder({
       events: [runStart(), subtaskStart, ...agentTurn(0, 0, { action: 'wait', seconds: 2 }, 'Loading.')],

@@ -204,6 +204,11 @@ export const RUN_EVENT_DATA = {
     /** The app was first put in its recorded starting state (`fresh`). */
     fresh: z.boolean().default(false),
   }),
+  /**
+   * The run failed and the setup's app window, open when it started, is gone (the app closed or ended
+   * during the run): said first in its cause. `window` is the setup's window query in words.
+   */
+  app_window_gone: z.object({ window: z.string() }),
   subtask_start: z.object({
     text: z.string(),
     origin: SubtaskOrigin.default('workflow'),

@@ -1,9 +1,13 @@
 /** The studio's API as the page calls it, and the addresses of its files and pages. */
 
-/** Calls the studio's API; resolves `{ok, status, body}`. Writes carry the header a foreign page cannot send. */
-export async function api(path, { method = 'GET', body } = {}) {
+/**
+ * Calls the studio's API; resolves `{ok, status, body}`. Writes carry the header a foreign page cannot
+ * send. `signal` gives the call up (it rejects with the signal's reason), as a page left does.
+ */
+export async function api(path, { method = 'GET', body, signal } = {}) {
   const response = await fetch(path, {
     method,
+    signal,
     headers: body === undefined ? {} : { 'content-type': 'application/json', 'x-mime-studio': '1' },
     body: body === undefined ? undefined : JSON.stringify(body),
   });

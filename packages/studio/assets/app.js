@@ -13,19 +13,36 @@ import { showWorkflow } from './workflow-page.js';
 
 /** The address of the page shown (a refused leave goes back to it). */
 let shown = location.hash;
+/** Gives up the load of the page shown last when another is asked for: a slower load never wins. */
+let loading = new AbortController();
 
 async function route() {
   shown = location.hash;
+  loading.abort(new DOMException(`left for ${shown || '#/'}`, 'AbortError'));
+  loading = new AbortController();
+  const { signal } = loading;
   guardLeaving(() => null);
   stopFollowingRuns();
-  const run = /^#\/w\/([^/]+)\/r\/([^/]+)(?:\/s\/(\d+))?$/.exec(location.hash);
-  const workflow = /^#\/w\/([^/]+)$/.exec(location.hash);
-  if (run)
-    await showRun(decodeURIComponent(run[1]), decodeURIComponent(run[2]), run[3] ? Number(run[3]) : null);
-  else if (workflow) await showWorkflow(decodeURIComponent(workflow[1]));
-  else await showList();
+  try {
+    await showPage(signal);
+  } catch (error) {
+    // The page was left while it loaded: the page asked for since shows itself.
+    if (signal.aborted) return;
+    throw error;
+  }
   // No scroll: focusing must not lay out the whole page before its first screens load.
   focusMain();
+}
+
+/** Shows the page the address names; each page checks `signal` after each wait. */
+async function showPage(signal) {
+  const run = /^#\/w\/([^/]+)\/r\/([^/]+)(?:\/s\/(\d+))?$/.exec(location.hash);
+  const workflow = /^#\/w\/([^/]+)$/.exec(location.hash);
+  if (run) {
+    const step = run[3] ? Number(run[3]) : null;
+    await showRun(decodeURIComponent(run[1]), decodeURIComponent(run[2]), step, signal);
+  } else if (workflow) await showWorkflow(decodeURIComponent(workflow[1]), signal);
+  else await showList(signal);
 }
 
 window.addEventListener('hashchange', () => {

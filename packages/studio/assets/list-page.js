@@ -4,8 +4,10 @@ import { failed, h, say, show, takeMessage } from './dom.js';
 import { hasDraft } from './draft-store.js';
 import { formatStep } from './numbering.js';
 
-export async function showList() {
-  const { ok, body } = await api('/api/workflows');
+/** The list; `signal` gives it up when the page is left while it loads. */
+export async function showList(signal) {
+  const { ok, body } = await api('/api/workflows', { signal });
+  signal.throwIfAborted();
   if (!ok) return failed(body);
   document.title = 'Workflows · mime studio';
   const items = body.workflows.map((w) =>

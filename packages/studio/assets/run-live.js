@@ -83,9 +83,13 @@ function fillRunForm(request) {
 /** Whether a run of this page's workflow is going on (the Run button waits for it). */
 export const runGoingOn = (state) => Boolean(state.live?.run && !state.live.run.done);
 
-/** Watches the run of this workflow going on, if any (started before a reload, or from another page). */
-export async function findLiveRun(state) {
-  const { ok, body } = await api(`${workflowUrl(state.id)}/live`);
+/**
+ * Watches the run of this workflow going on, if any (started before a reload, or from another page);
+ * `signal` gives it up when the page is left first.
+ */
+export async function findLiveRun(state, signal) {
+  const { ok, body } = await api(`${workflowUrl(state.id)}/live`, { signal });
+  signal.throwIfAborted();
   if (ok && body.run && !runGoingOn(state)) {
     const { id, ...request } = body.run;
     watchRun(state, id, request);
@@ -95,15 +99,27 @@ export async function findLiveRun(state) {
 /** The page's stream of its workflow's runs as they start, while the page is shown. */
 let following = null;
 
-/** Follows every run of this workflow that starts while its page is shown (from another tab too). */
+/**
+ * Follows every run of this workflow that starts while its page is shown (from another tab too), and
+ * its runs as on disk each time one starts or ends (`mime replay` from a terminal too).
+ */
 export function followRuns(state) {
   stopFollowingRuns();
   following = new EventSource(`${workflowUrl(state.id)}/runs/live`);
   following.onmessage = (message) => {
-    const { run } = JSON.parse(message.data);
-    const { id, ...request } = run;
+    const data = JSON.parse(message.data);
+    if (data.kind === 'runs') return takeRuns(state, data.runs);
+    const { id, ...request } = data.run;
     watchRun(state, id, request);
   };
+}
+
+/** The runs as on disk, the run this page follows kept as it shows it (going on, or just ended). */
+function takeRuns(state, runs) {
+  const followed = state.runs.filter((r) => r.live);
+  const ids = new Set(followed.map((r) => r.run_id));
+  state.runs = [...runs.filter((r) => !ids.has(r.run_id)), ...followed];
+  refreshRuns(state);
 }
 
 /** Stops following runs (the page is left). */

@@ -6,9 +6,16 @@ import { api, fileUrl, runUrl, workflowPage } from './api.js';
 import { failed, go, h, say, show } from './dom.js';
 import { runTrace } from './run-trace.js';
 
-/** A run: what it was, its heal (if any), its steps with step `step` (1-based) selected, and its report. */
-export async function showRun(id, run, step = null) {
-  const [{ ok, body }, trace] = await Promise.all([api(runUrl(id, run)), runTrace(id, run, step)]);
+/**
+ * A run: what it was, its heal (if any), its steps with step `step` (1-based) selected, and its report;
+ * `signal` gives it up when the page is left while it loads.
+ */
+export async function showRun(id, run, step, signal) {
+  const [{ ok, body }, trace] = await Promise.all([
+    api(runUrl(id, run), { signal }),
+    runTrace(id, run, step, signal),
+  ]);
+  signal.throwIfAborted();
   if (!ok) return failed(body);
   const r = body.run;
   document.title = `Run ${run} · mime studio`;

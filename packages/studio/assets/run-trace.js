@@ -13,9 +13,12 @@ const LARGE_WIDTH = 1280;
 
 const STATUS_WORDS = { ok: 'done', diverged: 'diverged', error: 'failed' };
 
-/** The trace of run `run` of workflow `id`, step `selected` (1-based, else the first) selected; null without steps. */
-export async function runTrace(id, run, selected) {
-  const { ok, body } = await api(`${runUrl(id, run)}/steps`);
+/**
+ * The trace of run `run` of workflow `id`, step `selected` (1-based, else the first) selected; null
+ * without steps. `signal` gives it up.
+ */
+export async function runTrace(id, run, selected, signal) {
+  const { ok, body } = await api(`${runUrl(id, run)}/steps`, { signal });
   if (!ok || body.steps.length === 0) return null;
   const { steps } = body;
   const frame = (path, width) =>

@@ -9,6 +9,7 @@ import { failed, go, h, say, show, takeMessage } from './dom.js';
 import { dropDraft, keepDraft, readDraft } from './draft-store.js';
 import { draftWarnings } from './draft-warnings.js';
 import { focusedId, focusFirst, jumpTo } from './focus.js';
+import { applyChanges, sameJson } from './json-patch.js';
 import { guardLeaving } from './leave-guard.js';
 import { formatStep } from './numbering.js';
 import { stepCardId, stepFieldId, subtaskHeadingId } from './page-ids.js';
@@ -19,8 +20,10 @@ import { runPanel } from './run-panel.js';
 import { FIRST_SCREENS } from './step-card.js';
 import { subtaskSection } from './subtask-section.js';
 
-export async function showWorkflow(id) {
-  const { ok, body } = await api(workflowUrl(id));
+/** Workflow `id`'s page; `signal` gives it up when the page is left while it loads. */
+export async function showWorkflow(id, signal) {
+  const { ok, body } = await api(workflowUrl(id), { signal });
+  signal.throwIfAborted();
   if (!ok) return failed(body);
   preloadFirstScreens(id, body.workflow);
   const state = {
@@ -48,7 +51,8 @@ export async function showWorkflow(id) {
     openEditors: new Set(),
   };
   state.edit = (change, done, focus) => edit(state, change, done, focus);
-  const notice = await restoreDraft(state);
+  const notice = await restoreDraft(state, signal);
+  signal.throwIfAborted();
   guardLeaving(() =>
     state.dirty
       ? `"${state.workflow.task_name}" has unsaved edits. Leave anyway? They stay in this browser as a draft until you save or revert them.`
@@ -58,13 +62,14 @@ export async function showWorkflow(id) {
   // A run of this workflow going on (started before a reload, or from another page) is shown live,
   // and so is each one that starts while the page is shown.
   followRuns(state);
-  await findLiveRun(state);
+  await findLiveRun(state, signal);
+  signal.throwIfAborted();
   const warnings = body.warnings.map((w) => w.message).join('; ');
   say(takeMessage(notice?.text ?? warnings), { error: notice?.error ?? false });
 }
 
 /** Takes back the draft this browser kept of the workflow, if the file is still as it was then. */
-async function restoreDraft(state) {
+async function restoreDraft(state, signal) {
   const kept = readDraft(state.id);
   if (!kept) return null;
   const when = new Date(kept.at).toLocaleString();
@@ -78,7 +83,9 @@ async function restoreDraft(state) {
   const checked = await api(`${workflowUrl(state.id)}/check`, {
     method: 'POST',
     body: { workflow: kept.workflow },
+    signal,
   });
+  signal.throwIfAborted();
   if (!checked.ok) {
     dropDraft(state.id);
     return {
@@ -97,7 +104,7 @@ async function restoreDraft(state) {
 
 /** The draft changed: whether it differs from the file now, kept in this browser while it does. */
 function changed(state) {
-  state.dirty = JSON.stringify(state.workflow) !== JSON.stringify(state.saved);
+  state.dirty = !sameJson(state.workflow, state.saved);
   if (state.dirty) keepDraft(state.id, state.version, state.workflow);
   else dropDraft(state.id);
 }
@@ -158,7 +165,8 @@ async function edit(state, change, done, focus = []) {
   if (result.body?.error?.code === 'MIME_DRAFT_GONE')
     result = await api(url, { method: 'POST', body: whole });
   if (!result.ok) return say(result.body?.error?.message ?? 'the change could not be made', { error: true });
-  state.workflow = result.body.workflow;
+  // The answer names what changed, not the whole draft.
+  state.workflow = applyChanges(state.workflow, result.body.changes);
   state.draftKey = result.body.draft;
   state.draftOf = state.workflow;
   state.problems = result.body.problems;

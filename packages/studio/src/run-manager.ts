@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PauseControl, ReplayEvent } from '@mime-desktop/replay';
 import type { RunCause, RunDivergence } from '@mime-desktop/report';
-import { MimeError, type ReplayMode, type WorkflowSetup } from '@mime-desktop/schema';
+import { MimeError, type ReplayMode } from '@mime-desktop/schema';
 import { MessageLog } from './message-log.ts';
 
 /** The last divergence among a run's messages, with where it happened. */
@@ -75,15 +75,14 @@ export interface StartRun {
   secrets: Record<string, string>;
   /** Put the app in its recorded starting state first (the workflow's setup): replay's `fresh`. */
   fresh: boolean;
-  /** The workflow's setup (its app's window), to tell a run whose app window vanished; null without one. */
-  setup: WorkflowSetup | null;
 }
 
-/** The setup's window when none is open (said as its query), else null; null too when it cannot be told. */
-async function appWindowGone(setup: WorkflowSetup, env: NodeJS.ProcessEnv): Promise<string | null> {
-  const { describeWindowQuery, findWindows } = await import('@mime-desktop/os-io');
-  const open = await findWindows(setup.window, env).catch(() => null);
-  return open?.length === 0 ? describeWindowQuery(setup.window) : null;
+/** The app's window (the setup's query in words) when the replay said it was gone as the run failed. */
+function windowGoneOf(messages: readonly RunMessage[]): string | null {
+  for (const message of messages) {
+    if (message.kind === 'event' && message.event.type === 'app_window_gone') return message.event.window;
+  }
+  return null;
 }
 
 export class RunManager {
@@ -165,11 +164,10 @@ export class RunManager {
     const end = async (message: Omit<Extract<RunMessage, { kind: 'end' }>, 'cause'>) => {
       // Loaded by the replay already (for its report.html) by the time a run ends.
       const { runCause } = await import('@mime-desktop/report');
-      const windowGone =
-        message.outcome === 'failed' && request.setup ? await appWindowGone(request.setup, env) : null;
       run.done = true;
       this.#running = null;
-      const cause = runCause(message, lastDivergence(run.messages.messages), { windowGone });
+      const { messages } = run.messages;
+      const cause = runCause(message, lastDivergence(messages), { windowGone: windowGoneOf(messages) });
       run.messages.push({ ...message, cause });
     };
     replay(request.workflowDir, {

@@ -218,7 +218,6 @@ export class WorkflowStore {
 
   async open(id: string): Promise<OpenedWorkflow> {
     const read = await this.#read(id);
-    const { runs } = await readWorkflowEntry(read.dir, id);
     const { plan } = await readOptimizedPlan(read.dir);
     return {
       id,
@@ -227,14 +226,20 @@ export class WorkflowStore {
       workflow: read.workflow,
       version: read.version,
       warnings: read.warnings,
-      runs: runs.map(({ run_id, mode, outcome, started_at, duration_ms }) => ({
-        run_id,
-        mode,
-        outcome,
-        started_at,
-        duration_ms,
-      })),
+      runs: await this.runs(id),
     };
+  }
+
+  /** Workflow `id`'s runs as on disk (one going on or killed has no outcome), oldest first. */
+  async runs(id: string): Promise<RunListing[]> {
+    const { runs } = await readWorkflowEntry(await this.folder(id), id);
+    return runs.map(({ run_id, mode, outcome, started_at, duration_ms }) => ({
+      run_id,
+      mode,
+      outcome,
+      started_at,
+      duration_ms,
+    }));
   }
 
   /** Workflow `id` read and checked, with its version; its runs not read. */

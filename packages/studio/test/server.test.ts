@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { loadWorkflow } from '@mime-desktop/schema';
 import { aiMimeValidationError } from '@mime-desktop/test-support/ai-mime-validator';
 import { copyFixture, copyWorkflow, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
+import { applyPatch, type Operation } from 'rfc6902';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Studio, startStudio } from '../src/server.ts';
 
@@ -17,6 +18,14 @@ let home: string;
 let studio: Studio;
 let cookie: string;
 let port: string;
+
+/** The draft an edit's answer makes of `draft`: the changes it names, applied to a copy. */
+function editedDraft(draft: unknown, answer: Answer): any {
+  const copy = structuredClone(draft);
+  const { changes } = JSON.parse(answer.body) as { changes: Operation[] };
+  expect(applyPatch(copy, changes)).toEqual(changes.map(() => null));
+  return copy;
+}
 
 interface Answer {
   status: number;
@@ -218,7 +227,10 @@ describe('the studio server', () => {
       edit: { kind: 'rename-param', name: 'song_name', to: 'title' },
     });
     expect(renamed.status, renamed.body).toBe(200);
-    expect(JSON.parse(renamed.body).workflow.task_params[0].name).toBe('title');
+    // Only what changed comes back: the param's name, and the templates that use it.
+    expect(JSON.parse(renamed.body).workflow).toBeUndefined();
+    expect(renamed.body.length).toBeLessThan(JSON.stringify(opened.workflow).length / 2);
+    expect(editedDraft(opened.workflow, renamed).task_params[0].name).toBe('title');
     expect(await readFile(file, 'utf8')).toBe(before);
     const unknown = await edit({ workflow: opened.workflow, edit: { kind: 'format-disk' } });
     expect(unknown.status).toBe(400);
@@ -237,14 +249,15 @@ describe('the studio server', () => {
     const renamed = await edit(first);
     expect(renamed.status, renamed.body).toBe(200);
     const after = JSON.parse(renamed.body);
-    expect(after.workflow.task_params[0].name).toBe('title');
+    const title = editedDraft(opened.workflow, renamed);
+    expect(title.task_params[0].name).toBe('title');
     // The next edit names the draft the last one made, and applies to it.
     const described = await edit({
       draft: after.draft,
       edit: { kind: 'set-param', name: 'title', description: 'the song' },
     });
     expect(described.status, described.body).toBe(200);
-    expect(JSON.parse(described.body).workflow.task_params[0]).toMatchObject({
+    expect(editedDraft(title, described).task_params[0]).toMatchObject({
       name: 'title',
       description: 'the song',
     });
@@ -266,7 +279,9 @@ describe('the studio server', () => {
       edit: { kind: 'set-step', step_i: typing.i, fields: { action_value: '{artist}' } },
     });
     expect(broken.status, broken.body).toBe(200);
-    const { workflow, problems } = JSON.parse(broken.body);
+    const { problems } = JSON.parse(broken.body);
+    const workflow = editedDraft(opened.workflow, broken);
+    expect(workflow.plan.subtasks[0].steps[typing.i].action_value).toBe('{artist}');
     expect(problems).toEqual([
       {
         path: `plan.subtasks[0].steps[${typing.i}].action_value`,

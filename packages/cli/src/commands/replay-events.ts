@@ -162,6 +162,8 @@ export function describeEvent(event: ReplayEvent): string | null {
       return style.yellow(`  ↻ replanning (${event.trigger}): ${inert(event.reason)}`);
     case 'budget_exhausted':
       return style.red(`  budget exhausted: ${event.budget} (${event.used}/${event.limit})`);
+    case 'app_window_gone':
+      return style.red(`  the app's window is gone: no window with ${inert(event.window)} is open`);
     case 'error':
       return event.iteration === null
         ? null

@@ -7,6 +7,7 @@ import { cutShortReason } from './cut-short.ts';
 import type { RunOutcome } from './execute-replay.ts';
 import type { PreparedReplay, ReplayResult } from './replay-options.ts';
 import { buildRunSummary, formatRunSummary } from './run-summary.ts';
+import { setupWindowGone } from './setup-app.ts';
 import { typedEvents } from './typed-events.ts';
 
 /**
@@ -20,6 +21,8 @@ export async function finishReplay(prepared: PreparedReplay, outcome: RunOutcome
   // A budget that ended a hand-over: its divergence is named first, then the budget.
   if (budget) end.reason = cutShortReason(typedEvents(log), budget);
   const lastSubtask = plan.current?.subtask_i ?? null;
+  const windowGone = end.outcome === 'failed' ? await appWindowGone(prepared, outcome) : null;
+  if (windowGone !== null) log.emit({ type: 'app_window_gone', subtask_i: lastSubtask, window: windowGone });
   if (budget) {
     const { used, limit, code } = budget;
     log.emit({ type: 'budget_exhausted', subtask_i: lastSubtask, budget: budget.budget, code, used, limit });
@@ -89,6 +92,16 @@ export async function finishReplay(prepared: PreparedReplay, outcome: RunOutcome
   }
   if (failure && end.code === INTERNAL_CODE) throw failure.error;
   return { runId, dir, summary: written, report, heal: heal ? join(dir, RUN_FILES.heal) : null };
+}
+
+/**
+ * The setup's window in words when the run had found it open (its `setup` event) and it is gone now:
+ * what a failed run saw then was the screen without its app.
+ */
+async function appWindowGone(prepared: PreparedReplay, outcome: RunOutcome): Promise<string | null> {
+  const { setup } = prepared.materialized.workflow;
+  if (!setup || !typedEvents(outcome.log).some((e) => e.type === 'setup')) return null;
+  return setupWindowGone(setup, prepared.setup.env);
 }
 
 /** How a run ended. */

@@ -92,3 +92,12 @@ export async function prepareApp(
     fresh: options.fresh,
   });
 }
+
+/**
+ * The setup's window in words when none matching it is open any more, else null (null too when the
+ * windows cannot be listed): a failed run tells with it that the app it drove was closed.
+ */
+export async function setupWindowGone(setup: WorkflowSetup, env: NodeJS.ProcessEnv): Promise<string | null> {
+  const open = await findWindows(setup.window, env).catch(() => null);
+  return open?.length === 0 ? describeWindowQuery(setup.window) : null;
+}

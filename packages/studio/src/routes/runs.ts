@@ -8,6 +8,7 @@ import { streamSSE } from 'hono/streaming';
 import { reviewHeal } from '../heal-review.ts';
 import type { RunManager } from '../run-manager.ts';
 import { readRunSteps } from '../run-steps.ts';
+import { watchRuns } from '../runs-watch.ts';
 import { RunNotFoundError, type WorkflowStore } from '../workflow-store.ts';
 import { fail, strictJson } from './answers.ts';
 import { answerFrame } from './frame-images.ts';
@@ -70,7 +71,6 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
       params,
       secrets,
       fresh,
-      setup: workflow.setup ?? null,
     });
     return c.json({ run: { id: run.id } });
   });
@@ -79,18 +79,38 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
     const run = runs.running(c.req.param('id'));
     return c.json({ run: run && { id: run.id, ...run.request } });
   });
-  // Each run of this workflow as it starts (from this page, another one, a Re-run), until the page goes.
-  app.get('/api/workflows/:id/runs/live', (c) => {
+  // Each run of this workflow as it starts (from this page, another one, a Re-run), and its runs as on
+  // disk each time one starts or ends (`mime replay` in another process too), until the page goes.
+  app.get('/api/workflows/:id/runs/live', async (c) => {
     const id = c.req.param('id');
+    // Watched before the answer starts: a run that starts once the page has the answer is seen.
+    let changed = false;
+    let onChange = () => {
+      changed = true;
+    };
+    const unwatch = await watchRuns(await store.folder(id), () => onChange());
     return streamSSE(c, async (stream) => {
+      const left = new Promise<void>((resolve) => stream.onAbort(resolve));
       let writes = Promise.resolve();
+      const send = (message: () => Promise<object | null>) => {
+        writes = writes.then(async () => {
+          const data = await message();
+          if (data) await stream.writeSSE({ data: JSON.stringify(data) });
+        });
+      };
       const stop = runs.onStart((run) => {
-        if (run.workflowId !== id) return;
-        const data = JSON.stringify({ kind: 'start', run: { id: run.id, ...run.request } });
-        writes = writes.then(() => stream.writeSSE({ data }));
+        if (run.workflowId === id) send(async () => ({ kind: 'start', run: { id: run.id, ...run.request } }));
       });
-      await Promise.race([new Promise<void>((resolve) => stream.onAbort(resolve)), runs.closed]);
+      // A listing that fails (the folder went) is not sent: the page keeps the list it has.
+      onChange = () =>
+        send(async () => {
+          const listed = await store.runs(id).catch(() => null);
+          return listed && { kind: 'runs', runs: listed };
+        });
+      if (changed) onChange();
+      await Promise.race([left, runs.closed]);
       stop();
+      await unwatch();
       await writes;
     });
   });

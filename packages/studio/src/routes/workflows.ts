@@ -2,6 +2,7 @@
 import { join } from 'node:path';
 import { RecordingMetadata, readJsonFile, readWorkflowContext, type ScreenInfo } from '@mime-desktop/schema';
 import type { Hono } from 'hono';
+import { createPatch } from 'rfc6902';
 import { DraftCache } from '../draft-cache.ts';
 import { checkDraft, editDraft } from '../workflow-draft.ts';
 import type { WorkflowEdit } from '../workflow-edits.ts';
@@ -18,6 +19,9 @@ async function recordedScreen(dir: string): Promise<ScreenInfo | null> {
   const metadata = RecordingMetadata.safeParse(read);
   return (metadata.success && metadata.data.screen) || null;
 }
+
+/** `value` as it reads once sent as JSON (no undefined members). */
+const asJson = (value: unknown): unknown => JSON.parse(JSON.stringify(value));
 
 export function workflowRoutes(app: Hono, store: WorkflowStore): void {
   const drafts = new DraftCache();
@@ -58,8 +62,11 @@ export function workflowRoutes(app: Hono, store: WorkflowStore): void {
     const draft = typeof body.draft === 'string' ? drafts.get(id, body.draft) : body.workflow;
     // Every edit goes into the draft, problems or not: they come back with it to be fixed.
     const context = await readWorkflowContext(await store.folder(id));
-    const edited = editDraft(draft, body.edit, context);
-    return c.json({ ...edited, draft: drafts.put(id, edited.workflow) });
+    const { workflow, problems } = editDraft(draft, body.edit, context);
+    // Only what changed goes back (JSON Patch, from the draft as the page holds it): the studio holds
+    // the draft as the page will have it after applying them.
+    const edited = asJson(workflow);
+    return c.json({ changes: createPatch(asJson(draft), edited), problems, draft: drafts.put(id, edited) });
   });
   app.post('/api/workflows/:id/duplicate', async (c) => {
     const body = (await c.req.json().catch(() => null)) as { name?: unknown } | null;
@@ -74,6 +81,7 @@ export function workflowRoutes(app: Hono, store: WorkflowStore): void {
     const id = c.req.param('id');
     const context = await readWorkflowContext(await store.folder(id));
     const checked = checkDraft(body.workflow, context);
-    return c.json({ problems: checked.problems, draft: drafts.put(id, checked.workflow) });
+    // Held as the page holds it: the next edit's changes apply to the page's copy.
+    return c.json({ problems: checked.problems, draft: drafts.put(id, asJson(body.workflow)) });
   });
 }
