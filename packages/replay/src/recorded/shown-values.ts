@@ -1,6 +1,6 @@
 /**
- * A check by content: where the recording shows a param's example value as text in a region an
- * action changed, the live app must show this run's value there. It reads the app first: the
+ * A check by content: where the recording shows a param's example value (or an extract's recorded
+ * value) as text in a region an action changed, the live app must show this run's value there. It reads the app first: the
  * elements its accessibility tree names at the example's mapped place (their text, name or label);
  * OCR only where no element there holds the value, tolerant of OCR's confusions (1/l/I, 0/O, rn/m)
  * and reading the lines around the mapped place (a line and a half either way, in the live line's
@@ -25,11 +25,14 @@ import { type Layout, mapBox } from './layout-map.ts';
 /** How much bigger than recorded the live text may be drawn where the app scales its own UI. */
 const BIGGER_FONT = 1.5;
 
-/** A param's recorded example and this run's value. */
+/** A param's or an extract's recorded example and this run's value. */
 export interface ShownValue {
   name: string;
   example: string;
+  /** This run's value (an extract's: the one read in this run; empty until it is read). */
   value: string;
+  /** An extract's (its value is read during the run), not a param's. Default false. */
+  extracted?: boolean;
 }
 
 /** How a content check read the app: its accessibility tree, or OCR of the screen. */
