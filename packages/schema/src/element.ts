@@ -96,7 +96,14 @@ export function isContainer(element: Pick<AccessibleElement, 'role'>): boolean {
 }
 
 /** Roles of elements that fill what their window leaves them (a notebook, a drawing area, a table). */
-const WINDOW_FILLING_ROLES = new Set(['page tab list', 'canvas', 'terminal', 'table', 'tree table', ...DOCUMENT_ROLES]);
+const WINDOW_FILLING_ROLES = new Set([
+  'page tab list',
+  'canvas',
+  'terminal',
+  'table',
+  'tree table',
+  ...DOCUMENT_ROLES,
+]);
 
 /**
  * Whether an element's size follows its window's rather than the app's scale: a container, a notebook,
@@ -104,7 +111,9 @@ const WINDOW_FILLING_ROLES = new Set(['page tab list', 'canvas', 'terminal', 'ta
  * its extents tell where the app's layout stands, never at what scale.
  */
 export function followsWindow(element: Pick<AccessibleElement, 'role' | 'states'>): boolean {
-  return isContainer(element) || WINDOW_FILLING_ROLES.has(element.role) || element.states.includes('multi-line');
+  return (
+    isContainer(element) || WINDOW_FILLING_ROLES.has(element.role) || element.states.includes('multi-line')
+  );
 }
 
 /** Roles whose text is a secret whatever was typed. */

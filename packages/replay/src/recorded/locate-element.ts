@@ -33,7 +33,11 @@ const placed = (box: ElementBox | null): box is ElementBox => box !== null && bo
  * width changed by, except where its size follows the window (a notebook in a window made smaller is
  * smaller, the app's text is not): there only where its top-left corner went.
  */
-function layoutFromExtents(element: AccessibleElement, recorded: ElementBox, live: ElementBox): LayoutTransform {
+function layoutFromExtents(
+  element: AccessibleElement,
+  recorded: ElementBox,
+  live: ElementBox,
+): LayoutTransform {
   const scale = followsWindow(element) ? 1 : Math.round((live.width / recorded.width) * 1000) / 1000;
   return { scale, dx: Math.round(live.x - recorded.x * scale), dy: Math.round(live.y - recorded.y * scale) };
 }
