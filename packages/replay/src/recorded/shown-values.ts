@@ -18,12 +18,24 @@ import {
   type OcrEngine,
   ocrLines,
   type RgbaImage,
+  withoutCarets,
 } from '@mime-desktop/vision';
 import { readCrop } from '../actions/screen-text.ts';
 import { type Layout, mapBox } from './layout-map.ts';
 
 /** How much bigger than recorded the live text may be drawn where the app scales its own UI. */
 const BIGGER_FONT = 1.5;
+/**
+ * How much taller than the example's words a caret-like stroke is (a caret spans the line's ascent
+ * and descent; a glyph's stem does not).
+ */
+const CARET_HEIGHT = 1.25;
+/**
+ * The least confidence of a word read once a caret was painted over: the glyph it was glued to keeps
+ * a scar, which OCR still reads as the word but less sure ("Rome," at 40). The word must still say
+ * this run's value: a field that holds another says that one.
+ */
+const CARET_READ = 25;
 
 /** A param's or an extract's recorded example and this run's value. */
 export interface ShownValue {
@@ -201,7 +213,8 @@ export async function checkShownValues(
  * line or so): true when one shows `value`, else the nearest line's text. The band is as wide as
  * the recorded change first, then (a bigger font, an app's own 1.25x, makes the line longer) as
  * wide as that font would draw it: read wider at once, the blank screen beside a window can make
- * OCR read nothing on the line.
+ * OCR read nothing on the line. Last, where a focused field's caret is glued to its value's last
+ * glyph ("Rome|" read "Rome]" and dropped as unsure), the band is read again without the caret.
  */
 async function readBand(
   ocr: OcrEngine,
@@ -213,14 +226,23 @@ async function readBand(
   value: string,
 ): Promise<true | string | null> {
   let nearest: string | null = null;
-  for (const widen of [1, BIGGER_FONT]) {
-    const band = {
-      x: area.x - charWidth,
-      y: line.y - 2 * line.height,
-      width: area.width * widen + 2 * charWidth + extra,
-      height: 5 * line.height,
-    };
-    const lines = ocrLines(await readCrop(ocr, live, band));
+  const bandOf = (widen: number) => ({
+    x: area.x - charWidth,
+    y: line.y - 2 * line.height,
+    width: area.width * widen + 2 * charWidth + extra,
+    height: 5 * line.height,
+  });
+  // Last, where a caret stands in the band, the wider band without it (see CARET_READ).
+  const uncareted = () => withoutCarets(live, bandOf(BIGGER_FONT), CARET_HEIGHT * line.height);
+  for (const [widen, image] of [
+    [1, live],
+    [BIGGER_FONT, live],
+    [BIGGER_FONT, null],
+  ] as const) {
+    const read = image ?? uncareted();
+    if (read === null) break;
+    const words = await readCrop(ocr, read, bandOf(widen), image ? undefined : CARET_READ);
+    const lines = ocrLines(words);
     const middle = line.y + line.height / 2;
     // A line and a half either way, in lines as tall as the live one where its font is bigger.
     const near = lines
