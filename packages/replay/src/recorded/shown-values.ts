@@ -26,10 +26,10 @@ import { type Layout, mapBox } from './layout-map.ts';
 /** How much bigger than recorded the live text may be drawn where the app scales its own UI. */
 const BIGGER_FONT = 1.5;
 /**
- * How much taller than the example's words a caret-like stroke is (a caret spans the line's ascent
- * and descent; a glyph's stem does not).
+ * How much taller than the words on its line a caret-like stroke is: a caret spans the font's whole
+ * line (about 1.2 times its size), a word from ascender to descender about 0.95, a glyph's stem 0.8.
  */
-const CARET_HEIGHT = 1.25;
+const CARET_HEIGHT = 1.15;
 /**
  * The least confidence of a word read once a caret was painted over: the glyph it was glued to keeps
  * a scar, which OCR still reads as the word but less sure ("Rome," at 40). The word must still say
@@ -232,8 +232,14 @@ async function readBand(
     width: area.width * widen + 2 * charWidth + extra,
     height: 5 * line.height,
   });
-  // Last, where a caret stands in the band, the wider band without it (see CARET_READ).
-  const uncareted = () => withoutCarets(live, bandOf(BIGGER_FONT), CARET_HEIGHT * line.height);
+  // Last, where a caret stands in the band, the wider band without it (see CARET_READ): a stroke
+  // taller than the words read near the line (the recorded example's box may hold its own caret).
+  const heights: number[] = [];
+  const uncareted = () => {
+    const sorted = heights.sort((a, b) => a - b);
+    const words = sorted[Math.floor(sorted.length / 2)] ?? line.height;
+    return withoutCarets(live, bandOf(BIGGER_FONT), CARET_HEIGHT * words);
+  };
   for (const [widen, image] of [
     [1, live],
     [BIGGER_FONT, live],
@@ -254,6 +260,7 @@ async function readBand(
       .sort((a, b) => Math.abs(a.box.y - line.y) - Math.abs(b.box.y - line.y));
     if (near.some((l) => lineShows(l.text, value))) return true;
     nearest ??= near[0]?.text ?? null;
+    for (const l of near) for (const w of l.words) if (/\p{L}{3}/u.test(w.text)) heights.push(w.box.height);
   }
   return nearest;
 }
