@@ -25,6 +25,8 @@ export interface PlayerOptions {
   accessible?: boolean;
   /** The most characters its fields take; the rest of a typing is lost. Default no limit. */
   maxLength?: number;
+  /** What its notes field makes of a typing (a player that alters a value). Default the typing. */
+  alterNotes?: (typed: string) => string;
   /** What its tree names under a point, asked for the n-th time (with `accessible`). Default none. */
   elementAt?: (asked: number) => AccessibleElement | null;
 }
@@ -69,7 +71,7 @@ function edit(state: PlayerState, typed: string | null, maxLength = Number.POSIT
 function apply(
   state: PlayerState,
   input: string,
-  { offset = { dx: 0, dy: 0 }, ignoredPlays = 0, maxLength }: PlayerOptions,
+  { offset = { dx: 0, dy: 0 }, ignoredPlays = 0, maxLength, alterNotes }: PlayerOptions,
 ) {
   const click = /^click left (\d+),(\d+)/.exec(input);
   if (click) {
@@ -78,8 +80,10 @@ function apply(
     if (line !== PLAY) state.focus = line;
     else if (state.found !== null && state.ignored < ignoredPlays) state.ignored += 1;
     else if (state.found !== null) state.playing = state.found;
-  } else if (input.startsWith('type ')) edit(state, input.slice('type '.length), maxLength);
-  else if (input === 'key BackSpace') edit(state, null);
+  } else if (input.startsWith('type ')) {
+    const typed = input.slice('type '.length);
+    edit(state, state.focus === NOTES && alterNotes ? alterNotes(typed) : typed, maxLength);
+  } else if (input === 'key BackSpace') edit(state, null);
   else if (input === 'key ctrl+a') state.selected = true;
   else if (input === 'key enter' && state.focus === SEARCH) state.found = state.search;
 }

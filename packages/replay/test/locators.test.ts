@@ -180,6 +180,33 @@ describe('the ladder on the demo app’s recorded frame', async () => {
     const ambiguous = await locate(autoLadder(twice, null), { step: withElement, pre, live, layout: null });
     expect(ambiguous.ok && ambiguous.value.rung).toBe('template-anywhere');
   });
+
+  it('takes no scale from an element whose size follows its window (a notebook, a text area), only where it went', async () => {
+    const layoutOf = async (recorded: AccessibleElement, live: AccessibleElement['extents']) => {
+      const found = await locate(autoLadder(snapshot([{ ...recorded, extents: live }]), null), {
+        step: step({ x: 240, y: 120 }, recorded),
+        pre,
+        live: pre,
+        layout: null,
+      });
+      if (!found.ok) throw new Error(found.failure.reason);
+      return found.value.layout;
+    };
+    const full = { x: 20, y: 60, width: 600, height: 400 };
+    // The window made 3/4 as big: the notebook and the editor's text with it, the app's text not.
+    const smaller = { x: 20, y: 60, width: 450, height: 300 };
+    const notebook = { ...element(full), role: 'page tab list', name: '' };
+    expect(await layoutOf(notebook, smaller)).toEqual({ scale: 1, dx: 0, dy: 0 });
+    const editor = { ...element(full), role: 'text', name: '', states: ['showing', 'multi-line'] };
+    expect(await layoutOf(editor, { ...smaller, x: 80, y: 100 })).toEqual({ scale: 1, dx: 60, dy: 40 });
+    // A control drawn 1.25x as big is at that scale.
+    const field = element({ x: 40, y: 96, width: 400, height: 48 });
+    expect(await layoutOf(field, { x: 50, y: 120, width: 500, height: 60 })).toEqual({
+      scale: 1.25,
+      dx: 0,
+      dy: 0,
+    });
+  });
 });
 
 describe('a featureless target (the inside of an empty field)', () => {

@@ -226,3 +226,35 @@ describe('an extract step', () => {
     expect(actions(desktop.inputs).at(-1)).toBe('type The Strokes');
   });
 });
+
+describe("an extract's value typed later", () => {
+  const outcomes = (events: readonly ReplayEvent[]) =>
+    events.flatMap((e) =>
+      (e.type === 'verify' || e.type === 'divergence') && e.check === 'subtask_outcome' && e.subtask_i === 2
+        ? [[e.type, e.read ?? null]]
+        : [],
+    );
+
+  it('is checked by content where the recording shows its example, whatever its length', async () => {
+    // "Muse" is typed where the recording typed "Linkin Park": by layout, a change a third as wide.
+    const { result, events } = run('trace', playerDesktop({ artists: { Hysteria: 'Muse' } }));
+    const { summary } = await result;
+    expect(summary.reason, String(summary.reason)).toBeNull();
+    expect(summary).toMatchObject({ outcome: 'success', extracts: { artist: 'Muse' } });
+    expect(outcomes(events)).toEqual([['verify', 'ocr']]);
+  });
+
+  it('is a divergence naming the value where the app shows another', async () => {
+    const reversed = (typed: string) => [...typed].reverse().join('');
+    const { result, events } = run(
+      'trace',
+      playerDesktop({ artists: { Hysteria: 'Muse' }, alterNotes: reversed }),
+    );
+    const { summary } = await result;
+    expect(summary).toMatchObject({ outcome: 'failed', code: 'MIME_REPLAY_DIVERGENCE' });
+    expect(summary.reason).toContain(
+      'the app does not show artist = "Muse" where the recording shows "Linkin Park"',
+    );
+    expect(outcomes(events)).toEqual([['divergence', 'ocr']]);
+  });
+});

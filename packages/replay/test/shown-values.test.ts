@@ -165,3 +165,56 @@ describe('the examples a subtask shows', () => {
     );
   });
 });
+
+describe('a focused field’s value next to its caret (the GTK 4 form’s City field, "Paris|")', {
+  timeout: 60_000,
+}, async () => {
+  const ocr = new OcrEngine();
+  afterAll(() => ocr.close());
+  const gtk4 = async (name: string) =>
+    decodeImage(await readFile(new URL(`../../../fixtures/frames/gtk4-form-caret/${name}`, import.meta.url)));
+  // The subtask's change (Name, City, the sent line), and the place of the City field's text.
+  const region = { x: 445, y: 301, width: 391, height: 154 };
+  // The example's box as OCR found it in the recording, 26 px tall with the caret and the field's edge.
+  const city = (value: string): ExampleSpots => [
+    { value: { name: 'text_2', example: 'Paris', value }, box: { x: 511, y: 353, width: 29, height: 26 } },
+  ];
+  // The GTK 4 form as recorded: the City field holds "Paris", its caret at full strength a pixel
+  // after the "s" (OCR reads "Paris]"); as replayed: "Rome", its caret fading a pixel after the "e";
+  // and that frame with the caret as GTK 4 draws it at full strength over the "e"'s last column
+  // (OCR reads "Rome" at 5-18% confidence: nothing, where words under 50% are dropped).
+  const caret = await gtk4('recorded-paris-caret.png');
+  const faint = await gtk4('live-rome-faint-caret.png');
+  const glued = await gtk4('live-rome-caret.png');
+  // A replay's end the matrix judged a divergence ("that line reads \"city |\""): "Rome", caret dark.
+  const run = await gtk4('live-rome-run.png');
+
+  it('is read without the caret glued to its last glyph', async () => {
+    for (const [live, value] of [
+      [run, 'Rome'],
+      [glued, 'Rome'],
+      [caret, 'Paris'],
+      [faint, 'Rome'],
+    ] as const) {
+      expect(await checkShownValues(ocr, null, live, region, RECORDED, city(value))).toMatchObject({
+        kind: 'shown',
+        read: 'ocr',
+      });
+    }
+  });
+
+  it('is missing where the field holds another value, caret or not', async () => {
+    for (const [live, value] of [
+      [caret, 'Rome'],
+      [run, 'Paris'],
+      [glued, 'Paris'],
+      [faint, 'Paris'],
+    ] as const) {
+      expect(await checkShownValues(ocr, null, live, region, RECORDED, city(value))).toMatchObject({
+        kind: 'missing',
+        value: { name: 'text_2', value },
+        by: 'ocr',
+      });
+    }
+  });
+});

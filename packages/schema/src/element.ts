@@ -95,6 +95,27 @@ export function isContainer(element: Pick<AccessibleElement, 'role'>): boolean {
   return CONTAINER_ROLES.has(element.role);
 }
 
+/** Roles of elements that fill what their window leaves them (a notebook, a drawing area, a table). */
+const WINDOW_FILLING_ROLES = new Set([
+  'page tab list',
+  'canvas',
+  'terminal',
+  'table',
+  'tree table',
+  ...DOCUMENT_ROLES,
+]);
+
+/**
+ * Whether an element's size follows its window's rather than the app's scale: a container, a notebook,
+ * a multi-line text area. A smaller window makes it smaller, a bigger UI scale does not make it bigger:
+ * its extents tell where the app's layout stands, never at what scale.
+ */
+export function followsWindow(element: Pick<AccessibleElement, 'role' | 'states'>): boolean {
+  return (
+    isContainer(element) || WINDOW_FILLING_ROLES.has(element.role) || element.states.includes('multi-line')
+  );
+}
+
 /** Roles whose text is a secret whatever was typed. */
 const SECRET_ROLES = new Set(['password text', 'password']);
 

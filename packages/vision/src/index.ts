@@ -1,3 +1,4 @@
+export { withoutCarets } from './caret.ts';
 export { type CompareOptions, greyStats, similarity } from './compare.ts';
 export {
   EDGE_STEP,

@@ -30,8 +30,13 @@ export async function liveImage(frame: RawFrame): Promise<RgbaImage> {
 /** Room around a crop read by OCR, px: tesseract misreads text that touches the crop's edge. */
 const OCR_MARGIN = 8;
 
-/** Words of a crop (with a margin), in the frame's pixels. */
-export async function readCrop(ocr: OcrEngine, image: RgbaImage, box: Box): Promise<OcrWord[]> {
+/** Words of a crop (with a margin), in the frame's pixels; those OCR is less sure of than `minConfidence` dropped. */
+export async function readCrop(
+  ocr: OcrEngine,
+  image: RgbaImage,
+  box: Box,
+  minConfidence = 50,
+): Promise<OcrWord[]> {
   const area = clampBox(
     {
       x: box.x - OCR_MARGIN,
@@ -42,6 +47,6 @@ export async function readCrop(ocr: OcrEngine, image: RgbaImage, box: Box): Prom
     image,
   );
   if (area.width < 4 || area.height < 4) return [];
-  const words = await ocr.readWords(await encodeForOcr(crop(image, area)), { minConfidence: 50 });
+  const words = await ocr.readWords(await encodeForOcr(crop(image, area)), { minConfidence });
   return words.map((w) => ({ ...w, box: { ...w.box, x: area.x + w.box.x, y: area.y + w.box.y } }));
 }

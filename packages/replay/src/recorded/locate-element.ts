@@ -9,6 +9,7 @@ import {
   describeElement,
   type ElementBox,
   type ElementIdentity,
+  followsWindow,
   identityOf,
 } from '@mime-desktop/schema';
 import type { LayoutTransform } from '@mime-desktop/vision';
@@ -27,9 +28,17 @@ export interface ElementLocated {
 
 const placed = (box: ElementBox | null): box is ElementBox => box !== null && box.width > 0 && box.height > 0;
 
-/** Where the recorded layout stands now, from the element's recorded and live extents. */
-function layoutFromExtents(recorded: ElementBox, live: ElementBox): LayoutTransform {
-  const scale = Math.round((live.width / recorded.width) * 1000) / 1000;
+/**
+ * Where the recorded layout stands now, from the element's recorded and live extents: at the scale its
+ * width changed by, except where its size follows the window (a notebook in a window made smaller is
+ * smaller, the app's text is not): there only where its top-left corner went.
+ */
+function layoutFromExtents(
+  element: AccessibleElement,
+  recorded: ElementBox,
+  live: ElementBox,
+): LayoutTransform {
+  const scale = followsWindow(element) ? 1 : Math.round((live.width / recorded.width) * 1000) / 1000;
   return { scale, dx: Math.round(live.x - recorded.x * scale), dy: Math.round(live.y - recorded.y * scale) };
 }
 
@@ -75,7 +84,7 @@ export async function locateElement(
   if (found.length !== 1 || !live?.extents) return null;
   const liveBox = live.extents;
   const recorded = placed(element.extents) ? element.extents : null;
-  const layout = recorded ? layoutFromExtents(recorded, liveBox) : null;
+  const layout = recorded ? layoutFromExtents(element, recorded, liveBox) : null;
   const moved = layout !== null && (layout.scale !== 1 || layout.dx !== 0 || layout.dy !== 0);
   return {
     map: (p) => pointInElement(p, recorded, liveBox),

@@ -1,6 +1,6 @@
 /**
- * A check by content: where the recording shows a param's example value as text in a region an
- * action changed, the live app must show this run's value there. It reads the app first: the
+ * A check by content: where the recording shows a param's example value (or an extract's recorded
+ * value) as text in a region an action changed, the live app must show this run's value there. It reads the app first: the
  * elements its accessibility tree names at the example's mapped place (their text, name or label);
  * OCR only where no element there holds the value, tolerant of OCR's confusions (1/l/I, 0/O, rn/m)
  * and reading the lines around the mapped place (a line and a half either way, in the live line's
@@ -18,18 +18,33 @@ import {
   type OcrEngine,
   ocrLines,
   type RgbaImage,
+  withoutCarets,
 } from '@mime-desktop/vision';
 import { readCrop } from '../actions/screen-text.ts';
 import { type Layout, mapBox } from './layout-map.ts';
 
 /** How much bigger than recorded the live text may be drawn where the app scales its own UI. */
 const BIGGER_FONT = 1.5;
+/**
+ * How much taller than the words on its line a caret-like stroke is: a caret spans the font's whole
+ * line (about 1.2 times its size), a word from ascender to descender about 0.95, a glyph's stem 0.8.
+ */
+const CARET_HEIGHT = 1.15;
+/**
+ * The least confidence of a word read once a caret was painted over: the glyph it was glued to keeps
+ * a scar, which OCR still reads as the word but less sure ("Rome," at 40). The word must still say
+ * this run's value: a field that holds another says that one.
+ */
+const CARET_READ = 25;
 
-/** A param's recorded example and this run's value. */
+/** A param's or an extract's recorded example and this run's value. */
 export interface ShownValue {
   name: string;
   example: string;
+  /** This run's value (an extract's: the one read in this run; empty until it is read). */
   value: string;
+  /** An extract's (its value is read during the run), not a param's. Default false. */
+  extracted?: boolean;
 }
 
 /** How a content check read the app: its accessibility tree, or OCR of the screen. */
@@ -198,7 +213,8 @@ export async function checkShownValues(
  * line or so): true when one shows `value`, else the nearest line's text. The band is as wide as
  * the recorded change first, then (a bigger font, an app's own 1.25x, makes the line longer) as
  * wide as that font would draw it: read wider at once, the blank screen beside a window can make
- * OCR read nothing on the line.
+ * OCR read nothing on the line. Last, where a focused field's caret is glued to its value's last
+ * glyph ("Rome|" read "Rome]" and dropped as unsure), the band is read again without the caret.
  */
 async function readBand(
   ocr: OcrEngine,
@@ -210,14 +226,29 @@ async function readBand(
   value: string,
 ): Promise<true | string | null> {
   let nearest: string | null = null;
-  for (const widen of [1, BIGGER_FONT]) {
-    const band = {
-      x: area.x - charWidth,
-      y: line.y - 2 * line.height,
-      width: area.width * widen + 2 * charWidth + extra,
-      height: 5 * line.height,
-    };
-    const lines = ocrLines(await readCrop(ocr, live, band));
+  const bandOf = (widen: number) => ({
+    x: area.x - charWidth,
+    y: line.y - 2 * line.height,
+    width: area.width * widen + 2 * charWidth + extra,
+    height: 5 * line.height,
+  });
+  // Last, where a caret stands in the band, the wider band without it (see CARET_READ): a stroke
+  // taller than the words read near the line (the recorded example's box may hold its own caret).
+  const heights: number[] = [];
+  const uncareted = () => {
+    const sorted = heights.sort((a, b) => a - b);
+    const words = sorted[Math.floor(sorted.length / 2)] ?? line.height;
+    return withoutCarets(live, bandOf(BIGGER_FONT), CARET_HEIGHT * words);
+  };
+  for (const [widen, image] of [
+    [1, live],
+    [BIGGER_FONT, live],
+    [BIGGER_FONT, null],
+  ] as const) {
+    const read = image ?? uncareted();
+    if (read === null) break;
+    const words = await readCrop(ocr, read, bandOf(widen), image ? undefined : CARET_READ);
+    const lines = ocrLines(words);
     const middle = line.y + line.height / 2;
     // A line and a half either way, in lines as tall as the live one where its font is bigger.
     const near = lines
@@ -229,6 +260,7 @@ async function readBand(
       .sort((a, b) => Math.abs(a.box.y - line.y) - Math.abs(b.box.y - line.y));
     if (near.some((l) => lineShows(l.text, value))) return true;
     nearest ??= near[0]?.text ?? null;
+    for (const l of near) for (const w of l.words) if (/\p{L}{3}/u.test(w.text)) heights.push(w.box.height);
   }
   return nearest;
 }

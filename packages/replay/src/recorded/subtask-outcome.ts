@@ -1,9 +1,9 @@
 /**
  * At the end of a subtask, the screen must show the outcome the recording shows at that point: by
- * content where the recording shows a param's example (this run's value must be there), else by
- * layout. The same readers check the model's claims in a subtask auto handed over.
+ * content where the recording shows a param's example or an extract's recorded value (this run's
+ * value must be there, whatever its length), else by layout. The same readers check the model's claims in a subtask auto handed over.
  */
-import { formatSubtask } from '@mime-desktop/schema';
+import { formatSubtask, listSteps } from '@mime-desktop/schema';
 import type { Box } from '@mime-desktop/vision';
 import { checkCriteria } from '../actions/criteria-check.ts';
 import { liveImage } from '../actions/screen-text.ts';
@@ -159,8 +159,9 @@ export class SubtaskOutcome {
     started: number,
   ): Promise<string | null | 'unknown'> {
     const examples = await this.#examplesOf(subtask);
-    if (!examples) return 'unknown';
-    const { region, spots } = examples;
+    const spots = examples && this.#withRunValues(examples.spots);
+    if (!examples || !spots || spots.length === 0) return 'unknown';
+    const { region } = examples;
     const { ctx } = this.#parts;
     const a11y = await ctx.desktop.accessibility().catch(() => null);
     let verdict: ShownVerdict = { kind: 'unknown' };
@@ -221,14 +222,42 @@ export class SubtaskOutcome {
     return examples;
   }
 
-  /** The run's values of the params the workflow has an example of (never a sensitive one's). */
+  /**
+   * The run's values of the params the workflow has an example of (never a sensitive one's), and the
+   * extracts the recording shows a value of (their values filled in once read: see #withRunValues).
+   */
   #shownValues(): ShownValue[] {
-    const { workflow, params } = this.#parts.ctx;
-    return workflow.task_params.flatMap((p) => {
+    const { ctx, frames } = this.#parts;
+    const { workflow, params } = ctx;
+    const fromParams = workflow.task_params.flatMap((p) => {
       const value = params.find((r) => r.name === p.name);
       return !p.sensitive && p.example && value && !value.sensitive && value.display.trim()
         ? [{ name: p.name, example: p.example, value: value.display }]
         : [];
+    });
+    const sensitive = new Set(workflow.task_params.filter((p) => p.sensitive).map((p) => p.name));
+    const fromExtracts = listSteps(workflow).flatMap(({ step }) => {
+      const recorded = step.variable_name && !sensitive.has(step.variable_name) ? frames.of(step) : null;
+      if (!recorded || recorded instanceof TraceUnavailableError) return [];
+      const { event } = recorded;
+      const example = event.action_type === 'extract' ? event.action_details.values[0]?.trim() : '';
+      return step.variable_name && example
+        ? [{ name: step.variable_name, example, value: '', extracted: true }]
+        : [];
+    });
+    return [...fromParams, ...fromExtracts];
+  }
+
+  /**
+   * The spots with this run's values: an extract's as read so far in this run (a spot of one not read,
+   * skipped or left to the model without a value, is left out: nothing to compare with).
+   */
+  #withRunValues(spots: ExampleSpots): ExampleSpots {
+    const { extracts } = this.#parts.ctx.memory;
+    return spots.flatMap((spot) => {
+      if (!spot.value.extracted) return [spot];
+      const value = extracts.get(spot.value.name)?.trim();
+      return value ? [{ ...spot, value: { ...spot.value, value } }] : [];
     });
   }
 
@@ -244,7 +273,8 @@ export class SubtaskOutcome {
       outcome: async () => {
         const examples = await this.#examplesOf(subtask);
         if (!examples) return null;
-        const { region, spots } = examples;
+        const { region } = examples;
+        const spots = this.#withRunValues(examples.spots);
         const a11y = await ctx.desktop.accessibility().catch(() => null);
         return claimedOutcome(await checkShownValues(ctx.ocr, a11y, await live(), region, layout(), spots));
       },

@@ -4,7 +4,7 @@
  * next frame must appear. Nothing to check after a pointer step: the next step's look or the
  * subtask's outcome tells.
  */
-import { describeElement, type RunAction } from '@mime-desktop/schema';
+import { describeElement, followsWindow, type RunAction } from '@mime-desktop/schema';
 import type { RgbaImage } from '@mime-desktop/vision';
 import { describeAction } from '../actions/computer-action.ts';
 import { liveImage } from '../actions/screen-text.ts';
@@ -42,12 +42,14 @@ export async function checkAfter(
   const [pre, post] = await Promise.all([recorded.pre(), recorded.post()]);
   if (!post) return null;
   const { event } = recorded;
-  // Other text than recorded (a new param value) changes the screen in the same place, not the same way.
+  // Other text than recorded (a new param value) changes the screen in the same place, not the same
+  // way; so does a window of another size (its title is centred in another width).
   const otherText =
     action.action === 'type' && event.action_type === 'type' && action.text !== event.action_details.text;
+  const byPlace = otherText || (await windowResized(parts, recorded)) ? 'always' : 'in-other-colours';
   return verifyChange(parts, {
     liveBefore,
-    byPlace: otherText ? 'always' : 'in-other-colours',
+    byPlace,
     check: 'after_step',
     step_i: recorded.step.i,
     before: pre,
@@ -59,6 +61,23 @@ export async function checkAfter(
       : `after ${describeStep(recorded.step)}, the screen did not change the way the recording shows`,
     description: describeAction(action),
   });
+}
+
+/**
+ * Whether the step's field is one whose size follows its window (an editor's text area) and the
+ * focused field, the same, has another size than recorded: the app's window is another size, so
+ * what the window draws around its content (a title centred in its bar) is not where any one layout
+ * maps the recording's change.
+ */
+async function windowResized(parts: LoopParts, recorded: RecordedStep): Promise<boolean> {
+  const element = recorded.step.target.element;
+  const was = element?.extents;
+  if (!element || !was || !followsWindow(element)) return false;
+  const a11y = await parts.ctx.desktop.accessibility();
+  const focused = await a11y?.focused().catch(() => null);
+  const now = focused?.extents;
+  if (!focused || !now || focused.role !== element.role || focused.name !== element.name) return false;
+  return now.width !== was.width || now.height !== was.height;
 }
 
 /** The recorded field's texts for this run's typing (see fieldTexts), when the tree may be asked. */
