@@ -217,15 +217,24 @@ describe('a target whose window moved or changed size', () => {
     if (other.ok) return;
     expect(other.failure.reason).toContain("the target's edges are not where its window puts it");
     expect(other.failure.similarity).toBeLessThan(other.failure.threshold);
-    // The window list says it moved, the screen shows it where it was: no place verifies.
+    // The window list says where it moved, the screen shows it elsewhere: no place verifies.
     const stale = await locate(traceLadder(null, null), {
+      step: click(city),
+      pre,
+      live: screen({ x: movedAt.x + 60, y: movedAt.y + 30 }),
+      layout: null,
+      window: movedWindow,
+    });
+    expect(stale.ok).toBe(false);
+    // Where the screen shows it as recorded, the recorded place verifies as before.
+    const there = await locate(traceLadder(null, null), {
       step: click(city),
       pre,
       live: pre,
       layout: null,
       window: movedWindow,
     });
-    expect(stale.ok).toBe(false);
+    expect(there.ok && there.value.map(city)).toEqual(city);
   });
 
   it('keeps a resized window’s field from its top left and its button from its bottom right', async () => {

@@ -83,11 +83,12 @@ export const tracePlaceLocator: Locator = {
     const target = targetOf(step);
     if (!target) return null;
     const inWindow = atWindowPlaces(step, target, pre, live, window ?? null);
-    if (inWindow) return inWindow;
-    if (pre.width !== live.width || pre.height !== live.height) return otherScreen(step.i, pre, live);
+    if (inWindow?.ok) return inWindow;
+    if (pre.width !== live.width || pre.height !== live.height)
+      return inWindow ?? otherScreen(step.i, pre, live);
     const found = checkAtRecordedPlace(step.i, pre, live, target.box);
     const around = found.ok ? surroundingsAt(pre, live, target, RECORDED) : null;
-    if (!around || around.ok) return found;
+    if (!around || around.ok) return found.ok ? found : (inWindow ?? found);
     return failed(step.i, 'before_step', around.why, around.score, around.threshold, target.box, pre);
   },
 };
@@ -103,7 +104,7 @@ export const autoPlaceLocator: Locator = {
     if (!target) return null;
     // A subtask's first target, in a window that moved or changed size: where the window puts it.
     const inWindow = layout === null ? atWindowPlaces(step, target, pre, live, window ?? null) : null;
-    if (inWindow) return inWindow.ok ? inWindow : null;
+    if (inWindow?.ok) return inWindow;
     if (pre.width !== live.width || pre.height !== live.height) return null;
     const expected = layout ?? RECORDED;
     const atPlace = similarityAt(pre, live, target.box, expected);
