@@ -84,7 +84,8 @@ export function windowLayouts(recorded: Box, live: Box, point: Point): Layout[] 
 /**
  * The target where its window now stands (the recording kept the frame of the window under the
  * action): each place the window's move or new size gives (see windowLayouts) is verified, and of those
- * that pass, the one where the target's edges stand best wins (the nearer edge's guess on a tie);
+ * that pass, the one where the window's content (around the target) lines up best by its edges wins
+ * (the earlier guess on a tie): a point shifted along a long field still looks alike, its labels do not;
  * null when the window stands where it was recorded, or the recording or the desktop does not tell
  * where. No place that is not verified is ever taken.
  */
@@ -97,9 +98,13 @@ export function atWindowPlaces(
 ): Look<Located> | null {
   const recorded = step.source?.window?.box;
   if (!recorded || !window) return null;
+  const layouts = windowLayouts(recorded, window, target.point);
+  // A window where it was recorded, on a screen of another size: its place there, verified the same way.
+  const otherScreen = pre.width !== live.width || pre.height !== live.height;
+  if (layouts.length === 0 && otherScreen) layouts.push({ scale: 1, dx: 0, dy: 0 });
   let best: { look: Look<Located>; edges: number } | null = null;
   let miss: Look<Located> | null = null;
-  for (const layout of windowLayouts(recorded, window, target.point)) {
+  for (const layout of layouts) {
     const placed = atWindowPlace(step.i, target, pre, live, { recorded, live: window }, layout);
     if (!placed.look.ok) miss ??= placed.look;
     else if (!best || placed.edges > best.edges) best = placed;
@@ -159,10 +164,11 @@ function atWindowPlace(
   }
   const around = surroundingsAt(pre, live, target, layout);
   if (around && !around.ok) return miss(around.why, around.score, around.threshold);
-  const content = windowContent(pre, live, target, frames, layout, otherColours);
-  if (content < TRACE_SCREEN_SIMILARITY) {
+  const content = windowContent(pre, live, target, frames, layout);
+  const contentFigure = otherColours ? content.edges : content.pixels;
+  if (contentFigure < TRACE_SCREEN_SIMILARITY) {
     const what = resized ? "the target's surroundings in its window" : 'its window';
-    return miss(`${what} do not look as recorded`, content, TRACE_SCREEN_SIMILARITY);
+    return miss(`${what} do not look as recorded`, contentFigure, TRACE_SCREEN_SIMILARITY);
   }
   const look = located(
     (p) => mapPoint(layout, p),
@@ -171,16 +177,16 @@ function atWindowPlace(
     `the target is at its place in its window (${ratio(figure)} alike${otherColours ? ' by edges' : ''}; ${how})`,
     'recorded-place',
   );
-  return { look, edges };
+  return { look, edges: content.edges };
 }
 
 const inBox = (box: Box, p: Point) =>
   p.x >= box.x && p.y >= box.y && p.x < box.x + box.width && p.y < box.y + box.height;
 
 /**
- * How alike the recorded window's content is where the layout puts it (a window of the same size:
- * all of it; another size: the target's surroundings, twice its box, inside the window), by pixels or
- * (other colours) by edges; the part off either screen is left out.
+ * How alike the recorded window's content is where the layout puts it, by pixels and by edges: all of
+ * it for a window of the same size; for another size, the target's surroundings (four times its box)
+ * in the window. Only the part inside both windows and both screens counts (a smaller window clips).
  */
 function windowContent(
   pre: RgbaImage,
@@ -188,25 +194,23 @@ function windowContent(
   target: { point: Point; box: Box },
   frames: { recorded: Box; live: Box },
   layout: Layout,
-  byEdges: boolean,
-): number {
+): { pixels: number; edges: number } {
   const { recorded } = frames;
   const resized = recorded.width !== frames.live.width || recorded.height !== frames.live.height;
-  const area = resized
-    ? intersect(boxAround(target.point, target.box.width * 2, target.box.height * 2), recorded)
-    : recorded;
-  // The part of the area on the recorded screen whose mapped place is on the live one too.
-  const onLive = mapBox(
-    { scale: 1, dx: -layout.dx, dy: -layout.dy },
-    { x: 0, y: 0, width: live.width, height: live.height },
-  );
-  const region =
-    area && intersect(intersect(area, { x: 0, y: 0, width: pre.width, height: pre.height }), onLive);
-  if (!region) return 0;
+  const back = (box: Box) => mapBox({ scale: 1, dx: -layout.dx, dy: -layout.dy }, box);
+  const around = resized ? boxAround(target.point, target.box.width * 4, target.box.height * 4) : recorded;
+  const region = [
+    recorded,
+    { x: 0, y: 0, width: pre.width, height: pre.height },
+    back(frames.live),
+    back({ x: 0, y: 0, width: live.width, height: live.height }),
+  ].reduce<Box | null>((area, box) => intersect(area, box), around);
+  if (!region) return { pixels: 0, edges: 0 };
   const there = mapBox(layout, region);
-  return byEdges
-    ? edgeSimilarity(pre, region, live, there)
-    : similarity(crop(pre, region), crop(live, there));
+  return {
+    pixels: similarity(crop(pre, region), crop(live, there)),
+    edges: edgeSimilarity(pre, region, live, there),
+  };
 }
 
 /** Where two boxes overlap; null when they do not. */
