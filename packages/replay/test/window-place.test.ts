@@ -99,13 +99,18 @@ const SEND = { x: -96, y: -44, width: 72, height: 26 };
  * striped like text, a border, two labels and fields hung from its top left, the Send button from its
  * bottom right; `withoutField` leaves the second field out (an app that shows another form).
  */
-function screen(at: { x: number; y: number }, size = WINDOW, withoutField = false): RgbaImage {
-  const data = new Uint8Array(SCREEN.width * SCREEN.height * 4);
+function screen(
+  at: { x: number; y: number },
+  size = WINDOW,
+  withoutField = false,
+  { width, height } = SCREEN,
+): RgbaImage {
+  const data = new Uint8Array(width * height * 4);
   const paint = (b: Box, grey: number, striped = false) => {
-    for (let y = Math.max(0, b.y); y < Math.min(SCREEN.height, b.y + b.height); y += 1) {
-      for (let x = Math.max(0, b.x); x < Math.min(SCREEN.width, b.x + b.width); x += 1) {
+    for (let y = Math.max(0, b.y); y < Math.min(height, b.y + b.height); y += 1) {
+      for (let x = Math.max(0, b.x); x < Math.min(width, b.x + b.width); x += 1) {
         if (striped && x % 3 === 0) continue;
-        data.set([grey, grey, grey, 255], (y * SCREEN.width + x) * 4);
+        data.set([grey, grey, grey, 255], (y * width + x) * 4);
       }
     }
   };
@@ -117,7 +122,7 @@ function screen(at: { x: number; y: number }, size = WINDOW, withoutField = fals
   };
   const inWindow = (b: Box) => ({ ...b, x: at.x + b.x, y: at.y + b.y });
   const fromCorner = (b: Box) => ({ ...b, x: at.x + size.width + b.x, y: at.y + size.height + b.y });
-  paint({ x: 0, y: 0, ...SCREEN }, 120);
+  paint({ x: 0, y: 0, width, height }, 120);
   paint({ x: 700, y: 400, width: 40, height: 40 }, 30, true);
   paint(inWindow({ x: 0, y: 0, ...size }), 255);
   outline(inWindow({ x: 0, y: 0, ...size }), 0);
@@ -127,7 +132,7 @@ function screen(at: { x: number; y: number }, size = WINDOW, withoutField = fals
   paint(fromCorner(SEND), 200);
   outline(fromCorner(SEND), 0);
   paint(fromCorner({ x: SEND.x + 16, y: SEND.y + 8, width: 40, height: 10 }), 0, true);
-  return { ...SCREEN, data };
+  return { width, height, data };
 }
 
 const RECORDED_AT = { x: 40, y: 30 };
@@ -258,5 +263,47 @@ describe('a target whose window moved or changed size', () => {
     });
     expect(button.ok, button.ok ? '' : button.failure.reason).toBe(true);
     expect(button.ok && button.value.map(send)).toEqual({ x: send.x + 120, y: send.y + 80 });
+  });
+
+  it('takes, of the places that verify, the one where the window lines up: a point along a long field looks alike anywhere on it', async () => {
+    // Recorded right of the City field's middle (nearer the window's right edge); the window got
+    // narrower and the form kept its fields at its top left, as Tk and GTK do.
+    const along = { x: RECORDED_AT.x + 190, y: city.y };
+    const narrower = { width: WINDOW.width - 60, height: WINDOW.height };
+    const window = { ...RECORDED_AT, ...narrower };
+    const live = screen(RECORDED_AT, narrower);
+    expect(windowLayouts(RECORDED_WINDOW.box, window, along)[0]).toEqual({ scale: 1, dx: -60, dy: 0 });
+    const found = await locate(traceLadder(null, null), {
+      step: click(along),
+      pre,
+      live,
+      layout: null,
+      window,
+    });
+    expect(found.ok && found.value.map(along)).toEqual(along);
+  });
+
+  it('verifies a window where it was recorded on a bigger screen', async () => {
+    const bigger = screen(RECORDED_AT, WINDOW, false, { width: 1000, height: 640 });
+    const window = { ...RECORDED_AT, ...WINDOW };
+    const found = await locate(traceLadder(null, null), {
+      step: click(city),
+      pre,
+      live: bigger,
+      layout: null,
+      window,
+    });
+    expect(found.ok, found.ok ? '' : found.failure.reason).toBe(true);
+    expect(found.ok && found.value.reason).toContain(
+      'its window where it was recorded, on a 1000x640 screen',
+    );
+    const without = await locate(traceLadder(null, null), {
+      step: click(city),
+      pre,
+      live: bigger,
+      layout: null,
+      window: null,
+    });
+    expect(without.ok).toBe(false);
   });
 });

@@ -137,7 +137,9 @@ function atWindowPlace(
   const resized = recorded.width !== frames.live.width || recorded.height !== frames.live.height;
   const how = resized
     ? `its window is ${frames.live.width}x${frames.live.height} at (${frames.live.x}, ${frames.live.y}), recorded ${recorded.width}x${recorded.height} at (${recorded.x}, ${recorded.y}): placed by (${layout.dx}, ${layout.dy})`
-    : `its window moved by (${frames.live.x - recorded.x}, ${frames.live.y - recorded.y})`;
+    : frames.live.x === recorded.x && frames.live.y === recorded.y
+      ? `its window where it was recorded, on a ${live.width}x${live.height} screen`
+      : `its window moved by (${frames.live.x - recorded.x}, ${frames.live.y - recorded.y})`;
   const miss = (why: string, figure: number, threshold: number) => {
     const look = failed(step_i, 'before_step', `${why} (${how})`, figure, threshold, target.box, pre);
     return { look: { ok: false as const, failure: { ...look.failure, layout } }, edges: 0 };
