@@ -32,7 +32,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
   const desktop = options.desktop ?? (await createDesktop({ failSafe: false }));
   const secret = new SecretTyping();
   const elements = new ElementLookup(desktop, secret);
-  const windows = new WindowLookup(desktop);
+  const windows = new WindowLookup(desktop, secret);
   const terminal = await TerminalFilter.start(desktop, options.ignoreTerminal ?? false);
   const setup = options.launch ? await launchForRecording(options.launch) : undefined;
   const started = epochNow();

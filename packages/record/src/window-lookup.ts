@@ -2,6 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Desktop, HookEvent } from '@mime-desktop/os-io';
 import type { SourceWindow } from '@mime-desktop/schema';
 import type { RecordedAction } from './aggregate.ts';
+import type { SecretTyping } from './secret-typing.ts';
 
 /** Longest wait for the window under a press, ms: one listing of the window tree takes 10-40 ms. */
 const WINDOW_LOOKUP_MS = 1000;
@@ -13,15 +14,18 @@ const POINTER_ACTIONS = new Set(['click', 'double_click', 'right_click', 'middle
  * The top-level window under each pointer action and where it stood, looked up beside the hooks as
  * the press or the wheel comes (one listing of the window tree each, never delaying them): replay maps
  * the recorded point into the window where the window moved or changed size. Where the window system
- * does not tell (Wayland but sway, or no window under the point), the event has none.
+ * does not tell (Wayland but sway, or no window under the point), the event has none; nor while a
+ * secret is typed (a title may show it).
  */
 export class WindowLookup {
   readonly #desktop: Desktop;
+  readonly #secret: SecretTyping;
   readonly #started = new Map<number, Promise<SourceWindow | null>>();
   #lastHook: HookEvent | undefined;
 
-  constructor(desktop: Desktop) {
+  constructor(desktop: Desktop, secret: SecretTyping) {
     this.#desktop = desktop;
+    this.#secret = secret;
   }
 
   /** The latest hook event given to the aggregator: the input an action starting now starts with. */
@@ -32,7 +36,8 @@ export class WindowLookup {
   /** An action starts at `time`: looks up the window under its press or wheel. */
   startAt(time: number): void {
     const hook = this.#lastHook;
-    if (hook?.time !== time || (hook.type !== 'mousedown' && hook.type !== 'wheel')) return;
+    if (hook?.time !== time || this.#secret.on) return;
+    if (hook.type !== 'mousedown' && hook.type !== 'wheel') return;
     const lookup = this.#desktop.windowAt({ x: hook.x, y: hook.y }).then(sourceWindow, () => null);
     this.#started.set(time, Promise.race([lookup, delay(WINDOW_LOOKUP_MS, null, { ref: false })]));
   }
