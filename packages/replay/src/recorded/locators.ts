@@ -76,7 +76,8 @@ const PLACE_EDGES = 0.5;
 
 /**
  * Trace, rung 2: the target as recorded, where it was recorded, on a screen alike the recording; where
- * its window now stands elsewhere or at another size, at its window-relative place (inWindow).
+ * its window now stands elsewhere or at another size (or on another screen), at its window-relative
+ * place (see atWindowPlaces).
  */
 export const tracePlaceLocator: Locator = {
   async locate({ step, pre, live, window }) {

@@ -47,7 +47,7 @@ export function liveWindowOf(recorded: SourceWindow, windows: readonly ListedWin
 }
 
 /** Whether two boxes are the same. */
-export const sameBox = (a: Box, b: Box) =>
+const sameBox = (a: Box, b: Box) =>
   a.x === b.x && a.y === b.y && a.width === b.width && a.height === b.height;
 
 /**
