@@ -159,6 +159,17 @@ describe('mime record', () => {
       expect(Math.abs(actual - expected)).toBeLessThanOrEqual(3);
     near(events[0]?.action_details.x, search.x);
     near(events[0]?.action_details.y, search.y);
+    // Each pointer action keeps the window under it with its frame (the app's, over the whole screen);
+    // typing and keys none.
+    for (const event of events.filter((e) =>
+      ['click', 'scroll', 'right_click', 'double_click', 'drag'].includes(e.action_type),
+    )) {
+      const box = event.window?.box;
+      expect(box, event.action_type).toMatchObject({ x: 0, y: 0 });
+      near(box?.width ?? 0, 1280);
+      near(box?.height ?? 0, 800);
+    }
+    expect(events[1]?.window).toBeUndefined();
     expect(events[1]?.action_details).toEqual({ text: 'Numb', secret: false });
     expect(events[2]?.action_details).toEqual({ key: 'enter' });
     expect(events[3]).toMatchObject({ action_details: { button: 'left' }, details: 'the first Play button' });
@@ -216,6 +227,8 @@ describe('mime record', () => {
     await desktop().typeText('user');
     await desktop().waitForAppState((s) => s.typed === 'user');
     expect((await mime(['record', 'secret', '--session', sessionId, 'on'])).exitCode).toBe(0);
+    // A click while a secret is typed keeps no window (its title may show the secret).
+    await desktop().click(echo.x, echo.y);
     await desktop().typeText('hunter2');
     await desktop().pressKeys('ctrl+alt+shift+h');
     await recorder.waitForStderr(/secret typing off/);
@@ -229,10 +242,13 @@ describe('mime record', () => {
     expect(events.map((e) => [e.action_type, e.action_details])).toEqual([
       ['click', expect.objectContaining({ button: 'left' })],
       ['type', { text: 'user', secret: false }],
+      ['click', expect.objectContaining({ button: 'left' })],
       ['type', { text: '', secret: true }],
       ['type', { text: 'done', secret: false }],
       [null, {}],
     ]);
+    expect(events[0]?.window).toBeDefined();
+    expect(events[2]?.window).toBeUndefined();
     for (const file of await readdir(dir)) {
       if (file.endsWith('.json') || file.endsWith('.jsonl')) {
         expect(await readFile(join(dir, file), 'utf8')).not.toContain('hunter2');

@@ -47,10 +47,15 @@ export interface Desktop {
    */
   accessibility(): Promise<Accessibility | null>;
   /**
-   * The app window under a point, as a click there would hit it (title and WM_CLASS); null over the
+   * The app window under a point, as a click there would hit it (title, WM_CLASS, box); null over the
    * bare desktop. Throws `MIME_UNSUPPORTED_PLATFORM` where the window system does not tell (not X11).
    */
   windowAt(point: LogicalPoint): Promise<FoundWindow | null>;
+  /**
+   * The visible app windows, top of the stacking order first, each with its box (logical px). Same
+   * errors as {@link windowAt}.
+   */
+  windows(): Promise<FoundWindow[]>;
   /** The app window that has the keyboard focus (typing goes there); null when none has. Same errors. */
   focusedWindow(): Promise<FoundWindow | null>;
   movePointer(point: LogicalPoint, options?: MoveOptions): Promise<void>;

@@ -103,6 +103,7 @@ export async function createGnomeDesktop(
       activeWindow: async () => null,
       accessibility: accessibilityOnce,
       windowAt: noWindows,
+      windows: noWindows,
       focusedWindow: noWindows,
       movePointer: (point, moveOptions) => input.movePointer(point, moveOptions),
       click: (point, clickOptions) => input.click(point, clickOptions),

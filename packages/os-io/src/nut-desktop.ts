@@ -15,7 +15,7 @@ import { InputExecutor } from './input.ts';
 import type { InputTiming } from './input-pacing.ts';
 import { loadNut } from './native.ts';
 import { openAccessibility } from './open-accessibility.ts';
-import { focusedWindow, windowAt } from './windows.ts';
+import { type FoundWindow, focusedWindow, listWindows, windowAt } from './windows.ts';
 import { XKeyboard } from './x-keyboard.ts';
 
 export interface DesktopOptions {
@@ -98,7 +98,11 @@ export async function createNutDesktop(options: DesktopOptions = {}): Promise<De
       }
     },
     accessibility: accessibilityOnce,
-    windowAt: (point) => windowAt({ x: point.x * screen.scale, y: point.y * screen.scale }),
+    windowAt: async (point) => {
+      const window = await windowAt({ x: point.x * screen.scale, y: point.y * screen.scale });
+      return window && logicalWindow(window, screen.scale);
+    },
+    windows: async () => (await listWindows()).map((w) => logicalWindow(w, screen.scale)),
     focusedWindow: () => focusedWindow(),
     movePointer: (point, moveOptions) => input.movePointer(point, moveOptions),
     click: (point, clickOptions) => input.click(point, clickOptions),
@@ -122,4 +126,12 @@ export async function createNutDesktop(options: DesktopOptions = {}): Promise<De
       await (await accessibility)?.close();
     },
   };
+}
+
+/** A window whose box is in physical pixels, in logical ones. */
+function logicalWindow(window: FoundWindow, scale: number): FoundWindow {
+  const { box } = window;
+  if (!box || scale === 1) return window;
+  const at = (n: number) => Math.round(n / scale);
+  return { ...window, box: { x: at(box.x), y: at(box.y), width: at(box.width), height: at(box.height) } };
 }

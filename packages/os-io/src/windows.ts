@@ -23,6 +23,14 @@ export interface WindowQuery {
   class?: string;
 }
 
+/** Where a window stands on the screen: its frame (a window manager's decorations included). */
+export interface WindowBox {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
 /** A window on screen. */
 export interface FoundWindow {
   /** X11 window id (decimal), or the title elsewhere. */
@@ -30,6 +38,8 @@ export interface FoundWindow {
   title: string;
   /** WM_CLASS names; empty where the platform does not tell. */
   classes: string[];
+  /** Its box, where the lookup tells it (the window under a point, the listed windows). */
+  box?: WindowBox;
 }
 
 /** The query in words, for messages: `title /Mousepad/ and class /mousepad/`. */
@@ -203,7 +213,26 @@ export async function windowAt(
       point.x < box.x + box.width &&
       point.y < box.y + box.height,
   );
-  return hit ? { id: [...hit.ids][0] as string, title: hit.title, classes: hit.classes } : null;
+  return hit ? foundOf(hit) : null;
+}
+
+const foundOf = (window: TreeWindow): FoundWindow => ({
+  id: [...window.ids][0] as string,
+  title: window.title,
+  classes: window.classes,
+  box: window.box,
+});
+
+/**
+ * The visible top-level windows (X11, physical pixels), top of the stacking order first, each with
+ * its box: one listing of the window tree, cheap enough to ask at each step.
+ */
+export async function listWindows(env: NodeJS.ProcessEnv = process.env): Promise<FoundWindow[]> {
+  if (process.platform !== 'linux') {
+    throw new UnsupportedPlatformError('listing the windows with their places works on Linux/X11 only');
+  }
+  const [windows, visible] = await Promise.all([topLevelWindows(env), visibleIds(env)]);
+  return windows.filter(({ ids }) => [...ids].some((id) => visible.has(id))).map(foundOf);
 }
 
 /**

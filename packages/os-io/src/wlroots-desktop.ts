@@ -26,7 +26,7 @@ import { VirtualPointer } from './wlr-virtual-pointer.ts';
 const CHROMIUM_APPS = /chrom|brave|vivaldi|msedge|electron/i;
 
 function found(window: SwayWindow): FoundWindow {
-  return { id: String(window.id), title: window.title, classes: window.classes };
+  return { id: String(window.id), title: window.title, classes: window.classes, box: window.rect };
 }
 
 /** The window keys go to, as the typing pauses need it (Chromium by its app id, GTK and Qt by their libraries). */
@@ -154,6 +154,11 @@ export async function createWlrootsDesktop(
         );
         return hit ? found(hit) : null;
       },
+      windows: async () =>
+        (await windows())
+          .filter((w) => w.visible)
+          .reverse()
+          .map(found),
       focusedWindow: async () => {
         const window = await focused();
         return window ? found(window) : null;

@@ -1,5 +1,5 @@
 import { epochNow } from '@mime-desktop/os-io';
-import type { AccessibleElement } from '@mime-desktop/schema';
+import type { AccessibleElement, SourceWindow } from '@mime-desktop/schema';
 import type { RecordedAction } from './aggregate.ts';
 import type { ElementLookup } from './element-lookup.ts';
 import type { PreFrames } from './pre-frames.ts';
@@ -8,6 +8,7 @@ import type { ReplayWatch } from './replay-watch.ts';
 import type { SecretTyping } from './secret-typing.ts';
 import { type PendingEvent, SessionWriter } from './session-writer.ts';
 import type { TerminalFilter } from './terminal-filter.ts';
+import type { WindowLookup } from './window-lookup.ts';
 
 /** How long a Ctrl+C chord is held back in case it is the terminal's interrupt that stops recording. */
 const INTERRUPT_HOLD_MS = 400;
@@ -20,6 +21,7 @@ export interface EventWriterParts {
   dir: string;
   frames: PreFrames;
   elements: ElementLookup;
+  windows: WindowLookup;
   terminal: TerminalFilter;
   secret: SecretTyping;
   /** Input a replay gave on this display is dropped. */
@@ -74,6 +76,7 @@ export class EventWriter {
     };
     const focus = this.#parts.terminal.focusOf(action);
     const element = this.#parts.elements.of(action);
+    const window = this.#parts.windows.of(action);
     if (
       action.action_type === 'key' &&
       'key' in action.action_details &&
@@ -82,7 +85,7 @@ export class EventWriter {
       this.#held = { pending, focus, timer: setTimeout(() => this.release(), INTERRUPT_HOLD_MS) };
       return;
     }
-    this.#write(pending, focus, element);
+    this.#write(pending, focus, element, window);
   }
 
   /** Writes an extract annotation, now. */
@@ -154,6 +157,7 @@ export class EventWriter {
     pending: PendingEvent,
     focus: Focus = null,
     element: Promise<AccessibleElement | null> | null = null,
+    window: Promise<SourceWindow | null> | null = null,
   ): void {
     const { emit, replays, secret, terminal } = this.#parts;
     this.#admitted = this.#admitted.then(async () => {
@@ -172,6 +176,8 @@ export class EventWriter {
       }
       const found = await element;
       if (found && !secret.shownBy(found)) pending.event.element = found;
+      const place = await window;
+      if (place) pending.event.window = place;
       if (await terminal.isTerminal(focus)) {
         emit({
           type: 'ignored',

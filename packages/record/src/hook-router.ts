@@ -7,6 +7,7 @@ import type { RecordingControl } from './recording-control.ts';
 import type { RecordingStop } from './recording-stop.ts';
 import type { SecretTyping } from './secret-typing.ts';
 import type { TerminalFilter } from './terminal-filter.ts';
+import type { WindowLookup } from './window-lookup.ts';
 
 /** Chords that paste the clipboard (text fields; terminals; X11's other paste key). */
 const PASTE_CHORDS = new Set(['ctrl+v', 'ctrl+shift+v', 'shift+insert'].map((c) => normalizeKeyChord(c)));
@@ -27,6 +28,7 @@ export interface HookRouterParts {
   secret: SecretTyping;
   terminal: TerminalFilter;
   elements: ElementLookup;
+  windows: WindowLookup;
 }
 
 /**
@@ -48,7 +50,7 @@ export class HookRouter {
   }
 
   readonly onHook = (event: HookEvent): void => {
-    const { hotkeys, control, stop, secret, terminal, elements } = this.#parts;
+    const { hotkeys, control, stop, secret, terminal, elements, windows } = this.#parts;
     if (stop.reason) return;
     const chord = chordOfEvent(event);
     if (chord !== undefined) {
@@ -72,6 +74,7 @@ export class HookRouter {
       secret.noteKey(event.text);
     }
     elements.noteHook(event);
+    windows.noteHook(event);
     this.#feed(event, chord);
   };
 

@@ -14,6 +14,7 @@ import { ReplayWatch } from './replay-watch.ts';
 import { SecretTyping } from './secret-typing.ts';
 import { openSession } from './session.ts';
 import { TerminalFilter } from './terminal-filter.ts';
+import { WindowLookup } from './window-lookup.ts';
 
 /**
  * Records a task until it is stopped (signal, stop hotkey, control channel or `maxDurationMs`), writing
@@ -31,6 +32,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
   const desktop = options.desktop ?? (await createDesktop({ failSafe: false }));
   const secret = new SecretTyping();
   const elements = new ElementLookup(desktop, secret);
+  const windows = new WindowLookup(desktop, secret);
   const terminal = await TerminalFilter.start(desktop, options.ignoreTerminal ?? false);
   const setup = options.launch ? await launchForRecording(options.launch) : undefined;
   const started = epochNow();
@@ -44,6 +46,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     dir,
     frames,
     elements,
+    windows,
     terminal,
     secret,
     replays,
@@ -56,6 +59,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     onActionStart: (time) => {
       frames.keep(time);
       elements.startAt(time);
+      windows.startAt(time);
     },
   });
   const { promptAnnotation } = options;
@@ -68,7 +72,17 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     emit,
     promptAnnotation,
   });
-  const router = new HookRouter({ hotkeys, desktop, aggregator, control, stop, secret, terminal, elements });
+  const router = new HookRouter({
+    hotkeys,
+    desktop,
+    aggregator,
+    control,
+    stop,
+    secret,
+    terminal,
+    elements,
+    windows,
+  });
   const server = await startControlServer(sessionId, (request) => control.handle(request));
   const ticker = setInterval(() => aggregator.tick(epochNow()), 50);
   const unwatch = stop.watch(options.signal, options.maxDurationMs);

@@ -91,6 +91,7 @@ function sourceOf(
     point,
     end_point: endPoint,
     box: point ? targetBoxAround(point, screen) : null,
+    ...(point && event.window ? { window: event.window } : {}),
   };
 }
 

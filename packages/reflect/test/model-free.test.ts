@@ -46,6 +46,29 @@ describe('a workflow without a model', () => {
     expect(modelFreeCard(clicks[0] as (typeof clicks)[number]).intent).toBe('Click the place at (280, 114).');
   });
 
+  it('carries the window a pointer action was recorded in, with its frame, into the step; older events have none', () => {
+    const window = {
+      title: 'tk-form Address',
+      classes: ['tkForm', 'Tkform'],
+      box: { x: 40, y: 30, width: 320, height: 220 },
+    };
+    const built = buildSteps(
+      [
+        line(0, { action_type: 'click', action_details: { button: 'left', x: 200, y: 120 }, window }),
+        line(1, { action_type: 'click', action_details: { button: 'left', x: 200, y: 170 } }),
+      ],
+      { width: 1280, height: 800 },
+    );
+    expect(built.map((step) => step.source.window)).toEqual([window, undefined]);
+    const form = { name: 'form', description: '' };
+    const cards = new Map(built.map((step) => [step.i, modelFreeCard(step)]));
+    const merged = mergeWorkflow(form, built, cards, modelFreePlan(form, built));
+    if (!merged.ok) throw new Error(JSON.stringify(merged.problems));
+    const sources = merged.workflow.plan.subtasks.flatMap((s) => s.steps).map((s) => s.source);
+    expect(sources.map((source) => source?.window)).toEqual([window, undefined]);
+    expect(sources[1]).not.toHaveProperty('window');
+  });
+
   it('names params after the fields, keeps a secret sensitive, and splits subtasks where the app changes', () => {
     const plan = modelFreePlan({ name: 'sign in', description: '' }, steps);
     expect(plan.task_params.map((p) => [p.name, p.example, p.sensitive])).toEqual([

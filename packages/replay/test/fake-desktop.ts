@@ -129,6 +129,7 @@ export function createFakeDesktop(
     watchHotkey: unsupported,
     activeWindow: async () => null,
     windowAt: async (point) => (options.windowAt ? options.windowAt(point) : FAKE_APP_WINDOW),
+    windows: async () => [{ ...FAKE_APP_WINDOW, box: { x: 0, y: 0, width, height } }],
     focusedWindow: async () => (options.focusedWindow ? options.focusedWindow() : FAKE_APP_WINDOW),
     accessibility: async () => options.accessibility ?? null,
     close: async () => undefined,

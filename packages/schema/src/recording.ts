@@ -4,7 +4,7 @@ import { FileReadError, type Problem, ValidationError } from './errors.ts';
 import { readJsonFile, readJsonlFile } from './json-files.ts';
 import { KeyChordError, normalizeKeyChord } from './keys.ts';
 import { RelativePath } from './paths.ts';
-import { WorkflowSetup } from './workflow.ts';
+import { SourceWindow, WorkflowSetup } from './workflow.ts';
 import { zodProblems } from './zod-problems.ts';
 
 /** Recorded action types (lower case, as in ai_mime manifests). */
@@ -74,6 +74,9 @@ const common = {
     .describe('No frame from before the action existed: the screenshot is from after its first input.'),
   element: AccessibleElement.optional().describe(
     'The element under the pointer (clicks, drags, scrolls) or with the focus after a typing burst.',
+  ),
+  window: SourceWindow.optional().describe(
+    'The window under the pointer as the action started, with its place (pointer actions).',
   ),
 };
 /** A screen coordinate: no screen is wider or taller than X11's 16-bit limit. */

@@ -66,6 +66,19 @@ export const LogicalBox = z.object({
 });
 export type LogicalBox = z.infer<typeof LogicalBox>;
 
+/**
+ * The top-level window a pointer action went to, and where it stood when it was recorded: at replay a
+ * window found at another place or size maps the recorded point window-relative.
+ */
+export const SourceWindow = z
+  .strictObject({
+    title: z.string().max(1024).describe('Its title.'),
+    classes: z.array(z.string().max(256)).max(8).describe('Its WM_CLASS names (instance, class).'),
+    box: LogicalBox.describe('Its frame on the screen, logical px.'),
+  })
+  .describe('The window under the pointer when the action was recorded.');
+export type SourceWindow = z.infer<typeof SourceWindow>;
+
 /** Size of the target box recorded around an action point, logical px. */
 export const TARGET_BOX = { width: 160, height: 64 } as const;
 
@@ -90,6 +103,7 @@ export const StepSource = z
     point: LogicalPoint.nullable().default(null).describe('Action point in logical pixels.'),
     end_point: LogicalPoint.nullable().default(null).describe('Drag end point in logical pixels.'),
     box: LogicalBox.nullable().default(null).describe('Target box around the action point.'),
+    window: SourceWindow.optional(),
   })
   .describe('The recorded event this step was reflected from.');
 export type StepSource = z.infer<typeof StepSource>;

@@ -40,6 +40,8 @@ import { isMoved, type Layout, mapBox, mapPoint, RECORDED } from './layout-map.t
 import { locateElement } from './locate-element.ts';
 import type { LocateInput, Locator } from './locator.ts';
 import { boxAround } from './recorded-step.ts';
+import { surroundingsAt } from './surroundings.ts';
+import { atWindowPlaces } from './window-place.ts';
 
 export type { LocateInput, Locator } from './locator.ts';
 
@@ -67,78 +69,44 @@ export function accessibilityLocator(a11y: Accessibility): Locator {
 }
 
 /**
- * A featureless target's surroundings (an empty field's inside, a blank area), widened from 4x its box
- * until they hold edges; null when even the whole screen has none around it. The target itself can be
- * told from any blank place only by them.
- */
-export function featuredContext(pre: RgbaImage, point: Point, box: Box): Box | null {
-  for (const k of [4, 8, 16]) {
-    const context = clampBox(boxAround(point, box.width * k, box.height * k), pre);
-    if (!isFeatureless(pre, context)) return context;
-  }
-  return null;
-}
-
-/**
- * Whether a featureless target's surroundings are where the layout expects them (alike where they hold
- * something); the figure and threshold that decided, for a miss. A target with edges: null.
- */
-function surroundingsAt(
-  pre: RgbaImage,
-  live: RgbaImage,
-  target: { point: Point; box: Box },
-  expected: Layout,
-): { ok: boolean; score: number; threshold: number; why: string } | null {
-  if (!isFeatureless(pre, target.box)) return null;
-  const context = featuredContext(pre, target.point, target.box);
-  if (!context) {
-    const share = edgeShare(
-      pre,
-      clampBox(boxAround(target.point, target.box.width * 16, target.box.height * 16), pre),
-    );
-    return {
-      ok: false,
-      score: share,
-      threshold: FEATURELESS_EDGES,
-      why: 'the recorded target and all around it are featureless (no edges): pixels cannot tell it from any blank place',
-    };
-  }
-  const alike = expected.scale === 1 ? edgeSimilarity(pre, context, live, mapBox(expected, context)) : 0;
-  return {
-    ok: alike >= TRACE_TARGET_SIMILARITY,
-    score: alike,
-    threshold: TRACE_TARGET_SIMILARITY,
-    why: 'the target is featureless (an empty field, a blank area) and its surroundings do not look as recorded',
-  };
-}
-
-/**
  * Share of a target's edges that must stand where the recording has them (within a pixel) for auto to
  * take it at its expected place: a label gone from a blank place keeps none; a hover or a caret moves few.
  */
 const PLACE_EDGES = 0.5;
 
-/** Trace, rung 2: the target as recorded, where it was recorded, on a screen alike the recording. */
+/**
+ * Trace, rung 2: the target as recorded, where it was recorded, on a screen alike the recording; where
+ * its window now stands elsewhere or at another size (or on another screen), at its window-relative
+ * place (see atWindowPlaces).
+ */
 export const tracePlaceLocator: Locator = {
-  async locate({ step, pre, live }) {
+  async locate({ step, pre, live, window }) {
     const target = targetOf(step);
     if (!target) return null;
-    if (pre.width !== live.width || pre.height !== live.height) return otherScreen(step.i, pre, live);
+    const inWindow = atWindowPlaces(step, target, pre, live, window ?? null);
+    if (inWindow?.ok) return inWindow;
+    if (pre.width !== live.width || pre.height !== live.height)
+      return inWindow ?? otherScreen(step.i, pre, live);
     const found = checkAtRecordedPlace(step.i, pre, live, target.box);
     const around = found.ok ? surroundingsAt(pre, live, target, RECORDED) : null;
-    if (!around || around.ok) return found;
+    if (!around || around.ok) return found.ok ? found : (inWindow ?? found);
     return failed(step.i, 'before_step', around.why, around.score, around.threshold, target.box, pre);
   },
 };
 
 /**
- * Auto, rung 2: the target at its expected place (recorded, or moved as the subtask found the layout).
+ * Auto, rung 2: the target at its expected place (recorded, or moved as the subtask found the layout,
+ * or, for a subtask's first target, where its window now stands: see atWindowPlaces).
  * A featureless target (an empty field) matches any blank place: its surroundings must match too.
  */
 export const autoPlaceLocator: Locator = {
-  async locate({ step, pre, live, layout }) {
+  async locate({ step, pre, live, layout, window }) {
     const target = targetOf(step);
-    if (!target || pre.width !== live.width || pre.height !== live.height) return null;
+    if (!target) return null;
+    // A subtask's first target, in a window that moved or changed size: where the window puts it.
+    const inWindow = layout === null ? atWindowPlaces(step, target, pre, live, window ?? null) : null;
+    if (inWindow?.ok) return inWindow;
+    if (pre.width !== live.width || pre.height !== live.height) return null;
     const expected = layout ?? RECORDED;
     const atPlace = similarityAt(pre, live, target.box, expected);
     if (atPlace < TRACE_TARGET_SIMILARITY) return null;

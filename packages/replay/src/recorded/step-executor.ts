@@ -20,7 +20,7 @@ import {
   stepFrameName,
   type WorkflowStep,
 } from '@mime-desktop/schema';
-import { changedRegion, type RgbaImage } from '@mime-desktop/vision';
+import { type Box, changedRegion, type RgbaImage } from '@mime-desktop/vision';
 import { describeAction } from '../actions/computer-action.ts';
 import { executeAction } from '../actions/execute-action.ts';
 import { liveImage } from '../actions/screen-text.ts';
@@ -41,6 +41,7 @@ import { SubtaskOutcome } from './subtask-outcome.ts';
 import { checkAfter, prepareField } from './typing-check.ts';
 import { unsetValueOf, unsetWithoutRecording } from './unset-value.ts';
 import { Verifier } from './verifier.ts';
+import { liveWindowOf, windowLayouts } from './window-place.ts';
 
 /** Lookups of a re-found target's element that may name a container before it names the target. */
 const ELEMENT_ASKS = 3;
@@ -193,11 +194,26 @@ class RecordedRun {
     const { screen } = this.#parts;
     const pre = await recorded.pre();
     const point = step.source?.point ?? null;
-    if (point && step.source?.box) await screen.hover(mapPoint(state.layout ?? RECORDED, point));
+    const window = await this.#liveWindow(step);
+    const recordedWindow = step.source?.window?.box;
+    // Where the layout or (a subtask's first target) the target's window puts it, as the ladder looks first.
+    const [inWindow] =
+      point && recordedWindow && window && !state.layout ? windowLayouts(recordedWindow, window, point) : [];
+    if (point && step.source?.box) await screen.hover(mapPoint(state.layout ?? inWindow ?? RECORDED, point));
     const locators = await this.#locators;
-    const watched = await screen.watch((live) => locate(locators, { step, pre, live, layout: state.layout }));
+    const watched = await screen.watch((live) =>
+      locate(locators, { step, pre, live, layout: state.layout, window }),
+    );
     const screenshot = this.#ctx.log.saveFrame(stepFrameName(turn.subtask_i, step.i), watched.frame);
     return { ...watched.look, screenshot, waitedMs: watched.waitedMs, live: watched.live };
+  }
+
+  /** Where the window the step's target was recorded in stands now; null where unknown (or not told). */
+  async #liveWindow(step: WorkflowStep): Promise<Box | null> {
+    const recorded = step.source?.window;
+    if (!recorded) return null;
+    const windows = await this.#ctx.desktop.windows().catch(() => null);
+    return windows && liveWindowOf(recorded, windows);
   }
 
   /**
