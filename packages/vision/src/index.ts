@@ -40,6 +40,7 @@ export {
   normalizeText,
   OcrEngine,
   type OcrWord,
+  ocrEngineVersion,
   ocrLines,
   unionBox,
   wordsLeftOf,

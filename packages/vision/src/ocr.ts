@@ -13,6 +13,27 @@ export interface OcrWord {
 /** How tesseract segments the page: scattered words, or one line. */
 type PageMode = 'SPARSE_TEXT' | 'SINGLE_LINE';
 
+/**
+ * The revision of how mime reads with tesseract (what `encodeForOcr` hands it, the page modes, the
+ * dpi): bump it with any change to them, so words cached from the older way are read again.
+ */
+const READER_REVISION = 1;
+
+let engineVersion: string | undefined;
+
+/**
+ * The version of what reads words (tesseract.js, its English data and mime's way of reading): the
+ * same image read by the same version gives the same words, so reads may be cached under it.
+ */
+export function ocrEngineVersion(): string {
+  if (engineVersion === undefined) {
+    const require = createRequire(import.meta.url);
+    const versionOf = (name: string) => (require(`${name}/package.json`) as { version: string }).version;
+    engineVersion = `tesseract.js ${versionOf('tesseract.js')}; eng ${versionOf('@tesseract.js-data/eng')}; mime reader ${READER_REVISION}`;
+  }
+  return engineVersion;
+}
+
 /** tesseract.js (about 25 ms to load) is loaded at the first read, not with mime. */
 const tesseract = () => import('tesseract.js');
 

@@ -19,6 +19,7 @@ import type { ExtractStep } from './extract-step.ts';
 import { type Layout, mapBox, RECORDED } from './layout-map.ts';
 import { type LoopParts, outcomeShots, type SubtaskState } from './loop-parts.ts';
 import type { OutcomeFrames } from './recorded-frames.ts';
+import { RecordedOcr } from './recorded-ocr.ts';
 import {
   checkShownValues,
   type ExampleSpots,
@@ -32,10 +33,13 @@ export class SubtaskOutcome {
   readonly #parts: LoopParts;
   readonly #extracts: ExtractStep;
   readonly #examples = new Map<PlannedSubtask, Promise<{ region: Box; spots: ExampleSpots } | null>>();
+  /** The recorded frames' OCR, kept in the workflow folder: a run's first outcome check waits on it. */
+  readonly #recordedOcr: RecordedOcr;
 
   constructor(parts: LoopParts, extracts: ExtractStep) {
     this.#parts = parts;
     this.#extracts = extracts;
+    this.#recordedOcr = new RecordedOcr(parts.ctx.workflowDir, parts.ctx.ocr);
   }
 
   /**
@@ -202,18 +206,25 @@ export class SubtaskOutcome {
 
   /**
    * Where the recording shows params' examples as a subtask's outcome, read by OCR once a subtask
-   * (from its start: see readAhead). Null when none is shown.
+   * (from its start: see readAhead), and once a workflow (the reads are cached in its folder). Null
+   * when none is shown.
    */
   #examplesOf(subtask: PlannedSubtask): Promise<{ region: Box; spots: ExampleSpots } | null> {
     let examples = this.#examples.get(subtask);
     if (!examples) {
-      const { ctx, frames } = this.#parts;
+      const { frames } = this.#parts;
       examples = (async () => {
         const values = this.#shownValues();
         const around = values.length > 0 ? await frames.aroundSubtask(subtask) : null;
         const region = around && frames.change(around.before, around.after);
         if (!around || !region) return null;
-        const spots = await findExamples(ctx.ocr, around.before, around.after, region, values);
+        const spots = await findExamples(
+          this.#recordedOcr.readCrop,
+          around.before,
+          around.after,
+          region,
+          values,
+        );
         return spots.length > 0 ? { region, spots } : null;
       })();
       this.#examples.set(subtask, examples);
