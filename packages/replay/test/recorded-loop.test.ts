@@ -3,12 +3,13 @@
  * player (its frames drawn as the fake desktop draws them) replayed through `replay()`, with what
  * reached the desktop, the run's events and its summary checked.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CHECKS_CACHE_FOLDER } from '@mime-desktop/schema';
 import { useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { OcrEngine } from '@mime-desktop/vision';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ReplayEvent } from '../src/kernel/events.ts';
 import { type ReplayOptions, replay } from '../src/run/replay.ts';
 import { at, NOTES, PLAY, playerDesktop, recordPlayer, SEARCH, SEARCH_FIELD } from './fake-player.ts';
@@ -224,5 +225,31 @@ describe('an extract step', () => {
       reason: 'read by OCR after the label the recorded example value stood by',
     });
     expect(actions(desktop.inputs).at(-1)).toBe('type The Strokes');
+  });
+});
+
+describe('the recorded frames read once a workflow', () => {
+  it('a later run takes their words from the workflow’s cache, reading only the live screen', async () => {
+    const shared = workflowDir;
+    workflowDir = await tempDirs('mime-recorded-loop-cache-');
+    await recordPlayer(workflowDir);
+    const reads = vi.spyOn(ocr, 'readWords');
+    try {
+      const first = await run('trace').result;
+      expect(first.summary.outcome).toBe('success');
+      const firstReads = reads.mock.calls.length;
+      const cached = await readdir(join(workflowDir, CHECKS_CACHE_FOLDER, 'ocr'));
+      reads.mockClear();
+      const second = await run('trace').result;
+      expect(second.summary.outcome).toBe('success');
+      // The crops of the recorded frames (the outcome's examples, the extract's) were read once and kept;
+      // the second run read the same live crops (a check that passes reads once) and none recorded.
+      expect(cached.length).toBeGreaterThan(0);
+      expect(reads.mock.calls.length).toBe(firstReads - cached.length);
+      expect(await readdir(join(workflowDir, CHECKS_CACHE_FOLDER, 'ocr'))).toEqual(cached);
+    } finally {
+      reads.mockRestore();
+      workflowDir = shared;
+    }
   });
 });

@@ -19,7 +19,6 @@ import type { ExtractStep } from './extract-step.ts';
 import { type Layout, mapBox, RECORDED } from './layout-map.ts';
 import { type LoopParts, outcomeShots, type SubtaskState } from './loop-parts.ts';
 import type { OutcomeFrames } from './recorded-frames.ts';
-import { RecordedOcr } from './recorded-ocr.ts';
 import {
   checkShownValues,
   type ExampleSpots,
@@ -33,13 +32,10 @@ export class SubtaskOutcome {
   readonly #parts: LoopParts;
   readonly #extracts: ExtractStep;
   readonly #examples = new Map<PlannedSubtask, Promise<{ region: Box; spots: ExampleSpots } | null>>();
-  /** The recorded frames' OCR, kept in the workflow folder: a run's first outcome check waits on it. */
-  readonly #recordedOcr: RecordedOcr;
 
   constructor(parts: LoopParts, extracts: ExtractStep) {
     this.#parts = parts;
     this.#extracts = extracts;
-    this.#recordedOcr = new RecordedOcr(parts.ctx.workflowDir, parts.ctx.ocr);
   }
 
   /**
@@ -212,19 +208,13 @@ export class SubtaskOutcome {
   #examplesOf(subtask: PlannedSubtask): Promise<{ region: Box; spots: ExampleSpots } | null> {
     let examples = this.#examples.get(subtask);
     if (!examples) {
-      const { frames } = this.#parts;
+      const { frames, recordedOcr } = this.#parts;
       examples = (async () => {
         const values = this.#shownValues();
         const around = values.length > 0 ? await frames.aroundSubtask(subtask) : null;
         const region = around && frames.change(around.before, around.after);
         if (!around || !region) return null;
-        const spots = await findExamples(
-          this.#recordedOcr.readCrop,
-          around.before,
-          around.after,
-          region,
-          values,
-        );
+        const spots = await findExamples(recordedOcr.readCrop, around.before, around.after, region, values);
         return spots.length > 0 ? { region, spots } : null;
       })();
       this.#examples.set(subtask, examples);
