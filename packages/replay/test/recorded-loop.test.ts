@@ -11,6 +11,7 @@ import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-s
 import { OcrEngine } from '@mime-desktop/vision';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ReplayEvent } from '../src/kernel/events.ts';
+import { prepareRecordedChecks } from '../src/recorded/prepare-checks.ts';
 import { type ReplayOptions, replay } from '../src/run/replay.ts';
 import { at, NOTES, PLAY, playerDesktop, recordPlayer, SEARCH, SEARCH_FIELD } from './fake-player.ts';
 import { act, tool } from './fake-replies.ts';
@@ -229,24 +230,38 @@ describe('an extract step', () => {
 });
 
 describe('the recorded frames read once a workflow', () => {
-  it('a later run takes their words from the workflow’s cache, reading only the live screen', async () => {
+  const cacheOf = (dir: string) =>
+    readdir(join(dir, CHECKS_CACHE_FOLDER, 'ocr')).then((names) => names.sort());
+
+  it('a later run, or a first one after reflect prepared them, reads only the live screen', async () => {
     const shared = workflowDir;
-    workflowDir = await tempDirs('mime-recorded-loop-cache-');
-    await recordPlayer(workflowDir);
     const reads = vi.spyOn(ocr, 'readWords');
     try {
+      workflowDir = await tempDirs('mime-recorded-loop-cache-');
+      await recordPlayer(workflowDir);
       const first = await run('trace').result;
       expect(first.summary.outcome).toBe('success');
       const firstReads = reads.mock.calls.length;
-      const cached = await readdir(join(workflowDir, CHECKS_CACHE_FOLDER, 'ocr'));
+      const cached = await cacheOf(workflowDir);
+      // The crops of the recorded frames (the outcome's examples, the extract's) were read once and
+      // kept; the second run read the same live crops (a check that passes reads once), none recorded.
+      expect(cached.length).toBeGreaterThan(0);
       reads.mockClear();
       const second = await run('trace').result;
       expect(second.summary.outcome).toBe('success');
-      // The crops of the recorded frames (the outcome's examples, the extract's) were read once and kept;
-      // the second run read the same live crops (a check that passes reads once) and none recorded.
-      expect(cached.length).toBeGreaterThan(0);
       expect(reads.mock.calls.length).toBe(firstReads - cached.length);
-      expect(await readdir(join(workflowDir, CHECKS_CACHE_FOLDER, 'ocr'))).toEqual(cached);
+      expect(await cacheOf(workflowDir)).toEqual(cached);
+
+      // The same recording, its checks prepared as `mime reflect` does: the same crops, and a first
+      // run that reads none of them.
+      workflowDir = await tempDirs('mime-recorded-loop-cache-');
+      await recordPlayer(workflowDir);
+      expect((await prepareRecordedChecks(workflowDir, ocr)).prepared).toBeGreaterThan(0);
+      expect(await cacheOf(workflowDir)).toEqual(cached);
+      reads.mockClear();
+      const prepared = await run('trace').result;
+      expect(prepared.summary.outcome).toBe('success');
+      expect(reads.mock.calls.length).toBe(firstReads - cached.length);
     } finally {
       reads.mockRestore();
       workflowDir = shared;
