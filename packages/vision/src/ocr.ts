@@ -65,6 +65,16 @@ export class OcrEngine {
     return (await this.#recognize(png, 'SINGLE_LINE')).text.trim();
   }
 
+  /**
+   * Starts the worker ahead of the first read (about 1 s of CPU), so that read does not wait for it;
+   * in a vision process, that process's worker.
+   */
+  async start(): Promise<void> {
+    const remote = this.#remoteFor();
+    if (remote) return remote.call('start');
+    await this.#startWorker();
+  }
+
   /** Whether the worker has been started (in a vision process: this engine has read, and it still runs). */
   get started(): boolean {
     return this.#worker !== undefined || this.#remote?.pid !== undefined;
@@ -90,7 +100,7 @@ export class OcrEngine {
     return remote;
   }
 
-  #recognize(png: Buffer, mode: PageMode): Promise<{ words: OcrWord[]; text: string }> {
+  #startWorker(): Promise<Worker> {
     this.#worker ??= tesseract().then(({ createWorker, OEM }) => {
       const eng = createRequire(import.meta.url)('@tesseract.js-data/eng') as {
         langPath: string;
@@ -102,7 +112,11 @@ export class OcrEngine {
         cacheMethod: 'none',
       });
     });
-    const worker = this.#worker;
+    return this.#worker;
+  }
+
+  #recognize(png: Buffer, mode: PageMode): Promise<{ words: OcrWord[]; text: string }> {
+    const worker = this.#startWorker();
     const job = this.#queue.then(async () => {
       const [w, { PSM }] = await Promise.all([worker, tesseract()]);
       if (this.#worker !== worker) throw new Error('the OCR engine was closed before this read');

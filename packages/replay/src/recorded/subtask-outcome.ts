@@ -40,12 +40,19 @@ export class SubtaskOutcome {
 
   /**
    * Finds where the recording shows params' examples at the end of a subtask while its steps run, so
-   * its outcome check only reads the app once they are done (the OCR of two recorded crops runs
-   * beside the steps, which mostly wait for the app).
+   * its outcome check only reads the app once they are done (the OCR of two recorded crops, unless
+   * the workflow's cache holds them, runs beside the steps, which mostly wait for the app). Where the
+   * check will read the live screen by OCR (no tree answers), the OCR worker starts beside the steps
+   * too: its start (about 1 s of CPU, 4-5 s on a busy machine) is otherwise the check's wait.
    */
   readAhead(subtask: PlannedSubtask): void {
-    if (this.#parts.ctx.settings.dryRun) return;
-    this.#examplesOf(subtask).catch(() => undefined);
+    const { ctx } = this.#parts;
+    if (ctx.settings.dryRun) return;
+    this.#examplesOf(subtask)
+      .then(async (examples) => {
+        if (examples && !(await ctx.desktop.accessibility().catch(() => null))) await ctx.ocr.start();
+      })
+      .catch(() => undefined);
   }
 
   /**
