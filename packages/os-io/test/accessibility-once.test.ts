@@ -15,7 +15,10 @@ function adapter(answers: OpenedAccessibility[]) {
     },
     () => clock,
   );
-  return { once, asked: () => asked, wait: (ms: number) => void (clock += ms) };
+  const wait = (ms: number) => {
+    clock += ms;
+  };
+  return { once, asked: () => asked, wait };
 }
 
 const tree: Accessibility = {
