@@ -5,8 +5,9 @@
  * mode with a new song, re-finding each recorded target on the screen; the run's report.html is
  * printed at the end. Your own screen is never touched.
  */
-import { cp, mkdir, rm } from 'node:fs/promises';
+import { cp, mkdir, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CHECKS_CACHE_FOLDER } from '@mime-desktop/schema';
 import { startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
 import { MIME_BIN, REPO_ROOT } from '@mime-desktop/test-support/run-mime';
 import { execa } from 'execa';
@@ -35,7 +36,11 @@ const workflow = join(home, 'workflows', 'play-song');
 say('mime demo: starting a private X server with the demo music player...');
 const desktop = await startDesktopHarness({ keepDisplayUntilExit: false });
 try {
-  await rm(workflow, { recursive: true, force: true });
+  // A fresh copy of the workflow, but for its checks' cache (named by the frames' content, so never
+  // stale): a second demo does not read the recorded frames again.
+  for (const entry of await readdir(workflow).catch(() => [])) {
+    if (entry !== CHECKS_CACHE_FOLDER) await rm(join(workflow, entry), { recursive: true, force: true });
+  }
   await mkdir(join(home, 'workflows'), { recursive: true });
   await cp(join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded'), workflow, { recursive: true });
   say(`workflow: ${workflow} (recorded once, searching for "Numb")`);

@@ -94,6 +94,12 @@ describe('mime reflect', () => {
       box: { x: 482, y: 162, width: 160, height: 64 },
     });
     expect((await runMime(['validate', workflowDir()])).exitCode).toBe(0);
+    // What replay's checks read on the recorded frames is read ahead and kept: the song's example at
+    // the end of the subtasks, the extract's example.
+    expect(result.stderr).toMatch(
+      /replay checks prepared: 3 recorded outcome\(s\) and extract\(s\) read ahead/,
+    );
+    expect((await readdir(join(workflowDir(), '.cache', 'ocr'))).length).toBeGreaterThan(0);
     expect(await readJson(join(workflowDir(), 'step_cards.json'))).toHaveLength(5);
     expect((await readJson(join(workflowDir(), 'schema.draft.json'))).subtasks).toHaveLength(2);
 

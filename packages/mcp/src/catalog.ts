@@ -33,8 +33,8 @@ export interface CatalogOptions {
   pollMs?: number;
 }
 
-/** Names inside a workflow folder whose changes never change its tool: runs, batches, locks. */
-const UNWATCHED = /^\.(replay|batch|mime\.lock)/;
+/** Names inside a workflow folder whose changes never change its tool: runs, batches, locks, the checks' cache. */
+const UNWATCHED = /^\.(replay|batch|mime\.lock|cache)/;
 
 export class WorkflowCatalog {
   readonly home: string;

@@ -85,4 +85,7 @@ export function accessibleCommand(command: string): string {
 }
 
 /** The accessibility bus opened, or why it cannot be. */
-export type OpenedAccessibility = { ok: true; accessibility: Accessibility } | { ok: false; reason: string };
+export type OpenedAccessibility =
+  | { ok: true; accessibility: Accessibility }
+  /** `retry`: the bus is there but did not answer in time (a busy machine); asking later may succeed. */
+  | { ok: false; reason: string; retry?: boolean };

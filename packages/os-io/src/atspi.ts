@@ -396,8 +396,10 @@ export async function openAtspi(
     buses?.bus.disconnect();
     buses?.session.disconnect();
     const why = error instanceof Error ? error.message : String(error);
-    return unavailable(
-      `the accessibility bus does not answer (${why}): install at-spi2-core (./setup.sh does)`,
-    );
+    return {
+      ok: false,
+      reason: `the accessibility bus does not answer (${why}): install at-spi2-core (./setup.sh does)`,
+      retry: true,
+    };
   }
 }

@@ -6,7 +6,7 @@
  * itself), so accessibility elements are found but have no place on the screen (toolkits report them
  * relative to their window); global input hooks (recording); the real pointer position; a hotkey.
  */
-import type { Accessibility } from './accessibility.ts';
+import { accessibilityOnce } from './accessibility-once.ts';
 import type { Desktop } from './desktop.ts';
 import { assertDisplay } from './display-probe.ts';
 import { UnsupportedPlatformError } from './errors.ts';
@@ -79,15 +79,9 @@ export async function createGnomeDesktop(
     await remote.keysym(WARM_UP_KEYSYM, false);
     await pause(started + WARM_UP_MS - performance.now(), failSafe.signal);
 
-    let accessibility: Promise<Accessibility | null> | undefined;
-    const accessibilityOnce = () => {
-      // Toolkits report extents relative to their window, and mutter does not say where windows are.
-      accessibility ??= openAccessibility(env, async () => null).then((opened) =>
-        opened.ok ? opened.accessibility : null,
-      );
-      return accessibility;
-    };
-    resources.push(async () => (await accessibility)?.close());
+    // Toolkits report extents relative to their window, and mutter does not say where windows are.
+    const accessibility = accessibilityOnce(() => openAccessibility(env, async () => null));
+    resources.push(() => accessibility.close());
     const noWindows = async (): Promise<never> => {
       throw new UnsupportedPlatformError(NO_WINDOWS);
     };
@@ -101,7 +95,7 @@ export async function createGnomeDesktop(
       createFrameRing: (ringOptions) => new FrameRing(capture, ringOptions),
       pointerPosition: () => input.pointerPosition(),
       activeWindow: async () => null,
-      accessibility: accessibilityOnce,
+      accessibility: accessibility.get,
       windowAt: noWindows,
       windows: noWindows,
       focusedWindow: noWindows,

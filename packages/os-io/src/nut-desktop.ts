@@ -3,7 +3,7 @@
  * only after the display probe passed.
  */
 import { formatKeyChord, type KeyChord, normalizeKeyChord } from '@mime-desktop/schema';
-import type { Accessibility } from './accessibility.ts';
+import { accessibilityOnce } from './accessibility-once.ts';
 import { captureFrame } from './capture.ts';
 import { readClipboard } from './clipboard.ts';
 import type { Desktop } from './desktop.ts';
@@ -62,11 +62,7 @@ export async function createNutDesktop(options: DesktopOptions = {}): Promise<De
   };
   if (options.keyboard === 'now') void openKeyboard();
   // The accessibility bus opens at the first lookup (record and replay ask at once; capture-only users never).
-  let accessibility: Promise<Accessibility | null> | undefined;
-  const accessibilityOnce = () => {
-    accessibility ??= openAccessibility().then((opened) => (opened.ok ? opened.accessibility : null));
-    return accessibility;
-  };
+  const accessibility = accessibilityOnce(() => openAccessibility());
   const input = new InputExecutor(nut, failSafe, screen.logical, options.timing, openKeyboard);
   const subscriptions = new Set<HookSubscription>();
   const startTracked: Desktop['startHooks'] = async (onEvent, hookOptions) => {
@@ -97,7 +93,7 @@ export async function createNutDesktop(options: DesktopOptions = {}): Promise<De
         return null;
       }
     },
-    accessibility: accessibilityOnce,
+    accessibility: accessibility.get,
     windowAt: async (point) => {
       const window = await windowAt({ x: point.x * screen.scale, y: point.y * screen.scale });
       return window && logicalWindow(window, screen.scale);
@@ -123,7 +119,7 @@ export async function createNutDesktop(options: DesktopOptions = {}): Promise<De
       await Promise.all([...subscriptions].map((subscription) => subscription.stop()));
       await failSafe.dispose();
       await (await keyboard)?.close();
-      await (await accessibility)?.close();
+      await accessibility.close();
     },
   };
 }

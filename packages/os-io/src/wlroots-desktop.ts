@@ -6,7 +6,7 @@
  * `MIME_UNSUPPORTED_PLATFORM`, never guessed: global input hooks (recording), the real pointer position.
  */
 import { execFile } from 'node:child_process';
-import type { Accessibility } from './accessibility.ts';
+import { accessibilityOnce } from './accessibility-once.ts';
 import type { Desktop } from './desktop.ts';
 import { assertDisplay } from './display-probe.ts';
 import { UnsupportedPlatformError } from './errors.ts';
@@ -115,19 +115,13 @@ export async function createWlrootsDesktop(
       async () => typedWindow(await focused().catch(() => undefined)),
     );
 
-    let accessibility: Promise<Accessibility | null> | undefined;
-    const accessibilityOnce = () => {
-      // Toolkits on Wayland report extents relative to their window: sway tells where it is, by pid.
-      const origin = async (pid: number) => {
-        const window = (await windows()).find((w) => w.pid === pid && w.visible);
-        return window ? { x: window.rect.x, y: window.rect.y } : null;
-      };
-      accessibility ??= openAccessibility(env, origin).then((opened) =>
-        opened.ok ? opened.accessibility : null,
-      );
-      return accessibility;
+    // Toolkits on Wayland report extents relative to their window: sway tells where it is, by pid.
+    const origin = async (pid: number) => {
+      const window = (await windows()).find((w) => w.pid === pid && w.visible);
+      return window ? { x: window.rect.x, y: window.rect.y } : null;
     };
-    resources.push(async () => (await accessibility)?.close());
+    const accessibility = accessibilityOnce(() => openAccessibility(env, origin));
+    resources.push(() => accessibility.close());
 
     return {
       display,
@@ -141,7 +135,7 @@ export async function createWlrootsDesktop(
         const window = await focused().catch(() => undefined);
         return window ? { title: window.title } : null;
       },
-      accessibility: accessibilityOnce,
+      accessibility: accessibility.get,
       windowAt: async (point) => {
         // Floating windows come after tiled ones in the tree and lie over them: the last hit is on top.
         const hit = (await windows()).findLast(

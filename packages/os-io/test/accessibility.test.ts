@@ -10,6 +10,7 @@ import { tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { gtkAppEnv, waitForWindowTitle, windowGeometry } from '@mime-desktop/test-support/gtk-apps';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accessibilityOnce } from '../src/accessibility-once.ts';
 import { type Accessibility, accessibleAppEnv, launchApp, openAccessibility } from '../src/index.ts';
 
 let harness: DesktopHarness;
@@ -220,5 +221,43 @@ describe('a Qt 5 app (FeatherPad) started by mime', () => {
     expect(box.width).toBeGreaterThan(window.width * 0.9);
     expect(box.x + box.width).toBeLessThanOrEqual(window.x + window.width + 2);
     await harness.pressKeys('ctrl+q');
+  }, 60_000);
+});
+
+describe('a bus that answers late (a busy machine)', () => {
+  it('is asked again after it did not answer in time, and then opens', async () => {
+    const { env } = harness;
+    // The bus launcher (org.a11y.Bus) of this test's own session, stopped: it answers nothing.
+    const { stdout } = await execa(
+      'dbus-send',
+      [
+        '--session',
+        '--print-reply',
+        '--dest=org.freedesktop.DBus',
+        '/org/freedesktop/DBus',
+        'org.freedesktop.DBus.GetConnectionUnixProcessID',
+        'string:org.a11y.Bus',
+      ],
+      { env },
+    );
+    const pid = Number(/uint32 (\d+)/.exec(stdout)?.[1]);
+    expect(pid).toBeGreaterThan(1);
+    const once = accessibilityOnce(() => openAccessibility(env));
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const late = await openAccessibility(env);
+      expect(late).toMatchObject({ ok: false, retry: true });
+      expect(await once.get()).toBeNull();
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    // Kept for the process, the failure left recordings without elements; asked again, it opens.
+    await expect.poll(async () => (await once.get()) !== null, { timeout: 20_000, interval: 500 }).toBe(true);
+    try {
+      const tree = await once.get();
+      expect(await tree?.apps()).toContain('Chromium');
+    } finally {
+      await once.close();
+    }
   }, 60_000);
 });

@@ -30,7 +30,9 @@ const WAKE_MS = 3000;
  * up while a secret is typed: the app may show it (a title, a field).
  */
 export class ElementLookup {
-  readonly #a11y: Promise<Accessibility | null>;
+  readonly #desktop: Desktop;
+  /** The first opening of the accessibility trees, from the start of the recording. */
+  readonly #first: Promise<Accessibility | null>;
   readonly #secret: SecretTyping;
   readonly #started = new Map<number, Promise<AccessibleElement | null>>();
   readonly #woken: Promise<void>;
@@ -44,7 +46,8 @@ export class ElementLookup {
    * a lookup that is not back in time leaves its event without one.
    */
   constructor(desktop: Desktop, secret: SecretTyping) {
-    this.#a11y = desktop.accessibility().catch(() => null);
+    this.#desktop = desktop;
+    this.#first = desktop.accessibility().catch(() => null);
     this.#secret = secret;
     this.#woken = this.#wake();
   }
@@ -164,9 +167,23 @@ export class ElementLookup {
     }
   }
 
+  /**
+   * The accessibility trees: the first opening is waited for whole (it runs from the start); where
+   * the bus did not answer then (a busy machine), the desktop asks it again (os-io's
+   * accessibilityOnce) and a lookup waits for that at most `withinMs`.
+   */
+  async #opened(withinMs: number): Promise<Accessibility | null> {
+    const first = await this.#first;
+    if (first) return first;
+    return Promise.race([
+      this.#desktop.accessibility().catch(() => null),
+      delay(withinMs, null, { ref: false }),
+    ]);
+  }
+
   /** Wakes the apps' trees, within {@link WAKE_MS}. */
   #wake(): Promise<void> {
-    return this.#a11y
+    return this.#opened(WAKE_MS)
       .then((a11y) => a11y && Promise.race([a11y.wake(), delay(WAKE_MS, undefined, { ref: false })]))
       .then(
         () => undefined,
@@ -178,7 +195,7 @@ export class ElementLookup {
     ask: (a11y: Accessibility) => Promise<T | null>,
     withinMs = ELEMENT_LOOKUP_MS,
   ): Promise<T | null> {
-    return this.#a11y
+    return this.#opened(withinMs)
       .then((opened) => (opened ? Promise.race([ask(opened), delay(withinMs, null, { ref: false })]) : null))
       .catch(() => null);
   }

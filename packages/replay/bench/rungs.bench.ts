@@ -3,9 +3,15 @@
  * (Xvfb 1280x800, its accessibility tree on the display's own bus), found by its element, at its
  * recorded place, near where the layout is expected and anywhere on the screen (the frame moved by
  * (60, 40)); and the content checks: the focused field's text after typing, and the OCR of a value
- * shown at the end of a subtask. Medians of 30 (OCR: 10) in this process, after one warm-up each.
+ * shown at the end of a subtask, and what that check first needs from the recorded frames (where they
+ * show the examples: OCR of two crops, read anew or from the workflow's cache). Medians of 30 (OCR:
+ * 10) in this process, after one warm-up each.
  * Run from the repository root: `pnpm bench replay`.
  */
+
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { FORM_APP_PATH, startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
 import sharp from 'sharp';
 
@@ -21,6 +27,8 @@ const { accessibilityLocator, autoPlaceLocator, templateLocator } = await import
 );
 const { liveImage } = await import('../src/actions/screen-text.ts');
 const { checkShownValues, findExamples } = await import('../src/recorded/shown-values.ts');
+const { RecordedOcr } = await import('../src/recorded/recorded-ocr.ts');
+const { CHECKS_CACHE_FOLDER } = await import('@mime-desktop/schema');
 
 const desktop = await createDesktop({ failSafe: false });
 const a11y = await desktop.accessibility();
@@ -106,8 +114,31 @@ const after = await liveImage(await desktop.captureFrame());
 const ocr = new OcrEngine();
 const values = [{ name: 'name', example: 'Ann Lee', value: 'Ann Lee' }];
 const region = { x: box.x, y: box.y, width: box.width, height: box.height };
-const spots = await findExamples(ocr, pre, after, region, values);
-if (spots.length !== 1) throw new Error('the OCR did not find the example value');
+// Where the recording shows the examples, as a run's first outcome check finds them: the recorded
+// frames read by OCR (cold: no cache in the workflow folder; the engine's worker started or not), or
+// taken from the workflow's cache (a run after the first).
+const workflow = await mkdtemp(join(tmpdir(), 'mime-bench-workflow-'));
+const findSpots = (engine: InstanceType<typeof OcrEngine>) => async () => {
+  const found = await findExamples(new RecordedOcr(workflow, engine).readCrop, pre, after, region, values);
+  if (found.length !== 1) throw new Error('the OCR did not find the example value');
+  return found;
+};
+const uncached = (work: () => Promise<unknown>) => async () => {
+  await rm(join(workflow, CHECKS_CACHE_FOLDER), { recursive: true, force: true });
+  await work();
+};
+const coldStart = await time(5, async () => {
+  const engine = new OcrEngine();
+  await uncached(findSpots(engine))();
+  await engine.close();
+});
+const cold = await time(10, uncached(findSpots(ocr)));
+const spots = await findSpots(ocr)();
+const cached = await time(10, findSpots(ocr));
+await rm(workflow, { recursive: true, force: true });
+rows.push(['first outcome: where the recorded frames show the examples, cold (OCR worker started for it)', coldStart]); // biome-ignore format: a table
+rows.push(['first outcome: where the recorded frames show the examples, cold (OCR worker running)', cold]); // biome-ignore format: a table
+rows.push(['first outcome: where the recorded frames show the examples, from the workflow cache', cached]); // biome-ignore format: a table
 const checkOutcome = (tree: typeof a11y | null, by: 'app' | 'ocr') => async () => {
   const verdict = await checkShownValues(ocr, tree, after, region, { scale: 1, dx: 0, dy: 0 }, spots);
   if (verdict.kind !== 'shown' || verdict.read !== by) throw new Error(`the value was not read by ${by}`);

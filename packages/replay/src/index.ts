@@ -74,6 +74,7 @@ export {
 } from './kernel/materialize.ts';
 export { DEFAULT_PAUSE_HOTKEY, PauseControl } from './kernel/pause-gate.ts';
 export { DEFAULT_SETTLE, DEFAULT_STEP_TIMEOUT_MS, type SettleOptions } from './kernel/settings.ts';
+export { prepareRecordedChecks } from './recorded/prepare-checks.ts';
 export {
   DEFAULT_MODE,
   executeReplay,

@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises';
-import { changedRegion, decodeImage, OcrEngine } from '@mime-desktop/vision';
+import { type Box, changedRegion, decodeImage, OcrEngine, type RgbaImage } from '@mime-desktop/vision';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readCrop } from '../src/actions/screen-text.ts';
 import { readExample, readExtract } from '../src/recorded/extract-reading.ts';
 import { RECORDED } from '../src/recorded/layout-map.ts';
 
@@ -10,6 +11,7 @@ const image = async (path: string) =>
 describe('reading an extract without the model', { timeout: 30_000 }, async () => {
   const ocr = new OcrEngine();
   afterAll(() => ocr.close());
+  const read = (frame: RgbaImage, box: Box) => readCrop(ocr, frame, box);
   // The recording: the Play click shows "Now playing: Numb", the extract's example value.
   const before = await image('workflows/play-song-recorded/screenshots/3.png');
   const pre = await image('workflows/play-song-recorded/screenshots/4.png');
@@ -20,17 +22,17 @@ describe('reading an extract without the model', { timeout: 30_000 }, async () =
 
   it('finds the example and its label where the frame changed, or in the whole frame', async () => {
     const changed = changedRegion(before, pre);
-    const near = await readExample(ocr, pre, ['Numb'], changed);
+    const near = await readExample(read, pre, ['Numb'], changed);
     expect(near?.label).toMatch(/playing:?$/i);
     // Not where the frame changed (the header): the whole frame is read.
     const header = { x: 0, y: 0, width: 1280, height: 60 };
-    expect(await readExample(ocr, pre, ['Numb'], header)).toEqual(near);
-    expect(await readExample(ocr, pre, ['Numb'], null)).toEqual(near);
-    expect(await readExample(ocr, pre, ['Nowhere'], changed)).toBeNull();
+    expect(await readExample(read, pre, ['Numb'], header)).toEqual(near);
+    expect(await readExample(read, pre, ['Numb'], null)).toEqual(near);
+    expect(await readExample(read, pre, ['Nowhere'], changed)).toBeNull();
   });
 
   it('reads the value after the label where the layout now is, or anywhere when that line misses', async () => {
-    const example = await readExample(ocr, pre, ['Numb'], changedRegion(before, pre));
+    const example = await readExample(read, pre, ['Numb'], changedRegion(before, pre));
     if (!example) throw new Error('the example was not found');
     expect(await readExtract(ocr, example, played, moved)).toBe('Faint');
     expect(await readExtract(ocr, example, notYet, moved)).toBe('nothing');

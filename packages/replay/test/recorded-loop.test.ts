@@ -3,13 +3,15 @@
  * player (its frames drawn as the fake desktop draws them) replayed through `replay()`, with what
  * reached the desktop, the run's events and its summary checked.
  */
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CHECKS_CACHE_FOLDER } from '@mime-desktop/schema';
 import { useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { OcrEngine } from '@mime-desktop/vision';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { ReplayEvent } from '../src/kernel/events.ts';
+import { prepareRecordedChecks } from '../src/recorded/prepare-checks.ts';
 import { type ReplayOptions, replay } from '../src/run/replay.ts';
 import { at, NOTES, PLAY, playerDesktop, recordPlayer, SEARCH, SEARCH_FIELD } from './fake-player.ts';
 import { act, tool } from './fake-replies.ts';
@@ -256,5 +258,45 @@ describe("an extract's value typed later", () => {
       'the app does not show artist = "Muse" where the recording shows "Linkin Park"',
     );
     expect(outcomes(events)).toEqual([['divergence', 'ocr']]);
+  });
+});
+
+describe('the recorded frames read once a workflow', () => {
+  const cacheOf = (dir: string) =>
+    readdir(join(dir, CHECKS_CACHE_FOLDER, 'ocr')).then((names) => names.sort());
+
+  it('a later run, or a first one after reflect prepared them, reads only the live screen', async () => {
+    const shared = workflowDir;
+    const reads = vi.spyOn(ocr, 'readWords');
+    try {
+      workflowDir = await tempDirs('mime-recorded-loop-cache-');
+      await recordPlayer(workflowDir);
+      const first = await run('trace').result;
+      expect(first.summary.outcome).toBe('success');
+      const firstReads = reads.mock.calls.length;
+      const cached = await cacheOf(workflowDir);
+      // The crops of the recorded frames (the outcome's examples, the extract's) were read once and
+      // kept; the second run read the same live crops (a check that passes reads once), none recorded.
+      expect(cached.length).toBeGreaterThan(0);
+      reads.mockClear();
+      const second = await run('trace').result;
+      expect(second.summary.outcome).toBe('success');
+      expect(reads.mock.calls.length).toBe(firstReads - cached.length);
+      expect(await cacheOf(workflowDir)).toEqual(cached);
+
+      // The same recording, its checks prepared as `mime reflect` does: the same crops, and a first
+      // run that reads none of them.
+      workflowDir = await tempDirs('mime-recorded-loop-cache-');
+      await recordPlayer(workflowDir);
+      expect((await prepareRecordedChecks(workflowDir, ocr)).prepared).toBeGreaterThan(0);
+      expect(await cacheOf(workflowDir)).toEqual(cached);
+      reads.mockClear();
+      const prepared = await run('trace').result;
+      expect(prepared.summary.outcome).toBe('success');
+      expect(reads.mock.calls.length).toBe(firstReads - cached.length);
+    } finally {
+      reads.mockRestore();
+      workflowDir = shared;
+    }
   });
 });

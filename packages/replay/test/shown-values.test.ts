@@ -1,15 +1,19 @@
 import { readFile } from 'node:fs/promises';
 import type { Accessibility } from '@mime-desktop/os-io';
 import type { AccessibleElement } from '@mime-desktop/schema';
-import { changedRegion, decodeImage, OcrEngine, type RgbaImage } from '@mime-desktop/vision';
+import { type Box, changedRegion, decodeImage, OcrEngine, type RgbaImage } from '@mime-desktop/vision';
 import sharp from 'sharp';
 import { afterAll, describe, expect, it } from 'vitest';
+import { readCrop } from '../src/actions/screen-text.ts';
 import { checkChange } from '../src/recorded/checks.ts';
 import { RECORDED } from '../src/recorded/layout-map.ts';
 import { checkShownValues, type ExampleSpots, findExamples, spotsIn } from '../src/recorded/shown-values.ts';
 
 const frame = async (name: string) =>
   decodeImage(await readFile(new URL(`../../../fixtures/frames/tk-form-scaled/${name}`, import.meta.url)));
+
+/** Reads recorded frames as replay does, without its cache. */
+const reader = (ocr: OcrEngine) => (image: RgbaImage, box: Box) => readCrop(ocr, image, box);
 
 /** A white screen: OCR reads nothing on it, so only the app's answer can tell. */
 const white: RgbaImage = { width: 640, height: 400, data: new Uint8Array(640 * 400 * 4).fill(255) };
@@ -109,7 +113,7 @@ describe('a key whose change shows the values (a Tk form’s Enter, replayed at 
 
   it('is told by content: the change shows the examples, and the live line this run’s values', async () => {
     if (!region) throw new Error('the recording shows no change');
-    const spots = await findExamples(ocr, before, after, region, values);
+    const spots = await findExamples(reader(ocr), before, after, region, values);
     expect(spotsIn(spots, region)).toBe(true);
     expect(spotsIn(spots, { x: 0, y: 0, width: 60, height: 60 })).toBe(false);
     expect(await checkShownValues(ocr, null, live, region, RECORDED, spots)).toMatchObject({ kind: 'shown' });
@@ -155,14 +159,20 @@ describe('the examples a subtask shows', () => {
       { name: 'name', example: 'Ann Lee', value: 'Bob Jones' },
       { name: 'city', example: 'Paris', value: 'Rome' },
     ];
-    const spots = await findExamples(ocr, before, after, { x: 0, y: 0, width: 640, height: 200 }, values);
+    const spots = await findExamples(
+      reader(ocr),
+      before,
+      after,
+      { x: 0, y: 0, width: 640, height: 200 },
+      values,
+    );
     expect(spots.map((s) => s.value.name).sort()).toEqual(['city', 'name']);
     // Both on the sent line (its text's middle at about y 114), none on the field's line.
     for (const { box } of spots) expect(Math.abs(box.y + box.height / 2 - 114)).toBeLessThan(12);
     // Nothing new after the subtask: no spot.
-    expect(await findExamples(ocr, before, before, { x: 0, y: 0, width: 640, height: 200 }, values)).toEqual(
-      [],
-    );
+    expect(
+      await findExamples(reader(ocr), before, before, { x: 0, y: 0, width: 640, height: 200 }, values),
+    ).toEqual([]);
   });
 });
 

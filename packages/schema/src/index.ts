@@ -1,6 +1,7 @@
 export * from './access-token.ts';
 export * from './batch.ts';
 export * from './bounded-read.ts';
+export * from './checks-cache.ts';
 export * from './doctor-check.ts';
 export * from './element.ts';
 export * from './errors.ts';

@@ -41,6 +41,7 @@ export {
   normalizeText,
   OcrEngine,
   type OcrWord,
+  ocrEngineVersion,
   ocrLines,
   unionBox,
   wordsLeftOf,

@@ -13,6 +13,27 @@ export interface OcrWord {
 /** How tesseract segments the page: scattered words, or one line. */
 type PageMode = 'SPARSE_TEXT' | 'SINGLE_LINE';
 
+/**
+ * The revision of how mime reads with tesseract (what `encodeForOcr` hands it, the page modes, the
+ * dpi): bump it with any change to them, so words cached from the older way are read again.
+ */
+const READER_REVISION = 1;
+
+let engineVersion: string | undefined;
+
+/**
+ * The version of what reads words (tesseract.js, its English data and mime's way of reading): the
+ * same image read by the same version gives the same words, so reads may be cached under it.
+ */
+export function ocrEngineVersion(): string {
+  if (engineVersion === undefined) {
+    const require = createRequire(import.meta.url);
+    const versionOf = (name: string) => (require(`${name}/package.json`) as { version: string }).version;
+    engineVersion = `tesseract.js ${versionOf('tesseract.js')}; eng ${versionOf('@tesseract.js-data/eng')}; mime reader ${READER_REVISION}`;
+  }
+  return engineVersion;
+}
+
 /** tesseract.js (about 25 ms to load) is loaded at the first read, not with mime. */
 const tesseract = () => import('tesseract.js');
 
@@ -44,6 +65,16 @@ export class OcrEngine {
     return (await this.#recognize(png, 'SINGLE_LINE')).text.trim();
   }
 
+  /**
+   * Starts the worker ahead of the first read (about 1 s of CPU), so that read does not wait for it;
+   * in a vision process, that process's worker.
+   */
+  async start(): Promise<void> {
+    const remote = this.#remoteFor();
+    if (remote) return remote.call('start');
+    await this.#startWorker();
+  }
+
   /** Whether the worker has been started (in a vision process: this engine has read, and it still runs). */
   get started(): boolean {
     return this.#worker !== undefined || this.#remote?.pid !== undefined;
@@ -69,7 +100,7 @@ export class OcrEngine {
     return remote;
   }
 
-  #recognize(png: Buffer, mode: PageMode): Promise<{ words: OcrWord[]; text: string }> {
+  #startWorker(): Promise<Worker> {
     this.#worker ??= tesseract().then(({ createWorker, OEM }) => {
       const eng = createRequire(import.meta.url)('@tesseract.js-data/eng') as {
         langPath: string;
@@ -81,7 +112,11 @@ export class OcrEngine {
         cacheMethod: 'none',
       });
     });
-    const worker = this.#worker;
+    return this.#worker;
+  }
+
+  #recognize(png: Buffer, mode: PageMode): Promise<{ words: OcrWord[]; text: string }> {
+    const worker = this.#startWorker();
     const job = this.#queue.then(async () => {
       const [w, { PSM }] = await Promise.all([worker, tesseract()]);
       if (this.#worker !== worker) throw new Error('the OCR engine was closed before this read');

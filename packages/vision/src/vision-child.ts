@@ -13,6 +13,7 @@ const methods: VisionMethods = {
   readWords: (png, options) =>
     ocr.readWords(Buffer.from(png.buffer, png.byteOffset, png.byteLength), options),
   readLine: (png) => ocr.readLine(Buffer.from(png.buffer, png.byteOffset, png.byteLength)),
+  start: () => ocr.start(),
   findTemplate: (screen, template, options) => findTemplate(screen, template, options),
 };
 

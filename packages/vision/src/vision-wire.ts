@@ -9,6 +9,7 @@ import type { OcrWord } from './ocr.ts';
 export interface VisionMethods {
   readWords(png: Buffer, options: { minConfidence?: number }): Promise<OcrWord[]>;
   readLine(png: Buffer): Promise<string>;
+  start(): Promise<void>;
   findTemplate(screen: RgbaImage, template: RgbaImage, options: FindOptions): Promise<TemplateMatch | null>;
 }
 

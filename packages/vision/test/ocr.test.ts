@@ -24,6 +24,20 @@ describe('OcrEngine', () => {
     expect(engine.started).toBe(false);
     expect((await engine.readWords(png)).length).toBe(first.length);
   }, 60_000);
+
+  it('starts its worker ahead of a read when asked, and the read uses it', async () => {
+    const ahead = new OcrEngine();
+    try {
+      expect(ahead.started).toBe(false);
+      await ahead.start();
+      expect(ahead.started).toBe(true);
+      const words = await ahead.readWords(await readFile(SCREEN));
+      expect(findPhrase(words, 'Now playing:')).toHaveLength(1);
+    } finally {
+      await ahead.close();
+    }
+    expect(ahead.started).toBe(false);
+  }, 60_000);
 });
 
 describe('closing an engine while it reads', () => {

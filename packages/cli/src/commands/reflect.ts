@@ -1,6 +1,7 @@
 import { join, resolve } from 'node:path';
 import { type ModelConfig, type ModelConfigFlags, resolveModelConfig } from '@mime-desktop/model';
 import { type ReflectEvent, type ReflectResult, reflect } from '@mime-desktop/reflect';
+import { OcrEngine, prepareRecordedChecks } from '@mime-desktop/replay';
 import { describeSafety, formatStep, isMimeError, unknownSafetyFacts } from '@mime-desktop/schema';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
@@ -94,6 +95,30 @@ async function modelOrNone(flags: ReflectFlags): Promise<(() => Promise<ModelCon
   return resolveModel;
 }
 
+/**
+ * Reads ahead what replay's checks need from the recorded frames (where the end of each subtask shows
+ * the params' examples, where each extract's example stands), kept in the workflow's `.cache/`: even
+ * the first replay does not read them. A failure only leaves that reading to the first replay.
+ */
+async function prepareChecks(workflowDir: string, signal: AbortSignal): Promise<void> {
+  const ocr = new OcrEngine();
+  const started = performance.now();
+  try {
+    const { prepared } = await prepareRecordedChecks(workflowDir, ocr);
+    if (prepared > 0 && !signal.aborted) {
+      say(
+        `  replay checks prepared: ${prepared} recorded outcome(s) and extract(s) read ahead in ${((performance.now() - started) / 1000).toFixed(1)} s (kept in .cache/)`,
+      );
+    }
+  } catch (error) {
+    say(
+      `${style.yellow('!')} the replay checks were not prepared (${(error as Error).message}); the first replay reads the recorded frames instead`,
+    );
+  } finally {
+    await ocr.close();
+  }
+}
+
 /** What a finished reflect says: the file, its size, the usage, its safety facts and which are unknown. */
 function sayReflected(result: ReflectResult, withoutModel: boolean): void {
   if (withoutModel) say('  made without a model: a reflect with a model later improves it in place');
@@ -171,6 +196,7 @@ export function registerReflect(program: Command, run: (code: Promise<ExitCode>)
                 progress(event);
               },
             });
+            if (!controller.signal.aborted) await prepareChecks(result.workflowDir, controller.signal);
             if (flags.json) printJson(result);
             sayReflected(result, model === null);
             return EXIT.ok;

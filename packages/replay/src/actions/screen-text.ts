@@ -29,14 +29,14 @@ export async function liveImage(frame: RawFrame): Promise<RgbaImage> {
 
 /** Room around a crop read by OCR, px: tesseract misreads text that touches the crop's edge. */
 const OCR_MARGIN = 8;
+/** Words OCR is less sure of than this (0-100) are not read. */
+export const OCR_MIN_CONFIDENCE = 50;
 
-/** Words of a crop (with a margin), in the frame's pixels; those OCR is less sure of than `minConfidence` dropped. */
-export async function readCrop(
-  ocr: OcrEngine,
-  image: RgbaImage,
-  box: Box,
-  minConfidence = 50,
-): Promise<OcrWord[]> {
+/** Reads the words of a crop of an image, in the image's pixels. */
+export type CropReader = (image: RgbaImage, box: Box) => Promise<OcrWord[]>;
+
+/** The area of `image` OCR reads for a crop at `box`: with a margin, on the image; null when too small to read. */
+export function ocrArea(image: RgbaImage, box: Box): Box | null {
   const area = clampBox(
     {
       x: box.x - OCR_MARGIN,
@@ -46,7 +46,23 @@ export async function readCrop(
     },
     image,
   );
-  if (area.width < 4 || area.height < 4) return [];
-  const words = await ocr.readWords(await encodeForOcr(crop(image, area)), { minConfidence });
+  return area.width < 4 || area.height < 4 ? null : area;
+}
+
+/** Words read on a crop, moved from the crop's pixels to those of the image it was cut from at `area`. */
+export function placeWords(words: readonly OcrWord[], area: Box): OcrWord[] {
   return words.map((w) => ({ ...w, box: { ...w.box, x: area.x + w.box.x, y: area.y + w.box.y } }));
+}
+
+/** Words of a crop (with a margin), in the frame's pixels; those OCR is less sure of than `minConfidence` dropped. */
+export async function readCrop(
+  ocr: OcrEngine,
+  image: RgbaImage,
+  box: Box,
+  minConfidence = OCR_MIN_CONFIDENCE,
+): Promise<OcrWord[]> {
+  const area = ocrArea(image, box);
+  if (!area) return [];
+  const words = await ocr.readWords(await encodeForOcr(crop(image, area)), { minConfidence });
+  return placeWords(words, area);
 }

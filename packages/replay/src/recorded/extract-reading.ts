@@ -13,7 +13,7 @@ import {
   wordsLeftOf,
   wordsRightOf,
 } from '@mime-desktop/vision';
-import { readCrop } from '../actions/screen-text.ts';
+import { type CropReader, readCrop } from '../actions/screen-text.ts';
 import { type Layout, mapBox } from './layout-map.ts';
 import { aboutALine, plainText } from './shown-values.ts';
 
@@ -55,18 +55,18 @@ const whole = (image: RgbaImage): Box => ({ x: 0, y: 0, width: image.width, heig
  * Where one of an extract's example `values` stands in its recorded frame, with a label; null when
  * none does. Read first across the lines where the frame changed since the one before it (`changed`:
  * a value read right after an action is mostly one it showed; a tenth of the frame's OCR time), then
- * in the whole frame.
+ * in the whole frame. `read` reads the recorded frame's words (replay's reads are cached:
+ * recorded-ocr.ts).
  */
 export async function readExample(
-  ocr: OcrEngine,
+  read: CropReader,
   frame: RgbaImage,
   values: readonly string[],
   changed: Box | null,
 ): Promise<RecordedExample | null> {
   if (values.length === 0) return null;
-  const near =
-    changed && locateExample(await readCrop(ocr, frame, { ...changed, x: 0, width: frame.width }), values);
-  return near ?? locateExample(await readCrop(ocr, frame, whole(frame)), values);
+  const near = changed && locateExample(await read(frame, { ...changed, x: 0, width: frame.width }), values);
+  return near ?? locateExample(await read(frame, whole(frame)), values);
 }
 
 /**

@@ -45,12 +45,12 @@ export class ExtractStep {
     let example = this.#examples.get(recorded.step);
     if (!example) {
       const { event } = recorded;
-      const { frames, ctx } = this.#parts;
+      const { frames, recordedOcr } = this.#parts;
       example =
         event.action_type === 'extract'
           ? Promise.all([recorded.pre(), frames.before(recorded.step)]).then(([pre, before]) =>
               readExample(
-                ctx.ocr,
+                recordedOcr.readCrop,
                 pre,
                 event.action_details.values,
                 before ? frames.change(before, pre) : null,

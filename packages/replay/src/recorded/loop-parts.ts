@@ -1,6 +1,6 @@
 /**
- * What the parts of the trace and auto step loop share: the run, the recording, the screen, the one
- * verifier and the mode; and what a subtask has learned so far.
+ * What the parts of the trace and auto step loop share: the run, the recording and its OCR, the
+ * screen, the one verifier and the mode; and what a subtask has learned so far.
  */
 
 import type { RawFrame } from '@mime-desktop/os-io';
@@ -10,12 +10,15 @@ import type { At } from '../kernel/run-memory.ts';
 import type { Layout } from './layout-map.ts';
 import type { RecordedFrames } from './recorded-frames.ts';
 import type { RecordedMode } from './recorded-mode.ts';
+import type { RecordedOcr } from './recorded-ocr.ts';
 import type { ScreenWatcher } from './screen-watcher.ts';
 import type { Verifier } from './verifier.ts';
 
 export interface LoopParts {
   ctx: RunContext;
   frames: RecordedFrames;
+  /** OCR of the recorded frames, kept in the workflow folder. */
+  recordedOcr: RecordedOcr;
   screen: ScreenWatcher;
   verifier: Verifier;
   mode: RecordedMode;

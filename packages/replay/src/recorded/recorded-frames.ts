@@ -61,7 +61,7 @@ export class RecordedFrames {
   }
 
   /** The recorded frames before a subtask and after it, or null when the recording has no end frame for it. */
-  async aroundSubtask(subtask: PlannedSubtask): Promise<OutcomeFrames | null> {
+  async aroundSubtask(subtask: Pick<PlannedSubtask, 'steps'>): Promise<OutcomeFrames | null> {
     const sources = subtask.steps.flatMap((s) => (s.source ? [s.source] : []));
     const first = sources[0];
     if (!first) return null;

@@ -20,7 +20,7 @@ import {
   type RgbaImage,
   withoutCarets,
 } from '@mime-desktop/vision';
-import { readCrop } from '../actions/screen-text.ts';
+import { type CropReader, readCrop } from '../actions/screen-text.ts';
 import { type Layout, mapBox } from './layout-map.ts';
 
 /** How much bigger than recorded the live text may be drawn where the app scales its own UI. */
@@ -62,10 +62,11 @@ export type ExampleSpots = ReadonlyArray<{ value: ShownValue; box: Box }>;
 
 /**
  * The places in `region` of the recorded frame `after` where an example value is shown and was not
- * before (`before`: a value already on the screen before the action is not its outcome).
+ * before (`before`: a value already on the screen before the action is not its outcome). `read`
+ * reads the recorded frames' words (replay's reads are cached: recorded-ocr.ts).
  */
 export async function findExamples(
-  ocr: OcrEngine,
+  read: CropReader,
   before: RgbaImage,
   after: RgbaImage,
   region: Box,
@@ -73,15 +74,14 @@ export async function findExamples(
 ): Promise<ExampleSpots> {
   const candidates = values.filter((v) => v.example.trim() !== '');
   if (candidates.length === 0) return [];
-  const afterWords = await readCrop(ocr, after, region);
+  const afterWords = await read(after, region);
   const found = candidates.flatMap((value) =>
     findPhrase(afterWords, value.example).map((box) => ({ value, box })),
   );
   if (found.length === 0) return [];
   // The frame before is read only across the lines where an example was found (a run's first outcome
   // waits on these reads): a value that stood there already is no outcome of the subtask.
-  const beforeWords = await readCrop(
-    ocr,
+  const beforeWords = await read(
     before,
     linesOf(
       found.map((f) => f.box),

@@ -35,6 +35,7 @@ import { type Locator, locate } from './locators.ts';
 import type { LoopParts, SubtaskState } from './loop-parts.ts';
 import { RecordedFrames } from './recorded-frames.ts';
 import { autoMode, type RecordedMode, TRACE } from './recorded-mode.ts';
+import { RecordedOcr } from './recorded-ocr.ts';
 import { type RecordedStep, recordedAction } from './recorded-step.ts';
 import { ScreenWatcher } from './screen-watcher.ts';
 import { SubtaskOutcome } from './subtask-outcome.ts';
@@ -63,7 +64,9 @@ class RecordedRun {
       dryRun: context.settings.dryRun,
     });
     const verifier = new Verifier(screen, context.log, mode);
-    this.#parts = { ctx: context, frames: new RecordedFrames(), screen, verifier, mode };
+    const frames = new RecordedFrames();
+    const recordedOcr = new RecordedOcr(context.workflowDir, context.ocr);
+    this.#parts = { ctx: context, frames, recordedOcr, screen, verifier, mode };
     this.#extracts = new ExtractStep(this.#parts);
     this.#outcome = new SubtaskOutcome(this.#parts, this.#extracts);
     this.#locators = context.desktop

@@ -40,12 +40,19 @@ export class SubtaskOutcome {
 
   /**
    * Finds where the recording shows params' examples at the end of a subtask while its steps run, so
-   * its outcome check only reads the app once they are done (the OCR of two recorded crops runs
-   * beside the steps, which mostly wait for the app).
+   * its outcome check only reads the app once they are done (the OCR of two recorded crops, unless
+   * the workflow's cache holds them, runs beside the steps, which mostly wait for the app). Where the
+   * check will read the live screen by OCR (no tree answers), the OCR worker starts beside the steps
+   * too: its start (about 1 s of CPU, 4-5 s on a busy machine) is otherwise the check's wait.
    */
   readAhead(subtask: PlannedSubtask): void {
-    if (this.#parts.ctx.settings.dryRun) return;
-    this.#examplesOf(subtask).catch(() => undefined);
+    const { ctx } = this.#parts;
+    if (ctx.settings.dryRun) return;
+    this.#examplesOf(subtask)
+      .then(async (examples) => {
+        if (examples && !(await ctx.desktop.accessibility().catch(() => null))) await ctx.ocr.start();
+      })
+      .catch(() => undefined);
   }
 
   /**
@@ -203,18 +210,19 @@ export class SubtaskOutcome {
 
   /**
    * Where the recording shows params' examples as a subtask's outcome, read by OCR once a subtask
-   * (from its start: see readAhead). Null when none is shown.
+   * (from its start: see readAhead), and once a workflow (the reads are cached in its folder). Null
+   * when none is shown.
    */
   #examplesOf(subtask: PlannedSubtask): Promise<{ region: Box; spots: ExampleSpots } | null> {
     let examples = this.#examples.get(subtask);
     if (!examples) {
-      const { ctx, frames } = this.#parts;
+      const { frames, recordedOcr } = this.#parts;
       examples = (async () => {
         const values = this.#shownValues();
         const around = values.length > 0 ? await frames.aroundSubtask(subtask) : null;
         const region = around && frames.change(around.before, around.after);
         if (!around || !region) return null;
-        const spots = await findExamples(ctx.ocr, around.before, around.after, region, values);
+        const spots = await findExamples(recordedOcr.readCrop, around.before, around.after, region, values);
         return spots.length > 0 ? { region, spots } : null;
       })();
       this.#examples.set(subtask, examples);
