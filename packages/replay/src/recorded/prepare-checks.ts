@@ -32,9 +32,12 @@ export async function prepareRecordedChecks(
   }
   const read = new RecordedOcr(workflowDir, ocr).readCrop;
   // As a run's checks see them: a param that is not sensitive and has an example.
-  const values: ShownValue[] = workflow.task_params.flatMap((p) =>
-    !p.sensitive && p.example?.trim() ? [{ name: p.name, example: p.example, value: p.example }] : [],
-  );
+  const values: ShownValue[] = [
+    ...workflow.task_params.flatMap((p) =>
+      !p.sensitive && p.example?.trim() ? [{ name: p.name, example: p.example, value: p.example }] : [],
+    ),
+    ...frames.extractExamples(workflow).map((e) => ({ ...e, value: e.example, extracted: true })),
+  ];
   let prepared = 0;
   for (const subtask of workflow.plan.subtasks) {
     const around = values.length > 0 ? await frames.aroundSubtask(subtask) : null;

@@ -3,7 +3,7 @@
  * recorded frames differ (found once a pair: the same checks run in every poll). Without a recording
  * (a hand-written workflow) every step says why the recording does not carry it.
  */
-import { formatStep, type WorkflowStep } from '@mime-desktop/schema';
+import { formatStep, listSteps, type Workflow, type WorkflowStep } from '@mime-desktop/schema';
 import { type Box, changedRegion, type RgbaImage } from '@mime-desktop/vision';
 import { TraceUnavailableError } from '../errors.ts';
 import type { PlannedSubtask } from '../kernel/plan.ts';
@@ -34,6 +34,21 @@ export class RecordedFrames {
   async load(workflowDir: string): Promise<void> {
     this.#recording = await loadRecording(workflowDir);
     this.#steps = recordedSteps(workflowDir, this.#recording);
+  }
+
+  /**
+   * The extracts whose recorded value the recording shows (never a sensitive param's name): the
+   * outcome check looks for this run's value where the recording shows that one.
+   */
+  extractExamples(workflow: Workflow): { name: string; example: string }[] {
+    const sensitive = new Set(workflow.task_params.filter((p) => p.sensitive).map((p) => p.name));
+    return listSteps(workflow).flatMap(({ step }) => {
+      const recorded = step.variable_name && !sensitive.has(step.variable_name) ? this.of(step) : null;
+      if (!recorded || recorded instanceof TraceUnavailableError) return [];
+      const { event } = recorded;
+      const example = event.action_type === 'extract' ? event.action_details.values[0]?.trim() : '';
+      return step.variable_name && example ? [{ name: step.variable_name, example }] : [];
+    });
   }
 
   /** A step with its recorded event and frames, or why the recording does not carry it. */

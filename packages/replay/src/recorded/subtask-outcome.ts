@@ -243,16 +243,7 @@ export class SubtaskOutcome {
         ? [{ name: p.name, example: p.example, value: value.display }]
         : [];
     });
-    const sensitive = new Set(workflow.task_params.filter((p) => p.sensitive).map((p) => p.name));
-    const fromExtracts = listSteps(workflow).flatMap(({ step }) => {
-      const recorded = step.variable_name && !sensitive.has(step.variable_name) ? frames.of(step) : null;
-      if (!recorded || recorded instanceof TraceUnavailableError) return [];
-      const { event } = recorded;
-      const example = event.action_type === 'extract' ? event.action_details.values[0]?.trim() : '';
-      return step.variable_name && example
-        ? [{ name: step.variable_name, example, value: '', extracted: true }]
-        : [];
-    });
+    const fromExtracts = frames.extractExamples(workflow).map((e) => ({ ...e, value: '', extracted: true }));
     return [...fromParams, ...fromExtracts];
   }
 
