@@ -1,0 +1,69 @@
+/**
+ * A run started from the studio replays with its params resolved once: the value the form gives is
+ * read once, by the check before anything runs, and the run renders that value without resolving it
+ * again. The replay is real up to its start (prepareReplay); the desktop part is stood in for (no
+ * display here: tests/e2e/studio-runs.test.ts replays on a real one).
+ */
+import { MimeError } from '@mime-desktop/schema';
+import { copyWorkflow } from '@mime-desktop/test-support/e2e-rig';
+import { describe, expect, it, vi } from 'vitest';
+import { RunManager, type RunMessage } from '../src/run-manager.ts';
+
+/** What the stood-in replay was given and prepared. */
+const seen = vi.hoisted(() => ({ prepared: [] as Array<{ song: string | undefined; raw: unknown }> }));
+
+vi.mock('@mime-desktop/replay', async (importOriginal) => {
+  const actual = await importOriginal<typeof import('@mime-desktop/replay')>();
+  return {
+    ...actual,
+    replay: vi.fn(async (...args: Parameters<typeof actual.replay>) => {
+      const prepared = await actual.prepareReplay(...args);
+      const song = prepared.materialized.params.find((p) => p.name === 'song_name')?.display;
+      seen.prepared.push({ song, raw: args[1]?.params });
+      throw new MimeError('MIME_TEST_NO_DESKTOP', 'the desktop is stood in for');
+    }),
+  };
+});
+
+describe('a run from the studio', () => {
+  it('resolves each param once: the value given is read once, and rendered where the run shows it', async () => {
+    const workflowDir = await copyWorkflow('play-song-recorded');
+    const reads: PropertyKey[] = [];
+    const params = new Proxy<Record<string, string>>(
+      { song_name: 'Faint' },
+      {
+        get(target, key, receiver) {
+          reads.push(key);
+          return Reflect.get(target, key, receiver);
+        },
+      },
+    );
+    const runs = new RunManager();
+    const run = await runs.start({
+      workflowId: 'song',
+      workflowDir,
+      mode: 'trace',
+      params,
+      secrets: {},
+      fresh: false,
+      setup: null,
+    });
+    const end = await new Promise<RunMessage>((resolve) =>
+      run.messages.listen((message) => message.kind === 'end' && resolve(message)),
+    );
+    expect(end).toMatchObject({ kind: 'end', code: 'MIME_TEST_NO_DESKTOP' });
+    expect(reads).toEqual(['song_name']);
+    expect(seen.prepared).toEqual([{ song: 'Faint', raw: undefined }]);
+  });
+
+  it('refuses a run whose param is missing, naming it, before anything runs', async () => {
+    const workflowDir = await copyWorkflow('play-song-recorded');
+    const runs = new RunManager();
+    const start = { workflowId: 'song', workflowDir, mode: 'trace' as const, secrets: {}, fresh: false };
+    await expect(runs.start({ ...start, params: {}, setup: null })).rejects.toMatchObject({
+      code: 'MIME_PARAMS_INVALID',
+      message: expect.stringMatching(/missing: song_name/),
+    });
+    expect(runs.running('song')).toBeNull();
+  });
+});
