@@ -9,7 +9,7 @@
 import type { RawFrame } from '@mime-desktop/os-io';
 import { formatSubtask, iterationFrameName, type MimeError } from '@mime-desktop/schema';
 import { describeAction, type ResolvedAction } from '../actions/computer-action.ts';
-import { executeAction } from '../actions/execute-action.ts';
+import { executeAction, toExecuted } from '../actions/execute-action.ts';
 import { measureFrameDifference, waitForSettle } from '../actions/screen-settle.ts';
 import { RunStoppedError } from '../errors.ts';
 import type { ClaimVerdict, RecordedClaims } from '../kernel/claims.ts';
@@ -344,8 +344,7 @@ class AgentRun {
       try {
         await executeAction(
           desktop,
-          action,
-          (text) => typing.ofAgent(text),
+          toExecuted(action, action.action === 'type' ? typing.ofAgent(action.text) : null),
           settings.typeDelayMs,
           this.#ctx.signal,
         );

@@ -22,7 +22,7 @@ import {
 } from '@mime-desktop/schema';
 import { changedRegion, type RgbaImage } from '@mime-desktop/vision';
 import { describeAction } from '../actions/computer-action.ts';
-import { executeAction } from '../actions/execute-action.ts';
+import { executeAction, toExecuted } from '../actions/execute-action.ts';
 import { liveImage } from '../actions/screen-text.ts';
 import { TraceUnavailableError } from '../errors.ts';
 import type { SubtaskEntry } from '../kernel/plan-cursor.ts';
@@ -133,7 +133,8 @@ class RecordedRun {
     const before = await this.#lookBefore(recorded, turn, state);
     const unset = unsetValueOf(step, memory.extracts);
     // A `{name}` of an upstream extract in the step's value types the value read (see SecretTyping).
-    const text = unset?.text ?? this.#ctx.typing.textOf(step, memory.extracts);
+    const typed = unset ? unset.typed : this.#ctx.typing.ofStep(step, memory.extracts);
+    const text = typed?.shown ?? null;
     const action = recordedAction(recorded, before.ok ? before.value.map : undefined, text);
     const description = action ? describeAction(action) : step.action_type.toLowerCase();
     const verdict = this.#verdictOf(before);
@@ -165,8 +166,7 @@ class RecordedRun {
     if (acts) {
       await executeAction(
         this.#ctx.desktop,
-        action,
-        (text) => this.#ctx.typing.ofStep(step, text, memory.extracts),
+        toExecuted(action, typed),
         step.type_delay_ms ?? settings.typeDelayMs,
         this.#ctx.signal,
       );
