@@ -104,7 +104,7 @@ export class SubtaskOutcome {
       turn,
       description: '',
       look: async (live) => {
-        verdict = await checkCriteria(criteria, ctx.desktop, ctx.ocr, live);
+        verdict = await checkCriteria(criteria, ctx.devices.desktop, ctx.devices.ocr, live);
         if (verdict?.verdict !== 'refused') return located(identity, RECORDED, 1, '');
         const { failure } = failed(
           null,
@@ -162,14 +162,14 @@ export class SubtaskOutcome {
     if (!examples) return 'unknown';
     const { region, spots } = examples;
     const { ctx } = this.#parts;
-    const a11y = await ctx.desktop.accessibility().catch(() => null);
+    const a11y = await ctx.devices.desktop.accessibility().catch(() => null);
     let verdict: ShownVerdict = { kind: 'unknown' };
     return this.#parts.verifier.verify({
       turn,
       description: '',
       layout,
       look: async (live) => {
-        verdict = await checkShownValues(ctx.ocr, a11y, live, region, layout, spots);
+        verdict = await checkShownValues(ctx.devices.ocr, a11y, live, region, layout, spots);
         if (verdict.kind !== 'missing') return located(identity, layout, 1, '');
         const { value, read, by } = verdict;
         const there =
@@ -213,7 +213,7 @@ export class SubtaskOutcome {
         const around = values.length > 0 ? await frames.aroundSubtask(subtask) : null;
         const region = around && frames.change(around.before, around.after);
         if (!around || !region) return null;
-        const spots = await findExamples(ctx.ocr, around.before, around.after, region, values);
+        const spots = await findExamples(ctx.devices.ocr, around.before, around.after, region, values);
         return spots.length > 0 ? { region, spots } : null;
       })();
       this.#examples.set(subtask, examples);
@@ -238,15 +238,17 @@ export class SubtaskOutcome {
    */
   claims(subtask: PlannedSubtask, state: SubtaskState): RecordedClaims {
     const { ctx, frames } = this.#parts;
-    const live = () => ctx.desktop.captureFrame().then(liveImage);
+    const live = () => ctx.devices.desktop.captureFrame().then(liveImage);
     const layout = () => state.layout ?? RECORDED;
     return {
       outcome: async () => {
         const examples = await this.#examplesOf(subtask);
         if (!examples) return null;
         const { region, spots } = examples;
-        const a11y = await ctx.desktop.accessibility().catch(() => null);
-        return claimedOutcome(await checkShownValues(ctx.ocr, a11y, await live(), region, layout(), spots));
+        const a11y = await ctx.devices.desktop.accessibility().catch(() => null);
+        return claimedOutcome(
+          await checkShownValues(ctx.devices.ocr, a11y, await live(), region, layout(), spots),
+        );
       },
       extract: async (variable, value) => {
         const step = subtask.steps.find((s) => s.variable_name === variable);
