@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { prepareReplay } from '@mime-desktop/replay';
 import { loadWorkflow, TaskParam, type Workflow } from '@mime-desktop/schema';
 import { tempDir } from '@mime-desktop/test-support/e2e-rig';
+import { countReads } from '@mime-desktop/test-support/read-count';
 import { REPO_ROOT } from '@mime-desktop/test-support/run-mime';
 import { describe, expect, it } from 'vitest';
 import { checkRows, MAX_ROWS, type Rows, RowsError, readRows } from '../src/index.ts';
@@ -216,16 +217,7 @@ describe('rows checked against the workflow', () => {
 
   it("resolve each row's params once: the value read by the check is the one the run renders", async () => {
     const loaded = await loadWorkflow(join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded'));
-    const reads: PropertyKey[] = [];
-    const row = new Proxy<Record<string, string>>(
-      { song_name: 'Faint' },
-      {
-        get(target, key, receiver) {
-          reads.push(key);
-          return Reflect.get(target, key, receiver);
-        },
-      },
-    );
+    const { values: row, reads } = countReads<Record<string, string>>({ song_name: 'Faint' });
     const [checked] = checkRows(loaded.workflow, rows(['song_name'], row), { allowSecrets: false });
     const prepared = await prepareReplay(loaded, { mode: 'trace', checkedParams: checked });
     expect(reads).toEqual(['song_name']);

@@ -6,24 +6,19 @@
  */
 import { loadWorkflow, MimeError } from '@mime-desktop/schema';
 import { copyWorkflow } from '@mime-desktop/test-support/e2e-rig';
+import { countReads, type PreparedRun } from '@mime-desktop/test-support/read-count';
 import { describe, expect, it, vi } from 'vitest';
 import { DesktopLock } from '../src/desktop-lock.ts';
 import { replayForTool, type ToolExtra } from '../src/replay-tool.ts';
 
 /** What the stood-in replay was given and prepared. */
-const seen = vi.hoisted(() => ({ prepared: [] as Array<{ song: string | undefined; raw: unknown }> }));
+const seen = vi.hoisted((): PreparedRun[] => []);
 
 vi.mock('@mime-desktop/replay', async (importOriginal) => {
   const actual = await importOriginal<typeof import('@mime-desktop/replay')>();
-  return {
-    ...actual,
-    replay: vi.fn(async (...args: Parameters<typeof actual.replay>) => {
-      const prepared = await actual.prepareReplay(...args);
-      const song = prepared.materialized.params.find((p) => p.name === 'song_name')?.display;
-      seen.prepared.push({ song, raw: args[1]?.params });
-      throw new MimeError('MIME_TEST_NO_DESKTOP', 'the desktop is stood in for');
-    }),
-  };
+  const { replayUpToStart } = await import('@mime-desktop/test-support/read-count');
+  const stop = () => new MimeError('MIME_TEST_NO_DESKTOP', 'the desktop is stood in for');
+  return { ...actual, replay: vi.fn(replayUpToStart(actual.prepareReplay, seen, stop)) };
 });
 
 /** A tool call's extra: no progress token, notifications and requests refused. */
@@ -38,16 +33,7 @@ describe('a tool call of a workflow', () => {
   it('resolves each param once: the value given is read once, and rendered where the run shows it', async () => {
     const dir = await copyWorkflow('play-song-recorded');
     const { workflow } = await loadWorkflow(dir);
-    const reads: PropertyKey[] = [];
-    const params = new Proxy<Record<string, string>>(
-      { song_name: 'Faint' },
-      {
-        get(target, key, receiver) {
-          reads.push(key);
-          return Reflect.get(target, key, receiver);
-        },
-      },
-    );
+    const { values: params, reads } = countReads<Record<string, string>>({ song_name: 'Faint' });
     const result = await replayForTool(
       { id: 'song', dir, workflow, tool: 'play_song' },
       { params, mode: 'trace' },
@@ -56,6 +42,6 @@ describe('a tool call of a workflow', () => {
     );
     expect(result).toMatchObject({ isError: true, content: [{ text: expect.stringMatching(/NO_DESKTOP/) }] });
     expect(reads).toEqual(['song_name']);
-    expect(seen.prepared).toEqual([{ song: 'Faint', raw: undefined }]);
+    expect(seen).toEqual([{ shown: { song_name: 'Faint' }, raw: undefined }]);
   });
 });

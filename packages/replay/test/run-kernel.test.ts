@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { encodePng } from '@mime-desktop/os-io';
 import { loadWorkflow, RUN_FILES, type WorkflowStep } from '@mime-desktop/schema';
 import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
+import { countReads } from '@mime-desktop/test-support/read-count';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ParamsError, ReplayOptionError } from '../src/errors.ts';
 import { EventLog } from '../src/kernel/event-log.ts';
@@ -235,16 +236,7 @@ describe('prepareReplay', () => {
   });
 
   it('resolves each param once: the value given is read once, and rendered where the run shows it', async () => {
-    const reads: PropertyKey[] = [];
-    const params = new Proxy<Record<string, string>>(
-      { song_name: 'Faint' },
-      {
-        get(target, key, receiver) {
-          reads.push(key);
-          return Reflect.get(target, key, receiver);
-        },
-      },
-    );
+    const { values: params, reads } = countReads<Record<string, string>>({ song_name: 'Faint' });
     const prepared = await prepareReplay(PLAY_SONG, { mode: 'trace', params });
     expect(reads).toEqual(['song_name']);
     expect(prepared.materialized.workflow.plan.subtasks[0]?.text).toContain('Faint');

@@ -6,38 +6,24 @@
  */
 import { MimeError } from '@mime-desktop/schema';
 import { copyWorkflow } from '@mime-desktop/test-support/e2e-rig';
+import { countReads, type PreparedRun } from '@mime-desktop/test-support/read-count';
 import { describe, expect, it, vi } from 'vitest';
 import { RunManager, type RunMessage } from '../src/run-manager.ts';
 
 /** What the stood-in replay was given and prepared. */
-const seen = vi.hoisted(() => ({ prepared: [] as Array<{ song: string | undefined; raw: unknown }> }));
+const seen = vi.hoisted((): PreparedRun[] => []);
 
 vi.mock('@mime-desktop/replay', async (importOriginal) => {
   const actual = await importOriginal<typeof import('@mime-desktop/replay')>();
-  return {
-    ...actual,
-    replay: vi.fn(async (...args: Parameters<typeof actual.replay>) => {
-      const prepared = await actual.prepareReplay(...args);
-      const song = prepared.materialized.params.find((p) => p.name === 'song_name')?.display;
-      seen.prepared.push({ song, raw: args[1]?.params });
-      throw new MimeError('MIME_TEST_NO_DESKTOP', 'the desktop is stood in for');
-    }),
-  };
+  const { replayUpToStart } = await import('@mime-desktop/test-support/read-count');
+  const stop = () => new MimeError('MIME_TEST_NO_DESKTOP', 'the desktop is stood in for');
+  return { ...actual, replay: vi.fn(replayUpToStart(actual.prepareReplay, seen, stop)) };
 });
 
 describe('a run from the studio', () => {
   it('resolves each param once: the value given is read once, and rendered where the run shows it', async () => {
     const workflowDir = await copyWorkflow('play-song-recorded');
-    const reads: PropertyKey[] = [];
-    const params = new Proxy<Record<string, string>>(
-      { song_name: 'Faint' },
-      {
-        get(target, key, receiver) {
-          reads.push(key);
-          return Reflect.get(target, key, receiver);
-        },
-      },
-    );
+    const { values: params, reads } = countReads<Record<string, string>>({ song_name: 'Faint' });
     const runs = new RunManager();
     const run = await runs.start({
       workflowId: 'song',
@@ -53,7 +39,7 @@ describe('a run from the studio', () => {
     );
     expect(end).toMatchObject({ kind: 'end', code: 'MIME_TEST_NO_DESKTOP' });
     expect(reads).toEqual(['song_name']);
-    expect(seen.prepared).toEqual([{ song: 'Faint', raw: undefined }]);
+    expect(seen).toEqual([{ shown: { song_name: 'Faint' }, raw: undefined }]);
   });
 
   it('refuses a run whose param is missing, naming it, before anything runs', async () => {
