@@ -283,9 +283,9 @@ class AgentRun {
     const {
       settings,
       signal,
-      devices: { desktop },
+      devices: { desktop, model },
     } = this.#ctx;
-    const { coordinates } = (await this.#ctx.devices.model.client()).config;
+    const { coordinates } = (await model.client()).config;
     const encodings = new Map<RawFrame, Promise<ModelImage>>();
     const encode = (frame: RawFrame) => {
       const image = encodeModelImage(frame, this.#agent.settings.image, coordinates);
