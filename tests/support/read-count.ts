@@ -1,3 +1,5 @@
+import { MimeError } from '@mime-desktop/schema';
+
 /**
  * Counting reads: a caller's values behind a Proxy that notes each property read, to show that a
  * value given is read once (resolved in one place, not again further down).
@@ -26,19 +28,26 @@ export interface PreparedRun {
   raw: unknown;
 }
 
+/** The replay package's module, as much of it as {@link replayUpToStart} needs. */
+interface ReplayModule {
+  prepareReplay(workflow: unknown, options?: { params?: unknown }): Promise<Prepared>;
+}
+
 /**
- * A replay that is real up to its start (`prepare`, the package's prepareReplay) and then throws
- * `stop` instead of taking the desktop: each run's prepared params are pushed to `seen`.
+ * The replay package with a `replay` that is real up to its start (its prepareReplay) and then throws
+ * `MIME_TEST_NO_DESKTOP` instead of taking the desktop: each run's prepared params are pushed to
+ * `seen`. For `vi.mock('@mime-desktop/replay', (importOriginal) => replayUpToStart(importOriginal, seen))`.
  */
-export function replayUpToStart<W, O extends { params?: unknown }>(
-  prepare: (workflow: W, options?: O) => Promise<Prepared>,
+export async function replayUpToStart<M extends ReplayModule>(
+  importOriginal: () => Promise<M>,
   seen: PreparedRun[],
-  stop: () => Error,
-): (workflow: W, options?: O) => Promise<never> {
-  return async (workflow, options) => {
-    const prepared = await prepare(workflow, options);
+): Promise<M> {
+  const actual = await importOriginal();
+  const replay = async (workflow: unknown, options?: { params?: unknown }): Promise<never> => {
+    const prepared = await actual.prepareReplay(workflow, options);
     const shown = Object.fromEntries(prepared.materialized.params.map((p) => [p.name, p.display]));
     seen.push({ shown, raw: options?.params });
-    throw stop();
+    throw new MimeError('MIME_TEST_NO_DESKTOP', 'the desktop is stood in for');
   };
+  return { ...actual, replay };
 }

@@ -4,7 +4,7 @@
  * resolving it again. The replay is real up to its start (prepareReplay); the desktop part is stood
  * in for (no display here: tests/e2e/mcp.test.ts replays on a real one).
  */
-import { loadWorkflow, MimeError } from '@mime-desktop/schema';
+import { loadWorkflow } from '@mime-desktop/schema';
 import { copyWorkflow } from '@mime-desktop/test-support/e2e-rig';
 import { countReads, type PreparedRun } from '@mime-desktop/test-support/read-count';
 import { describe, expect, it, vi } from 'vitest';
@@ -15,10 +15,8 @@ import { replayForTool, type ToolExtra } from '../src/replay-tool.ts';
 const seen = vi.hoisted((): PreparedRun[] => []);
 
 vi.mock('@mime-desktop/replay', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('@mime-desktop/replay')>();
   const { replayUpToStart } = await import('@mime-desktop/test-support/read-count');
-  const stop = () => new MimeError('MIME_TEST_NO_DESKTOP', 'the desktop is stood in for');
-  return { ...actual, replay: vi.fn(replayUpToStart(actual.prepareReplay, seen, stop)) };
+  return replayUpToStart(importOriginal<typeof import('@mime-desktop/replay')>, seen);
 });
 
 /** A tool call's extra: no progress token, notifications and requests refused. */

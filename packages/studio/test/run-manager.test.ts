@@ -4,7 +4,6 @@
  * again. The replay is real up to its start (prepareReplay); the desktop part is stood in for (no
  * display here: tests/e2e/studio-runs.test.ts replays on a real one).
  */
-import { MimeError } from '@mime-desktop/schema';
 import { copyWorkflow } from '@mime-desktop/test-support/e2e-rig';
 import { countReads, type PreparedRun } from '@mime-desktop/test-support/read-count';
 import { describe, expect, it, vi } from 'vitest';
@@ -14,10 +13,8 @@ import { RunManager, type RunMessage } from '../src/run-manager.ts';
 const seen = vi.hoisted((): PreparedRun[] => []);
 
 vi.mock('@mime-desktop/replay', async (importOriginal) => {
-  const actual = await importOriginal<typeof import('@mime-desktop/replay')>();
   const { replayUpToStart } = await import('@mime-desktop/test-support/read-count');
-  const stop = () => new MimeError('MIME_TEST_NO_DESKTOP', 'the desktop is stood in for');
-  return { ...actual, replay: vi.fn(replayUpToStart(actual.prepareReplay, seen, stop)) };
+  return replayUpToStart(importOriginal<typeof import('@mime-desktop/replay')>, seen);
 });
 
 describe('a run from the studio', () => {
