@@ -4,7 +4,7 @@
  * and column.
  */
 import { extname } from 'node:path';
-import { checkParams } from '@mime-desktop/replay';
+import { checkParams, type RunParams } from '@mime-desktop/replay';
 import { isMimeError, readJsonlFile, readTextFile, type Workflow } from '@mime-desktop/schema';
 import { parse } from 'csv-parse/sync';
 import { RowsError } from './errors.ts';
@@ -85,13 +85,14 @@ export async function readRows(file: string): Promise<Rows> {
 /**
  * Checks the rows against the workflow: every column a param, no sensitive param unless allowed,
  * every row's values valid for their params, every required param given (a recorded example only with
- * `useExamples`). Throws {@link RowsError} listing the problems by row.
+ * `useExamples`). Throws {@link RowsError} listing the problems by row; else returns each row's params,
+ * resolved once (a row on this display replays with them as they are).
  */
 export function checkRows(
   workflow: Workflow,
   rows: Rows,
   options: { allowSecrets: boolean; useExamples?: boolean },
-): void {
+): RunParams[] {
   const params = new Map(workflow.task_params.map((p) => [p.name, p]));
   const unknown = rows.columns.filter((c) => !params.has(c));
   if (unknown.length > 0) {
@@ -106,9 +107,10 @@ export function checkRows(
     );
   }
   const problems: string[] = [];
+  const checked: RunParams[] = [];
   for (const [index, row] of rows.rows.entries()) {
     try {
-      checkParams(workflow, row, { useExamples: options.useExamples });
+      checked.push(checkParams(workflow, row, { useExamples: options.useExamples }));
     } catch (error) {
       if (!isMimeError(error)) throw error;
       problems.push(`row ${index + 1}: ${error.message.replace(/\n\s*/g, '; ')}`);
@@ -119,4 +121,5 @@ export function checkRows(
       `${rows.file}: ${problems.length} row(s) do not fit the workflow:\n  ${problems.slice(0, 20).join('\n  ')}`,
     );
   }
+  return checked;
 }

@@ -8,12 +8,13 @@
 import { availableParallelism } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { acquireDisplayLock, type HeldDisplayLock, startPrivateDisplay } from '@mime-desktop/os-io';
-import { type ReplayOptions, replay, secretEnvName } from '@mime-desktop/replay';
+import { type ReplayOptions, type RunParams, replay, secretEnvName } from '@mime-desktop/replay';
 import { writeBatchFiles } from '@mime-desktop/report';
 import {
   BATCH_FILES,
   type BatchFile,
   isMimeError,
+  type LoadedWorkflow,
   loadWorkflow,
   makeFolder,
   type RowRecord,
@@ -151,7 +152,7 @@ export async function runBatch(workflowDir: string, options: BatchOptions): Prom
   if (options.onlyFailed && !options.dir)
     throw new BatchOptionError('resuming the failed rows needs the batch folder');
   const rows = await readRows(options.rows);
-  checkRows(loaded.workflow, rows, {
+  const checked = checkRows(loaded.workflow, rows, {
     allowSecrets: options.allowSecretsInRows ?? false,
     useExamples: options.replay?.useExamples,
   });
@@ -190,7 +191,15 @@ export async function runBatch(workflowDir: string, options: BatchOptions): Prom
     options.onEvent?.({ type: 'row_start', row });
     const record =
       workers === 0
-        ? await runHere(folder, values, rowDir, { ...options, displayLock }, params, runs, row)
+        ? await runHere(
+            loaded,
+            checked[row - 1] as RunParams,
+            rowDir,
+            { ...options, displayLock },
+            params,
+            runs,
+            row,
+          )
         : await runInWorker(folder, values, rowDir, options, params, runs, row, sensitive);
     await writeJsonAtomic(join(rowDir, BATCH_FILES.row), record, { inside: dir });
     options.onEvent?.({ type: 'row_end', record });
@@ -237,20 +246,25 @@ export async function runBatch(workflowDir: string, options: BatchOptions): Prom
   return { dir, batch, html };
 }
 
-/** A row on this display, in this process, under the batch's lock of the display. */
+/**
+ * A row on this display, in this process, under the batch's lock of the display: the workflow read
+ * once for the batch, the row's params as checkRows resolved them (none resolved again).
+ */
 async function runHere(
-  folder: string,
-  values: Record<string, string>,
+  loaded: LoadedWorkflow,
+  checkedParams: RunParams,
   rowDir: string,
   options: BatchOptions & { displayLock: HeldDisplayLock | undefined },
   params: Record<string, string>,
   runs: string[],
   row: number,
 ): Promise<RowRecord> {
+  // The examples are in the checked params already.
+  const { useExamples: _useExamples, ...replayOptions } = options.replay ?? {};
   try {
-    const run = await replay(folder, {
-      ...options.replay,
-      params: values,
+    const run = await replay(loaded, {
+      ...replayOptions,
+      checkedParams,
       runsDir: rowDir,
       signal: options.signal,
       displayLock: options.displayLock,

@@ -5,8 +5,10 @@
  */
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { prepareReplay } from '@mime-desktop/replay';
 import { loadWorkflow, TaskParam, type Workflow } from '@mime-desktop/schema';
 import { tempDir } from '@mime-desktop/test-support/e2e-rig';
+import { countReads } from '@mime-desktop/test-support/read-count';
 import { REPO_ROOT } from '@mime-desktop/test-support/run-mime';
 import { describe, expect, it } from 'vitest';
 import { checkRows, MAX_ROWS, type Rows, RowsError, readRows } from '../src/index.ts';
@@ -211,6 +213,17 @@ describe('rows checked against the workflow', () => {
     expect(lines[0]).toMatch(/^row 2: .*count: expected an integer, got "two"/);
     expect(lines[1]).toMatch(/^row 3: .*\bcount\b/);
     expect(lines.join(' ')).not.toContain('\n');
+  });
+
+  it("resolve each row's params once: the value read by the check is the one the run renders", async () => {
+    const loaded = await loadWorkflow(join(REPO_ROOT, 'fixtures', 'workflows', 'play-song-recorded'));
+    const { values: row, reads } = countReads<Record<string, string>>({ song_name: 'Faint' });
+    const [checked] = checkRows(loaded.workflow, rows(['song_name'], row), { allowSecrets: false });
+    const prepared = await prepareReplay(loaded, { mode: 'trace', checkedParams: checked });
+    expect(reads).toEqual(['song_name']);
+    expect(prepared.materialized.params).toEqual([
+      expect.objectContaining({ name: 'song_name', display: 'Faint', source: 'override' }),
+    ]);
   });
 
   it("take a missing param's recorded example only when told to use examples", async () => {

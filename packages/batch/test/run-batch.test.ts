@@ -36,10 +36,18 @@ interface Call {
 const DISPLAY = `:${40_000 + (process.pid % 20_000)}`;
 let calls: Call[];
 
+/** The values a row's replay is given: its params as checkRows resolved them. */
+const valuesOf = (options: ReplayOptions): Record<string, string> =>
+  Object.fromEntries(
+    [...(options.checkedParams?.resolved ?? [])].flatMap(([name, value]) =>
+      value.kind === 'value' ? [[name, value.value]] : [],
+    ),
+  );
+
 /** Makes `replay` write a run folder with a summary.json per `script`, as a replay does. */
 function script(outcomes: Script): void {
   vi.mocked(replay).mockImplementation(async (workflow, options = {}): Promise<ReplayResult> => {
-    const params = { ...options.params };
+    const params = valuesOf(options);
     const holder = await displayLockHolder({ env: { DISPLAY } });
     calls.push({ params, holder: holder && `${holder.command} (pid ${holder.pid})` });
     const planned = outcomes[params.song_name ?? ''] ?? 'success';
@@ -49,7 +57,7 @@ function script(outcomes: Script): void {
     const dir = join(options.runsDir ?? '', runId);
     const summary: RunSummary = {
       run_id: runId,
-      workflow: String(workflow),
+      workflow: typeof workflow === 'string' ? workflow : workflow.file,
       task_name: 'play a song in the demo player',
       mode: 'auto',
       outcome,

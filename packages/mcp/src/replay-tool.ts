@@ -15,6 +15,7 @@ import {
   formatStep,
   isMimeError,
   listSteps,
+  loadWorkflow,
   MAX_IMAGE_BYTES,
   RUN_FILES,
   type RunSummary,
@@ -129,13 +130,15 @@ export async function replayForTool(
       .catch(() => undefined);
   };
   try {
-    // A missing, unknown or mistyped param is refused before the desktop is asked for: nothing replays.
-    checkParams(entry.workflow, call.params);
+    // Read once for this run (the catalog's copy may be older); a missing, unknown or mistyped param
+    // is refused before the desktop is asked for: nothing replays. The run resolves none again.
+    const loaded = await loadWorkflow(entry.dir);
+    const checkedParams = checkParams(loaded.workflow, call.params);
     const result = await context.lock.run(
       `workflow ${JSON.stringify(entry.workflow.task_name)}`,
       () =>
-        replay(entry.dir, {
-          params: call.params,
+        replay(loaded, {
+          checkedParams,
           mode: call.mode,
           budgets: call.budgets,
           fresh: call.fresh,

@@ -139,7 +139,7 @@ async function measureOverhead(): Promise<Overhead> {
     const image = await (encodings.get(settled.frame) ?? encodeModelImage(settled.frame));
     encodeWait.push(performance.now() - waitFrom);
     const content = [{ type: 'text', text: promptFor(image.size) }, imagePart(image.png)];
-    await executeAction(desktop, { action: 'mouse_move', point }, String);
+    await executeAction(desktop, { action: 'mouse_move', point });
     overhead.push(performance.now() - started - PAUSE_MS);
     if (content.length !== 2 || !settled.settled) throw new Error('the demo screen did not stay still');
 
@@ -151,7 +151,7 @@ async function measureOverhead(): Promise<Overhead> {
       { type: 'text', text: promptFor(alone.size) },
       imagePart(alone.png),
     ]);
-    const [executeMs] = await timed(() => executeAction(desktop, { action: 'mouse_move', point }, String));
+    const [executeMs] = await timed(() => executeAction(desktop, { action: 'mouse_move', point }));
     const [pngMs] = await timed(() => encodePng(frame));
     times.capture.push(captureMs);
     times.diff.push(diffMs);

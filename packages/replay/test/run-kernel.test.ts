@@ -8,11 +8,13 @@ import { join } from 'node:path';
 import { encodePng } from '@mime-desktop/os-io';
 import { loadWorkflow, RUN_FILES, type WorkflowStep } from '@mime-desktop/schema';
 import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
+import { countReads } from '@mime-desktop/test-support/read-count';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { ParamsError, ReplayOptionError } from '../src/errors.ts';
 import { EventLog } from '../src/kernel/event-log.ts';
 import type { ReplayEvent } from '../src/kernel/events.ts';
 import { manifestSha256, sha256 } from '../src/kernel/fingerprint.ts';
+import { checkParams } from '../src/kernel/materialize.ts';
 import type { PlannedSubtask } from '../src/kernel/plan.ts';
 import { PlanCursor } from '../src/kernel/plan-cursor.ts';
 import { createRedactor } from '../src/kernel/redact.ts';
@@ -234,19 +236,27 @@ describe('prepareReplay', () => {
   });
 
   it('resolves each param once: the value given is read once, and rendered where the run shows it', async () => {
-    const reads: PropertyKey[] = [];
-    const params = new Proxy<Record<string, string>>(
-      { song_name: 'Faint' },
-      {
-        get(target, key, receiver) {
-          reads.push(key);
-          return Reflect.get(target, key, receiver);
-        },
-      },
-    );
+    const { values: params, reads } = countReads<Record<string, string>>({ song_name: 'Faint' });
     const prepared = await prepareReplay(PLAY_SONG, { mode: 'trace', params });
     expect(reads).toEqual(['song_name']);
     expect(prepared.materialized.workflow.plan.subtasks[0]?.text).toContain('Faint');
+  });
+
+  it('takes params resolved already as they are, checked against the very workflow it replays', async () => {
+    const loaded = await loadWorkflow(PLAY_SONG);
+    const checkedParams = checkParams(loaded.workflow, { song_name: 'Faint' });
+    const prepared = await prepareReplay(loaded, { mode: 'trace', checkedParams });
+    expect(prepared.materialized.workflow.plan.subtasks[0]?.text).toContain('Faint');
+    await expect(
+      prepareReplay(loaded, { mode: 'trace', checkedParams, params: { song_name: 'Numb' } }),
+    ).rejects.toThrow(/checkedParams are params resolved already: give them, or params/);
+    await expect(prepareReplay(loaded, { mode: 'trace', checkedParams, useExamples: true })).rejects.toThrow(
+      ReplayOptionError,
+    );
+    // The folder is read again: another copy of the workflow, maybe changed since the params were checked.
+    await expect(prepareReplay(PLAY_SONG, { mode: 'trace', checkedParams })).rejects.toThrow(
+      /checkedParams were checked against another workflow than .*schema\.json: pass replay the LoadedWorkflow/,
+    );
   });
 
   it('refuses bad input before anything runs', async () => {

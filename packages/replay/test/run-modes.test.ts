@@ -1,6 +1,6 @@
 /**
  * The mode descriptors of run/: what each checks before the run, whether it surely needs the model,
- * and that nothing else in run/ or recorded/ asks which mode a run is in.
+ * and that nothing else in run/, recorded/, the CLI or the studio asks which mode a run is in.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -12,6 +12,8 @@ import { AGENT, AUTO, runModeOf, SUPPORTED_MODES, TRACE } from '../src/run/run-m
 const PLAY_SONG = new URL('../../../fixtures/workflows/play-song-recorded', import.meta.url).pathname;
 const RUN = new URL('../src/run', import.meta.url).pathname;
 const RECORDED = new URL('../src/recorded', import.meta.url).pathname;
+const CLI = new URL('../../cli/src', import.meta.url).pathname;
+const STUDIO = new URL('../../studio/src', import.meta.url).pathname;
 
 async function recordedSteps() {
   const { workflow } = await loadWorkflow(PLAY_SONG);
@@ -53,13 +55,14 @@ describe('run modes', () => {
     expect(AGENT.needsModel(steps)).toBe(true);
   });
 
-  it('leaves run/ and recorded/ no branch on a mode name: the descriptors and mode objects carry the policy', () => {
+  it('leaves run/, recorded/, the CLI and the studio no branch on a mode name: the descriptors and mode objects carry the policy', () => {
     const name = "'(?:trace|auto|agent)'";
+    // Whether a mode is given (=== undefined, null) is no branch on which; nor is a heal change's `kind`.
     const branch = new RegExp(
-      `\\bmode(?:\\.name)?\\s*[!=]==|[!=]==?\\s*${name}|${name}\\s*[!=]==?|\\bcase\\s+${name}`,
+      `\\bmode(?:\\.name)?\\s*[!=]==?(?!=|\\s*(?:undefined|null)\\b)|(?<!\\.kind\\s*|[!=])[!=]==?\\s*${name}|${name}\\s*[!=]==?|\\bcase\\s+${name}`,
     );
-    const offenders = [RUN, RECORDED].flatMap((dir) =>
-      readdirSync(dir)
+    const offenders = [RUN, RECORDED, CLI, STUDIO].flatMap((dir) =>
+      readdirSync(dir, { recursive: true, encoding: 'utf8' })
         .filter((f) => f.endsWith('.ts'))
         .filter((f) => branch.test(readFileSync(join(dir, f), 'utf8')))
         .map((f) => join(dir, f)),
@@ -73,6 +76,12 @@ describe('run modes', () => {
     ]) {
       expect(branch.test(text), text).toBe(true);
     }
-    expect(branch.test("recordStep({ executed_by: 'trace' })")).toBe(false);
+    for (const text of [
+      "recordStep({ executed_by: 'trace' })",
+      'const byMode = mode === undefined ? undefined : hints[mode];',
+      "c.kind === 'agent' ? c.after : []",
+    ]) {
+      expect(branch.test(text), text).toBe(false);
+    }
   });
 });

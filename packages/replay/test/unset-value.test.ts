@@ -22,16 +22,18 @@ describe('a TYPE or KEYPRESS step without a value', () => {
   ]);
 
   it('types the upstream extract it names, else what the recording typed', () => {
-    expect(unsetValueOf(step({ intent: 'Type the merchant from extract_0.' }), extracted)).toEqual({
-      text: 'Corner Cafe',
-      note: 'its text is not in the workflow: typed extract_0, the value extracted earlier that it names',
-    });
+    const named = unsetValueOf(step({ intent: 'Type the merchant from extract_0.' }), extracted);
+    expect(named?.note).toBe(
+      'its text is not in the workflow: typed extract_0, the value extracted earlier that it names',
+    );
+    // Typed as it is: shown and typed alike.
+    expect(named?.typed).toMatchObject({ shown: 'Corner Cafe', value: 'Corner Cafe' });
     expect(unsetValueOf(step({ intent: 'Type the cost.' }), extracted)).toEqual({
-      text: null,
+      typed: null,
       note: 'its text is not in the workflow: typed what the recording typed',
     });
     // A name that only starts like an extract's is not that extract.
-    expect(unsetValueOf(step({ intent: 'Type extract_1.' }), extracted)?.text).toBeNull();
+    expect(unsetValueOf(step({ intent: 'Type extract_1.' }), extracted)?.typed).toBeNull();
   });
 
   it('presses what the recording pressed, and leaves steps with a value alone', () => {

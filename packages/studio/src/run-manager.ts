@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PauseControl, ReplayEvent } from '@mime-desktop/replay';
 import type { RunCause, RunDivergence } from '@mime-desktop/report';
-import { MimeError, type ReplayMode } from '@mime-desktop/schema';
+import { loadWorkflow, MimeError, type ReplayMode } from '@mime-desktop/schema';
 import { MessageLog } from './message-log.ts';
 
 /** The last divergence among a run's messages, with where it happened. */
@@ -130,14 +130,20 @@ export class RunManager {
     return this.start({ ...request, ...changes });
   }
 
-  /** Starts a replay; resolves once it started (its events then stream). */
+  /**
+   * Starts a replay; resolves once it started (its events then stream). Its workflow is read once and
+   * its params checked here, each resolved once: a required param left empty is refused naming it,
+   * before anything runs (no recorded example fills in), and the run resolves none again.
+   */
   async start(request: StartRun): Promise<StudioRun> {
+    const { checkParams, PauseControl, replay, secretEnvName } = await import('@mime-desktop/replay');
+    const loaded = await loadWorkflow(request.workflowDir);
+    const checkedParams = checkParams(loaded.workflow, request.params);
     if (this.#running) {
       throw new RunRefusedError(
         `a run of ${this.#running.run.workflowId} is going on: stop it or wait for it (there is one screen)`,
       );
     }
-    const { PauseControl, replay, secretEnvName } = await import('@mime-desktop/replay');
     const run: StudioRun = {
       id: randomUUID(),
       workflowId: request.workflowId,
@@ -170,9 +176,9 @@ export class RunManager {
       const cause = runCause(message, lastDivergence(messages), { windowGone: windowGoneOf(messages) });
       run.messages.push({ ...message, cause });
     };
-    replay(request.workflowDir, {
+    replay(loaded, {
       mode: request.mode,
-      params: request.params,
+      checkedParams,
       env,
       fresh: request.fresh,
       signal: abort.signal,

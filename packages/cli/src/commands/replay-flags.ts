@@ -126,6 +126,9 @@ export function replayOptionFlags(
       '--use-examples',
       'give each param that has no value (and no default in the workflow) its recorded example (default: such a param is missing, exit 2)',
     ),
+    checkedParams: {
+      from: '--param, --params-file and --use-examples, resolved by the run itself (--rows: by the batch)',
+    },
     env: { from: "the process's environment" },
     promptSecret: { from: 'a hidden prompt on the terminal, when stdin is one' },
     desktop: { from: 'this display' },

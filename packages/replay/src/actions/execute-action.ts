@@ -1,4 +1,5 @@
 import type { Desktop } from '@mime-desktop/os-io';
+import { TypedText } from '../kernel/typed-text.ts';
 import type { ResolvedAction } from './computer-action.ts';
 import { sleep } from './screen-settle.ts';
 
@@ -7,15 +8,31 @@ const SCROLL_CHUNK = 10;
 const TYPE_CHUNK = 200;
 
 /**
- * Runs an action on the desktop; a typing action types `typed(text)` (its text with the secrets the
- * workflow or the agent put there: see `SecretTyping`), with `typeDelayMs` after each key when given
- * (else the desktop's default). A long scroll or text is done in parts, and stops between two when
+ * An action as executed: a typing one carries what it types ({@link TypedText}: its secrets in
+ * place, shown as `{name}`), which the events and reports of the action never hold.
+ */
+export type ExecutedAction =
+  | Exclude<ResolvedAction, { action: 'type' }>
+  | { action: 'type'; text: TypedText };
+
+/**
+ * `action` to execute: a typing action types `typed` (the step's or the agent's text with the secrets
+ * the workflow or the agent put there) when that is its text as shown; another text (the recorded
+ * one, an edited value) is typed as it is.
+ */
+export function toExecuted(action: ResolvedAction, typed: TypedText | null = null): ExecutedAction {
+  if (action.action !== 'type') return action;
+  return { action: 'type', text: typed?.shown === action.text ? typed : new TypedText(action.text) };
+}
+
+/**
+ * Runs an action on the desktop, a typing action with `typeDelayMs` after each key when given (else
+ * the desktop's default). A long scroll or text is done in parts, and stops between two when
  * `signal` aborts (the run's wall time ran out).
  */
 export async function executeAction(
   desktop: Desktop,
-  action: ResolvedAction,
-  typed: (text: string) => string,
+  action: ExecutedAction,
   typeDelayMs: number | null = null,
   signal?: AbortSignal,
 ): Promise<void> {
@@ -33,7 +50,7 @@ export async function executeAction(
     case 'left_click_drag':
       return desktop.drag(action.point, action.endPoint, { button: 'left' });
     case 'type': {
-      const text = typed(action.text);
+      const text = action.text.value;
       const options = typeDelayMs === null ? {} : { keyDelayMs: typeDelayMs };
       // A long text is typed in parts, the run's signal looked at between two.
       const parts = [...text].reduce<string[]>((all, char, i) => {

@@ -9,7 +9,7 @@
 import type { RawFrame } from '@mime-desktop/os-io';
 import { formatSubtask, iterationFrameName, type MimeError } from '@mime-desktop/schema';
 import { describeAction, type ResolvedAction } from '../actions/computer-action.ts';
-import { executeAction } from '../actions/execute-action.ts';
+import { executeAction, toExecuted } from '../actions/execute-action.ts';
 import { measureFrameDifference, waitForSettle } from '../actions/screen-settle.ts';
 import { RunStoppedError } from '../errors.ts';
 import type { ClaimVerdict, RecordedClaims } from '../kernel/claims.ts';
@@ -42,7 +42,7 @@ const RECOVERABLE_INPUT_CODES = new Set(['MIME_BAD_INPUT', 'MIME_BAD_KEY']);
 const AGENT_REACTION_MS = 100;
 
 export async function runAgent(context: RunContext, agent: AgentRuntime): Promise<void> {
-  const first = context.plan.next();
+  const first = context.journal.plan.next();
   if (first) await new AgentRun(context, agent, Number.POSITIVE_INFINITY).run(first, []);
 }
 
@@ -105,7 +105,7 @@ class AgentRun {
       history = [];
       checks = null;
       if (end.kind === 'replan') await this.#replan(entry.subtask, end.trigger, end.reason);
-      entry = this.#owned > 0 ? this.#ctx.plan.next() : null;
+      entry = this.#owned > 0 ? this.#ctx.journal.plan.next() : null;
       if (entry) this.#owned -= 1;
     }
   }
@@ -131,7 +131,10 @@ class AgentRun {
     done: readonly HistoryEntry[],
     claims: ModelClaims,
   ): Promise<SubtaskEnd> {
-    const { budgets, settings } = this.#ctx;
+    const {
+      settings,
+      journal: { budgets },
+    } = this.#ctx;
     const label = formatSubtask(subtask.subtask_i);
     const history: HistoryEntry[] = [...done];
     const outcomes: ActionOutcome[] = [];
@@ -167,7 +170,7 @@ class AgentRun {
         continue;
       }
       const { call } = decision;
-      this.#ctx.memory.remember(call.args.task_memory, turn);
+      this.#ctx.journal.memory.remember(call.args.task_memory, turn);
       switch (call.name) {
         case 'computer_use': {
           const action = decision.action as ResolvedAction;
@@ -229,14 +232,14 @@ class AgentRun {
         result: `refused, not stored: ${claim.detail}`,
       };
     }
-    this.#ctx.memory.storeExtract(variable, query, value, turn);
+    this.#ctx.journal.memory.storeExtract(variable, query, value, turn);
     return { call: `extract ${variable} = ${JSON.stringify(value)}`, observation, result: 'stored' };
   }
 
   /** A replan when the same action left the screen unchanged too often (and a replan is left), else null. */
   #noProgress(outcomes: ActionOutcome[], label: string, history: HistoryEntry[]): SubtaskEnd | null {
     const repeats = this.#agent.settings.noProgressRepeats;
-    if (this.#ctx.settings.dryRun || this.#ctx.budgets.replansLeft <= 0) return null;
+    if (this.#ctx.settings.dryRun || this.#ctx.journal.budgets.replansLeft <= 0) return null;
     if (!detectNoProgress(outcomes, repeats)) return null;
     return {
       kind: 'replan',
@@ -260,15 +263,15 @@ class AgentRun {
     if (claim.verdict === 'refused') {
       return { call: 'done', observation, result: `refused, the subtask is not done: ${claim.detail}` };
     }
-    this.#ctx.log.emit({ type: 'done', ...turn, observation, result });
-    this.#ctx.memory.noteSubtaskDone(subtask.text, result);
+    this.#ctx.journal.log.emit({ type: 'done', ...turn, observation, result });
+    this.#ctx.journal.memory.noteSubtaskDone(subtask.text, result);
     return null;
   }
 
   /** Reports how a claim of the model stood against the live app. */
   async #claim(claim: 'done' | 'extract', turn: Turn, checked: Promise<ClaimVerdict>): Promise<ClaimVerdict> {
     const verdict = await checked;
-    this.#ctx.log.emit({ type: 'claim', ...turn, claim, ...verdict });
+    this.#ctx.journal.log.emit({ type: 'claim', ...turn, claim, ...verdict });
     return verdict;
   }
 
@@ -277,8 +280,12 @@ class AgentRun {
    * while the wait went on (see `onCandidate`).
    */
   async #capture(): Promise<{ frame: RawFrame; image: Promise<ModelImage> }> {
-    const { desktop, settings, signal } = this.#ctx;
-    const { coordinates } = (await this.#ctx.model.client()).config;
+    const {
+      settings,
+      signal,
+      devices: { desktop, model },
+    } = this.#ctx;
+    const { coordinates } = (await model.client()).config;
     const encodings = new Map<RawFrame, Promise<ModelImage>>();
     const encode = (frame: RawFrame) => {
       const image = encodeModelImage(frame, this.#agent.settings.image, coordinates);
@@ -300,7 +307,7 @@ class AgentRun {
 
   /** Saves the full frame and reports the capture. */
   #report(frame: RawFrame, image: ModelImage, turn: Turn, changed: boolean | null): ModelImage {
-    const { log } = this.#ctx;
+    const { log } = this.#ctx.journal;
     const screenshot = log.saveFrame(iterationFrameName(turn.subtask_i, turn.iteration), frame);
     log.emit({
       type: 'capture',
@@ -323,7 +330,12 @@ class AgentRun {
     history: HistoryEntry[],
     asCalled: string,
   ): Promise<ActionStatus> {
-    const { settings, desktop, typing, log, memory } = this.#ctx;
+    const {
+      settings,
+      typing,
+      journal: { log, memory },
+      devices: { desktop },
+    } = this.#ctx;
     const { confirmAction } = this.#agent.settings;
     const description = describeAction(action);
     let status: ActionStatus = 'executed';
@@ -344,8 +356,7 @@ class AgentRun {
       try {
         await executeAction(
           desktop,
-          action,
-          (text) => typing.ofAgent(text),
+          toExecuted(action, action.action === 'type' ? typing.ofAgent(action.text) : null),
           settings.typeDelayMs,
           this.#ctx.signal,
         );
@@ -373,12 +384,12 @@ class AgentRun {
   /** Why the action may not run where it would land (outside the workflow's app windows), or null. */
   async #refusal(action: ResolvedAction): Promise<string | null> {
     const scope = await this.#agent.scope();
-    return scope ? scope.refusal(action, this.#ctx.desktop) : null;
+    return scope ? scope.refusal(action, this.#ctx.devices.desktop) : null;
   }
 
   /** Plans the rest of this run's subtasks again from the current screen (see `replanRest`). */
   async #replan(stuck: PlannedSubtask, trigger: ReplanTrigger, reason: string): Promise<void> {
-    this.#ctx.budgets.chargeReplan();
+    this.#ctx.journal.budgets.chargeReplan();
     const { frame, image } = await this.#capture();
     const captured = { frame, image: await image };
     const replaced = await replanRest(this.#ctx, this.#model, this.#task, {

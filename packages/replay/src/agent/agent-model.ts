@@ -53,10 +53,14 @@ export class AgentModel {
     image: ModelImage,
     turn: Turn,
   ): Promise<Decision> {
-    const { settings, desktop, log, memory, plan } = this.#ctx;
+    const {
+      settings,
+      journal: { log, memory, plan },
+      devices: { desktop },
+    } = this.#ctx;
     const emit = log.emit.bind(log);
     const extracted = new Set(memory.extracts.keys());
-    const client = await this.#ctx.model.client();
+    const client = await this.#ctx.devices.model.client();
     const space = {
       convention: client.config.coordinates,
       image: image.size,
@@ -133,7 +137,7 @@ export class AgentModel {
 
   /** Reads a value the model named but did not give (ai_mime's `extract`) in a look of its own at `image`. */
   async readValue(query: string, image: ModelImage, turn: Turn): Promise<string> {
-    const client = await this.#ctx.model.client();
+    const client = await this.#ctx.devices.model.client();
     const { value } = await this.call('extract', turn, (repairAttempts) =>
       client.structured({
         name: 'extracted_value',
@@ -162,7 +166,10 @@ export class AgentModel {
     turn: Turn,
     call: (repairAttempts: number) => Promise<T>,
   ): Promise<T> {
-    const { budgets, model, log } = this.#ctx;
+    const {
+      journal: { budgets, log },
+      devices: { model },
+    } = this.#ctx;
     const { unusable } = this.#agent;
     budgets.checkModelRequest();
     const before = model.meter.snapshot();
@@ -189,7 +196,7 @@ export class AgentModel {
 
   /** Extracts this subtask may use: its dependencies (a replanned subtask sees them all). */
   #knownValues(subtask: PlannedSubtask): NamedValue[] {
-    const entries = [...this.#ctx.memory.extracts.entries()];
+    const entries = [...this.#ctx.journal.memory.extracts.entries()];
     const wanted =
       subtask.origin === 'replan' ? entries : entries.filter(([name]) => subtask.dependencies.includes(name));
     return wanted.map(([name, value]) => ({ name, value }));
@@ -197,7 +204,7 @@ export class AgentModel {
 
   /** The element with the keyboard focus, named (never its text); null without a tree or within 300 ms. */
   async #focused(): Promise<string | null> {
-    const a11y = await this.#ctx.desktop.accessibility().catch(() => null);
+    const a11y = await this.#ctx.devices.desktop.accessibility().catch(() => null);
     if (!a11y) return null;
     const focused = await Promise.race([
       a11y.focused().catch(() => null),

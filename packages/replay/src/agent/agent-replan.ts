@@ -36,7 +36,7 @@ export async function replanRest(
   task: PromptTask,
   request: ReplanRequest,
 ): Promise<number> {
-  const { log, memory, plan } = context;
+  const { log, memory, plan } = context.journal;
   const { stuck, trigger, reason, captured } = request;
   const { image } = captured;
   log.saveFrame(log.nextReplanFrame(), captured.frame);
@@ -59,7 +59,7 @@ export async function replanRest(
     { role: 'user', content: [{ type: 'text', text: prompt }, imagePart(image.png)] },
   ];
   const turn: Turn = { subtask_i: stuck.subtask_i, iteration: plan.current?.record.iterations ?? 0 };
-  const client = await context.model.client();
+  const client = await context.devices.model.client();
   const result = await model.call('replan', turn, (repairAttempts) =>
     client.structured({
       name: 'revised_plan',

@@ -108,7 +108,7 @@ export class ModelClaims {
 
   /** The focused field's text (null without a tree, a field or its text, or after 500 ms). */
   async #focusedText(): Promise<string | null> {
-    const a11y = await this.#ctx.desktop.accessibility().catch(() => null);
+    const a11y = await this.#ctx.devices.desktop.accessibility().catch(() => null);
     if (!a11y) return null;
     const focused = await Promise.race([
       a11y.focused().catch(() => null),
@@ -120,7 +120,7 @@ export class ModelClaims {
   /** The model says the subtask is done on `frame`, the screen it saw. */
   async done(frame: RawFrame): Promise<ClaimVerdict> {
     if (this.#ctx.settings.dryRun) return unverified('a dry run executes nothing to check');
-    const { desktop, ocr } = this.#ctx;
+    const { desktop, ocr } = this.#ctx.devices;
     const criteria = await checkCriteria(this.#subtask.criteria ?? [], desktop, ocr, await liveImage(frame));
     if (criteria?.verdict === 'refused') return criteria;
     const outcome = await this.#outcome(frame);
@@ -147,7 +147,10 @@ export class ModelClaims {
     // A value shown where it was not changed the pixels there: only the lines that changed are read.
     const { start, live, lines } = await this.#changedLines(this.#start, frame);
     const [before, now] = lines
-      ? [await readCrop(this.#ctx.ocr, start, lines), await readCrop(this.#ctx.ocr, live, lines)]
+      ? [
+          await readCrop(this.#ctx.devices.ocr, start, lines),
+          await readCrop(this.#ctx.devices.ocr, live, lines),
+        ]
       : [[], []];
     const missing = notNewlyShown(rest, before, now);
     return missing
@@ -171,8 +174,8 @@ export class ModelClaims {
     // the subtask made appear), then across the whole screen.
     const { live, lines } = await this.#changedLines(this.#start ?? frame, frame);
     const whole = { x: 0, y: 0, width: live.width, height: live.height };
-    const near = lines !== null && wordsHold(await readCrop(this.#ctx.ocr, live, lines), value);
-    return near || wordsHold(await readCrop(this.#ctx.ocr, live, whole), value)
+    const near = lines !== null && wordsHold(await readCrop(this.#ctx.devices.ocr, live, lines), value);
+    return near || wordsHold(await readCrop(this.#ctx.devices.ocr, live, whole), value)
       ? { verdict: 'verified', read: 'ocr', detail: 'the screen shows it' }
       : {
           verdict: 'refused',

@@ -12,6 +12,7 @@ import {
   type WorkflowStep,
 } from '@mime-desktop/schema';
 import { type ParamProblems, ParamsError } from '../errors.ts';
+import { TypedText } from './typed-text.ts';
 
 /** Where a param's value came from. */
 export type ParamSource = 'override' | 'default' | 'example' | 'secret' | 'unset';
@@ -60,34 +61,22 @@ export class SecretTyping {
   }
 
   /**
-   * A step's value as shown (secrets as `{name}`) with the values extracted so far in place of their
-   * `{name}`, rendered in the same one pass as its params (an extracted value is never read for
-   * templates again); null for a step without a value.
+   * What a step types: its value with the values extracted so far in place of their `{name}`,
+   * rendered in the same one pass as its params (an extracted value is never read for templates
+   * again), shown with its secrets as `{name}` and typed with them; null for a step without a value.
    */
-  textOf(step: WorkflowStep, extracted: ReadonlyMap<string, string>): string | null {
+  ofStep(step: WorkflowStep, extracted: ReadonlyMap<string, string> = new Map()): TypedText | null {
     const parts = this.#steps.get(step);
-    return parts ? parts.map((p) => shownPart(p, extracted)).join('') : step.action_value;
-  }
-
-  /**
-   * What a step types for `text` (its value as `textOf` shows it, `extracted` the same values):
-   * literal unless the workflow put a secret there.
-   */
-  ofStep(step: WorkflowStep, text: string, extracted: ReadonlyMap<string, string> = new Map()): string {
-    const parts = this.#steps.get(step);
-    if (!parts || parts.map((p) => shownPart(p, extracted)).join('') !== text) return text;
-    return parts
-      .map((p) =>
-        typeof p === 'object' && 'secret' in p
-          ? (this.#secrets.get(p.secret) ?? '')
-          : shownPart(p, extracted),
-      )
-      .join('');
+    if (!parts) return step.action_value === null ? null : new TypedText(step.action_value);
+    const typed = parts.map((p) =>
+      typeof p === 'object' && 'secret' in p ? (this.#secrets.get(p.secret) ?? '') : shownPart(p, extracted),
+    );
+    return new TypedText(parts.map((p) => shownPart(p, extracted)).join(''), typed.join(''));
   }
 
   /** What the agent's typing action types: its `{name}` of a sensitive param is the value. */
-  ofAgent(text: string): string {
-    return renderTemplate(text, Object.fromEntries(this.#secrets));
+  ofAgent(text: string): TypedText {
+    return new TypedText(text, renderTemplate(text, Object.fromEntries(this.#secrets)));
   }
 }
 

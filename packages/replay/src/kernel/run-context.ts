@@ -1,6 +1,7 @@
 /**
- * What a mode executor gets from `replay()`: the materialized workflow, the desktop, the model, the
- * budgets, the run's log, memory and plan cursor, and the settings of every mode. Each replay mode
+ * What a mode executor gets from `replay()`: the materialized workflow, the run's journal (its log,
+ * memory, plan cursor and budgets), its devices (the desktop, OCR, the model), and the settings of
+ * every mode. Each replay mode
  * (agent, trace, auto) is one executor; the agent's own settings and state are the agent's.
  */
 import type { ModelClient, UsageMeter } from '@mime-desktop/model';
@@ -43,6 +44,25 @@ export interface HandOver {
   claims: RecordedClaims;
 }
 
+/** The run's journal: what it writes, what it remembers, where it is in the plan, what it may still spend. */
+export interface RunJournal {
+  /** The only writer of the run's events and files. */
+  log: EventLog;
+  /** Extracts, task memory and the completed-step lines. */
+  memory: RunMemory;
+  /** The subtask running now and those still to run. */
+  plan: PlanCursor;
+  budgets: BudgetTracker;
+}
+
+/** What the run drives and asks: the desktop, the OCR engine, the model. */
+export interface RunDevices {
+  desktop: Desktop;
+  /** Reads extracts in trace and auto modes; its worker starts on the first read. */
+  ocr: OcrEngine;
+  model: ModelProvider;
+}
+
 export interface RunContext {
   /** The workflow's folder (recorded manifest and PRE frames for trace and auto). */
   workflowDir: string;
@@ -51,17 +71,8 @@ export interface RunContext {
   params: readonly ResolvedParam[];
   /** What typing actions type: secrets only where the workflow or the agent put them. */
   typing: SecretTyping;
-  desktop: Desktop;
-  /** Reads extracts in trace and auto modes; its worker starts on the first read. */
-  ocr: OcrEngine;
-  model: ModelProvider;
-  budgets: BudgetTracker;
-  /** The only writer of the run's events and files. */
-  log: EventLog;
-  /** Extracts, task memory and the completed-step lines. */
-  memory: RunMemory;
-  /** The subtask running now and those still to run. */
-  plan: PlanCursor;
+  journal: RunJournal;
+  devices: RunDevices;
   /** Aborts waits and model calls: the fail-safe, the caller's signal, the wall-time budget. */
   signal: AbortSignal;
   settings: RunSettings;

@@ -31,7 +31,7 @@ export class ExtractStep {
    */
   readAhead(subtask: PlannedSubtask): void {
     const { ctx, frames } = this.#parts;
-    if (ctx.settings.dryRun || !ctx.ocr.started) return;
+    if (ctx.settings.dryRun || !ctx.devices.ocr.started) return;
     for (const step of subtask.steps) {
       const recorded = frames.of(step);
       if (!(recorded instanceof TraceUnavailableError) && recorded.event.action_type === 'extract') {
@@ -74,10 +74,10 @@ export class ExtractStep {
     const { ctx } = this.#parts;
     const [example, pre] = await Promise.all([this.exampleOf(recorded), recorded.pre()]);
     if (!example || pre.width !== live.width || pre.height !== live.height) return null;
-    const a11y = await ctx.desktop.accessibility().catch(() => null);
+    const a11y = await ctx.devices.desktop.accessibility().catch(() => null);
     const fromApp = a11y && (await readExtractFromApp(a11y, example, layout));
     if (fromApp) return { value: fromApp, read: 'app' };
-    const byOcr = await readExtract(ctx.ocr, example, live, layout);
+    const byOcr = await readExtract(ctx.devices.ocr, example, live, layout);
     return byOcr === null ? null : { value: byOcr, read: 'ocr' };
   }
 
@@ -89,7 +89,7 @@ export class ExtractStep {
     state: SubtaskState,
   ): Promise<string | null> {
     const { ctx, frames, screen, mode } = this.#parts;
-    const { log, memory } = ctx;
+    const { log, memory } = ctx.journal;
     const { step } = recorded;
     const description = `extract ${step.variable_name ?? ''}`.trim();
     // OCR reads whatever is on the screen: the change the recording shows since its previous event

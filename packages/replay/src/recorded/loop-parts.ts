@@ -36,6 +36,6 @@ export function describeStep(step: WorkflowStep): string {
 
 /** A subtask outcome's evidence for the report: the live frame checked, beside the recorded one. */
 export function outcomeShots(ctx: RunContext, turn: At, frame: RawFrame, recordedFrame: string) {
-  const screenshot = ctx.log.saveFrame(outcomeFrameName(turn.subtask_i), frame);
+  const screenshot = ctx.journal.log.saveFrame(outcomeFrameName(turn.subtask_i), frame);
   return { screenshot, recorded_frame: recordedFrame };
 }

@@ -91,13 +91,13 @@ export const TRACE: RecordedMode = {
 
 /** Auto for one run: whether a model may take over is asked once, at the start. */
 export async function autoMode(context: RunContext): Promise<RecordedMode> {
-  const withModel = await context.model.client().then(
+  const withModel = await context.devices.model.client().then(
     () => true,
     () => false,
   );
   /** The reason to hand over when a model may take over; else the divergence (or the reason) is thrown. */
   const needModel = async (reason: string, divergence: ReplayDivergenceError | null): Promise<string> => {
-    const missing = await context.model.client().then(
+    const missing = await context.devices.model.client().then(
       () => null,
       (error: unknown) =>
         error instanceof ModelForbiddenError || (isMimeError(error) && error.exit === 'usage')

@@ -22,7 +22,7 @@ import {
 } from '@mime-desktop/schema';
 import { type Box, changedRegion, type RgbaImage } from '@mime-desktop/vision';
 import { describeAction } from '../actions/computer-action.ts';
-import { executeAction } from '../actions/execute-action.ts';
+import { executeAction, toExecuted } from '../actions/execute-action.ts';
 import { liveImage } from '../actions/screen-text.ts';
 import { TraceUnavailableError } from '../errors.ts';
 import type { SubtaskEntry } from '../kernel/plan-cursor.ts';
@@ -57,26 +57,26 @@ class RecordedRun {
 
   constructor(context: RunContext, mode: RecordedMode) {
     this.#ctx = context;
-    const screen = new ScreenWatcher(context.desktop, {
+    const screen = new ScreenWatcher(context.devices.desktop, {
       settle: context.settings.settle,
       stepTimeoutMs: context.settings.stepTimeoutMs,
       signal: context.signal,
       dryRun: context.settings.dryRun,
     });
-    const verifier = new Verifier(screen, context.log, mode);
+    const verifier = new Verifier(screen, context.journal.log, mode);
     const frames = new RecordedFrames();
-    const recordedOcr = new RecordedOcr(context.workflowDir, context.ocr);
+    const recordedOcr = new RecordedOcr(context.workflowDir, context.devices.ocr);
     this.#parts = { ctx: context, frames, recordedOcr, screen, verifier, mode };
     this.#extracts = new ExtractStep(this.#parts);
     this.#outcome = new SubtaskOutcome(this.#parts, this.#extracts);
-    this.#locators = context.desktop
+    this.#locators = context.devices.desktop
       .accessibility()
       .catch(() => null)
       .then(async (a11y) => {
         // A browser builds a page's tree only once asked (Firefox): woken before the first step
         // looks for its element, else the first look finds no field and a later rung guesses.
         await a11y?.wake().catch(() => undefined);
-        return mode.ladder(a11y, context.ocr);
+        return mode.ladder(a11y, context.devices.ocr);
       });
   }
 
@@ -84,7 +84,7 @@ class RecordedRun {
     const { frames, verifier, mode } = this.#parts;
     // Auto replays what it can: a workflow with no recording (hand-written) goes to the agent.
     await frames.load(this.#ctx.workflowDir).catch((error: unknown) => mode.withoutRecording(error));
-    const { plan } = this.#ctx;
+    const { plan } = this.#ctx.journal;
     const firstSubtask = plan.pending[0]?.subtask_i ?? null;
     // In the first subtask, a screen that did not start as recorded is the likely cause of a failure.
     const notAtStart = await this.#startDiffers();
@@ -104,7 +104,7 @@ class RecordedRun {
     const outcome = await this.#outcome.check(subtask, entry, state);
     if (outcome !== null) return this.#handOver(entry, state, outcome);
     entry.end('success');
-    this.#ctx.memory.noteSubtaskDone(subtask.text);
+    this.#ctx.journal.memory.noteSubtaskDone(subtask.text);
   }
 
   /**
@@ -117,7 +117,10 @@ class RecordedRun {
     state: SubtaskState,
     next: WorkflowStep | undefined,
   ): Promise<string | null> {
-    const { budgets, settings, log, memory } = this.#ctx;
+    const {
+      settings,
+      journal: { budgets, log, memory },
+    } = this.#ctx;
     const { frames, mode, verifier } = this.#parts;
     budgets.checkWallTime();
     budgets.chargeIteration(formatSubtask(entry.subtask_i));
@@ -137,7 +140,8 @@ class RecordedRun {
     const before = await this.#lookBefore(recorded, turn, state);
     const unset = unsetValueOf(step, memory.extracts);
     // A `{name}` of an upstream extract in the step's value types the value read (see SecretTyping).
-    const text = unset?.text ?? this.#ctx.typing.textOf(step, memory.extracts);
+    const typed = unset ? unset.typed : this.#ctx.typing.ofStep(step, memory.extracts);
+    const text = typed?.shown ?? null;
     const action = recordedAction(recorded, before.ok ? before.value.map : undefined, text);
     const description = action ? describeAction(action) : step.action_type.toLowerCase();
     const verdict = this.#verdictOf(before);
@@ -168,9 +172,8 @@ class RecordedRun {
     if (field?.failure) return field.failure;
     if (acts) {
       await executeAction(
-        this.#ctx.desktop,
-        action,
-        (text) => this.#ctx.typing.ofStep(step, text, memory.extracts),
+        this.#ctx.devices.desktop,
+        toExecuted(action, typed),
         step.type_delay_ms ?? settings.typeDelayMs,
         this.#ctx.signal,
       );
@@ -207,7 +210,7 @@ class RecordedRun {
     const watched = await screen.watch((live) =>
       locate(locators, { step, pre, live, layout: state.layout, window }),
     );
-    const screenshot = this.#ctx.log.saveFrame(stepFrameName(turn.subtask_i, step.i), watched.frame);
+    const screenshot = this.#ctx.journal.log.saveFrame(stepFrameName(turn.subtask_i, step.i), watched.frame);
     return { ...watched.look, screenshot, waitedMs: watched.waitedMs, live: watched.live };
   }
 
@@ -215,7 +218,7 @@ class RecordedRun {
   async #liveWindow(step: WorkflowStep): Promise<Box | null> {
     const recorded = step.source?.window;
     if (!recorded) return null;
-    const windows = await this.#ctx.desktop.windows().catch(() => null);
+    const windows = await this.#ctx.devices.desktop.windows().catch(() => null);
     return windows && liveWindowOf(recorded, windows);
   }
 
@@ -259,7 +262,7 @@ class RecordedRun {
     if (found.element || executed_by !== 'regrounded' || !action || !('point' in action) || !action.point) {
       return found.element;
     }
-    const a11y = await this.#ctx.desktop.accessibility();
+    const a11y = await this.#ctx.devices.desktop.accessibility();
     const point = action.point;
     // A container (a page's landmark) is what a browser names while it still builds the tree there:
     // asked again a moment later, and kept only once it names a target (no element beats a wrong one).
@@ -281,7 +284,7 @@ class RecordedRun {
     if (!first || this.#ctx.settings.dryRun) return false;
     const [recorded, live] = await Promise.all([
       first.catch(() => null),
-      this.#ctx.desktop.captureFrame().then(liveImage),
+      this.#ctx.devices.desktop.captureFrame().then(liveImage),
     ]);
     // Another screen size tells nothing about the app's state.
     if (!recorded || recorded.width !== live.width || recorded.height !== live.height) return false;
@@ -290,7 +293,7 @@ class RecordedRun {
 
   /** Auto: the rest of the subtask goes to the agent, which finishes it (or replans it) from the live screen. */
   async #handOver(entry: SubtaskEntry, state: SubtaskState, reason: string): Promise<void> {
-    this.#ctx.log.emit({
+    this.#ctx.journal.log.emit({
       type: 'handover',
       subtask_i: entry.subtask_i,
       reason,

@@ -50,7 +50,8 @@ export class SubtaskOutcome {
     if (ctx.settings.dryRun) return;
     this.#examplesOf(subtask)
       .then(async (examples) => {
-        if (examples && !(await ctx.desktop.accessibility().catch(() => null))) await ctx.ocr.start();
+        if (examples && !(await ctx.devices.desktop.accessibility().catch(() => null)))
+          await ctx.devices.ocr.start();
       })
       .catch(() => undefined);
   }
@@ -111,7 +112,7 @@ export class SubtaskOutcome {
       turn,
       description: '',
       look: async (live) => {
-        verdict = await checkCriteria(criteria, ctx.desktop, ctx.ocr, live);
+        verdict = await checkCriteria(criteria, ctx.devices.desktop, ctx.devices.ocr, live);
         if (verdict?.verdict !== 'refused') return located(identity, RECORDED, 1, '');
         const { failure } = failed(
           null,
@@ -170,14 +171,14 @@ export class SubtaskOutcome {
     if (!examples || !spots || spots.length === 0) return 'unknown';
     const { region } = examples;
     const { ctx } = this.#parts;
-    const a11y = await ctx.desktop.accessibility().catch(() => null);
+    const a11y = await ctx.devices.desktop.accessibility().catch(() => null);
     let verdict: ShownVerdict = { kind: 'unknown' };
     return this.#parts.verifier.verify({
       turn,
       description: '',
       layout,
       look: async (live) => {
-        verdict = await checkShownValues(ctx.ocr, a11y, live, region, layout, spots);
+        verdict = await checkShownValues(ctx.devices.ocr, a11y, live, region, layout, spots);
         if (verdict.kind !== 'missing') return located(identity, layout, 1, '');
         const { value, read, by } = verdict;
         const there =
@@ -252,7 +253,7 @@ export class SubtaskOutcome {
    * skipped or left to the model without a value, is left out: nothing to compare with).
    */
   #withRunValues(spots: ExampleSpots): ExampleSpots {
-    const { extracts } = this.#parts.ctx.memory;
+    const { extracts } = this.#parts.ctx.journal.memory;
     return spots.flatMap((spot) => {
       if (!spot.value.extracted) return [spot];
       const value = extracts.get(spot.value.name)?.trim();
@@ -266,7 +267,7 @@ export class SubtaskOutcome {
    */
   claims(subtask: PlannedSubtask, state: SubtaskState): RecordedClaims {
     const { ctx, frames } = this.#parts;
-    const live = () => ctx.desktop.captureFrame().then(liveImage);
+    const live = () => ctx.devices.desktop.captureFrame().then(liveImage);
     const layout = () => state.layout ?? RECORDED;
     return {
       outcome: async () => {
@@ -274,8 +275,10 @@ export class SubtaskOutcome {
         if (!examples) return null;
         const { region } = examples;
         const spots = this.#withRunValues(examples.spots);
-        const a11y = await ctx.desktop.accessibility().catch(() => null);
-        return claimedOutcome(await checkShownValues(ctx.ocr, a11y, await live(), region, layout(), spots));
+        const a11y = await ctx.devices.desktop.accessibility().catch(() => null);
+        return claimedOutcome(
+          await checkShownValues(ctx.devices.ocr, a11y, await live(), region, layout(), spots),
+        );
       },
       extract: async (variable, value) => {
         const step = subtask.steps.find((s) => s.variable_name === variable);

@@ -73,7 +73,7 @@ async function windowResized(parts: LoopParts, recorded: RecordedStep): Promise<
   const element = recorded.step.target.element;
   const was = element?.extents;
   if (!element || !was || !followsWindow(element)) return false;
-  const a11y = await parts.ctx.desktop.accessibility();
+  const a11y = await parts.ctx.devices.desktop.accessibility();
   const focused = await a11y?.focused().catch(() => null);
   const now = focused?.extents;
   if (!focused || !now || focused.role !== element.role || focused.name !== element.name) return false;
@@ -107,22 +107,22 @@ export async function prepareField(
   const none: Prepared = { note: null, failure: null };
   const field = recordedField(recorded, typed);
   if (field?.before.trim() !== '') return none;
-  const a11y = await parts.ctx.desktop.accessibility();
+  const a11y = await parts.ctx.devices.desktop.accessibility();
   const focused = await a11y?.focused().catch(() => null);
   if (!focused || plainText(focused.text) === null) return none;
   const held = JSON.stringify(focused.text);
   const what = `the focused ${describeElement(focused)} holds ${held} where the recording's field was empty`;
   return parts.mode.prefilled<Prepared>({
     clear: async () => {
-      await parts.ctx.desktop.pressKey('ctrl+a');
-      await parts.ctx.desktop.pressKey('BackSpace');
+      await parts.ctx.devices.desktop.pressKey('ctrl+a');
+      await parts.ctx.devices.desktop.pressKey('BackSpace');
       parts.screen.acted();
       return { note: `cleared ${held} from the field first (the recording's was empty)`, failure: null };
     },
     stop: async () => {
       const pre = await recorded.pre();
       const reason = `before ${describeStep(recorded.step)}, ${what}`;
-      const live = await parts.ctx.desktop.captureFrame().then(liveImage);
+      const live = await parts.ctx.devices.desktop.captureFrame().then(liveImage);
       const { failure } = failed(recorded.step.i, 'before_step', reason, 0, 1, null, pre);
       const description = `type ${JSON.stringify(typed)}`;
       const read = 'app' as const;
@@ -148,7 +148,7 @@ async function checkTyped(
   typed: string,
 ): Promise<string | null | 'unknown'> {
   if (!typedTextCheckable(recorded.step.target.element, typed)) return 'unknown';
-  const a11y = await parts.ctx.desktop.accessibility();
+  const a11y = await parts.ctx.devices.desktop.accessibility();
   if (!a11y) return 'unknown';
   const pre = await recorded.pre();
   const expected = recordedField(recorded, typed)?.after ?? null;

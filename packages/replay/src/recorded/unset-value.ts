@@ -1,4 +1,5 @@
 import type { WorkflowStep } from '@mime-desktop/schema';
+import { TypedText } from '../kernel/typed-text.ts';
 
 /**
  * A TYPE or KEYPRESS step without a value (`action_value: null`), as ai_mime writes one on purpose:
@@ -8,8 +9,8 @@ import type { WorkflowStep } from '@mime-desktop/schema';
  * typed; without a recording the model decides it. Each way is said in the run's step reason.
  */
 export interface UnsetValue {
-  /** The text to type instead of the recorded one (an extract's value), or null to type the recorded one. */
-  text: string | null;
+  /** The text to type instead of the recorded one (an extract's value, typed as it is), or null to type the recorded one. */
+  typed: TypedText | null;
   /** What the run says of it. */
   note: string;
 }
@@ -24,16 +25,16 @@ const named = (text: string, variable: string) =>
 export function unsetValueOf(step: WorkflowStep, extracted: ReadonlyMap<string, string>): UnsetValue | null {
   if (step.action_value !== null) return null;
   if (step.action_type === 'KEYPRESS')
-    return { text: null, note: 'its keys are not in the workflow: pressed what the recording pressed' };
+    return { typed: null, note: 'its keys are not in the workflow: pressed what the recording pressed' };
   if (step.action_type !== 'TYPE') return null;
   const words = `${step.intent} ${step.target.primary}`;
   const variable = [...extracted.keys()].find((name) => named(words, name));
   if (variable !== undefined)
     return {
-      text: extracted.get(variable) ?? '',
+      typed: new TypedText(extracted.get(variable) ?? ''),
       note: `its text is not in the workflow: typed ${variable}, the value extracted earlier that it names`,
     };
-  return { text: null, note: 'its text is not in the workflow: typed what the recording typed' };
+  return { typed: null, note: 'its text is not in the workflow: typed what the recording typed' };
 }
 
 /**

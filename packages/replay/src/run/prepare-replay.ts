@@ -18,7 +18,7 @@ import { ModelForbiddenError, ReplayOptionError } from '../errors.ts';
 import { resolveBudgets } from '../kernel/budgets.ts';
 import { collectSecrets } from '../kernel/collect-secrets.ts';
 import { fingerprintWorkflow } from '../kernel/fingerprint.ts';
-import { checkParams, materializeParams } from '../kernel/materialize.ts';
+import { checkParams, materializeParams, type RunParams } from '../kernel/materialize.ts';
 import { DEFAULT_PAUSE_HOTKEY } from '../kernel/pause-gate.ts';
 import type { ModelProvider } from '../kernel/run-context.ts';
 import {
@@ -39,6 +39,28 @@ function resolveRunSettings(options: ReplayOptions): RunSettings {
     typeDelayMs:
       options.typeDelayMs === undefined ? null : checkedInteger(options.typeDelayMs, 0, 'typeDelayMs', 0),
   };
+}
+
+/**
+ * The run's params, each resolved once: the caller's `checkedParams` (checked against this very
+ * workflow), else `params` resolved here. Only the secrets still to collect are added later.
+ */
+function runParamsOf(loaded: LoadedWorkflow, options: ReplayOptions): RunParams {
+  const { checkedParams } = options;
+  if (checkedParams === undefined) {
+    return checkParams(loaded.workflow, options.params ?? {}, { useExamples: options.useExamples === true });
+  }
+  if (options.params !== undefined || options.useExamples !== undefined) {
+    throw new ReplayOptionError(
+      'checkedParams are params resolved already: give them, or params (and useExamples), not both',
+    );
+  }
+  if (checkedParams.workflow !== loaded.workflow) {
+    throw new ReplayOptionError(
+      `checkedParams were checked against another workflow than ${loaded.file}: pass replay the LoadedWorkflow they were checked against`,
+    );
+  }
+  return checkedParams;
 }
 
 /**
@@ -81,10 +103,7 @@ export async function prepareReplay(
       `fresh needs the workflow's setup (the command that starts the app and its window), and ${loaded.file} has none: add one with mime edit, or reset the app yourself`,
     );
   }
-  // Each param resolved once, here; only the secrets still to collect are added below.
-  const given = checkParams(loaded.workflow, options.params ?? {}, {
-    useExamples: options.useExamples === true,
-  });
+  const given = runParamsOf(loaded, options);
   const settings = resolveRunSettings(options);
   const agent = resolveAgentSettings(options);
   const limits = resolveBudgets(options.budgets ?? {});

@@ -17,7 +17,7 @@ import type { ModelImageOptions } from '../agent/model-image.ts';
 import type { BudgetLimits } from '../kernel/budgets.ts';
 import type { ReplayEventListener } from '../kernel/events.ts';
 import type { WorkflowFingerprint } from '../kernel/fingerprint.ts';
-import type { MaterializedWorkflow } from '../kernel/materialize.ts';
+import type { MaterializedWorkflow, RunParams } from '../kernel/materialize.ts';
 import type { PauseControl } from '../kernel/pause-gate.ts';
 import type { ModelProvider } from '../kernel/run-context.ts';
 import type { RunSettings, SettleOptions } from '../kernel/settings.ts';
@@ -33,6 +33,13 @@ export interface ReplayOptions {
    * Default false: such a param is missing (`MIME_PARAMS_INVALID`) unless it is optional.
    */
   useExamples?: boolean;
+  /**
+   * The params as `checkParams` resolved them, for a caller that checked them before the run (the
+   * studio, MCP, a batch's rows): the run resolves none again. Checked against the workflow replayed:
+   * pass that `LoadedWorkflow` as replay's first argument. Not with `params` or `useExamples`.
+   * Default: `params` resolved when the run is prepared.
+   */
+  checkedParams?: RunParams;
   /** Environment for `MIME_PARAM_<NAME>` (sensitive params) and the model settings. Default `process.env`. */
   env?: NodeJS.ProcessEnv;
   /** Asks for a sensitive value missing from the environment (resolve null when nobody can answer). Default: none. */

@@ -42,7 +42,7 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
     if (typeof fresh !== 'boolean') {
       return fail(c, 400, 'MIME_BAD_REQUEST', `fresh must be true or false, got ${JSON.stringify(fresh)}`);
     }
-    const { checkParams, DEFAULT_MODE, runModeOf } = await import('@mime-desktop/replay');
+    const { DEFAULT_MODE, runModeOf } = await import('@mime-desktop/replay');
     // An unknown mode throws ReplayOptionError (400), naming the modes there are.
     const mode = runModeOf(body?.mode ?? DEFAULT_MODE);
     const values = (body?.params ?? {}) as Record<string, unknown>;
@@ -62,8 +62,6 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
       if (typeof value !== 'string' || value === '') continue;
       (sensitive.has(name) ? secrets : params)[name] = value;
     }
-    // A required param left empty is refused here, naming it, before anything runs (no recorded example fills in).
-    checkParams(workflow, params);
     const run = await runs.start({
       workflowId: id,
       workflowDir: await store.folder(id),
