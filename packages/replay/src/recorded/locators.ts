@@ -40,6 +40,7 @@ import { isMoved, type Layout, mapBox, mapPoint, RECORDED } from './layout-map.t
 import { locateElement } from './locate-element.ts';
 import type { LocateInput, Locator } from './locator.ts';
 import { boxAround } from './recorded-step.ts';
+import type { WindowPlacer } from './window-placer.ts';
 
 export type { LocateInput, Locator } from './locator.ts';
 
@@ -53,13 +54,17 @@ function targetOf(step: WorkflowStep): { point: Point; box: Box } | null {
 }
 
 /** Rung 1: the recorded element, found once in the app's windows (a typing step's field: it has the focus). */
-export function accessibilityLocator(a11y: Accessibility): Locator {
+export function accessibilityLocator(a11y: Accessibility, placer: WindowPlacer | null = null): Locator {
   return {
-    async locate({ step, layout }) {
+    async locate({ step, layout, live }) {
       const element = step.target.element;
       if (!element) return null;
-      const byElement = await locateElement(a11y, element, targetOf(step)?.point ?? null);
+      const point = targetOf(step)?.point ?? null;
+      // Where windows have no known place (GNOME), a pointer step's window is measured first.
+      const placing = placer && point ? await placer.place(element, live) : null;
+      const byElement = placing?.ok === false ? null : await locateElement(a11y, element, point);
       if (!byElement) return null;
+      if (placing) byElement.reason += `; ${placing.reason}`;
       const found = byElement.layout ?? layout ?? RECORDED;
       return located(byElement.map, found, 1, byElement.reason, 'accessibility', byElement.element);
     },
