@@ -4,11 +4,12 @@
  * `--max-model-calls 0`. Mutter tells no program where windows are, and toolkits give extents
  * relative to their window: replay measures the window's place from a distinctive recorded element
  * (its look found once on the screen, confirmed by a second element) and finds the fields by their
- * accessibility elements. Outcomes are read outside mime: what the dialog hands back.
+ * accessibility elements. The demo in Chromium on mutter's Xwayland (`--ozone-platform=x11`). Outcomes
+ * are read outside mime: what the dialog hands back, the demo's window title.
  */
 import { accessibleAppEnv, elementCentre } from '@mime-desktop/test-support/accessible-element';
 import { DIALOG_ARGS, recordDialog } from '@mime-desktop/test-support/address-dialog';
-import { useTempDirs } from '@mime-desktop/test-support/e2e-rig';
+import { copyWorkflow, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import {
   type MutterHarness,
   mutterSkipReason,
@@ -69,4 +70,38 @@ describe.skipIf(skip !== null)('a GTK 3 dialog (zenity) natively on GNOME (mutte
       await dialog;
     }
   });
+});
+
+describe.skipIf(skip !== null)('an X11 app on XWayland under GNOME (mutter): the demo in Chromium', () => {
+  let desktop: MutterHarness | undefined;
+  beforeAll(async () => {
+    desktop = await startMutterHarness({ xwayland: true });
+  }, 60_000);
+  afterAll(async () => {
+    await desktop?.stop();
+  });
+
+  for (const mode of ['trace', 'auto']) {
+    it(`${mode} replays the X11 recording through mutter's remote desktop`, { timeout: 90_000 }, async () => {
+      if (!desktop) throw new Error('mutter is not started');
+      expect(desktop.env.DISPLAY).toMatch(/^:\d+$/);
+      const demo = await desktop.startDemoApp(undefined, 'x11');
+      try {
+        // Chromium is an X11 client of mutter's Xwayland: its window is on that X display.
+        const xWindows = await execa('xdotool', ['search', '--onlyvisible', '--class', 'chromium'], {
+          env: desktop.env,
+          extendEnv: false,
+          reject: false,
+        });
+        expect(xWindows.stdout.trim()).toMatch(/^\d+/);
+        const dir = await copyWorkflow('play-song-recorded');
+        const run = await replayWithoutModel(desktop.env, dir, mode, ['song_name=Faint']);
+        expect((await demo.readAppState()).playing, run.stderr).toBe('Faint');
+        expect(run.exitCode, run.stderr).toBe(0);
+        expect(run.summary).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
+      } finally {
+        await demo.stop();
+      }
+    });
+  }
 });
