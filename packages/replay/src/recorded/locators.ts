@@ -64,7 +64,12 @@ export function accessibilityLocator(a11y: Accessibility, placer: WindowPlacer |
       const placing = placer && point ? await placer.place(element, live) : null;
       const byElement = placing?.ok === false ? null : await locateElement(a11y, element, point);
       if (!byElement) return null;
-      if (placing) byElement.reason += `; ${placing.reason}`;
+      if (placing) {
+        // The origin measured is its window's: an element the tree names in another window has no place.
+        const { window } = byElement.element;
+        if (window.role !== element.window.role || window.name !== element.window.name) return null;
+        byElement.reason += `; ${placing.reason}`;
+      }
       const found = byElement.layout ?? layout ?? RECORDED;
       return located(byElement.map, found, 1, byElement.reason, 'accessibility', byElement.element);
     },
