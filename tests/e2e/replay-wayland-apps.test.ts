@@ -9,13 +9,12 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { accessibleAppEnv, elementCentre } from '@mime-desktop/test-support/accessible-element';
-import { copyWorkflow, readEvents, useTempDirs, withDesktop } from '@mime-desktop/test-support/e2e-rig';
-import { clientArea, waitForWindowTitle } from '@mime-desktop/test-support/gtk-apps';
+import { accessibleAppEnv } from '@mime-desktop/test-support/accessible-element';
+import { DIALOG_ARGS, recordDialog } from '@mime-desktop/test-support/address-dialog';
+import { copyWorkflow, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { type MatrixApp, recordAndReflect } from '@mime-desktop/test-support/matrix';
 import { featherpad } from '@mime-desktop/test-support/matrix-apps';
-import { fillAddress, recordByInput } from '@mime-desktop/test-support/record-by-input';
-import { runMime } from '@mime-desktop/test-support/run-mime';
+import { paramNames, replayWithoutModel } from '@mime-desktop/test-support/replay-without-model';
 import { type SwayHarness, startSwayHarness, swaySkipReason } from '@mime-desktop/test-support/sway-harness';
 import { sleep } from '@mime-desktop/test-support/wait';
 import { execa } from 'execa';
@@ -25,34 +24,6 @@ const skip = swaySkipReason();
 if (skip) console.warn(`skipping the sway app replay tests: ${skip}`);
 
 const tempDir = useTempDirs();
-
-interface Run {
-  exitCode: number | undefined;
-  stderr: string;
-  summary: { outcome: string; usage: { calls: number }; run_id: string } | undefined;
-  rungs: string[];
-}
-
-/** Replays `workflow` with `params` on `desktop`, no model call allowed; what mime said and which rungs found the steps. */
-async function replay(desktop: SwayHarness, workflow: string, mode: string, params: string[]): Promise<Run> {
-  const args = ['replay', workflow, '--mode', mode, '--max-model-calls', '0', '--json'];
-  const result = await runMime([...args, ...params.flatMap((p) => ['--param', p])], { env: desktop.env });
-  const summary = result.stdout.trim() ? JSON.parse(result.stdout) : undefined;
-  const events = summary ? await readEvents(join(workflow, '.replay', summary.run_id)) : [];
-  const rungs = events
-    .filter((e) => e.type === 'step')
-    .map((e) => {
-      const step = e.data as { rung?: string; executed_by?: string };
-      return String(step.rung ?? step.executed_by);
-    });
-  return { exitCode: result.exitCode, stderr: result.stderr, summary, rungs };
-}
-
-/** The names of a workflow's params, in order. */
-async function paramNames(workflow: string): Promise<string[]> {
-  const schema = JSON.parse(await readFile(join(workflow, 'schema.json'), 'utf8'));
-  return schema.task_params.map((p: { name: string }) => p.name);
-}
 
 /**
  * An editor of the matrix (it saves a line to the file on its command line with Ctrl+S), recorded
@@ -100,7 +71,7 @@ function editorOnSway(
           const view = await desktop.placeWindow(windowApp, { x: 300, y: 200 });
           expect(view.shell).toBe('xdg_shell');
           const [param] = await paramNames(workflow);
-          const run = await replay(desktop, workflow, mode, [`${param}=${app.values[0]}`]);
+          const run = await replayWithoutModel(desktop.env, workflow, mode, [`${param}=${app.values[0]}`]);
           expect((await readFile(file, 'utf8')).trim(), run.stderr).toBe(app.values[0]);
           expect(run.exitCode, run.stderr).toBe(0);
           expect(run.summary).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
@@ -111,43 +82,6 @@ function editorOnSway(
       });
     }
   });
-}
-
-const DIALOG_ARGS = [
-  '--forms',
-  '--title',
-  'Address',
-  '--text',
-  'Where to',
-  '--add-entry',
-  'Name',
-  '--add-entry',
-  'City',
-];
-
-/**
- * Records the GTK 3 dialog by input under X11 (Name, City, OK), reflects it without a model; the
- * workflow and where the dialog's content was on the screen.
- */
-async function recordDialog(home: string): Promise<{ workflow: string; at: { x: number; y: number } }> {
-  let at = { x: 0, y: 0 };
-  const session = await withDesktop({ app: false, windowManager: true }, async (harness) => {
-    const dialog = execa('zenity', DIALOG_ARGS, { env: accessibleAppEnv(harness.env), reject: false });
-    const field = (label: string) => elementCentre(harness.env, { role: 'text', label, app: 'zenity' });
-    const fields = { name: await field('Name'), city: await field('City') };
-    at = await clientArea(harness, await waitForWindowTitle(harness, '^Address$'));
-    const id = await recordByInput(harness, home, 'address dialog', async (recorded) => {
-      await fillAddress(harness, fields, recorded);
-      const ok = await elementCentre(harness.env, { role: 'push button', name: 'OK', app: 'zenity' });
-      await harness.click(ok.x, ok.y, { holdMs: 120 });
-      await recorded(5);
-    });
-    expect((await dialog).stdout).toBe('Ann Lee|Paris');
-    return id;
-  });
-  const reflected = await runMime(['reflect', '--session', session, '--home', home, '--no-model']);
-  expect(reflected.exitCode, reflected.stderr).toBe(0);
-  return { workflow: join(home, 'workflows', session), at };
 }
 
 describe.skipIf(skip !== null)('a GTK 3 dialog (zenity) natively on sway', () => {
@@ -179,14 +113,17 @@ describe.skipIf(skip !== null)('a GTK 3 dialog (zenity) natively on sway', () =>
         const view = await desktop.placeWindow(/zenity/i, at);
         expect(view.shell).toBe('xdg_shell');
         const [name, city] = await paramNames(workflow);
-        const run = await replay(desktop, workflow, mode, [`${name}=Bob Jones`, `${city}=Rome`]);
+        const run = await replayWithoutModel(desktop.env, workflow, mode, [
+          `${name}=Bob Jones`,
+          `${city}=Rome`,
+        ]);
         // A dialog the replay did not confirm is closed, so the test ends with its answer either way.
         if (!(await Promise.race([dialog, sleep(3000).then(() => null)]))) dialog.kill('SIGTERM');
         expect((await dialog).stdout, run.stderr).toBe('Bob Jones|Rome');
         expect(run.exitCode, run.stderr).toBe(0);
         expect(run.summary).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
-        // The clicks found by their elements. The typing steps go by the screen here (`trace`): mime
-        // finds no focused element for GTK 3 on sway, where X11 names it (left open).
+        // The clicks found by their elements. The typing steps go by the screen here (`trace`): the
+        // headless seat has a keyboard only during each wtype call, so GTK 3 keeps no focused element.
         expect([run.rungs[0], run.rungs[2], run.rungs[4]], run.rungs.join(' ')).toEqual(
           Array(3).fill('accessibility'),
         );
@@ -217,7 +154,7 @@ describe.skipIf(skip !== null)('an X11 app on XWayland under sway: the demo in C
       await desktop.resetApp();
       expect(await desktop.swaymsg('-t', 'get_tree', '-r')).toMatch(/"shell":\s*"xwayland"/);
       const dir = await copyWorkflow('play-song-recorded');
-      const run = await replay(desktop, dir, mode, ['song_name=Faint']);
+      const run = await replayWithoutModel(desktop.env, dir, mode, ['song_name=Faint']);
       expect((await desktop.readAppState()).playing, run.stderr).toBe('Faint');
       expect(run.exitCode, run.stderr).toBe(0);
       expect(run.summary).toMatchObject({ outcome: 'success', usage: { calls: 0 } });

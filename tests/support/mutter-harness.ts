@@ -1,12 +1,12 @@
 /**
  * A real GNOME Wayland desktop for tests: headless mutter (`--headless --wayland --no-x11` with one
- * 1280x800 virtual monitor) with PipeWire and WirePlumber beside it (mutter's screen cast needs them),
+ * 1280x800 virtual monitor; with `xwayland`, mutter runs its Xwayland for X11 apps) with PipeWire and WirePlumber beside it (mutter's screen cast needs them),
  * a runtime folder of its own and a private session bus that mime, mutter and the apps share (mutter's
  * RemoteDesktop and ScreenCast are on it). Mutter runs as whoever runs the tests, root included.
  * `stop()` ends exactly the processes started here, by pid.
  */
 import { execFileSync } from 'node:child_process';
-import { access, chmod, mkdtemp, readFile, rm } from 'node:fs/promises';
+import { access, chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -83,10 +83,10 @@ export interface MutterHarness {
     timeoutMs?: number,
   ): Promise<void>;
   /**
-   * Starts Chromium on the demo app natively on Wayland (kiosk: the whole screen, as recorded under
-   * X11); its state is read from the page title through Chromium's DevTools endpoint, outside mime.
+   * Starts Chromium on the demo app natively on Wayland, or with `x11` on mutter's Xwayland (kiosk:
+   * the whole screen, as recorded under X11); its state is read from the page title through Chromium's DevTools endpoint, outside mime.
    */
-  startDemoApp(query?: string): Promise<DemoApp>;
+  startDemoApp(query?: string, platform?: 'wayland' | 'x11'): Promise<DemoApp>;
   /** mime's GNOME desktop on this session (no fail-safe), for tests that drive the adapter itself. */
   openDesktop(): Promise<Desktop>;
   /** Starts an app natively on Wayland (GTK); it is ended with the harness, or by `stop` on the handle. */
@@ -98,9 +98,35 @@ export interface MutterHarness {
   stop(): Promise<void>;
 }
 
+/**
+ * The X display and its authority file of the Xwayland that mutter (process `pid`) started, read
+ * from the child's command line (`Xwayland :N ... -auth FILE`); null until it runs.
+ */
+async function xwaylandOf(pid: number): Promise<{ DISPLAY: string; XAUTHORITY: string } | null> {
+  const tasks = await readdir(`/proc/${pid}/task`).catch((): string[] => []);
+  for (const task of tasks) {
+    const children = await readFile(`/proc/${pid}/task/${task}/children`, 'utf8').catch(() => '');
+    for (const child of children.split(/\s+/).filter(Boolean)) {
+      const args = (await readFile(`/proc/${child}/cmdline`, 'utf8').catch(() => '')).split('\0');
+      if (!/(^|\/)Xwayland$/.test(args[0] ?? '')) continue;
+      const display = args.find((a) => /^:\d+$/.test(a));
+      const auth = args[args.indexOf('-auth') + 1];
+      if (display && auth && args.includes('-auth')) return { DISPLAY: display, XAUTHORITY: auth };
+    }
+  }
+  return null;
+}
+
+export interface MutterHarnessOptions {
+  /** How long each process may take to start, ms. Default 30000. */
+  startTimeoutMs?: number;
+  /** Mutter runs Xwayland, and `env` names its display (`DISPLAY`, `XAUTHORITY`). Default false. */
+  xwayland?: boolean;
+}
+
 /** Starts PipeWire, WirePlumber and headless mutter on a session bus of their own. */
-export async function startMutterHarness(options: { startTimeoutMs?: number } = {}): Promise<MutterHarness> {
-  const { startTimeoutMs = 30_000 } = options;
+export async function startMutterHarness(options: MutterHarnessOptions = {}): Promise<MutterHarness> {
+  const { startTimeoutMs = 30_000, xwayland = false } = options;
   const children: Owned[] = [];
   const runtime = await mkdtemp(path.join(tmpdir(), 'mime-mutter-'));
   await chmod(runtime, 0o700);
@@ -156,7 +182,7 @@ export async function startMutterHarness(options: { startTimeoutMs?: number } = 
     const { child: mutter } = spawnOwned('mutter', [
       '--headless',
       '--wayland',
-      '--no-x11',
+      ...(xwayland ? [] : ['--no-x11']),
       '--virtual-monitor',
       '1280x800',
     ]);
@@ -196,6 +222,26 @@ export async function startMutterHarness(options: { startTimeoutMs?: number } = 
       WAYLAND_DISPLAY: 'wayland-0',
       XDG_CURRENT_DESKTOP: 'GNOME',
     };
+    if (xwayland) {
+      const pid = mutter.pid;
+      if (pid === undefined) throw new Error('mutter has no process id');
+      const x = await waitUntil(
+        async () => {
+          await alive(mutter, 'mutter');
+          const found = await xwaylandOf(pid);
+          if (!found) return null;
+          // Xwayland answers once it is ready: a client can ask for the root window's size.
+          const asked = await execa('xdotool', ['getdisplaygeometry'], {
+            env: { ...sessionEnv, ...found },
+            extendEnv: false,
+            reject: false,
+          });
+          return asked.exitCode === 0 ? found : null;
+        },
+        { timeoutMs: startTimeoutMs, what: "mutter's Xwayland answering" },
+      );
+      Object.assign(env, x);
+    }
     return {
       env,
       startApp: (command, args, appEnv = env) => {
@@ -208,13 +254,14 @@ export async function startMutterHarness(options: { startTimeoutMs?: number } = 
           },
         };
       },
-      startDemoApp: async (query) => {
+      startDemoApp: async (query, platform = 'wayland') => {
+        if (platform === 'x11' && !env.DISPLAY) throw new Error('start the harness with `xwayland: true`');
         const profile = await mkdtemp(path.join(runtime, 'chromium-'));
         const url = pathToFileURL(DEMO_APP_PATH).href + (query ? `?${query}` : '');
         const { handle, child } = spawnOwned(
           'chromium',
           [
-            '--ozone-platform=wayland',
+            `--ozone-platform=${platform}`,
             ...CHROMIUM_FLAGS,
             '--remote-debugging-port=0',
             `--user-data-dir=${profile}`,

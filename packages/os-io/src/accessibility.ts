@@ -47,7 +47,25 @@ export interface Accessibility {
   find(identity: AccessibleElement, options?: FindOptions): Promise<AccessibleElement[]>;
   /** The apps that expose a tree now, by name (for `doctor`). */
   apps(): Promise<string[]>;
+  /**
+   * Where the compositor tells no program where windows are (GNOME's mutter): the trees with extents
+   * counted from each element's window, and the place of an app's windows once the caller measured it.
+   * Absent where elements are placed on the screen already (X11, sway).
+   */
+  readonly unplaced?: UnplacedWindows;
   close(): Promise<void>;
+}
+
+/**
+ * Windows whose place nobody tells: elements are placed only once the caller measured where their
+ * app's window is (replay does, from the recorded look of a distinctive element; see the README's
+ * Wayland section). Until then, and after `place(app, null)`, their extents are null.
+ */
+export interface UnplacedWindows {
+  /** The elements of the recorded app's windows that are the recorded element, extents counted from their window. */
+  findInWindow(identity: AccessibleElement, options?: FindOptions): Promise<AccessibleElement[]>;
+  /** Places every element of the app with accessible name `app` by its window's measured origin; null forgets it. */
+  place(app: string, origin: LogicalPoint | null): void;
 }
 
 /**
@@ -68,9 +86,10 @@ export function accessibleAppEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.P
 
 /**
  * Where the window of a process is on the screen, for toolkits that report extents relative to their
- * window (every toolkit on Wayland); null when the compositor does not tell.
+ * window (every toolkit on Wayland), by the app's process and accessible name; null when the
+ * compositor does not tell.
  */
-export type WindowOrigin = (pid: number) => Promise<LogicalPoint | null>;
+export type WindowOrigin = (app: { pid: number; name: string }) => Promise<LogicalPoint | null>;
 
 /** Chromium and Electron expose an empty frame unless started with this flag. */
 export const ACCESSIBLE_CHROMIUM_FLAG = '--force-renderer-accessibility';

@@ -170,8 +170,11 @@ export class AtspiExtents {
     const known = this.#origins.get(name);
     if (known) return known;
     const origin = (async () => {
-      const [pid] = await this.#calls.call(DBUS, DBUS[0], 'GetConnectionUnixProcessID', 's', [name]);
-      const point = typeof pid === 'number' ? await windowOrigin(pid) : null;
+      const [[pid], app] = await Promise.all([
+        this.#calls.call(DBUS, DBUS[0], 'GetConnectionUnixProcessID', 's', [name]),
+        this.#calls.prop([name, APP_ROOT], ACCESSIBLE, 'Name').catch(() => ''),
+      ]);
+      const point = typeof pid === 'number' ? await windowOrigin({ pid, name: String(app ?? '') }) : null;
       if (!point) throw new Error(`the compositor names no window of the app on ${name}`);
       return point;
     })();

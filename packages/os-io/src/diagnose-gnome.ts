@@ -57,8 +57,8 @@ export async function checkGnomeDesktop(env: NodeJS.ProcessEnv): Promise<DoctorC
       name: 'windows',
       status: 'warn',
       detail:
-        'none: mutter tells no program its windows (titles, places); accessibility elements have no place on the screen (toolkits give them relative to their window)',
-      fix: 'replay still works by pixels; setup windows, the agent scope and accessibility places need an X11 or sway session',
+        "none: mutter tells no program its windows (titles, places); toolkits give accessibility extents relative to their window, so replay measures a window's place from its recorded elements (a distinctive one found on the screen, confirmed by a second)",
+      fix: 'where that cannot be measured, replay works by pixels; setup windows and the agent scope need an X11 or sway session',
     },
     {
       name: 'hotkeys',

@@ -3,8 +3,8 @@
  * input through `org.gnome.Mutter.RemoteDesktop` over D-Bus, frames through the ScreenCast stream tied
  * to it, read by one long-lived PipeWire consumer. What mutter does not tell a client is refused with
  * `MIME_UNSUPPORTED_PLATFORM`, never guessed: windows (titles, places: GNOME Shell keeps them to
- * itself), so accessibility elements are found but have no place on the screen (toolkits report them
- * relative to their window); global input hooks (recording); the real pointer position; a hotkey.
+ * itself), so accessibility elements have no place on the screen (toolkits report them relative to
+ * their window) until replay measured their window's place; global input hooks (recording); the real pointer position; a hotkey.
  */
 import { accessibilityOnce } from './accessibility-once.ts';
 import type { Desktop } from './desktop.ts';
@@ -12,10 +12,10 @@ import { assertDisplay } from './display-probe.ts';
 import { UnsupportedPlatformError } from './errors.ts';
 import { FailSafe, type FailSafeOptions } from './fail-safe.ts';
 import { FrameRing } from './frame-ring.ts';
+import { openUnplacedAccessibility } from './measured-windows.ts';
 import { mutterKeyboard } from './mutter-keyboard.ts';
 import { MutterRemoteDesktop } from './mutter-remote-desktop.ts';
 import type { DesktopOptions } from './nut-desktop.ts';
-import { openAccessibility } from './open-accessibility.ts';
 import { PipeWireFrames } from './pipewire-frames.ts';
 import { pause } from './time.ts';
 import { WaylandInput } from './wayland-input.ts';
@@ -79,8 +79,9 @@ export async function createGnomeDesktop(
     await remote.keysym(WARM_UP_KEYSYM, false);
     await pause(started + WARM_UP_MS - performance.now(), failSafe.signal);
 
-    // Toolkits report extents relative to their window, and mutter does not say where windows are.
-    const accessibility = accessibilityOnce(() => openAccessibility(env, async () => null));
+    // Toolkits report extents relative to their window, and mutter does not say where windows are:
+    // elements are placed once replay measured their window (measured-windows.ts).
+    const accessibility = accessibilityOnce(() => openUnplacedAccessibility(env));
     resources.push(() => accessibility.close());
     const noWindows = async (): Promise<never> => {
       throw new UnsupportedPlatformError(NO_WINDOWS);

@@ -5,6 +5,7 @@ export {
   accessibleCommand,
   type FindOptions,
   type OpenedAccessibility,
+  type UnplacedWindows,
 } from './accessibility.ts';
 export { captureFrame, type EncodePngOptions, encodePng, frameToRgb, type RawFrame } from './capture.ts';
 export { createDesktop } from './create-desktop.ts';

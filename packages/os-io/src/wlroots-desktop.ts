@@ -116,7 +116,7 @@ export async function createWlrootsDesktop(
     );
 
     // Toolkits on Wayland report extents relative to their window: sway tells where it is, by pid.
-    const origin = async (pid: number) => {
+    const origin = async ({ pid }: { pid: number }) => {
       const window = (await windows()).find((w) => w.pid === pid && w.visible);
       return window ? { x: window.rect.x, y: window.rect.y } : null;
     };

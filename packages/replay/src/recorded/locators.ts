@@ -42,6 +42,7 @@ import type { LocateInput, Locator } from './locator.ts';
 import { boxAround } from './recorded-step.ts';
 import { surroundingsAt } from './surroundings.ts';
 import { atWindowPlaces } from './window-place.ts';
+import type { WindowPlacer } from './window-placer.ts';
 
 export type { LocateInput, Locator } from './locator.ts';
 
@@ -55,13 +56,22 @@ function targetOf(step: WorkflowStep): { point: Point; box: Box } | null {
 }
 
 /** Rung 1: the recorded element, found once in the app's windows (a typing step's field: it has the focus). */
-export function accessibilityLocator(a11y: Accessibility): Locator {
+export function accessibilityLocator(a11y: Accessibility, placer: WindowPlacer | null = null): Locator {
   return {
-    async locate({ step, layout }) {
+    async locate({ step, layout, live }) {
       const element = step.target.element;
       if (!element) return null;
-      const byElement = await locateElement(a11y, element, targetOf(step)?.point ?? null);
+      const point = targetOf(step)?.point ?? null;
+      // Where windows have no known place (GNOME), a pointer step's window is measured first.
+      const placing = placer && point ? await placer.place(element, live) : null;
+      const byElement = placing?.ok === false ? null : await locateElement(a11y, element, point);
       if (!byElement) return null;
+      if (placing) {
+        // The origin measured is its window's: an element the tree names in another window has no place.
+        const { window } = byElement.element;
+        if (window.role !== element.window.role || window.name !== element.window.name) return null;
+        byElement.reason += `; ${placing.reason}`;
+      }
       const found = byElement.layout ?? layout ?? RECORDED;
       return located(byElement.map, found, 1, byElement.reason, 'accessibility', byElement.element);
     },

@@ -19,22 +19,35 @@ import {
   tracePlaceLocator,
 } from './locators.ts';
 import { textLocator } from './text-locator.ts';
+import type { WindowPlacer } from './window-placer.ts';
 
-/** The rungs a mode climbs to find a step's target, first to last (the element's only with an accessibility tree). */
-export type Ladder = (a11y: Accessibility | null, ocr: OcrEngine | null) => Locator[];
+/**
+ * The rungs a mode climbs to find a step's target, first to last (the element's only with an
+ * accessibility tree; `placer` measures where windows are where the desktop does not tell).
+ */
+export type Ladder = (
+  a11y: Accessibility | null,
+  ocr: OcrEngine | null,
+  placer?: WindowPlacer | null,
+) => Locator[];
 
-const byElement = (a11y: Accessibility | null) => (a11y ? [accessibilityLocator(a11y)] : []);
+const byElement = (a11y: Accessibility | null, placer: WindowPlacer | null = null) =>
+  a11y ? [accessibilityLocator(a11y, placer)] : [];
 
 /** Trace: the element, the recorded pixels at their place, else the screen as a whole. */
-export const traceLadder: Ladder = (a11y) => [...byElement(a11y), tracePlaceLocator, screenLocator];
+export const traceLadder: Ladder = (a11y, _ocr, placer) => [
+  ...byElement(a11y, placer),
+  tracePlaceLocator,
+  screenLocator,
+];
 
 /**
  * Auto: the element, the target at its expected place, its crop near the expected layout or anywhere,
  * its words (where an OCR engine is given), else the screen as a whole. In both modes a step without a
  * target, once a step found the layout moved, is checked after (screenLocator).
  */
-export const autoLadder: Ladder = (a11y, ocr) => [
-  ...byElement(a11y),
+export const autoLadder: Ladder = (a11y, ocr, placer) => [
+  ...byElement(a11y, placer),
   autoPlaceLocator,
   templateLocator,
   ...(ocr ? [textLocator(ocr)] : []),

@@ -33,6 +33,7 @@ import { ExtractStep } from './extract-step.ts';
 import { mapPoint, RECORDED } from './layout-map.ts';
 import { type Locator, locate } from './locators.ts';
 import type { LoopParts, SubtaskState } from './loop-parts.ts';
+import { recordedAnchors } from './recorded-anchors.ts';
 import { RecordedFrames } from './recorded-frames.ts';
 import { autoMode, type RecordedMode, TRACE } from './recorded-mode.ts';
 import { RecordedOcr } from './recorded-ocr.ts';
@@ -43,6 +44,7 @@ import { checkAfter, prepareField } from './typing-check.ts';
 import { unsetValueOf, unsetWithoutRecording } from './unset-value.ts';
 import { Verifier } from './verifier.ts';
 import { liveWindowOf, windowLayouts } from './window-place.ts';
+import { WindowPlacer } from './window-placer.ts';
 
 /** Lookups of a re-found target's element that may name a container before it names the target. */
 const ELEMENT_ASKS = 3;
@@ -76,7 +78,10 @@ class RecordedRun {
         // A browser builds a page's tree only once asked (Firefox): woken before the first step
         // looks for its element, else the first look finds no field and a later rung guesses.
         await a11y?.wake().catch(() => undefined);
-        return mode.ladder(a11y, context.devices.ocr);
+        const placer = a11y?.unplaced
+          ? new WindowPlacer(a11y.unplaced, () => recordedAnchors(context.workflow, this.#parts.frames))
+          : null;
+        return mode.ladder(a11y, context.devices.ocr, placer);
       });
   }
 

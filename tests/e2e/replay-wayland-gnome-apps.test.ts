@@ -1,0 +1,107 @@
+/**
+ * Apps on GNOME's Wayland (headless mutter, PipeWire and WirePlumber on a private session bus), each
+ * workflow recorded by input under X11 and replayed unchanged through the gnome adapter with
+ * `--max-model-calls 0`. Mutter tells no program where windows are, and toolkits give extents
+ * relative to their window: replay measures the window's place from a distinctive recorded element
+ * (its look found once on the screen, confirmed by a second element) and finds the fields by their
+ * accessibility elements. The demo in Chromium on mutter's Xwayland (`--ozone-platform=x11`). Outcomes
+ * are read outside mime: what the dialog hands back, the demo's window title.
+ */
+import { accessibleAppEnv, elementCentre } from '@mime-desktop/test-support/accessible-element';
+import { DIALOG_ARGS, recordDialog } from '@mime-desktop/test-support/address-dialog';
+import { copyWorkflow, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
+import {
+  type MutterHarness,
+  mutterSkipReason,
+  startMutterHarness,
+} from '@mime-desktop/test-support/mutter-harness';
+import { paramNames, replayWithoutModel } from '@mime-desktop/test-support/replay-without-model';
+import { sleep } from '@mime-desktop/test-support/wait';
+import { execa } from 'execa';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const skip = mutterSkipReason();
+if (skip) console.warn(`skipping the GNOME (mutter) app replay tests: ${skip}`);
+
+const tempDir = useTempDirs();
+
+describe.skipIf(skip !== null)('a GTK 3 dialog (zenity) natively on GNOME (mutter)', () => {
+  let workflow = '';
+  let desktop: MutterHarness | undefined;
+  beforeAll(async () => {
+    ({ workflow } = await recordDialog(await tempDir('mime-gnome-gtk-')));
+    desktop = await startMutterHarness();
+  }, 120_000);
+  afterAll(async () => {
+    await desktop?.stop();
+  });
+
+  it('auto finds each field by its accessibility element in the window mutter placed elsewhere; the dialog hands back the new values', {
+    timeout: 90_000,
+  }, async () => {
+    if (!desktop) throw new Error('mutter is not started');
+    const env = accessibleAppEnv({ ...desktop.env, GDK_BACKEND: 'wayland' });
+    const dialog = execa('zenity', DIALOG_ARGS, { env, extendEnv: false, reject: false });
+    try {
+      // Its tree is there (its elements counted from its window: mutter says nothing of its place).
+      await elementCentre(desktop.env, { role: 'push button', name: 'OK', app: 'zenity' }, 20_000);
+      const [name, city] = await paramNames(workflow);
+      const run = await replayWithoutModel(desktop.env, workflow, 'auto', [
+        `${name}=Bob Jones`,
+        `${city}=Rome`,
+      ]);
+      // A dialog the replay did not confirm is closed, so the test ends with its answer either way.
+      if (!(await Promise.race([dialog, sleep(3000).then(() => null)]))) dialog.kill('SIGTERM');
+      expect((await dialog).stdout, `${run.stderr}\n${run.reasons.join('\n')}`).toBe('Bob Jones|Rome');
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.summary).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
+      const clicks = [0, 2, 4];
+      expect(
+        clicks.map((k) => run.rungs[k]),
+        run.reasons.join('\n'),
+      ).toEqual(Array(3).fill('accessibility'));
+      for (const k of clicks) {
+        // Found where mutter put the window, not where openbox had it, by the measured origin.
+        expect(run.reasons[k]).toMatch(/moved by \(-?\d+, -?\d+\)/);
+        expect(run.reasons[k]).toMatch(/window 'Address' of zenity measured at \(-?\d+, -?\d+\)/);
+      }
+    } finally {
+      dialog.kill('SIGTERM');
+      await dialog;
+    }
+  });
+});
+
+describe.skipIf(skip !== null)('an X11 app on XWayland under GNOME (mutter): the demo in Chromium', () => {
+  let desktop: MutterHarness | undefined;
+  beforeAll(async () => {
+    desktop = await startMutterHarness({ xwayland: true });
+  }, 60_000);
+  afterAll(async () => {
+    await desktop?.stop();
+  });
+
+  for (const mode of ['trace', 'auto']) {
+    it(`${mode} replays the X11 recording through mutter's remote desktop`, { timeout: 90_000 }, async () => {
+      if (!desktop) throw new Error('mutter is not started');
+      expect(desktop.env.DISPLAY).toMatch(/^:\d+$/);
+      const demo = await desktop.startDemoApp(undefined, 'x11');
+      try {
+        // Chromium is an X11 client of mutter's Xwayland: its window is on that X display.
+        const xWindows = await execa('xdotool', ['search', '--onlyvisible', '--class', 'chromium'], {
+          env: desktop.env,
+          extendEnv: false,
+          reject: false,
+        });
+        expect(xWindows.stdout.trim()).toMatch(/^\d+/);
+        const dir = await copyWorkflow('play-song-recorded');
+        const run = await replayWithoutModel(desktop.env, dir, mode, ['song_name=Faint']);
+        expect((await demo.readAppState()).playing, run.stderr).toBe('Faint');
+        expect(run.exitCode, run.stderr).toBe(0);
+        expect(run.summary).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
+      } finally {
+        await demo.stop();
+      }
+    });
+  }
+});
