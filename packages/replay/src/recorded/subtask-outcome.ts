@@ -3,7 +3,7 @@
  * content where the recording shows a param's example or an extract's recorded value (this run's
  * value must be there, whatever its length), else by layout. The same readers check the model's claims in a subtask auto handed over.
  */
-import { formatSubtask, listSteps } from '@mime-desktop/schema';
+import { formatSubtask } from '@mime-desktop/schema';
 import type { Box } from '@mime-desktop/vision';
 import { checkCriteria } from '../actions/criteria-check.ts';
 import { liveImage } from '../actions/screen-text.ts';
