@@ -19,27 +19,12 @@ import { RECORDED } from '../src/recorded/layout-map.ts';
 import { locate } from '../src/recorded/locators.ts';
 import { autoLadder, traceLadder } from '../src/recorded/recorded-mode.ts';
 import { aboutALine, plainText } from '../src/recorded/shown-values.ts';
+import { clickStep } from './click-step.ts';
 import { CHANGES, changedScreen } from './screen-variants.ts';
 
 const DEMO = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'workflows', 'play-song-recorded');
 
-const step = (point: { x: number; y: number }, element?: AccessibleElement): WorkflowStep => ({
-  i: 0,
-  expected_current_state: '',
-  intent: 'click',
-  target: { primary: 'the target', fallback: null, ...(element ? { element } : {}) },
-  action_type: 'CLICK',
-  action_value: null,
-  post_action: [],
-  variable_name: null,
-  source: {
-    event_index: 0,
-    screenshot: 'screenshots/0.png',
-    point,
-    end_point: null,
-    box: { x: point.x - 80, y: point.y - 32, width: 160, height: 64 },
-  },
-});
+const step = (point: { x: number; y: number }, element?: AccessibleElement) => clickStep(point, { element });
 
 /** The image with its content moved by (dx, dy) on a white ground, same size. */
 async function moved(image: RgbaImage, dx: number, dy: number): Promise<RgbaImage> {

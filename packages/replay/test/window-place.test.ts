@@ -3,12 +3,13 @@
  * the recorded one, where the recorded point goes in it, and that trace and auto's recorded-place
  * rung click there only once the target's pixels say so (synthetic screens; no desktop).
  */
-import type { SourceWindow, WorkflowStep } from '@mime-desktop/schema';
+import type { SourceWindow } from '@mime-desktop/schema';
 import type { RgbaImage } from '@mime-desktop/vision';
 import { describe, expect, it } from 'vitest';
 import { locate } from '../src/recorded/locators.ts';
 import { autoLadder, traceLadder } from '../src/recorded/recorded-mode.ts';
 import { liveWindowOf, windowLayouts } from '../src/recorded/window-place.ts';
+import { clickStep } from './click-step.ts';
 
 type Box = { x: number; y: number; width: number; height: number };
 
@@ -143,27 +144,8 @@ const RECORDED_WINDOW: SourceWindow = {
 };
 
 /** A click recorded at `point` in the form window where it was recorded. */
-const click = (
-  point: { x: number; y: number },
-  window: SourceWindow | undefined = RECORDED_WINDOW,
-): WorkflowStep => ({
-  i: 0,
-  expected_current_state: '',
-  intent: 'click',
-  target: { primary: 'the target', fallback: null },
-  action_type: 'CLICK',
-  action_value: null,
-  post_action: [],
-  variable_name: null,
-  source: {
-    event_index: 0,
-    screenshot: 'screenshots/0.png',
-    point,
-    end_point: null,
-    box: { x: point.x - 80, y: point.y - 32, width: 160, height: 64 },
-    ...(window ? { window } : {}),
-  },
-});
+const click = (point: { x: number; y: number }, window: SourceWindow | undefined = RECORDED_WINDOW) =>
+  clickStep(point, { window });
 
 describe('a target whose window moved or changed size', () => {
   const pre = screen(RECORDED_AT);
