@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { type FSWatcher, readFileSync, unlinkSync, watch } from 'node:fs';
 import { link, lstat, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { AbortedError, DisplayBusyError, DisplayLockError } from './errors.ts';
 import { processStartIdentity } from './process-identity.ts';
 
@@ -115,8 +115,8 @@ const fileSafe = (text: string) =>
 
 /**
  * The displays the environment names, each one lock: X11's `DISPLAY` (`:99`, `:99.0` and
- * `unix:99` are one display; the screen number does not count), and Wayland's `WAYLAND_DISPLAY` when
- * set. Without either, the one local screen (`console`, as on macOS and Windows).
+ * `unix:99` are one display; the screen number does not count), and Wayland's compositor socket
+ * (`WAYLAND_DISPLAY`, in `XDG_RUNTIME_DIR` unless absolute) when set. Without either, the one local screen (`console`, as on macOS and Windows).
  */
 export function displayKeys(env: NodeJS.ProcessEnv = process.env): DisplayKey[] {
   const keys: DisplayKey[] = [];
@@ -131,7 +131,13 @@ export function displayKeys(env: NodeJS.ProcessEnv = process.env): DisplayKey[] 
     else keys.push({ key: `x11-${fileSafe(host)}-${Number(number)}`, label: `${host}:${Number(number)}` });
   }
   const wayland = env.WAYLAND_DISPLAY?.trim();
-  if (wayland) keys.push({ key: `wayland-${fileSafe(wayland)}`, label: wayland });
+  if (wayland) {
+    // The compositor's socket, as clients find it: a relative name is in XDG_RUNTIME_DIR, so two
+    // sessions (two users, or headless compositors each with a runtime folder) may both be wayland-1.
+    const runtime = env.XDG_RUNTIME_DIR?.trim();
+    const socket = isAbsolute(wayland) || !runtime ? wayland : join(runtime, wayland);
+    keys.push({ key: `wayland-${fileSafe(socket)}`, label: wayland });
+  }
   if (keys.length === 0) keys.push({ key: 'console', label: 'the console' });
   return keys.sort((a, b) => a.key.localeCompare(b.key));
 }

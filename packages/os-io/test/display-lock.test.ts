@@ -218,6 +218,14 @@ describe('display keys', () => {
     expect(displayKeys({ WAYLAND_DISPLAY: '/run/user/1000/../x' })[0]?.key).toBe(
       'wayland-%2Frun%2Fuser%2F1000%2F..%2Fx',
     );
+    // Two compositors' sockets of one name in two runtime folders are two displays.
+    const inRuntime = (runtime: string) =>
+      displayKeys({ WAYLAND_DISPLAY: 'wayland-1', XDG_RUNTIME_DIR: runtime })[0];
+    expect(inRuntime('/run/user/1000')).toEqual({
+      key: 'wayland-%2Frun%2Fuser%2F1000%2Fwayland-1',
+      label: 'wayland-1',
+    });
+    expect(inRuntime('/tmp/sway-a')?.key).not.toBe(inRuntime('/tmp/sway-b')?.key);
     expect(displayKeys({})).toEqual([{ key: 'console', label: 'the console' }]);
   });
 });
