@@ -55,11 +55,14 @@ describe.skipIf(skip !== null)('a GTK 3 dialog (zenity) natively on GNOME (mutte
       expect((await dialog).stdout, `${run.stderr}\n${run.reasons.join('\n')}`).toBe('Bob Jones|Rome');
       expect(run.exitCode, run.stderr).toBe(0);
       expect(run.summary).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
-      const clicks = [0, 2, 4];
+      // The two fields (featureless to pixels once empty) by their elements. OK, after both fields were
+      // typed into, may be found by pixels instead: the marks its window was measured by can all have
+      // changed by then (seen at load ~13: OK drawn 1.06x its recorded size on mutter, so it is no anchor).
+      const clicks = [0, 2];
       expect(
         clicks.map((k) => run.rungs[k]),
         run.reasons.join('\n'),
-      ).toEqual(Array(3).fill('accessibility'));
+      ).toEqual(Array(2).fill('accessibility'));
       for (const k of clicks) {
         // Found where mutter put the window, not where openbox had it, by the measured origin.
         expect(run.reasons[k]).toMatch(/moved by \(-?\d+, -?\d+\)/);
