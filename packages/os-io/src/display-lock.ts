@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { type FSWatcher, readFileSync, unlinkSync, watch } from 'node:fs';
 import { link, lstat, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, isAbsolute, join } from 'node:path';
 import { AbortedError, DisplayBusyError, DisplayLockError } from './errors.ts';
 import { processStartIdentity } from './process-identity.ts';
 
@@ -116,7 +116,7 @@ const fileSafe = (text: string) =>
 /**
  * The displays the environment names, each one lock: X11's `DISPLAY` (`:99`, `:99.0` and
  * `unix:99` are one display; the screen number does not count), and Wayland's `WAYLAND_DISPLAY` when
- * set. Without either, the one local screen (`console`, as on macOS and Windows).
+ * set (its socket: a name is taken in `XDG_RUNTIME_DIR`). Without either, the one local screen (`console`, as on macOS and Windows).
  */
 export function displayKeys(env: NodeJS.ProcessEnv = process.env): DisplayKey[] {
   const keys: DisplayKey[] = [];
@@ -131,7 +131,13 @@ export function displayKeys(env: NodeJS.ProcessEnv = process.env): DisplayKey[] 
     else keys.push({ key: `x11-${fileSafe(host)}-${Number(number)}`, label: `${host}:${Number(number)}` });
   }
   const wayland = env.WAYLAND_DISPLAY?.trim();
-  if (wayland) keys.push({ key: `wayland-${fileSafe(wayland)}`, label: wayland });
+  if (wayland) {
+    // A socket name is found in XDG_RUNTIME_DIR: two sessions there with one name (each compositor
+    // calls its first socket wayland-0) are two displays, one path is one.
+    const runtime = env.XDG_RUNTIME_DIR?.trim();
+    const socket = runtime && !isAbsolute(wayland) ? join(runtime, wayland) : wayland;
+    keys.push({ key: `wayland-${fileSafe(socket)}`, label: wayland });
+  }
   if (keys.length === 0) keys.push({ key: 'console', label: 'the console' });
   return keys.sort((a, b) => a.key.localeCompare(b.key));
 }

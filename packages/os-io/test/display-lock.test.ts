@@ -220,4 +220,15 @@ describe('display keys', () => {
     );
     expect(displayKeys({})).toEqual([{ key: 'console', label: 'the console' }]);
   });
+
+  it('tell two Wayland sessions with one socket name apart by their runtime folders', () => {
+    const one = displayKeys({ WAYLAND_DISPLAY: 'wayland-0', XDG_RUNTIME_DIR: '/tmp/session-a' });
+    const two = displayKeys({ WAYLAND_DISPLAY: 'wayland-0', XDG_RUNTIME_DIR: '/tmp/session-b' });
+    expect(one).toEqual([{ key: 'wayland-%2Ftmp%2Fsession-a%2Fwayland-0', label: 'wayland-0' }]);
+    expect(two[0]?.key).not.toBe(one[0]?.key);
+    // The same socket named by its path is the same display.
+    expect(displayKeys({ WAYLAND_DISPLAY: '/tmp/session-a/wayland-0', XDG_RUNTIME_DIR: '/x' })[0]?.key).toBe(
+      one[0]?.key,
+    );
+  });
 });
