@@ -1,8 +1,9 @@
 /**
  * Replay on GNOME's Wayland: headless mutter with PipeWire and WirePlumber on a private session bus,
- * Mousepad (GTK 3) natively on Wayland, and its workflow recorded under X11 replayed unchanged through
- * the gnome adapter (mutter's RemoteDesktop and ScreenCast over D-Bus, frames through PipeWire). The
- * outcome is checked outside mime: the file Mousepad saved.
+ * the demo in Chromium natively on Wayland (`--ozone-platform=wayland`, a client of mutter's socket
+ * itself) and Mousepad (GTK 3) natively on Wayland, workflows recorded under X11 replayed unchanged
+ * through the gnome adapter (mutter's RemoteDesktop and ScreenCast over D-Bus, frames through
+ * PipeWire). Outcomes are checked outside mime: the demo's page title, the file Mousepad saved.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -67,6 +68,10 @@ describe.skipIf(skip !== null)('replay on headless GNOME (mutter)', () => {
     }, async () => {
       const demo = await mutter().startDemoApp();
       try {
+        // Chromium (`--ozone-platform=wayland`) is a client of mutter's Wayland socket itself; mutter
+        // runs no Xwayland here (`--no-x11`), so there is no X server it could have used instead.
+        expect((await mutter().waylandClients()).map((c) => c.pid)).toContain(demo.pid);
+        expect(mutter().env.DISPLAY).toBeUndefined();
         const dir = await copyWorkflow('play-song-recorded');
         const result = await runMime(
           ['replay', dir, '--mode', mode, '--param', 'song_name=Faint', '--json'],

@@ -1,6 +1,7 @@
 /**
  * Replay on Wayland: headless sway (wlroots) started as an unprivileged user, the demo app in
- * Chromium natively on Wayland, and the workflow recorded under X11 replayed unchanged through the
+ * Chromium natively on Wayland (`--ozone-platform=wayland`, an `xdg_shell` window as sway tells it;
+ * sway runs no XWayland here), and the workflow recorded under X11 replayed unchanged through the
  * wlroots adapter (virtual pointer, wtype, grim, sway IPC).
  */
 import { join } from 'node:path';
@@ -46,6 +47,8 @@ describe.skipIf(skip !== null)('replay on headless sway (wlroots)', () => {
 
   it('trace replays the X11 recording with a new param and no model', { timeout: 90_000 }, async () => {
     await sway().resetApp();
+    // Chromium is a native Wayland client here, not an X11 one on XWayland.
+    expect((await sway().findWindow(/^chromium$/i))?.shell).toBe('xdg_shell');
     const { result, summary } = await replay(sway(), 'trace');
     expect(result.exitCode, result.stderr).toBe(0);
     expect((await sway().readAppState()).playing).toBe('Faint');
@@ -60,6 +63,7 @@ describe.skipIf(skip !== null)('replay on headless sway (wlroots)', () => {
 
   it('auto finds every target where it was and makes no model call', { timeout: 90_000 }, async () => {
     await sway().resetApp();
+    expect((await sway().findWindow(/^chromium$/i))?.shell).toBe('xdg_shell');
     // The setup window is found through sway (open already: its command, which would fail, never runs).
     const { result, summary, dir } = await replay(sway(), 'auto', (schema) => {
       schema.setup = {

@@ -15,6 +15,7 @@ import { execa } from 'execa';
 import { CHROMIUM_FLAGS, DEMO_APP_PATH, type DemoAppState, parseDemoTitle } from './desktop-harness.ts';
 import { end, groupOf, type Owned } from './process-group.ts';
 import { waitUntil } from './wait.ts';
+import { type SocketClient, waylandClients } from './wayland-clients.ts';
 
 const TOOLS = [
   'mutter',
@@ -65,6 +66,8 @@ export function changedShare(a: RawFrame, b: RawFrame): number {
 }
 
 export interface DemoApp {
+  /** Chromium's browser process (the one that talks to the compositor). */
+  readonly pid: number;
   readAppState(): Promise<DemoAppState>;
   waitForAppState(predicate: (state: DemoAppState) => boolean, timeoutMs?: number): Promise<DemoAppState>;
   stop(): Promise<void>;
@@ -87,6 +90,11 @@ export interface MutterHarness {
    * the whole screen, as recorded under X11); its state is read from the page title through Chromium's DevTools endpoint, outside mime.
    */
   startDemoApp(query?: string, platform?: 'wayland' | 'x11'): Promise<DemoApp>;
+  /**
+   * The processes connected to mutter's Wayland socket: its native Wayland clients (mutter hands its
+   * Xwayland a connection of its own, so neither Xwayland nor its X11 clients are among them).
+   */
+  waylandClients(): Promise<SocketClient[]>;
   /** mime's GNOME desktop on this session (no fail-safe), for tests that drive the adapter itself. */
   openDesktop(): Promise<Desktop>;
   /** Starts an app natively on Wayland (GTK); it is ended with the harness, or by `stop` on the handle. */
@@ -295,7 +303,9 @@ export async function startMutterHarness(options: MutterHarnessOptions = {}): Pr
             { timeoutMs, what: 'the demo app state matching' },
           );
         await waitForAppState((state) => state.ready, startTimeoutMs);
+        if (child.pid === undefined) throw new Error('Chromium has no process id');
         return {
+          pid: child.pid,
           readAppState,
           waitForAppState,
           stop: async () => {
@@ -305,6 +315,7 @@ export async function startMutterHarness(options: MutterHarnessOptions = {}): Pr
           },
         };
       },
+      waylandClients: () => waylandClients(path.join(runtime, 'wayland-0')),
       openDesktop: () => createGnomeDesktop({ failSafe: false }, env),
       waitForPixel: async (point, predicate, timeoutMs = startTimeoutMs) => {
         const desktop = await createGnomeDesktop({ failSafe: false }, env);

@@ -77,6 +77,11 @@ export interface SwayHarness {
   ): { stop(): Promise<void> };
   /** Waits for an app window whose app id or X11 class matches `app`, floats it and moves its corner to `at`. */
   placeWindow(app: RegExp, at: { x: number; y: number }, timeoutMs?: number): Promise<SwayView>;
+  /**
+   * The app window whose app id or X11 class matches `app`, as sway tells it now (its `shell` says
+   * how the app reached sway: `xdg_shell` natively on Wayland, `xwayland` as an X11 client), or null.
+   */
+  findWindow(app: RegExp): Promise<SwayView | null>;
   stop(): Promise<void>;
 }
 
@@ -118,6 +123,13 @@ function findView(node: TreeNode, app: RegExp): TreeNode | null {
   }
   return null;
 }
+
+const viewOf = (node: TreeNode): SwayView => ({
+  pid: node.pid ?? 0,
+  title: node.name ?? '',
+  rect: node.rect ?? { x: 0, y: 0, width: 0, height: 0 },
+  shell: node.shell ?? '',
+});
 
 /**
  * Starts headless sway, a session bus and Chromium on the demo app (`query` appended to its URL;
@@ -245,6 +257,10 @@ export async function startSwayHarness(
         },
       };
     };
+    const findWindow = async (app: RegExp) => {
+      const view = findView(await tree(), app);
+      return view?.pid && view.rect ? viewOf(view) : null;
+    };
     const placeWindow = async (app: RegExp, at: { x: number; y: number }, timeoutMs = startTimeoutMs) => {
       const found = await waitFor(
         'the app window in sway',
@@ -256,14 +272,12 @@ export async function startSwayHarness(
         `the app window at ${at.x},${at.y}`,
         async () => {
           const view = findView(await tree(), app);
-          return view?.pid && view.rect?.x === at.x && view.rect.y === at.y
-            ? { pid: view.pid, title: view.name ?? '', rect: view.rect, shell: view.shell ?? '' }
-            : null;
+          return view?.rect?.x === at.x && view.rect.y === at.y ? viewOf(view) : null;
         },
         timeoutMs,
       );
     };
-    const harness = { env, swaymsg, readAppState, waitForAppState, startApp, placeWindow, stop };
+    const harness = { env, swaymsg, readAppState, waitForAppState, startApp, placeWindow, findWindow, stop };
     if (options.app === false) {
       return {
         ...harness,

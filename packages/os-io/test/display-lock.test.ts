@@ -218,14 +218,17 @@ describe('display keys', () => {
     expect(displayKeys({ WAYLAND_DISPLAY: '/run/user/1000/../x' })[0]?.key).toBe(
       'wayland-%2Frun%2Fuser%2F1000%2F..%2Fx',
     );
-    // Two compositors' sockets of one name in two runtime folders are two displays.
-    const inRuntime = (runtime: string) =>
-      displayKeys({ WAYLAND_DISPLAY: 'wayland-1', XDG_RUNTIME_DIR: runtime })[0];
-    expect(inRuntime('/run/user/1000')).toEqual({
-      key: 'wayland-%2Frun%2Fuser%2F1000%2Fwayland-1',
-      label: 'wayland-1',
-    });
-    expect(inRuntime('/tmp/sway-a')?.key).not.toBe(inRuntime('/tmp/sway-b')?.key);
     expect(displayKeys({})).toEqual([{ key: 'console', label: 'the console' }]);
+  });
+
+  it('tell two Wayland sessions with one socket name apart by their runtime folders', () => {
+    const one = displayKeys({ WAYLAND_DISPLAY: 'wayland-0', XDG_RUNTIME_DIR: '/tmp/session-a' });
+    const two = displayKeys({ WAYLAND_DISPLAY: 'wayland-0', XDG_RUNTIME_DIR: '/tmp/session-b' });
+    expect(one).toEqual([{ key: 'wayland-%2Ftmp%2Fsession-a%2Fwayland-0', label: 'wayland-0' }]);
+    expect(two[0]?.key).not.toBe(one[0]?.key);
+    // The same socket named by its path is the same display.
+    expect(displayKeys({ WAYLAND_DISPLAY: '/tmp/session-a/wayland-0', XDG_RUNTIME_DIR: '/x' })[0]?.key).toBe(
+      one[0]?.key,
+    );
   });
 });
