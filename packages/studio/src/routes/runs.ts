@@ -2,6 +2,7 @@
  * A workflow's runs: starting one (or a re-run), following it live (its events, the runs as they
  * start), pausing and stopping it, and a finished run's entry, report and frames.
  */
+import { basename } from 'node:path';
 import { FileReadError, readPngInside } from '@mime-desktop/schema';
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
@@ -9,7 +10,7 @@ import { reviewHeal } from '../heal-review.ts';
 import type { RunManager } from '../run-manager.ts';
 import { readRunSteps } from '../run-steps.ts';
 import { watchRuns } from '../runs-watch.ts';
-import { RunNotFoundError, type WorkflowStore } from '../workflow-store.ts';
+import { type RunListing, RunNotFoundError, type WorkflowStore } from '../workflow-store.ts';
 import { fail, strictJson } from './answers.ts';
 import { answerFrame } from './frame-images.ts';
 import { streamMessages } from './messages.ts';
@@ -101,8 +102,13 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
         if (run.workflowId === id) send(async () => ({ kind: 'start', run: { id: run.id, ...run.request } }));
       });
       // A listing that fails (the folder went) is not sent: the page keeps the list it has; nor is
-      // one the page has already. While a run goes on, its listing is read again every moment: its
-      // journal's step moves on, and a run killed (its process gone) writes nothing a watch would see.
+      // one the page has already. While a run of another process goes on, its listing is read again
+      // every moment: its journal's step moves on, and a run killed (its process gone) writes nothing
+      // a watch would see. This studio's own run is followed by its events instead.
+      const ours = (run: RunListing) => {
+        const dir = runs.running(id)?.dir;
+        return dir !== null && dir !== undefined && basename(dir) === run.run_id;
+      };
       let ended = false;
       let sent = '';
       let again: NodeJS.Timeout | undefined;
@@ -110,7 +116,9 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
         send(async () => {
           clearTimeout(again);
           const listed = await store.runs(id).catch(() => null);
-          if (!ended && listed?.some((r) => r.state === 'running')) again = setTimeout(onChange, GOING_ON_MS);
+          if (!ended && listed?.some((r) => r.state === 'running' && !ours(r))) {
+            again = setTimeout(onChange, GOING_ON_MS);
+          }
           const text = JSON.stringify(listed);
           if (!listed || text === sent) return null;
           sent = text;
