@@ -9,13 +9,16 @@
  * listed as it starts and as it ends; an app whose window vanished said first, in the studio and in
  * report.html. Axe finds nothing on the pages with a run shown.
  */
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { RUN_EVENT_DATA, type RunEvent } from '@mime-desktop/schema';
 import { axeViolations } from '@mime-desktop/test-support/axe';
 import { demoAppSetup } from '@mime-desktop/test-support/desktop-harness';
 import { copyWorkflow, readEvents, runsOf, tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
-import { runMime } from '@mime-desktop/test-support/run-mime';
+import { runMime, startMime } from '@mime-desktop/test-support/run-mime';
 import { statusSays, useStudioBrowser } from '@mime-desktop/test-support/studio-page';
+import { waitUntil } from '@mime-desktop/test-support/wait';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 
@@ -45,6 +48,11 @@ const runItems = (page: Page) => page.getByRole('list', { name: 'Runs, newest fi
 
 /** The Runs list's runs that ended with success, as read from disk (a date, then the outcome). */
 const endedRuns = (page: Page) => runItems(page).filter({ hasText: /success · trace · [\d.]+ s$/ });
+
+/** The run's journal as written so far (a line being written is not read yet). */
+async function journalOf(run: string): Promise<RunEvent[]> {
+  return readEvents(run).catch(() => []);
+}
 
 /** Axe finds nothing on `target` (the page or its report's frame), in light and in dark. */
 async function expectNoViolations(page: Page, target: Page | Frame): Promise<void> {
@@ -222,10 +230,10 @@ describe('runs in the studio', () => {
         const replay = runMime(['replay', dir, '--mode', 'trace', '--fresh', '--param', 'song_name=Faint'], {
           env: desktop().env,
         });
-        // The run's folder is made as it starts: the list gains it, with no outcome yet.
+        // The run's folder is made as it starts: the list gains it as going on, with its mode.
         const started = await Promise.race([
           runItems(page)
-            .filter({ hasText: 'unfinished' })
+            .filter({ hasText: /^Running now · trace · / })
             .waitFor({ timeout: 60_000 })
             .then(() => true),
           replay.then(() => false),
@@ -237,6 +245,59 @@ describe('runs in the studio', () => {
         await endedRuns(page).waitFor({ timeout: 30_000 });
         expect(await runItems(page).count()).toBe(1);
         expect(await page.getByText('No runs yet.').count()).toBe(0);
+      },
+      desktop().env,
+    );
+  });
+
+  it('lists a command-line run going on with its mode and step, and the same run killed with SIGKILL as interrupted, without a reload', {
+    timeout: 120_000,
+  }, async () => {
+    const { home, dir } = await homeWithSetup();
+    await onStudioPage(
+      home,
+      async (page) => {
+        const following = page.waitForResponse((r) => r.url().endsWith('/api/workflows/play-song/runs/live'));
+        await page.getByRole('link', { name: /play/i }).click();
+        await page.getByText('No runs yet.').waitFor();
+        expect((await following).status()).toBe(200);
+        const replay = startMime(
+          ['replay', dir, '--mode', 'trace', '--fresh', '--param', 'song_name=Faint'],
+          {
+            env: desktop().env,
+          },
+        );
+        // Paused by its hotkey once its journal has a step: it waits there, going on, until killed.
+        const run = await waitUntil(async () => (await runsOf(dir).catch(() => []))[0], {
+          timeoutMs: 60_000,
+          what: 'the run folder',
+        });
+        await waitUntil(async () => (await journalOf(run)).some((e) => e.type === 'step'), {
+          timeoutMs: 60_000,
+          intervalMs: 25,
+          what: "the run's first step",
+        });
+        await desktop().pressKeys(HOTKEY);
+        await waitUntil(async () => (await journalOf(run)).some((e) => e.type === 'paused'), {
+          what: 'the pause by the hotkey',
+        });
+        const going = runItems(page).filter({
+          hasText: /^Running now · trace · Step [1-5] of 5 · Subtask \d · Step \d: \S/,
+        });
+        await going.waitFor();
+        const start = (await journalOf(run)).find((e) => e.type === 'run_start');
+        const pid = start && RUN_EVENT_DATA.run_start.parse(start.data).process?.pid;
+        if (!pid) throw new Error('the run_start event names no process');
+        process.kill(pid, 'SIGKILL');
+        const result = await replay.done;
+        expect(result.exitCode).not.toBe(0);
+        // Nothing is written when a process is killed: the studio tells that it is gone.
+        await runItems(page)
+          .filter({ hasText: /interrupted · trace$/ })
+          .waitFor({ timeout: 10_000 });
+        expect(await going.count()).toBe(0);
+        expect(await runItems(page).count()).toBe(1);
+        expect(existsSync(join(run, 'summary.json'))).toBe(false);
       },
       desktop().env,
     );

@@ -37,3 +37,19 @@ export function processStartIdentity(pid: number): string | null {
   if (state === 'Z' || state === 'X' || startTicks === undefined) return null;
   return `${readBootId() ?? 'boot'}:${startTicks}`;
 }
+
+/**
+ * Whether process `pid` of this machine is the one whose start identity was recorded as `started`:
+ * alive, and not a later process given the same pid. With no identity recorded (not Linux), a pid
+ * that answers a signal 0 is trusted.
+ */
+export function processIsRunning(pid: number, started: string | null): boolean {
+  if (started !== null) return processStartIdentity(pid) === started;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the pid is alive, owned by another user.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}

@@ -18,6 +18,7 @@ export * from './paths.ts';
 export * from './plan-executors.ts';
 export * from './recording.ts';
 export * from './run.ts';
+export * from './run-journal.ts';
 export * from './safety.ts';
 export * from './slug.ts';
 export * from './templates.ts';

@@ -10,6 +10,7 @@ import { readOptimizedPlan } from './optimized-plan.ts';
 import { type PlanExecutor, workflowExecutors } from './plan-executors.ts';
 import { readRecordingMetadata } from './recording.ts';
 import { RunSummary } from './run.ts';
+import { type RunLastStep, type RunProcess, readRunJournal } from './run-journal.ts';
 import { type SafetyFacts, safetyFactsOf } from './safety.ts';
 import { checkWorkflow, readWorkflowContext, WORKFLOW_FILE } from './workflow-file.ts';
 
@@ -31,6 +32,10 @@ export interface RunEntry {
   outcome: string | null;
   started_at: string | null;
   duration_ms: number | null;
+  /** A run without a summary: the process its journal names as running it, or null (ended, or older). */
+  process: RunProcess | null;
+  /** A run without a summary: the last step it began, or null. */
+  last_step: RunLastStep | null;
   problem: string | null;
 }
 
@@ -94,6 +99,9 @@ async function readRecording(dir: string, session_id: string): Promise<Recording
   return entry;
 }
 
+/** The `problem` of a run with no summary: going on, or killed. */
+export const RUN_WITHOUT_SUMMARY = 'no summary (still running, or killed)';
+
 async function readRun(dir: string, run_id: string): Promise<RunEntry> {
   const entry: RunEntry = {
     run_id,
@@ -102,6 +110,8 @@ async function readRun(dir: string, run_id: string): Promise<RunEntry> {
     outcome: null,
     started_at: null,
     duration_ms: null,
+    process: null,
+    last_step: null,
     problem: null,
   };
   try {
@@ -113,8 +123,14 @@ async function readRun(dir: string, run_id: string): Promise<RunEntry> {
       duration_ms: summary.duration_ms,
     });
   } catch (error) {
-    entry.problem = error instanceof FileReadError ? 'no summary (still running, or killed)' : reason(error);
-    entry.started_at = await isoOf(dir).catch(() => null);
+    const missing = error instanceof FileReadError;
+    entry.problem = missing ? RUN_WITHOUT_SUMMARY : reason(error);
+    // Going on or killed: what its journal says so far.
+    const journal = missing ? await readRunJournal(dir) : null;
+    entry.started_at = journal?.started_at ?? (await isoOf(dir).catch(() => null));
+    if (journal) {
+      Object.assign(entry, { mode: journal.mode, process: journal.process, last_step: journal.last_step });
+    }
   }
   return entry;
 }

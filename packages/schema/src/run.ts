@@ -159,6 +159,17 @@ export const RUN_EVENT_DATA = {
     screen: Size.nullable().default(null),
     /** What reading the workflow's older layout changed that its author should know. */
     warnings: z.array(z.string()).default([]),
+    process: z
+      .object({
+        pid: z.int().positive(),
+        /** Its start identity (Linux: boot id and start ticks), so a reused pid is not taken for it; null elsewhere. */
+        started: z.string().nullable(),
+        host: z.string(),
+      })
+      .optional()
+      .describe(
+        'The process running the replay, so a run without a summary can be told going on (it lives) from killed; absent in older runs.',
+      ),
     files: z
       .object({ read: z.array(z.string()), write: z.array(z.string()) })
       .optional()

@@ -3,6 +3,7 @@ import { api, fileUrl, workflowPage } from './api.js';
 import { failed, h, say, show, takeMessage } from './dom.js';
 import { hasDraft } from './draft-store.js';
 import { formatStep } from './numbering.js';
+import { runStateLabel } from './run-state.js';
 
 /** The list; `signal` gives it up when the page is left while it loads. */
 export async function showList(signal) {
@@ -27,7 +28,7 @@ export async function showList(signal) {
         h(
           'p',
           { class: w.last_run?.outcome ? `outcome-${w.last_run.outcome}` : 'muted' },
-          w.last_run ? `last run: ${w.last_run.outcome ?? 'unfinished'}` : 'never run',
+          w.last_run ? `last run: ${w.last_run.outcome ?? runStateLabel(w.last_run.state)}` : 'never run',
         ),
         hasDraft(w.id) ? h('p', { class: 'unsaved' }, 'unsaved edits in this browser') : null,
         w.problem ? h('p', { class: 'problem' }, w.problem) : null,

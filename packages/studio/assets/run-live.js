@@ -9,6 +9,7 @@ import { h, say } from './dom.js';
 import { formatPlace, formatStep } from './numbering.js';
 import { causeView } from './run-cause.js';
 import { pauseLine, RunProgress } from './run-progress.js';
+import { runStateLabel } from './run-state.js';
 
 /** The log line of each run event the page shows (pauses have theirs, naming who). */
 const RUN_LINES = {
@@ -250,6 +251,14 @@ function refreshRuns(state) {
   document.getElementById('runs')?.replaceWith(runHistory(state));
 }
 
+/** "Step n of N · Subtask k · Step n: what it does" for a run's last begun `step`, else "starting". */
+function stepOf(state, step) {
+  if (!step) return 'starting';
+  const progress = new RunProgress(state.saved);
+  progress.take({ type: 'step', executed_by: 'trace', ...step });
+  return progress.step ?? 'starting';
+}
+
 /** The workflow's runs, newest first, each opening its report; the one going on with its progress. */
 export function runHistory(state) {
   const going = state.live?.run;
@@ -263,6 +272,11 @@ export function runHistory(state) {
         ended ? `Just ended: ${ended} · ${r.mode}` : `Running now · ${r.mode} · ${progress}`,
       );
     }
+    // Going on in another process (`mime replay`): where its journal says it is.
+    if (r.state === 'running') {
+      return h('li', { class: 'run-going' }, `Running now · ${r.mode ?? '?'} · ${stepOf(state, r.step)}`);
+    }
+    const said = r.outcome ?? runStateLabel(r.state);
     return h(
       'li',
       {},
@@ -272,7 +286,7 @@ export function runHistory(state) {
         r.started_at ? new Date(r.started_at).toLocaleString() : r.run_id,
       ),
       ' ',
-      h('span', { class: r.outcome ? `outcome-${r.outcome}` : 'muted' }, r.outcome ?? 'unfinished'),
+      h('span', { class: r.outcome || r.state === 'interrupted' ? `outcome-${said}` : 'muted' }, said),
       h(
         'span',
         { class: 'muted' },

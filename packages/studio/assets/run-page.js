@@ -4,6 +4,7 @@
  */
 import { api, fileUrl, runUrl, workflowPage } from './api.js';
 import { failed, go, h, say, show } from './dom.js';
+import { runStateLabel } from './run-state.js';
 import { runTrace } from './run-trace.js';
 
 /**
@@ -25,7 +26,11 @@ export async function showRun(id, run, step, signal) {
     h(
       'p',
       {},
-      h('span', { class: r.outcome ? `outcome-${r.outcome}` : 'muted' }, r.outcome ?? 'unfinished'),
+      h(
+        'span',
+        { class: r.outcome || r.state === 'interrupted' ? `outcome-${r.outcome ?? r.state}` : 'muted' },
+        r.outcome ?? runStateLabel(r.state),
+      ),
       h(
         'span',
         { class: 'muted' },

@@ -25,6 +25,7 @@ import {
   parseJsonText,
   RUN_FILES,
   RUNS_FOLDER,
+  type RunLastStep,
   readOptimizedPlan,
   readPngInside,
   readRegularFile,
@@ -42,6 +43,7 @@ import {
   writeWorkflow,
 } from '@mime-desktop/schema';
 import { StudioEditError } from './edit-error.ts';
+import { type RunState, runStateOf } from './run-state.ts';
 
 /** No workflow of that name in the home. */
 export class WorkflowNotFoundError extends MimeError {
@@ -105,7 +107,7 @@ export interface WorkflowSummary {
   state: 'ready' | 'draft' | 'invalid';
   params: string[];
   steps: number;
-  last_run: { run_id: string; outcome: string | null; started_at: string | null } | null;
+  last_run: { run_id: string; outcome: string | null; started_at: string | null; state: RunState } | null;
   /** The first step's screenshot, relative to the workflow folder. */
   thumbnail: string | null;
   problem: string | null;
@@ -144,6 +146,10 @@ export interface RunListing {
   outcome: string | null;
   started_at: string | null;
   duration_ms: number | null;
+  /** Ended, going on (from this studio or another process), interrupted (killed), or unknown. */
+  state: RunState;
+  /** A run going on: the last step it began, or null. */
+  step: RunLastStep | null;
 }
 
 const versionOf = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
@@ -189,6 +195,7 @@ export class WorkflowStore {
             run_id: entry.last_run.run_id,
             outcome: entry.last_run.outcome,
             started_at: entry.last_run.started_at,
+            state: runStateOf(entry.last_run),
           },
           thumbnail: first?.source?.screenshot ?? null,
           problem: entry.problem,
@@ -233,13 +240,13 @@ export class WorkflowStore {
   /** Workflow `id`'s runs as on disk (one going on or killed has no outcome), oldest first. */
   async runs(id: string): Promise<RunListing[]> {
     const { runs } = await readWorkflowEntry(await this.folder(id), id);
-    return runs.map(({ run_id, mode, outcome, started_at, duration_ms }) => ({
-      run_id,
-      mode,
-      outcome,
-      started_at,
-      duration_ms,
-    }));
+    const now = Date.now();
+    return runs.map((entry) => {
+      const { run_id, mode, outcome, started_at, duration_ms } = entry;
+      const state = runStateOf(entry, now);
+      const step = state === 'running' ? entry.last_step : null;
+      return { run_id, mode, outcome, started_at, duration_ms, state, step };
+    });
   }
 
   /** Workflow `id` read and checked, with its version; its runs not read. */

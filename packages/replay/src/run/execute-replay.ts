@@ -1,5 +1,6 @@
+import { hostname } from 'node:os';
 import type { UsageMeter } from '@mime-desktop/model/usage';
-import { type Desktop, encodePng } from '@mime-desktop/os-io';
+import { type Desktop, encodePng, processStartIdentity } from '@mime-desktop/os-io';
 import { type HealFile, RUN_FILES } from '@mime-desktop/schema';
 import { OcrEngine } from '@mime-desktop/vision';
 import { createAgentRuntime } from '../agent/agent-runtime.ts';
@@ -108,6 +109,7 @@ export async function executeReplay(prepared: PreparedReplay, desktop: Desktop):
     dry_run: settings.dryRun,
     screen: desktop.screen.logical,
     warnings: prepared.warnings,
+    process: { pid: process.pid, started: processStartIdentity(process.pid), host: hostname() },
     ...(prepared.files.read.length + prepared.files.write.length > 0 ? { files: prepared.files } : {}),
     ...(criteria.length > 0 ? { criteria } : {}),
     ...(prepared.executors.length > 0 ? { executors: prepared.executors } : {}),

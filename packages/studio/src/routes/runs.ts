@@ -2,6 +2,7 @@
  * A workflow's runs: starting one (or a re-run), following it live (its events, the runs as they
  * start), pausing and stopping it, and a finished run's entry, report and frames.
  */
+import { basename } from 'node:path';
 import { FileReadError, readPngInside } from '@mime-desktop/schema';
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
@@ -9,10 +10,13 @@ import { reviewHeal } from '../heal-review.ts';
 import type { RunManager } from '../run-manager.ts';
 import { readRunSteps } from '../run-steps.ts';
 import { watchRuns } from '../runs-watch.ts';
-import { RunNotFoundError, type WorkflowStore } from '../workflow-store.ts';
+import { type RunListing, RunNotFoundError, type WorkflowStore } from '../workflow-store.ts';
 import { fail, strictJson } from './answers.ts';
 import { answerFrame } from './frame-images.ts';
 import { streamMessages } from './messages.ts';
+
+/** How often the runs of a workflow are read again while one goes on. */
+const GOING_ON_MS = 500;
 
 /** A finished run of a workflow. */
 export const RUN = '/api/workflows/:id/runs/:run';
@@ -81,11 +85,9 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
   // disk each time one starts or ends (`mime replay` in another process too), until the page goes.
   app.get('/api/workflows/:id/runs/live', async (c) => {
     const id = c.req.param('id');
-    // Watched before the answer starts: a run that starts once the page has the answer is seen.
-    let changed = false;
-    let onChange = () => {
-      changed = true;
-    };
+    // Watched before the answer starts: a run that starts once the page has the answer is seen (the
+    // stream's first listing is read once it starts).
+    let onChange: () => void = () => undefined;
     const unwatch = await watchRuns(await store.folder(id), () => onChange());
     return streamSSE(c, async (stream) => {
       const left = new Promise<void>((resolve) => stream.onAbort(resolve));
@@ -99,17 +101,38 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
       const stop = runs.onStart((run) => {
         if (run.workflowId === id) send(async () => ({ kind: 'start', run: { id: run.id, ...run.request } }));
       });
-      // A listing that fails (the folder went) is not sent: the page keeps the list it has.
+      // A listing that fails (the folder went) is not sent: the page keeps the list it has; nor is
+      // one the page has already. While a run of another process goes on, its listing is read again
+      // every moment: its journal's step moves on, and a run killed (its process gone) writes nothing
+      // a watch would see. This studio's own run is followed by its events instead.
+      const ours = (run: RunListing) => {
+        const dir = runs.running(id)?.dir;
+        return dir !== null && dir !== undefined && basename(dir) === run.run_id;
+      };
+      let ended = false;
+      let sent = '';
+      let again: NodeJS.Timeout | undefined;
       onChange = () =>
         send(async () => {
+          clearTimeout(again);
           const listed = await store.runs(id).catch(() => null);
-          return listed && { kind: 'runs', runs: listed };
+          if (!ended && listed?.some((r) => r.state === 'running' && !ours(r))) {
+            again = setTimeout(onChange, GOING_ON_MS);
+          }
+          const text = JSON.stringify(listed);
+          if (!listed || text === sent) return null;
+          sent = text;
+          return { kind: 'runs', runs: listed };
         });
-      if (changed) onChange();
+      // The runs as the stream starts: one may have started, or be going on in another process.
+      onChange();
       await Promise.race([left, runs.closed]);
+      ended = true;
+      clearTimeout(again);
       stop();
       await unwatch();
       await writes;
+      clearTimeout(again);
     });
   });
   app.post('/api/runs/:run/rerun', async (c) => {
