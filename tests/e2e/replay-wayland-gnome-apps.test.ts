@@ -20,6 +20,7 @@ import {
   startMutterHarness,
 } from '@mime-desktop/test-support/mutter-harness';
 import { paramNames, replayWithoutModel } from '@mime-desktop/test-support/replay-without-model';
+import { runMime } from '@mime-desktop/test-support/run-mime';
 import { sleep } from '@mime-desktop/test-support/wait';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -107,13 +108,43 @@ describe.skipIf(skip !== null)('a GTK 3 dialog (zenity) natively on GNOME (mutte
       await dialog;
     }
   });
+
+  it('--fresh ends the open dialog, owned by the process its accessibility tree names, and runs the setup command again', {
+    timeout: 90_000,
+  }, async () => {
+    if (!desktop) throw new Error('mutter is not started');
+    const withSetup = await withSetupWindow(workflow, await tempDir('mime-gnome-fresh-'), 20_000);
+    const env = accessibleAppEnv({ ...desktop.env, GDK_BACKEND: 'wayland' });
+    const [name, city] = await paramNames(withSetup);
+    const dialog = execa('zenity', DIALOG_ARGS, { env, extendEnv: false, reject: false });
+    try {
+      await elementCentre(desktop.env, { role: 'push button', name: 'OK', app: 'zenity' }, 20_000);
+      const run = await runMime(
+        [
+          ...['replay', withSetup, '--mode', 'auto', '--max-model-calls', '0', '--json', '--fresh'],
+          ...['--param', `${name}=Di Nu`, '--param', `${city}=Lima`],
+        ],
+        { env: desktop.env },
+      );
+      // The dialog the test opened was ended by the restart, before the replay filled the new one.
+      expect((await dialog).signal, run.stderr).toBe('SIGTERM');
+      expect(run.exitCode, run.stderr).toBe(0);
+      const summary = JSON.parse(run.stdout);
+      expect(summary).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
+      const events = await readEvents(join(withSetup, '.replay', summary.run_id));
+      expect(dataOf(events, 'setup')).toEqual([expect.objectContaining({ launched: true, fresh: true })]);
+    } finally {
+      dialog.kill('SIGTERM');
+      await dialog;
+    }
+  });
 });
 
 /**
  * A copy of the recorded dialog workflow in `into` with a setup: the dialog's window by title and its
- * X11 class, waited for 2 s.
+ * X11 class, waited for `timeoutMs` (default 2 s).
  */
-async function withSetupWindow(workflow: string, into: string): Promise<string> {
+async function withSetupWindow(workflow: string, into: string, timeoutMs = 2000): Promise<string> {
   const dir = join(into, 'address-with-setup');
   await cp(workflow, dir, { recursive: true });
   const file = join(dir, 'schema.json');
@@ -121,7 +152,7 @@ async function withSetupWindow(workflow: string, into: string): Promise<string> 
   schema.setup = {
     command: `zenity ${DIALOG_ARGS.join(' ')}`,
     window: { title: '^Address$', class: '^Zenity$' },
-    timeout_ms: 2000,
+    timeout_ms: timeoutMs,
   };
   await writeFile(file, `${JSON.stringify(schema, null, 2)}\n`);
   return dir;
