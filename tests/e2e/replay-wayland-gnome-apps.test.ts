@@ -4,18 +4,23 @@
  * `--max-model-calls 0`. Mutter tells no program where windows are, and toolkits give extents
  * relative to their window: replay measures the window's place from a distinctive recorded element
  * (its look found once on the screen, confirmed by a second element) and finds the fields by their
- * accessibility elements. The demo in Chromium on mutter's Xwayland (`--ozone-platform=x11`). Outcomes
+ * accessibility elements; a workflow's setup window is found in the accessibility trees (mutter names no
+ * windows). The demo in Chromium on mutter's Xwayland (`--ozone-platform=x11`). Outcomes
  * are read outside mime: what the dialog hands back, the demo's window title.
  */
+
+import { cp, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { accessibleAppEnv, elementCentre } from '@mime-desktop/test-support/accessible-element';
 import { DIALOG_ARGS, recordDialog } from '@mime-desktop/test-support/address-dialog';
-import { copyWorkflow, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
+import { copyWorkflow, dataOf, readEvents, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import {
   type MutterHarness,
   mutterSkipReason,
   startMutterHarness,
 } from '@mime-desktop/test-support/mutter-harness';
 import { paramNames, replayWithoutModel } from '@mime-desktop/test-support/replay-without-model';
+import { runMime } from '@mime-desktop/test-support/run-mime';
 import { sleep } from '@mime-desktop/test-support/wait';
 import { execa } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,7 +78,88 @@ describe.skipIf(skip !== null)('a GTK 3 dialog (zenity) natively on GNOME (mutte
       await dialog;
     }
   });
+  it("a workflow with a setup finds the dialog's window through its accessibility tree and replays in place; a setup window not open is named", {
+    timeout: 90_000,
+  }, async () => {
+    if (!desktop) throw new Error('mutter is not started');
+    const withSetup = await withSetupWindow(workflow, await tempDir('mime-gnome-setup-'));
+    const env = accessibleAppEnv({ ...desktop.env, GDK_BACKEND: 'wayland' });
+    const [name, city] = await paramNames(withSetup);
+    const params = [`${name}=Cy Young`, `${city}=Oslo`];
+
+    // Not open, and replay may not run the setup command: it waits, then names the window.
+    const missing = await replayWithoutModel(desktop.env, withSetup, 'trace', params);
+    expect(missing.exitCode, missing.stderr).not.toBe(0);
+    expect(missing.stderr).toContain(
+      'the app window (title /^Address$/ and class /^Zenity$/) did not appear within 2 s',
+    );
+
+    const dialog = execa('zenity', DIALOG_ARGS, { env, extendEnv: false, reject: false });
+    try {
+      await elementCentre(desktop.env, { role: 'push button', name: 'OK', app: 'zenity' }, 20_000);
+      const run = await replayWithoutModel(desktop.env, withSetup, 'auto', params);
+      if (!(await Promise.race([dialog, sleep(3000).then(() => null)]))) dialog.kill('SIGTERM');
+      expect((await dialog).stdout, `${run.stderr}\n${run.reasons.join('\n')}`).toBe('Cy Young|Oslo');
+      expect(run.exitCode, run.stderr).toBe(0);
+      expect(run.summary).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
+      const events = await readEvents(join(withSetup, '.replay', run.summary?.run_id ?? ''));
+      expect(dataOf(events, 'setup')).toEqual([
+        expect.objectContaining({ launched: false, window: 'title /^Address$/ and class /^Zenity$/' }),
+      ]);
+    } finally {
+      dialog.kill('SIGTERM');
+      await dialog;
+    }
+  });
+
+  it('--fresh ends the open dialog, owned by the process its accessibility tree names, and runs the setup command again', {
+    timeout: 90_000,
+  }, async () => {
+    if (!desktop) throw new Error('mutter is not started');
+    const withSetup = await withSetupWindow(workflow, await tempDir('mime-gnome-fresh-'), 20_000);
+    const env = accessibleAppEnv({ ...desktop.env, GDK_BACKEND: 'wayland' });
+    const [name, city] = await paramNames(withSetup);
+    const dialog = execa('zenity', DIALOG_ARGS, { env, extendEnv: false, reject: false });
+    try {
+      await elementCentre(desktop.env, { role: 'push button', name: 'OK', app: 'zenity' }, 20_000);
+      const run = await runMime(
+        [
+          ...['replay', withSetup, '--mode', 'auto', '--max-model-calls', '0', '--json', '--fresh'],
+          ...['--param', `${name}=Di Nu`, '--param', `${city}=Lima`],
+        ],
+        { env: desktop.env },
+      );
+      // The dialog the test opened was ended by the restart, before the replay filled the new one.
+      expect((await dialog).signal, run.stderr).toBe('SIGTERM');
+      expect(run.exitCode, run.stderr).toBe(0);
+      const summary = JSON.parse(run.stdout);
+      expect(summary).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
+      const events = await readEvents(join(withSetup, '.replay', summary.run_id));
+      expect(dataOf(events, 'setup')).toEqual([expect.objectContaining({ launched: true, fresh: true })]);
+    } finally {
+      dialog.kill('SIGTERM');
+      await dialog;
+    }
+  });
 });
+
+/**
+ * A copy of the recorded dialog workflow in `into` with a setup: the dialog's window by title and its
+ * X11 class, waited for `timeoutMs` (default 2 s).
+ */
+async function withSetupWindow(workflow: string, into: string, timeoutMs = 2000): Promise<string> {
+  const dir = join(into, 'address-with-setup');
+  await cp(workflow, dir, { recursive: true });
+  const file = join(dir, 'schema.json');
+  const schema = JSON.parse(await readFile(file, 'utf8'));
+  schema.setup = {
+    command: `zenity ${DIALOG_ARGS.join(' ')}`,
+    window: { title: '^Address$', class: '^Zenity$' },
+    timeout_ms: timeoutMs,
+  };
+  await writeFile(file, `${JSON.stringify(schema, null, 2)}\n`);
+  return dir;
+}
 
 describe.skipIf(skip !== null)('an X11 app on XWayland under GNOME (mutter): the demo in Chromium', () => {
   let desktop: MutterHarness | undefined;

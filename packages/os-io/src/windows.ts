@@ -2,7 +2,8 @@
  * App windows: launching an app and waiting for its window, by title or class (regular expressions,
  * JavaScript syntax). On X11 the windows are listed with xdotool and their class read with xprop
  * (both from the X tools `./setup.sh` installs); under sway from its IPC (the class is the Wayland app
- * id, or an XWayland window's X11 class); elsewhere nut-js lists windows by title only.
+ * id, or an XWayland window's X11 class); on GNOME from the accessibility trees (the class is the
+ * app's name there); elsewhere nut-js lists windows by title only.
  */
 import { execFile, spawn } from 'node:child_process';
 import { promisify } from 'node:util';
@@ -121,11 +122,19 @@ export function windowMatches(query: WindowQuery, window: SessionWindow): boolea
   return window.classes.some((c) => klass.test(c));
 }
 
-/** The visible windows of this session: X11, sway, or nut-js's by title elsewhere. */
-function sessionWindows(env: NodeJS.ProcessEnv): Promise<SessionWindow[]> {
+/**
+ * The visible windows of this session: X11, sway, GNOME's from the accessibility trees (mutter tells
+ * no program its windows), or nut-js's by title elsewhere.
+ */
+async function sessionWindows(env: NodeJS.ProcessEnv): Promise<SessionWindow[]> {
   if (process.platform !== 'linux') return nutWindows();
-  // Wayland: only sway tells its windows (swayWindows says so elsewhere, GNOME included).
-  return chooseAdapter(env) === 'x11' ? x11Windows(env) : swayWindows(env);
+  const adapter = chooseAdapter(env);
+  if (adapter === 'x11') return x11Windows(env);
+  if (adapter === 'gnome') {
+    const { accessibleWindows } = await import('./atspi-windows.ts');
+    return accessibleWindows(env);
+  }
+  return swayWindows(env);
 }
 
 async function nutWindows(): Promise<FoundWindow[]> {
@@ -318,11 +327,14 @@ export async function launchApp(command: string, env: NodeJS.ProcessEnv = proces
   });
 }
 
-/** The processes that own `windows` (X11 `_NET_WM_PID`, sway's pid); windows that do not tell are left out. */
+/**
+ * The processes that own `windows` (X11 `_NET_WM_PID`, sway's pid, the accessibility bus's on GNOME);
+ * windows that do not tell are left out.
+ */
 async function ownersOf(windows: readonly FoundWindow[], env: NodeJS.ProcessEnv): Promise<number[]> {
   if (chooseAdapter(env) !== 'x11') {
     const ids = new Set(windows.map((w) => w.id));
-    const owned = (await swayWindows(env)).filter((w) => ids.has(w.id)).map((w) => w.pid ?? Number.NaN);
+    const owned = (await sessionWindows(env)).filter((w) => ids.has(w.id)).map((w) => w.pid ?? Number.NaN);
     return [...new Set(owned.filter((pid) => Number.isInteger(pid) && pid > 1 && pid !== process.pid))];
   }
   const pids = await Promise.all(

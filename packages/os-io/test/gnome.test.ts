@@ -1,9 +1,11 @@
 import { parseKeyChord } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
-import { probeDisplay } from '../src/index.ts';
+import { windowsOfApps } from '../src/atspi-windows.ts';
+import { findWindows, probeDisplay } from '../src/index.ts';
 import { charKeysym, chordKeysyms, mutterKeyboard } from '../src/mutter-keyboard.ts';
 import { firstMonitor } from '../src/mutter-remote-desktop.ts';
 import { FrameCutter, pipelineArgs } from '../src/pipewire-frames.ts';
+import { windowMatches } from '../src/windows.ts';
 
 describe('keys on GNOME (mutter keysyms)', () => {
   it('maps characters to keysyms: Latin-1 by code, the rest as Unicode keysyms, newline and tab as keys', () => {
@@ -107,5 +109,51 @@ describe('probing a GNOME Wayland session', () => {
       reachable: false,
     });
     expect(facts.problem).toContain('/nonexistent/wayland-9 (ENOENT)');
+  });
+});
+
+describe("a setup's window on GNOME, from the accessibility trees", () => {
+  const top = (title: string, role = 'frame', states = ['visible', 'showing']) => ({
+    id: `:1.${title}/org/a11y/atspi/accessible/1`,
+    role,
+    title,
+    states,
+  });
+  const apps = [
+    { name: 'zenity', pid: 41, topLevels: [top('Address', 'dialog')] },
+    {
+      name: 'org.xfce.mousepad',
+      pid: 42,
+      topLevels: [top('note.txt - Mousepad'), top('hidden', 'frame', [])],
+    },
+    { name: 'FeatherPad', pid: null, topLevels: [top('Untitled', 'frame'), top('menu', 'menu')] },
+  ];
+
+  it("lists the frames and dialogs on screen with their title, the app's name as class and its pid", () => {
+    expect(windowsOfApps(apps).map(({ title, classes, pid }) => ({ title, classes, pid }))).toEqual([
+      { title: 'Address', classes: ['zenity'], pid: 41 },
+      { title: 'note.txt - Mousepad', classes: ['org.xfce.mousepad', 'mousepad'], pid: 42 },
+      { title: 'Untitled', classes: ['FeatherPad'], pid: null },
+    ]);
+  });
+
+  it('matches the X11 rules: title pattern and class, the class without case as for a native window', () => {
+    const [zenity, mousepad, featherpad] = windowsOfApps(apps);
+    if (!zenity || !mousepad || !featherpad) throw new Error('three windows expected');
+    expect(windowMatches({ title: '^Address$', class: 'zenity' }, zenity)).toBe(true);
+    expect(windowMatches({ title: '^Address$', class: '^Zenity$' }, zenity)).toBe(true);
+    expect(windowMatches({ title: '^Other$', class: 'zenity' }, zenity)).toBe(false);
+    expect(windowMatches({ class: '^Mousepad$' }, mousepad)).toBe(true);
+    expect(windowMatches({ class: '^featherpad$' }, featherpad)).toBe(true);
+    expect(windowMatches({ class: '^Gedit$' }, mousepad)).toBe(false);
+  });
+
+  it('says what is missing when the session has no bus to ask', async () => {
+    await expect(
+      findWindows({ title: '^Address$' }, { WAYLAND_DISPLAY: 'wayland-9', XDG_CURRENT_DESKTOP: 'GNOME' }),
+    ).rejects.toMatchObject({
+      code: 'MIME_UNSUPPORTED_PLATFORM',
+      message: expect.stringMatching(/accessibility trees.*DBUS_SESSION_BUS_ADDRESS is not set/),
+    });
   });
 });
