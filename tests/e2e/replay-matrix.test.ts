@@ -1,9 +1,10 @@
 /**
  * The CI slice of the replay matrix (`pnpm bench matrix` runs it whole): the form page in Chromium and
- * in Firefox (with an accessibility tree) and a Tk form (none), each recorded by input at a person's pace, reflected
+ * in Firefox (with an accessibility tree), a Tk form and a GTK 4 form (none usable), each recorded by input at a person's pace, reflected
  * without a model, and replayed with new values without the model (`--max-model-calls 0`). The
  * outcome is read outside mime (the page's title, the Tk app's state file): a changed window is a
- * true success in auto, an app that drops the City value is an honest divergence, never a success.
+ * true success in auto (the GTK 4 form recorded light and replayed in Adwaita dark, found by its
+ * edges), an app that drops the City value is an honest divergence, never a success.
  */
 import { join } from 'node:path';
 import { useTempDirs } from '@mime-desktop/test-support/e2e-rig';
@@ -14,7 +15,7 @@ import {
   recordAndReflect,
   replayCell,
 } from '@mime-desktop/test-support/matrix';
-import { chromiumForm, firefoxForm, tkForm } from '@mime-desktop/test-support/matrix-apps';
+import { chromiumForm, firefoxForm, gtk4Form, tkForm } from '@mime-desktop/test-support/matrix-apps';
 import { describe, expect, it } from 'vitest';
 
 const condition = (name: string) => CONDITIONS.find((c) => c.name === name) as Condition;
@@ -25,6 +26,7 @@ describe.each([
   // Firefox builds a page's tree only once asked: at record (its first click) and at replay.
   [firefoxForm.name, firefoxForm, 'moved', 'trace'],
   [tkForm.name, tkForm, 'as recorded', 'auto'],
+  [gtk4Form.name, gtk4Form, 'dark', 'trace'],
 ] as const)('the matrix on the %s', (_, app: MatrixApp, changed, dropMode) => {
   it(`is a true success ${changed} in auto, an honest divergence in ${dropMode} where the app drops a value`, {
     timeout: 180_000,

@@ -8,7 +8,7 @@
 import { type Box, clampBox, type RgbaImage } from './image.ts';
 
 /**
- * A grey step (0-255) between neighbours that counts as an edge: a field's faint outline (about 40),
+ * A step (0-255) of a colour channel between neighbours that counts as an edge: a field's faint outline (about 40),
  * anti-aliased text and a button's border are above it; JPEG-like noise and a gradient's slope below.
  */
 export const EDGE_STEP = 24;
@@ -19,25 +19,34 @@ export const EDGE_STEP = 24;
  */
 export const FEATURELESS_EDGES = 0.01;
 
-const grey = (data: Uint8Array, o: number) =>
-  0.299 * (data[o] ?? 0) + 0.587 * (data[o + 1] ?? 0) + 0.114 * (data[o + 2] ?? 0);
+/**
+ * The largest step of a colour channel between the pixels at offsets `o` and `p`. A step in grey
+ * level alone misses a focus ring of another hue at the page's brightness (Adwaita dark's blue ring
+ * on dark grey: 6 grey levels, 66 in blue); the largest channel step is never below the grey step.
+ */
+function step(data: Uint8Array, o: number, p: number): number {
+  return Math.max(
+    Math.abs((data[o] ?? 0) - (data[p] ?? 0)),
+    Math.abs((data[o + 1] ?? 0) - (data[p + 1] ?? 0)),
+    Math.abs((data[o + 2] ?? 0) - (data[p + 2] ?? 0)),
+  );
+}
 
-/** Whether the pixel at (x, y) steps by more than EDGE_STEP from its right or lower neighbour, or from its left or upper one. */
+/** Whether the pixel at (x, y) steps by more than EDGE_STEP in a colour channel from its right or lower neighbour, or from its left or upper one. */
 function edgeAt(image: RgbaImage, x: number, y: number): boolean {
   const { data, width, height } = image;
   const o = (y * width + x) * 4;
-  const here = grey(data, o);
-  if (x + 1 < width && Math.abs(grey(data, o + 4) - here) > EDGE_STEP) return true;
-  if (y + 1 < height && Math.abs(grey(data, o + width * 4) - here) > EDGE_STEP) return true;
-  if (x > 0 && Math.abs(grey(data, o - 4) - here) > EDGE_STEP) return true;
-  return y > 0 && Math.abs(grey(data, o - width * 4) - here) > EDGE_STEP;
+  if (x + 1 < width && step(data, o, o + 4) > EDGE_STEP) return true;
+  if (y + 1 < height && step(data, o, o + width * 4) > EDGE_STEP) return true;
+  if (x > 0 && step(data, o, o - 4) > EDGE_STEP) return true;
+  return y > 0 && step(data, o, o - width * 4) > EDGE_STEP;
 }
 
 /** The whole-frame edge maps of recorded frames, kept while the frame lives (checks poll with the same frames). */
 const cached = new WeakMap<RgbaImage, RgbaImage>();
 
 /**
- * The image's edges as a black and white image of the same size: white (255) where the grey level
+ * The image's edges as a black and white image of the same size: white (255) where a colour channel
  * steps by more than EDGE_STEP to a neighbour, black elsewhere. Mean levels of its cells are edge
  * densities, alike under another theme (light-on-dark has its edges where dark-on-light had them).
  * Only `within` is computed (black elsewhere); without it, the whole image, kept for the next call.

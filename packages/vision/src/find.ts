@@ -37,11 +37,14 @@ export interface TemplateMatch {
 
 const DEFAULT_SCALES = [1, 0.9, 1.1, 0.8, 1.25, 0.67, 1.5] as const;
 
-/** Converts RGBA pixels to a grey Mat, shrunk by `factor`; the caller deletes it. */
-function greyMat(cv: OpenCv, image: RgbaImage, factor: number) {
+/**
+ * Converts RGBA pixels to a grey Mat (or, `colour`, an RGB one, whose edges are taken per channel),
+ * shrunk by `factor`; the caller deletes it.
+ */
+function greyMat(cv: OpenCv, image: RgbaImage, factor: number, colour = false) {
   const rgba = cv.matFromArray(image.height, image.width, cv.CV_8UC4, image.data);
   const grey = new cv.Mat();
-  cv.cvtColor(rgba, grey, cv.COLOR_RGBA2GRAY);
+  cv.cvtColor(rgba, grey, colour ? cv.COLOR_RGBA2RGB : cv.COLOR_RGBA2GRAY);
   rgba.delete();
   if (factor === 1) return grey;
   const small = new cv.Mat();
@@ -61,15 +64,27 @@ function greyMat(cv: OpenCv, image: RgbaImage, factor: number) {
 }
 
 /**
- * A grey Mat's edges, as the search correlates them: white where the grey level steps by more than
- * EDGE_STEP within a pixel (a 3x3 morphological gradient), blurred a little so an edge a pixel off
- * still overlaps. Computed after resizing, so edges are as thick at every size; the caller deletes it.
+ * An RGB Mat's edges, as the search correlates them: white where a colour channel steps by more than
+ * EDGE_STEP within a pixel (a 3x3 morphological gradient per channel, the largest kept: see
+ * edgeImage), blurred a little so an edge a pixel off still overlaps. Computed after resizing, so
+ * edges are as thick at every size; the caller deletes it.
  */
-function edgesOf(cv: OpenCv, grey: InstanceType<OpenCv['Mat']>) {
+function edgesOf(cv: OpenCv, rgb: InstanceType<OpenCv['Mat']>) {
   const kernel = cv.Mat.ones(3, 3, cv.CV_8U);
-  const gradient = new cv.Mat();
-  cv.morphologyEx(grey, gradient, cv.MORPH_GRADIENT, kernel);
+  const perChannel = new cv.Mat();
+  cv.morphologyEx(rgb, perChannel, cv.MORPH_GRADIENT, kernel);
   kernel.delete();
+  const channels = new cv.MatVector();
+  cv.split(perChannel, channels);
+  perChannel.delete();
+  const gradient = new cv.Mat();
+  for (let c = 0; c < channels.size(); c += 1) {
+    const channel = channels.get(c);
+    if (c === 0) channel.copyTo(gradient);
+    else cv.max(gradient, channel, gradient);
+    channel.delete();
+  }
+  channels.delete();
   const binary = new cv.Mat();
   cv.threshold(gradient, binary, EDGE_STEP, 255, cv.THRESH_BINARY);
   gradient.delete();
@@ -187,7 +202,7 @@ export async function findTemplate(
     // What is correlated: grey levels, or their edges once resized (see edgesOf).
     const prepared = (grey: InstanceType<OpenCv['Mat']>) =>
       features === 'edges' ? keep(edgesOf(cv, grey)) : grey;
-    const fullScreen = keep(greyMat(cv, screen, 1));
+    const fullScreen = keep(greyMat(cv, screen, 1, features === 'edges'));
     const greyRegion = keep(fullScreen.roi(new cv.Rect(area.x, area.y, area.width, area.height)));
     const region = prepared(greyRegion);
     const greySmall = keep(new cv.Mat());
@@ -203,10 +218,11 @@ export async function findTemplate(
       cv.INTER_AREA,
     );
     const small = prepared(greySmall);
-    const fullTemplate = keep(greyMat(cv, template, 1));
+    const fullTemplate = keep(greyMat(cv, template, 1, features === 'edges'));
+    const greyTemplate = features === 'edges' ? keep(greyMat(cv, template, 1)) : fullTemplate;
     const mean = keep(new cv.Mat());
     const std = keep(new cv.Mat());
-    cv.meanStdDev(fullTemplate, mean, std);
+    cv.meanStdDev(greyTemplate, mean, std);
     const contrast = std.doubleAt(0, 0);
 
     let best: { score: number; scale: number; x: number; y: number; runnerUp: number } | undefined;
