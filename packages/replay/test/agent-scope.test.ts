@@ -1,4 +1,9 @@
-import type { FoundWindow, LogicalPoint, WindowQuery } from '@mime-desktop/os-io';
+import {
+  type FoundWindow,
+  type LogicalPoint,
+  UnsupportedPlatformError,
+  type WindowQuery,
+} from '@mime-desktop/os-io';
 import { Workflow } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
 import { AgentScope, type WindowLookup } from '../src/agent/agent-scope.ts';
@@ -38,6 +43,27 @@ describe('AgentScope.resolve', () => {
     expect(asked).toEqual([{ title: '^mime-demo ' }]);
     expect([...(scope?.classes ?? [])]).toEqual(['chromium', 'Chromium']);
     expect(reason).toBe('windows of class Chromium');
+  });
+
+  it('leaves the whole screen, saying why, on a desktop that cannot tell the window under a point (GNOME)', async () => {
+    const gnome = {
+      windowAt: async () => {
+        throw new UnsupportedPlatformError('GNOME (mutter) tells no program its windows');
+      },
+      focusedWindow: async () => null,
+      pointerPosition: async () => ({ x: 0, y: 0 }),
+    };
+    const setup = workflow({ setup: { command: 'chromium', window: { title: '^mime-demo ' } } });
+    const { scope, reason } = await AgentScope.resolve(setup, 'app', async () => [APP], gnome);
+    expect(scope).toBeNull();
+    expect(reason).toBe(
+      'the whole screen: this desktop cannot keep it to the app (GNOME (mutter) tells no program its windows)',
+    );
+    // A desktop that tells it keeps the scope.
+    const x11 = { ...gnome, windowAt: async () => APP };
+    expect((await AgentScope.resolve(setup, 'app', async () => [APP], x11)).scope?.names).toEqual([
+      'Chromium',
+    ]);
   });
 
   it('leaves the whole screen, saying why, with --agent-scope screen or without a named window', async () => {

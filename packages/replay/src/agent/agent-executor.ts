@@ -383,8 +383,9 @@ class AgentRun {
 
   /** Why the action may not run where it would land (outside the workflow's app windows), or null. */
   async #refusal(action: ResolvedAction): Promise<string | null> {
-    const scope = await this.#agent.scope();
-    return scope ? scope.refusal(action, this.#ctx.devices.desktop) : null;
+    const desktop = this.#ctx.devices.desktop;
+    const scope = await this.#agent.scope(desktop);
+    return scope ? scope.refusal(action, desktop) : null;
   }
 
   /** Plans the rest of this run's subtasks again from the current screen (see `replanRest`). */

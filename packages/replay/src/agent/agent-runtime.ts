@@ -7,7 +7,7 @@ import { ReplayOptionError } from '../errors.ts';
 import type { EventSink } from '../kernel/event-log.ts';
 import { checkedInteger } from '../kernel/settings.ts';
 import { withDefaults } from '../kernel/with-defaults.ts';
-import { AgentScope, type AgentScopeSetting, DEFAULT_AGENT_SCOPE } from './agent-scope.ts';
+import { AgentScope, type AgentScopeSetting, DEFAULT_AGENT_SCOPE, type WindowLookup } from './agent-scope.ts';
 import { DEFAULT_MODEL_IMAGE, type ModelImageOptions } from './model-image.ts';
 import { DEFAULT_MAX_UNUSABLE_REPLIES, UnusableReplies } from './unusable-replies.ts';
 
@@ -83,7 +83,7 @@ export interface AgentRuntime {
   /** The model's unusable replies in a row, across the run's subtasks and hand-overs. */
   unusable: UnusableReplies;
   /** The agent's scope, resolved (and said in the log) at its first use; null: the whole screen. */
-  scope(): Promise<AgentScope | null>;
+  scope(desktop: WindowLookup): Promise<AgentScope | null>;
 }
 
 export function createAgentRuntime(
@@ -95,11 +95,13 @@ export function createAgentRuntime(
   return {
     settings,
     unusable: new UnusableReplies(settings.maxUnusableReplies),
-    scope: () => {
-      scope ??= AgentScope.resolve(workflow, settings.agentScope).then(({ scope, reason }) => {
-        events.emit({ type: 'agent_scope', classes: scope ? [...scope.classes] : [], reason });
-        return scope;
-      });
+    scope: (desktop) => {
+      scope ??= AgentScope.resolve(workflow, settings.agentScope, undefined, desktop).then(
+        ({ scope, reason }) => {
+          events.emit({ type: 'agent_scope', classes: scope ? [...scope.classes] : [], reason });
+          return scope;
+        },
+      );
       return scope;
     },
   };

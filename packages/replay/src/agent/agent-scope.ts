@@ -10,6 +10,7 @@ import {
   type FoundWindow,
   findWindows,
   type LogicalPoint,
+  UnsupportedPlatformError,
   type WindowQuery,
 } from '@mime-desktop/os-io';
 import type { Workflow } from '@mime-desktop/schema';
@@ -65,10 +66,23 @@ export class AgentScope {
     workflow: Workflow,
     setting: AgentScopeSetting,
     find: (query: WindowQuery) => Promise<FoundWindow[]> = findWindows,
+    desktop: WindowLookup | null = null,
   ): Promise<{ scope: AgentScope | null; reason: string }> {
     if (setting === 'screen') return { scope: null, reason: 'the whole screen (--agent-scope screen)' };
     if (process.platform !== 'linux') {
       return { scope: null, reason: 'the whole screen: telling app windows apart works on Linux/X11 only' };
+    }
+    // A desktop that tells no program which window is under a point (GNOME's mutter) cannot keep the
+    // agent inside the app's windows: said, not pretended.
+    const unsupported = await desktop?.windowAt({ x: 0, y: 0 }).then(
+      () => null,
+      (error: unknown) => (error instanceof UnsupportedPlatformError ? error.message : null),
+    );
+    if (unsupported) {
+      return {
+        scope: null,
+        reason: `the whole screen: this desktop cannot keep it to the app (${unsupported})`,
+      };
     }
     const { setup, titles } = namedWindows(workflow);
     const found = [
