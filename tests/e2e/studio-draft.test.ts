@@ -8,6 +8,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadWorkflow } from '@mime-desktop/schema';
+import { axeViolations } from '@mime-desktop/test-support/axe';
 import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { save, statusSays, useStudioBrowser } from '@mime-desktop/test-support/studio-page';
 import type { Dialog, Page } from 'playwright-core';
@@ -248,6 +249,8 @@ describe('mime studio drafts', () => {
         .poll(() => frame.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
         .toBe(240);
       expect(await frame.getAttribute('src')).toContain(encodeURIComponent('screenshots/4.png'));
+      // The list as offered passes axe, as every page of the studio does.
+      expect(await axeViolations(page)).toEqual([]);
       await page.getByRole('button', { name: button }).click();
       await statusSays(page, 'step 5 added after step 4 from the recording');
       expect(await focused(page)).toBe('step-4');
