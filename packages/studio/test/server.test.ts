@@ -267,61 +267,6 @@ describe('the studio server', () => {
     expect(JSON.parse(gone.body).error.code).toBe('MIME_DRAFT_GONE');
   });
 
-  it("lists the recorded events the draft's steps leave out and adds one back by its index", async () => {
-    const opened = JSON.parse((await send('/api/workflows/play-song', { headers: { cookie } })).body);
-    const unused = async (draft?: string) =>
-      send(`/api/workflows/play-song/unused-events${draft ? `?draft=${draft}` : ''}`, {
-        headers: { cookie },
-      });
-    expect(JSON.parse((await unused()).body)).toEqual({ events: [] });
-    const edit = (body: unknown) =>
-      send('/api/workflows/play-song/edit', { method: 'POST', headers: pageWrite(), body });
-    const deleted = await edit({ draft: opened.draft, edit: { kind: 'delete-step', step_i: 4 } });
-    expect(deleted.status, deleted.body).toBe(200);
-    const listed = await unused(JSON.parse(deleted.body).draft);
-    expect(listed.status, listed.body).toBe(200);
-    expect(JSON.parse(listed.body).events).toEqual([
-      expect.objectContaining({
-        event_index: 4,
-        did: 'extract "the song now playing"',
-        screenshot: 'screenshots/4.png',
-      }),
-    ]);
-    const added = await edit({
-      draft: JSON.parse(deleted.body).draft,
-      edit: { kind: 'add-recorded-step', subtask_i: 1, after: 3, event_index: 4 },
-    });
-    expect(added.status, added.body).toBe(200);
-    expect(JSON.parse(added.body).problems).toEqual([]);
-    // Each step replays its event again, in place (its words are the model-free reflect's, not the model's).
-    const sources = (workflow: { plan: { subtasks: { steps: { source: unknown }[] }[] } }) =>
-      workflow.plan.subtasks.map((t) => t.steps.map((x) => x.source));
-    expect(sources(editedDraft(editedDraft(opened.workflow, deleted), added))).toEqual(
-      sources(opened.workflow),
-    );
-    const twice = await edit({
-      draft: JSON.parse(added.body).draft,
-      edit: { kind: 'add-recorded-step', subtask_i: 1, after: 3, event_index: 4 },
-    });
-    expect(twice.status).toBe(400);
-    expect(JSON.parse(twice.body).error).toMatchObject({ code: 'MIME_STUDIO_EDIT' });
-  });
-
-  it('says a workflow that keeps no recording has no events to add, 404 with its code', async () => {
-    const dir = join(home, 'workflows', 'by-hand');
-    await mkdir(dir);
-    await writeFile(
-      join(dir, 'schema.json'),
-      await readFile(join(home, 'workflows', 'play-song', 'schema.json')),
-    );
-    const answer = await send('/api/workflows/by-hand/unused-events', { headers: { cookie } });
-    expect(answer.status).toBe(404);
-    expect(JSON.parse(answer.body).error).toMatchObject({
-      code: 'MIME_NO_RECORDING',
-      message: expect.stringContaining('add a step by its words instead'),
-    });
-  });
-
   it('keeps editing a draft with problems, returning them with each edit, and checks a draft on request', async () => {
     const opened = JSON.parse((await send('/api/workflows/play-song', { headers: { cookie } })).body);
     const edit = (body: unknown) =>
