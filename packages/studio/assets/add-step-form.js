@@ -51,8 +51,13 @@ function nextNumber(state, subtask_i, after) {
  */
 function recordedSteps(state, subtask_i, after, where) {
   const section = h('div', { class: 'recorded-steps' });
+  const url = `${workflowUrl(state.id)}/unused-events`;
   const held = state.draftOf === state.workflow ? `?draft=${encodeURIComponent(state.draftKey)}` : '';
-  api(`${workflowUrl(state.id)}/unused-events${held}`).then(({ ok, body }) => {
+  // A draft the studio no longer holds: the saved workflow's list, filtered by this page's draft below.
+  const listed = api(`${url}${held}`).then((answer) =>
+    answer.body?.error?.code === 'MIME_DRAFT_GONE' ? api(url) : answer,
+  );
+  listed.then(({ ok, body }) => {
     if (!ok) return;
     // The draft as this page holds it decides what is used (a draft restored in this browser too).
     const used = new Set(
