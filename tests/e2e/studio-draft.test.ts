@@ -8,6 +8,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadWorkflow } from '@mime-desktop/schema';
+import { axeViolations } from '@mime-desktop/test-support/axe';
 import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { save, statusSays, useStudioBrowser } from '@mime-desktop/test-support/studio-page';
 import type { Dialog, Page } from 'playwright-core';
@@ -223,5 +224,48 @@ describe('mime studio drafts', () => {
       source: null,
     });
     expect(workflow.plan.subtasks[2]?.text).toBe('Say which song plays. Expected outcome: it is said.');
+  });
+
+  it('offers a recorded action no step uses, with its frame, and adds it back as the step reflect made of it', {
+    timeout: 60_000,
+  }, async () => {
+    const { home, dir } = await homeWithWorkflow();
+    // A reflect that left out the last event: its extract step is gone from the workflow.
+    const file = join(dir, 'schema.json');
+    const original = JSON.parse(await readFile(file, 'utf8'));
+    const document = structuredClone(original);
+    const extract = document.plan.subtasks[1].steps.pop();
+    expect(extract).toMatchObject({ action_type: 'EXTRACT', source: { event_index: 4 } });
+    await writeFile(file, JSON.stringify(document, null, 2));
+    const button = 'Add recorded extract "the song now playing" after step 4';
+    await onStudioPage(home, async (page) => {
+      await openWorkflow(page);
+      await page.getByText('Add a step after step 4', { exact: true }).click();
+      await page.getByRole('button', { name: button }).waitFor();
+      // Only the unused event is offered, shown by its recorded frame (served scaled, as WebP).
+      expect(await page.getByRole('button', { name: /^Add recorded / }).allTextContents()).toEqual([button]);
+      const frame = page.getByRole('img', { name: /^The screen before recorded action 5 \(extract/ });
+      await expect
+        .poll(() => frame.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth))
+        .toBe(240);
+      expect(await frame.getAttribute('src')).toContain(encodeURIComponent('screenshots/4.png'));
+      // The list as offered passes axe, as every page of the studio does.
+      expect(await axeViolations(page)).toEqual([]);
+      await page.getByRole('button', { name: button }).click();
+      await statusSays(page, 'step 5 added after step 4 from the recording');
+      expect(await focused(page)).toBe('step-4');
+      await page.getByRole('article', { name: 'Subtask 2 · Step 5' }).waitFor();
+      await save(page);
+    });
+    // Saved, it validates, and the step replays the recorded event again.
+    const { workflow } = await loadWorkflow(dir);
+    const added = workflow.plan.subtasks[1]?.steps[1];
+    expect(added).toMatchObject({
+      i: 4,
+      action_type: 'EXTRACT',
+      action_value: 'the song now playing',
+      variable_name: extract.variable_name,
+      source: extract.source,
+    });
   });
 });

@@ -1,6 +1,7 @@
 export { markedPath, readRecording, refreshAssets } from './assets.ts';
 export { RecordingError, ReflectAbortedError, ReflectPlanError, ReflectStepError } from './errors.ts';
 export { type MergeResult, mergeWorkflow } from './merge.ts';
+export { modelFreeStep } from './model-free.ts';
 export { SECRET_MARK, type StepSummary } from './prompts.ts';
 export {
   DRAFT_FILE,

@@ -9,9 +9,11 @@ import {
   describeElement,
   formatStep,
   IDENTIFIER,
+  identityOf,
   type PassBResult,
   type StepCard,
   slugOf,
+  type WorkflowStep,
 } from '@mime-desktop/schema';
 import { describeAction } from './prompts.ts';
 import type { ReflectStep } from './steps.ts';
@@ -60,6 +62,26 @@ export function modelFreeCard(step: ReflectStep): StepCard {
     action_value: step.secret ? null : step.recordedValue,
     target: { primary: target, fallback: `as recorded: ${describeAction(step)}` },
     post_action: ['The screen as recorded after this step.'],
+  };
+}
+
+/**
+ * The workflow step one recorded event makes without a model (numbered 0: its place numbers it), with
+ * its source, so trace replays it; typed text is its value as recorded. The studio adds one so.
+ */
+export function modelFreeStep(step: ReflectStep): WorkflowStep {
+  const card = modelFreeCard(step);
+  const element = step.event.element;
+  return {
+    i: 0,
+    expected_current_state: card.expected_current_state,
+    intent: card.intent,
+    target: element ? { ...card.target, element: identityOf(element) } : card.target,
+    action_type: step.actionType,
+    action_value: card.action_value,
+    post_action: card.post_action,
+    variable_name: step.variableName,
+    source: step.source,
   };
 }
 

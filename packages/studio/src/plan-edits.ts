@@ -148,12 +148,6 @@ export function addStep(
   place: { subtask_i: number; after: number | null },
   step: NewStep,
 ): Workflow {
-  const k = subtaskIndex(workflow, place.subtask_i);
-  const steps = workflow.plan.subtasks[k]?.steps ?? [];
-  const j = place.after === null ? 0 : steps.findIndex((s) => s.i === place.after) + 1;
-  if (j === 0 && place.after !== null) {
-    throw new StudioEditError(`${formatSubtask(place.subtask_i)} has no ${formatStep(place.after)}`);
-  }
   if (!ADDED_STEP_ACTIONS.includes(step.action_type)) {
     throw new StudioEditError(
       `a step added here is one of ${ADDED_STEP_ACTIONS.join(', ')}, not ${step.action_type}`,
@@ -173,7 +167,7 @@ export function addStep(
       `a new ${step.action_type} step needs ${step.action_type === 'TYPE' ? 'the text it types' : 'the keys it presses'}`,
     );
   }
-  const added: WorkflowStep = {
+  return insertStep(workflow, place, {
     i: 0,
     expected_current_state: '',
     intent: step.intent.trim(),
@@ -183,7 +177,40 @@ export function addStep(
     post_action: [],
     variable_name: null,
     source: null,
-  };
+  });
+}
+
+/**
+ * The workflow with a step made from a recorded event (`step`, as {@link recordedSteps} makes it) in
+ * subtask `subtask_i` after its step `after` (null: first). Its source is the event, so trace replays
+ * it; an event a step replays already is refused (Duplicate copies that step).
+ */
+export function addRecordedStep(
+  workflow: Workflow,
+  place: { subtask_i: number; after: number | null },
+  step: WorkflowStep,
+): Workflow {
+  const index = step.source?.event_index;
+  const user = workflow.plan.subtasks.flatMap((s) => s.steps).find((s) => s.source?.event_index === index);
+  if (user) {
+    throw new StudioEditError(
+      `${formatStep(user.i)} replays recorded event ${index} already: duplicate that step to do it twice`,
+    );
+  }
+  return insertStep(workflow, place, step);
+}
+
+function insertStep(
+  workflow: Workflow,
+  place: { subtask_i: number; after: number | null },
+  added: WorkflowStep,
+): Workflow {
+  const k = subtaskIndex(workflow, place.subtask_i);
+  const steps = workflow.plan.subtasks[k]?.steps ?? [];
+  const j = place.after === null ? 0 : steps.findIndex((s) => s.i === place.after) + 1;
+  if (j === 0 && place.after !== null) {
+    throw new StudioEditError(`${formatSubtask(place.subtask_i)} has no ${formatStep(place.after)}`);
+  }
   const subtasks = workflow.plan.subtasks.map((s, n) =>
     n === k ? { ...s, steps: [...s.steps.slice(0, j), added, ...s.steps.slice(j)] } : s,
   );

@@ -21,12 +21,13 @@ export function checkDraft(document: unknown, context: WorkflowContext = {}): Ch
   return { workflow: checked.draft, problems: checked.problems };
 }
 
-/** The draft with `edit` applied, and its problems after it. */
+/** The draft with `edit` applied (`recorded`: the recording's steps, see applyEdit), and its problems after it. */
 export function editDraft(
   document: unknown,
   edit: WorkflowEdit,
   context: WorkflowContext = {},
+  recorded?: Parameters<typeof applyEdit>[2],
 ): CheckedDraft {
   const { workflow } = checkDraft(document, context);
-  return checkDraft(applyEdit(workflow, edit), context);
+  return checkDraft(applyEdit(workflow, edit, recorded), context);
 }

@@ -12,7 +12,7 @@
  * - Dependencies of a subtask: only variables extracted by an earlier subtask.
  * - The workflow's name and description; a step's fields (intent, target, value, expected outcome).
  * - The plan's order and shape (plan-edits.ts): steps and subtasks moved, deleted or duplicated, a
- *   step or a subtask added.
+ *   step or a subtask added; a step made from a recorded event no step uses (recorded-events.ts).
  */
 import {
   formatStep,
@@ -23,6 +23,7 @@ import {
 } from '@mime-desktop/schema';
 import { StudioEditError } from './edit-error.ts';
 import {
+  addRecordedStep,
   addStep,
   addSubtask,
   deleteStep,
@@ -52,6 +53,7 @@ export type WorkflowEdit =
   | { kind: 'delete-subtask'; subtask_i: number }
   | { kind: 'duplicate-step'; step_i: number }
   | { kind: 'add-step'; subtask_i: number; after: number | null; step: NewStep }
+  | { kind: 'add-recorded-step'; subtask_i: number; after: number | null; event_index: number }
   | { kind: 'add-subtask'; after: number; text: string }
   | { kind: 'duplicate-subtask'; subtask_i: number }
   | { kind: 'set-workflow'; name?: string; description?: string };
@@ -67,8 +69,15 @@ export interface StepFields {
   expected?: string[];
 }
 
-/** Applies one edit. */
-export function applyEdit(workflow: Workflow, edit: WorkflowEdit): Workflow {
+/**
+ * Applies one edit; `recorded` is the step each recorded event makes, by event index (read from the
+ * workflow's recording for an `add-recorded-step`).
+ */
+export function applyEdit(
+  workflow: Workflow,
+  edit: WorkflowEdit,
+  recorded: ReadonlyMap<number, { step: WorkflowStep }> = new Map(),
+): Workflow {
   switch (edit.kind) {
     case 'make-param':
       return makeParam(workflow, edit);
@@ -100,6 +109,15 @@ export function applyEdit(workflow: Workflow, edit: WorkflowEdit): Workflow {
       return duplicateStep(workflow, edit.step_i);
     case 'add-step':
       return addStep(workflow, { subtask_i: edit.subtask_i, after: edit.after }, edit.step);
+    case 'add-recorded-step': {
+      const made = recorded.get(edit.event_index);
+      if (!made) {
+        throw new StudioEditError(
+          `the recording has no action at event ${JSON.stringify(edit.event_index)}: choose one the form lists`,
+        );
+      }
+      return addRecordedStep(workflow, { subtask_i: edit.subtask_i, after: edit.after }, made.step);
+    }
     case 'add-subtask':
       return addSubtask(workflow, edit.after, edit.text ?? '');
     case 'duplicate-subtask':

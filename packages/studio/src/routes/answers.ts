@@ -3,6 +3,7 @@ import { isMimeError, parseJsonText } from '@mime-desktop/schema';
 import type { Context } from 'hono';
 import { DraftGoneError } from '../draft-cache.ts';
 import { StudioEditError } from '../edit-error.ts';
+import { NoRecordingError } from '../recorded-events.ts';
 import { RunRefusedError } from '../run-manager.ts';
 import {
   RecordingNotFoundError,
@@ -44,7 +45,8 @@ export function answerError(c: Context, error: unknown) {
   if (
     error instanceof WorkflowNotFoundError ||
     error instanceof RunNotFoundError ||
-    error instanceof RecordingNotFoundError
+    error instanceof RecordingNotFoundError ||
+    error instanceof NoRecordingError
   )
     return fail(c, 404, error.code, error.message);
   if (error instanceof StudioEditError) return fail(c, 400, error.code, error.message);

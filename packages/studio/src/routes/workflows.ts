@@ -4,6 +4,7 @@ import { RecordingMetadata, readJsonFile, readWorkflowContext, type ScreenInfo }
 import type { Hono } from 'hono';
 import { createPatch } from 'rfc6902';
 import { DraftCache } from '../draft-cache.ts';
+import { recordedSteps, unusedEvents } from '../recorded-events.ts';
 import { checkDraft, editDraft } from '../workflow-draft.ts';
 import type { WorkflowEdit } from '../workflow-edits.ts';
 import type { WorkflowStore } from '../workflow-store.ts';
@@ -62,11 +63,22 @@ export function workflowRoutes(app: Hono, store: WorkflowStore): void {
     const draft = typeof body.draft === 'string' ? drafts.get(id, body.draft) : body.workflow;
     // Every edit goes into the draft, problems or not: they come back with it to be fixed.
     const context = await readWorkflowContext(await store.folder(id));
-    const { workflow, problems } = editDraft(draft, body.edit, context);
+    const folder = await store.folder(id);
+    const recorded = body.edit.kind === 'add-recorded-step' ? await recordedSteps(folder, id) : undefined;
+    const { workflow, problems } = editDraft(draft, body.edit, context, recorded);
     // Only what changed goes back (JSON Patch, from the draft as the page holds it): the studio holds
     // the draft as the page will have it after applying them.
     const edited = asJson(workflow);
     return c.json({ changes: createPatch(asJson(draft), edited), problems, draft: drafts.put(id, edited) });
+  });
+  // The recorded events the draft's steps leave out, each with the step it adds (see recorded-events.ts).
+  app.get('/api/workflows/:id/unused-events', async (c) => {
+    const id = c.req.param('id');
+    // The draft the page holds (its key), else the saved workflow.
+    const key = c.req.query('draft');
+    const draft = key === undefined ? (await store.open(id)).workflow : drafts.get(id, key);
+    const { workflow } = checkDraft(draft, await readWorkflowContext(await store.folder(id)));
+    return c.json({ events: unusedEvents(workflow, await recordedSteps(await store.folder(id), id)) });
   });
   app.post('/api/workflows/:id/duplicate', async (c) => {
     const body = (await c.req.json().catch(() => null)) as { name?: unknown } | null;
