@@ -76,6 +76,17 @@ async function homeWithSetup(): Promise<{ home: string; dir: string }> {
   return { home, dir };
 }
 
+/**
+ * Opens the workflow's page with no run yet, once the studio answered its runs stream: the page
+ * follows the workflow's runs from then on.
+ */
+async function openFollowedRuns(page: Page): Promise<void> {
+  const following = page.waitForResponse((r) => r.url().endsWith('/api/workflows/play-song/runs/live'));
+  await page.getByRole('link', { name: /play/i }).click();
+  await page.getByText('No runs yet.').waitFor();
+  expect((await following).status()).toBe(200);
+}
+
 describe('runs in the studio', () => {
   it('shows step n of N and the Runs list live, says a failure cause first, re-runs it from a fresh app, pauses saying who, and re-runs', {
     timeout: 240_000,
@@ -222,11 +233,7 @@ describe('runs in the studio', () => {
     await onStudioPage(
       home,
       async (page) => {
-        // The page follows the workflow's runs once the studio answered its stream (watching from then).
-        const following = page.waitForResponse((r) => r.url().endsWith('/api/workflows/play-song/runs/live'));
-        await page.getByRole('link', { name: /play/i }).click();
-        await page.getByText('No runs yet.').waitFor();
-        expect((await following).status()).toBe(200);
+        await openFollowedRuns(page);
         const replay = runMime(['replay', dir, '--mode', 'trace', '--fresh', '--param', 'song_name=Faint'], {
           env: desktop().env,
         });
@@ -257,10 +264,7 @@ describe('runs in the studio', () => {
     await onStudioPage(
       home,
       async (page) => {
-        const following = page.waitForResponse((r) => r.url().endsWith('/api/workflows/play-song/runs/live'));
-        await page.getByRole('link', { name: /play/i }).click();
-        await page.getByText('No runs yet.').waitFor();
-        expect((await following).status()).toBe(200);
+        await openFollowedRuns(page);
         const replay = startMime(
           ['replay', dir, '--mode', 'trace', '--fresh', '--param', 'song_name=Faint'],
           {
