@@ -3,11 +3,11 @@
  * events no step uses are listed with their frames and what they did, and adding one restores the step
  * reflect made of it (its source, so trace replays it), which passes the schema's own checks.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { checkWorkflow, type Workflow } from '@mime-desktop/schema';
+import { useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { describe, expect, it } from 'vitest';
 import { StudioEditError } from '../src/edit-error.ts';
 import { deleteStep } from '../src/plan-edits.ts';
@@ -22,6 +22,7 @@ async function fixtureWorkflow(): Promise<Workflow> {
   return checked.workflow;
 }
 
+const tempDirs = useTempDirs();
 const steps = (workflow: Workflow) => workflow.plan.subtasks.flatMap((s) => s.steps);
 
 describe('steps from recorded events', () => {
@@ -82,16 +83,12 @@ describe('steps from recorded events', () => {
   });
 
   it('names a workflow that keeps no recording', async () => {
-    const empty = await mkdtemp(join(tmpdir(), 'mime-no-recording-'));
-    try {
-      const error = await recordedSteps(empty, 'by-hand').catch((e: unknown) => e);
-      expect(error).toBeInstanceOf(NoRecordingError);
-      expect(error).toMatchObject({
-        code: 'MIME_NO_RECORDING',
-        message: expect.stringContaining('"by-hand"'),
-      });
-    } finally {
-      await rm(empty, { recursive: true });
-    }
+    const empty = await tempDirs('mime-no-recording-');
+    const error = await recordedSteps(empty, 'by-hand').catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(NoRecordingError);
+    expect(error).toMatchObject({
+      code: 'MIME_NO_RECORDING',
+      message: expect.stringContaining('"by-hand"'),
+    });
   });
 });

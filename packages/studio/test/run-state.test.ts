@@ -4,19 +4,16 @@
  * for a run of another machine or an older mime; a folder with no journal yet is starting for a moment.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { hostname, tmpdir } from 'node:os';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { processStartIdentity } from '@mime-desktop/os-io/process-identity';
 import { readWorkflowEntry } from '@mime-desktop/schema';
-import { afterEach, describe, expect, it } from 'vitest';
+import { useTestDir } from '@mime-desktop/test-support/e2e-rig';
+import { describe, expect, it } from 'vitest';
 import { runStateOf } from '../src/run-state.ts';
 
-let home: string | null = null;
-afterEach(async () => {
-  if (home) await rm(home, { recursive: true, force: true });
-  home = null;
-});
+const testDir = useTestDir('mime-run-state-');
 
 const event = (type: string, data: object, subtask_i: number | null = null) =>
   JSON.stringify({ time: '2026-11-26T19:00:00.000Z', type, subtask_i, iteration: null, data });
@@ -34,7 +31,7 @@ const runStart = (process?: object) =>
 
 /** The state of a run whose journal holds `lines`, as listed from its workflow folder. */
 async function stateOf(lines: string[] | null) {
-  home ??= await mkdtemp(join(tmpdir(), 'mime-run-state-'));
+  const home = testDir();
   const run = join(home, '.replay', 'run-1');
   await mkdir(run, { recursive: true });
   if (lines) await writeFile(join(run, 'events.jsonl'), `${lines.join('\n')}\n`);
