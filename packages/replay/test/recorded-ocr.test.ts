@@ -45,6 +45,23 @@ async function readOnly(dirs: readonly string[]): Promise<() => Promise<void>> {
 }
 
 describe('the recorded frames’ OCR kept in the workflow folder', { timeout: 60_000 }, () => {
+  it('reads the cache but writes nothing where the folder is to stay as it is (runs kept elsewhere)', async () => {
+    const workflow = await tempDirs('mime-ocr-cache-');
+    const image = await frame('Sent to Ann Lee in Paris');
+    const words = await new RecordedOcr(workflow, ocr, { write: false }).readCrop(image, line);
+    expect(words.map((w) => w.text).join(' ')).toContain('Ann Lee');
+    expect(await readdir(workflow)).toEqual([]);
+    // What a writing run kept is read by one that writes nothing.
+    await new RecordedOcr(workflow, ocr).readCrop(image, line);
+    const ocrReads = counted();
+    try {
+      await new RecordedOcr(workflow, ocr, { write: false }).readCrop(image, line);
+      expect(ocrReads.reads()).toBe(0);
+    } finally {
+      ocrReads.restore();
+    }
+  });
+
   it('reads a crop once: a later run takes its words from the cache, where they were read', async () => {
     const workflow = await tempDirs('mime-ocr-cache-');
     const image = await frame('Sent to Ann Lee in Paris');

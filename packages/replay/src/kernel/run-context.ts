@@ -66,6 +66,11 @@ export interface RunDevices {
 export interface RunContext {
   /** The workflow's folder (recorded manifest and PRE frames for trace and auto). */
   workflowDir: string;
+  /**
+   * Whether the run may keep its recorded frames' OCR in the workflow's folder (`.cache/`): not when
+   * its runs go elsewhere (`runsDir` outside it), as an exported skill's do, whose folder stays as it is.
+   */
+  cachesInWorkflow: boolean;
   /** The rendered workflow (sensitive params still `{name}`). */
   workflow: Workflow;
   params: readonly ResolvedParam[];

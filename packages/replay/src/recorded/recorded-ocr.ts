@@ -30,9 +30,11 @@ export class RecordedOcr {
   /** False once a write failed (a read-only folder, a full disk): later reads are not written. */
   #writable = true;
 
-  constructor(workflowDir: string, ocr: OcrEngine) {
+  /** `write: false`: entries are read, never written (the folder is to stay as it is). */
+  constructor(workflowDir: string, ocr: OcrEngine, { write = true }: { write?: boolean } = {}) {
     this.#workflowDir = workflowDir;
     this.#ocr = ocr;
+    this.#writable = write;
   }
 
   /** The words of a crop of a recorded frame (as `readCrop` reads them), from the cache when it holds them. */

@@ -67,7 +67,9 @@ class RecordedRun {
     });
     const verifier = new Verifier(screen, context.journal.log, mode);
     const frames = new RecordedFrames();
-    const recordedOcr = new RecordedOcr(context.workflowDir, context.devices.ocr);
+    const recordedOcr = new RecordedOcr(context.workflowDir, context.devices.ocr, {
+      write: context.cachesInWorkflow,
+    });
     this.#parts = { ctx: context, frames, recordedOcr, screen, verifier, mode };
     this.#extracts = new ExtractStep(this.#parts);
     this.#outcome = new SubtaskOutcome(this.#parts, this.#extracts);

@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import { isAbsolute, relative } from 'node:path';
 import type { UsageMeter } from '@mime-desktop/model/usage';
 import { type Desktop, encodePng, processStartIdentity } from '@mime-desktop/os-io';
 import { type HealFile, RUN_FILES } from '@mime-desktop/schema';
@@ -76,6 +77,7 @@ export async function executeReplay(prepared: PreparedReplay, desktop: Desktop):
   const agent = createAgentRuntime(prepared.agent, materialized.workflow, log);
   const context: RunContext = {
     workflowDir: prepared.workflowDir,
+    cachesInWorkflow: isInside(prepared.runsDir, prepared.workflowDir),
     workflow: materialized.workflow,
     params: materialized.params,
     typing: materialized.typing,
@@ -146,4 +148,10 @@ export async function executeReplay(prepared: PreparedReplay, desktop: Desktop):
   const heal = learned && finalFrame ? { ...learned, final_frame: finalFrame } : null;
   plan.endOpen();
   return { log, memory, plan, budgets, desktop, failure, signal, heal, startedAt, meterAtStart };
+}
+
+/** Whether `path` is `folder` or inside it. */
+function isInside(path: string, folder: string): boolean {
+  const rel = relative(folder, path);
+  return !rel.startsWith('..') && !isAbsolute(rel);
 }
