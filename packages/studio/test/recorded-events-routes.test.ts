@@ -6,9 +6,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { copyWorkflow, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
-import { applyPatch, type Operation } from 'rfc6902';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Studio, startStudio } from '../src/server.ts';
+import { editedDraft } from './edited-draft.ts';
 
 let home: string;
 let studio: Studio;
@@ -30,14 +30,6 @@ async function send(path: string, options: { method?: string; body?: unknown } =
     body: write ? JSON.stringify(options.body) : undefined,
   });
   return { status: response.status, body: await response.text() };
-}
-
-/** The draft an edit's answer makes of `draft`: the changes it names, applied to a copy. */
-function editedDraft<T>(draft: T, answer: Answer): T {
-  const copy = structuredClone(draft);
-  const { changes } = JSON.parse(answer.body) as { changes: Operation[] };
-  expect(applyPatch(copy, changes)).toEqual(changes.map(() => null));
-  return copy;
 }
 
 const tempDirs = useTempDirs();

@@ -5,73 +5,22 @@
  */
 
 import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
-import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { loadWorkflow } from '@mime-desktop/schema';
 import { aiMimeValidationError } from '@mime-desktop/test-support/ai-mime-validator';
 import { copyFixture, copyWorkflow, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
-import { applyPatch, type Operation } from 'rfc6902';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Studio, startStudio } from '../src/server.ts';
+import { editedDraft } from './edited-draft.ts';
+import { type RawRequest, rawRequest } from './raw-request.ts';
 
 let home: string;
 let studio: Studio;
 let cookie: string;
 let port: string;
 
-/** The draft an edit's answer makes of `draft`: the changes it names, applied to a copy. */
-function editedDraft(draft: unknown, answer: Answer): any {
-  const copy = structuredClone(draft);
-  const { changes } = JSON.parse(answer.body) as { changes: Operation[] };
-  expect(applyPatch(copy, changes)).toEqual(changes.map(() => null));
-  return copy;
-}
-
-interface Answer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** One request with exactly these headers (Host included), as any client could send it. */
-function send(
-  path: string,
-  options: { method?: string; headers?: Record<string, string>; body?: unknown } = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const req = httpRequest(
-      {
-        host: '127.0.0.1',
-        port,
-        // A connection of its own each time: no request leaves another a half-read socket.
-        agent: false,
-        path,
-        method: options.method ?? 'GET',
-        headers: {
-          host: `127.0.0.1:${port}`,
-          ...(body
-            ? { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) }
-            : {}),
-          ...options.headers,
-        },
-      },
-      (res) => {
-        const chunks: Buffer[] = [];
-        res.on('data', (chunk: Buffer) => chunks.push(chunk));
-        res.on('end', () =>
-          resolve({
-            status: res.statusCode ?? 0,
-            headers: res.headers,
-            body: Buffer.concat(chunks).toString('utf8'),
-          }),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
-}
+/** One request to the studio with exactly these headers (Host included). */
+const send = (path: string, options: RawRequest = {}) => rawRequest(port, path, options);
 
 /** What the page sends for a write: its cookie, its Origin and the studio header. */
 const pageWrite = () => ({ cookie, origin: `http://127.0.0.1:${port}`, 'x-mime-studio': '1' });
