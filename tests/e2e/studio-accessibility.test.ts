@@ -98,6 +98,8 @@ describe('mime studio accessibility', () => {
       await page.getByRole('heading', { level: 1, name: 'play song' }).waitFor();
       const focused = () =>
         page.evaluate(() => document.activeElement?.id || document.activeElement?.tagName);
+      // The page is shown once its route focused its content (its heading comes before the rest loads).
+      await expect.poll(focused).toBe('main');
       // The skip link comes first, before the header's link.
       await page.getByRole('link', { name: 'mime studio' }).focus();
       await page.keyboard.press('Shift+Tab');
