@@ -9,12 +9,15 @@ import {
   ManifestEvent,
   RUN_FILES,
   RUNS_FOLDER,
+  type SourceWindow,
   serializeWorkflow,
+  typedRunEvent,
   Workflow,
 } from '@mime-desktop/schema';
 import { aiMimeValidationError } from '@mime-desktop/test-support/ai-mime-validator';
 import { copyWorkflow } from '@mime-desktop/test-support/e2e-rig';
 import { describe, expect, it } from 'vitest';
+import { collectHeal } from '../src/heal/collect-heal.ts';
 import { planHeal } from '../src/heal/heal.ts';
 import { sha256 } from '../src/kernel/fingerprint.ts';
 
@@ -23,7 +26,7 @@ const FIXTURE = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'workflo
 /** The play-song workflow with a run whose heal.json holds `actions` (subtask 0 traced as recorded). */
 async function runWith(
   agent: Array<Pick<HealAction, 'action'>>,
-  options: { moved?: number; aiMime?: boolean } = {},
+  options: { moved?: number; aiMime?: boolean; window?: SourceWindow } = {},
 ): Promise<string> {
   const workflow = await copyWorkflow('play-song-recorded', undefined, { as: 'play-song' });
   if (options.aiMime) {
@@ -66,6 +69,7 @@ async function runWith(
   if (moved?.action && 'point' in moved.action && moved.action.point) {
     moved.by = 'regrounded';
     moved.action = { ...moved.action, point: { x: moved.action.point.x + 40, y: moved.action.point.y + 24 } };
+    if (options.window) moved.window = options.window;
   }
   const heal: HealFile = {
     version: HEAL_VERSION,
@@ -152,6 +156,50 @@ describe('planHeal', () => {
       'middle_click',
       'double_click',
     ]);
+  });
+
+  it("keeps the window a re-found step's target was in, at its place on the run's screen", async () => {
+    const window: SourceWindow = {
+      title: 'Player',
+      classes: ['player', 'Player'],
+      box: { x: 150, y: 90, width: 800, height: 600 },
+    };
+    // What the run's step event says reaches the heal file...
+    const step = typedRunEvent({
+      time: new Date().toISOString(),
+      type: 'step',
+      subtask_i: 0,
+      iteration: 1,
+      data: {
+        step_i: 0,
+        executed_by: 'regrounded',
+        reason: 'found in its window',
+        action: { action: 'left_click', point: { x: 190, y: 114 } },
+        description: 'click',
+        screenshot: 'frame.png',
+        score: 0.97,
+        window,
+      },
+    });
+    if (!step) throw new Error('the step event does not fit its schema');
+    const context = { runId: 'run-1', workflowSha256: '', manifestSha256: '', params: {} };
+    expect(collectHeal([step], context)?.actions[0]?.window).toEqual(window);
+    // ...and from it, the healed step and its event: the recorded window's frame no longer frames the new place.
+    const click = [{ action: { action: 'left_click' as const, point: { x: 300, y: 200 } } }];
+    const run = await runWith(click, { moved: 0, window });
+    const plan = await planHeal(run);
+    const healed = Workflow.parse(JSON.parse(plan.after)).plan.subtasks[0]?.steps[0];
+    expect(healed?.source?.window).toEqual(window);
+    const events = plan.manifest
+      .trim()
+      .split('\n')
+      .map((line) => ManifestEvent.parse(JSON.parse(line)));
+    expect(events[healed?.source?.event_index ?? -1]?.window).toEqual(window);
+    // A heal that does not know the live window drops the recorded one rather than keep a stale frame.
+    const unknown = await planHeal(await runWith(click, { moved: 0 }));
+    expect(
+      Workflow.parse(JSON.parse(unknown.after)).plan.subtasks[0]?.steps[0]?.source?.window,
+    ).toBeUndefined();
   });
 
   it('refuses a heal holding an action no recording can hold, instead of writing it as a click', async () => {

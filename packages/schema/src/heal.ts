@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { ElementIdentity } from './element.ts';
 import { RelativePath } from './paths.ts';
 import { RunAction, StepExecution } from './run.ts';
+import { SourceWindow } from './workflow.ts';
 
 export const HEAL_VERSION = 1;
 
@@ -26,6 +27,8 @@ export const HealAction = z.object({
   note: z.string().default(''),
   /** The element acted on, as the accessibility tree named it on the live screen. */
   element: ElementIdentity.optional(),
+  /** The window the action's target was in, with its frame on the run's screen. */
+  window: SourceWindow.optional(),
 });
 export type HealAction = z.infer<typeof HealAction>;
 

@@ -6,6 +6,7 @@
 import { z } from 'zod';
 import { ElementIdentity } from './element.ts';
 import type { Problem } from './errors.ts';
+import { SourceWindow } from './workflow.ts';
 import { zodProblems } from './zod-problems.ts';
 
 /** Replay modes (DESIGN.md). */
@@ -322,6 +323,8 @@ export const RUN_EVENT_DATA = {
     rung: LocatorRung.optional(),
     /** The target's element on the live screen, when the accessibility tree names it (a heal keeps it). */
     element: ElementIdentity.optional(),
+    /** The window the step's target was recorded in, where it stands on this run's screen (a heal keeps it). */
+    window: SourceWindow.optional(),
   }),
   /** A passed check of the screen against the recording (a failed one is a `divergence`). */
   verify: z.object({

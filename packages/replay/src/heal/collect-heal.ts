@@ -69,7 +69,7 @@ class HealCollector {
       this.#extractStep = { subtask_i, step_i: data.step_i, frame: data.screenshot };
       return;
     }
-    const { step_i, executed_by: by, action, screenshot: frame, description: note, element } = data;
+    const { step_i, executed_by: by, action, screenshot: frame, description: note, element, window } = data;
     this.actions.push({
       subtask_i,
       step_i,
@@ -79,6 +79,7 @@ class HealCollector {
       frame,
       note,
       ...(element ? { element } : {}),
+      ...(window ? { window } : {}),
     });
   }
 

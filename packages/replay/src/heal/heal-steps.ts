@@ -43,6 +43,8 @@ export function movedStep(
       point: point ?? source?.point ?? null,
       end_point: end ?? source?.end_point ?? null,
       box,
+      // The window's frame on this run's screen: the recorded one no longer frames the run's place.
+      ...(action.window ? { window: action.window } : {}),
     },
   };
 }
@@ -125,6 +127,7 @@ export function manifestEvent(action: HealAction, screenshot: string, timestamp:
     timestamp,
     details: null,
     ...(action.element ? { element: action.element } : {}),
+    ...(action.window ? { window: action.window } : {}),
   };
   if (action.extract) {
     return {

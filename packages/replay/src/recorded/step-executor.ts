@@ -16,11 +16,12 @@ import {
   isContainer,
   isWholeWindow,
   type RunAction,
+  type SourceWindow,
   type StepExecution,
   stepFrameName,
   type WorkflowStep,
 } from '@mime-desktop/schema';
-import { type Box, changedRegion, type RgbaImage } from '@mime-desktop/vision';
+import { changedRegion, type RgbaImage } from '@mime-desktop/vision';
 import { describeAction } from '../actions/computer-action.ts';
 import { executeAction, toExecuted } from '../actions/execute-action.ts';
 import { liveImage } from '../actions/screen-text.ts';
@@ -174,6 +175,7 @@ class RecordedRun {
       waited_ms: Math.round(before.waitedMs),
       ...(before.ok && before.value.rung ? { rung: before.value.rung } : {}),
       ...(element ? { element } : {}),
+      ...(before.ok && before.window ? { window: before.window } : {}),
     });
     if (!before.ok) return verifier.fail({ ...before.failure, description }, turn, before.live);
     if (field?.failure) return field.failure;
@@ -202,7 +204,9 @@ class RecordedRun {
     recorded: RecordedStep,
     turn: At,
     state: SubtaskState,
-  ): Promise<Look<Located> & { screenshot: string; waitedMs: number; live: RgbaImage }> {
+  ): Promise<
+    Look<Located> & { screenshot: string; waitedMs: number; live: RgbaImage; window: SourceWindow | null }
+  > {
     const { step } = recorded;
     const { screen } = this.#parts;
     const pre = await recorded.pre();
@@ -211,18 +215,18 @@ class RecordedRun {
     const recordedWindow = step.source?.window?.box;
     // Where the layout or (a subtask's first target) the target's window puts it, as the ladder looks first.
     const [inWindow] =
-      point && recordedWindow && window && !state.layout ? windowLayouts(recordedWindow, window, point) : [];
+      point && recordedWindow && window && !state.layout ? windowLayouts(recordedWindow, window.box, point) : [];
     if (point && step.source?.box) await screen.hover(mapPoint(state.layout ?? inWindow ?? RECORDED, point));
     const locators = await this.#locators;
     const watched = await screen.watch((live) =>
-      locate(locators, { step, pre, live, layout: state.layout, window }),
+      locate(locators, { step, pre, live, layout: state.layout, window: window?.box ?? null }),
     );
     const screenshot = this.#ctx.journal.log.saveFrame(stepFrameName(turn.subtask_i, step.i), watched.frame);
-    return { ...watched.look, screenshot, waitedMs: watched.waitedMs, live: watched.live };
+    return { ...watched.look, screenshot, waitedMs: watched.waitedMs, live: watched.live, window };
   }
 
   /** Where the window the step's target was recorded in stands now; null where unknown (or not told). */
-  async #liveWindow(step: WorkflowStep): Promise<Box | null> {
+  async #liveWindow(step: WorkflowStep): Promise<SourceWindow | null> {
     const recorded = step.source?.window;
     if (!recorded) return null;
     const windows = await this.#ctx.devices.desktop.windows().catch(() => null);

@@ -38,12 +38,12 @@ const sameClasses = (a: readonly string[], b: readonly string[]) =>
  * listed top first), else the only window of its classes (a title that shows the app's state); null
  * when none or several could be it, or the window system does not say where it is.
  */
-export function liveWindowOf(recorded: SourceWindow, windows: readonly ListedWindow[]): Box | null {
+export function liveWindowOf(recorded: SourceWindow, windows: readonly ListedWindow[]): SourceWindow | null {
   if (recorded.classes.length === 0) return null;
   const ofClass = windows.filter((w) => w.box && sameClasses(w.classes, recorded.classes));
   const titled = ofClass.find((w) => w.title === recorded.title);
   const window = titled ?? (ofClass.length === 1 ? ofClass[0] : undefined);
-  return window?.box ?? null;
+  return window?.box ? { title: window.title, classes: [...window.classes], box: window.box } : null;
 }
 
 /** Whether two boxes are the same. */
