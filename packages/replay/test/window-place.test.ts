@@ -62,11 +62,13 @@ describe('liveWindowOf', () => {
       { title: 'tk-form', classes: ['xterm', 'XTerm'], box: at(3) },
     ];
     expect(liveWindowOf(recorded, windows)?.box).toEqual(at(2));
-    expect(liveWindowOf(recorded, [{ title: 'tk-form: sent', classes: ['form', 'Tk'], box: at(4) }])).toEqual({
-      title: 'tk-form: sent',
-      classes: ['form', 'Tk'],
-      box: at(4),
-    });
+    expect(liveWindowOf(recorded, [{ title: 'tk-form: sent', classes: ['form', 'Tk'], box: at(4) }])).toEqual(
+      {
+        title: 'tk-form: sent',
+        classes: ['form', 'Tk'],
+        box: at(4),
+      },
+    );
   });
 
   it('is none where two windows of its classes could be it, or none tells its place', () => {

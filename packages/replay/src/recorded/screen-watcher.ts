@@ -4,7 +4,7 @@
  * action ran since the last look.
  */
 import type { Desktop, RawFrame } from '@mime-desktop/os-io';
-import type { RgbaImage } from '@mime-desktop/vision';
+import { changedRegion, type RgbaImage } from '@mime-desktop/vision';
 import { sleep, waitForSettle } from '../actions/screen-settle.ts';
 import { liveImage } from '../actions/screen-text.ts';
 import type { SettleOptions } from '../kernel/settings.ts';
@@ -99,6 +99,21 @@ export class ScreenWatcher {
       frame = await capture();
       live = await liveImage(frame);
     }
+  }
+
+  /**
+   * Whether the screen now differs from a recorded frame (more than a caret or a focus line): before
+   * the run's first action, the app was not reset, a value left by an earlier run shows. Another
+   * screen size tells nothing about the app's state.
+   */
+  async differsFrom(recorded: Promise<RgbaImage> | null): Promise<boolean> {
+    if (!recorded || this.#dryRun) return false;
+    const [image, live] = await Promise.all([
+      recorded.catch(() => null),
+      this.#desktop.captureFrame().then(liveImage),
+    ]);
+    if (!image || image.width !== live.width || image.height !== live.height) return false;
+    return changedRegion(image, live) !== null;
   }
 
   /**

@@ -8,23 +8,17 @@
  * alone cannot carry: trace stops there (seed 002), auto hands the subtask to the agent, then resumes
  * with the next subtask. No step is reported done unverified.
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import {
-  type ElementIdentity,
   formatSubtask,
-  identityOf,
-  isContainer,
-  isWholeWindow,
   type RunAction,
   type SourceWindow,
   type StepExecution,
   stepFrameName,
   type WorkflowStep,
 } from '@mime-desktop/schema';
-import { changedRegion, type RgbaImage } from '@mime-desktop/vision';
+import type { RgbaImage } from '@mime-desktop/vision';
 import { describeAction } from '../actions/computer-action.ts';
 import { executeAction, toExecuted } from '../actions/execute-action.ts';
-import { liveImage } from '../actions/screen-text.ts';
 import { TraceUnavailableError } from '../errors.ts';
 import type { SubtaskEntry } from '../kernel/plan-cursor.ts';
 import type { RunContext } from '../kernel/run-context.ts';
@@ -39,6 +33,7 @@ import { RecordedFrames } from './recorded-frames.ts';
 import { autoMode, type RecordedMode, TRACE } from './recorded-mode.ts';
 import { RecordedOcr } from './recorded-ocr.ts';
 import { type RecordedStep, recordedAction } from './recorded-step.ts';
+import { regroundedElement } from './regrounded-element.ts';
 import { ScreenWatcher } from './screen-watcher.ts';
 import { SubtaskOutcome } from './subtask-outcome.ts';
 import { checkAfter, prepareField } from './typing-check.ts';
@@ -46,10 +41,6 @@ import { unsetValueOf, unsetWithoutRecording } from './unset-value.ts';
 import { Verifier } from './verifier.ts';
 import { liveWindowOf, windowLayouts } from './window-place.ts';
 import { WindowPlacer } from './window-placer.ts';
-
-/** Lookups of a re-found target's element that may name a container before it names the target. */
-const ELEMENT_ASKS = 3;
-const ELEMENT_ASK_PAUSE_MS = 250;
 
 class RecordedRun {
   readonly #ctx: RunContext;
@@ -95,7 +86,7 @@ class RecordedRun {
     const { plan } = this.#ctx.journal;
     const firstSubtask = plan.pending[0]?.subtask_i ?? null;
     // In the first subtask, a screen that did not start as recorded is the likely cause of a failure.
-    const notAtStart = await this.#startDiffers();
+    const notAtStart = await this.#parts.screen.differsFrom(frames.first());
     verifier.notAtStart = (subtask_i) => notAtStart && subtask_i === firstSubtask;
     for (let entry = plan.next(); entry !== null; entry = plan.next()) await this.#runSubtask(entry);
   }
@@ -161,7 +152,9 @@ class RecordedRun {
       acts && action.action === 'type' ? await prepareField(this.#parts, recorded, turn, action.text) : null;
     const notes = [verdict.reason, unset?.note, field?.note].filter((n): n is string => Boolean(n));
     const reason = notes.join('; ');
-    const element = before.ok ? await this.#elementOf(before.value, executed_by, action) : undefined;
+    const element = before.ok
+      ? await regroundedElement(before.value, executed_by, action, () => this.#a11y(), this.#ctx.signal)
+      : undefined;
     log.emit({
       type: 'step',
       ...turn,
@@ -175,7 +168,7 @@ class RecordedRun {
       waited_ms: Math.round(before.waitedMs),
       ...(before.ok && before.value.rung ? { rung: before.value.rung } : {}),
       ...(element ? { element } : {}),
-      ...(before.ok && before.window ? { window: before.window } : {}),
+      window: before.window,
     });
     if (!before.ok) return verifier.fail({ ...before.failure, description }, turn, before.live);
     if (field?.failure) return field.failure;
@@ -205,7 +198,12 @@ class RecordedRun {
     turn: At,
     state: SubtaskState,
   ): Promise<
-    Look<Located> & { screenshot: string; waitedMs: number; live: RgbaImage; window: SourceWindow | null }
+    Look<Located> & {
+      screenshot: string;
+      waitedMs: number;
+      live: RgbaImage;
+      window: SourceWindow | undefined;
+    }
   > {
     const { step } = recorded;
     const { screen } = this.#parts;
@@ -215,14 +213,22 @@ class RecordedRun {
     const recordedWindow = step.source?.window?.box;
     // Where the layout or (a subtask's first target) the target's window puts it, as the ladder looks first.
     const [inWindow] =
-      point && recordedWindow && window && !state.layout ? windowLayouts(recordedWindow, window.box, point) : [];
+      point && recordedWindow && window && !state.layout
+        ? windowLayouts(recordedWindow, window.box, point)
+        : [];
     if (point && step.source?.box) await screen.hover(mapPoint(state.layout ?? inWindow ?? RECORDED, point));
     const locators = await this.#locators;
     const watched = await screen.watch((live) =>
       locate(locators, { step, pre, live, layout: state.layout, window: window?.box ?? null }),
     );
     const screenshot = this.#ctx.journal.log.saveFrame(stepFrameName(turn.subtask_i, step.i), watched.frame);
-    return { ...watched.look, screenshot, waitedMs: watched.waitedMs, live: watched.live, window };
+    return {
+      ...watched.look,
+      screenshot,
+      waitedMs: watched.waitedMs,
+      live: watched.live,
+      window: window ?? undefined,
+    };
   }
 
   /** Where the window the step's target was recorded in stands now; null where unknown (or not told). */
@@ -261,45 +267,8 @@ class RecordedRun {
     return { executed_by: moved ? 'regrounded' : 'trace', reason };
   }
 
-  /**
-   * The target's element on the live screen: as the ladder found it, or (a target re-found by its
-   * pixels) the element the tree names at its point, so a heal keeps it.
-   */
-  async #elementOf(
-    found: Located,
-    executed_by: StepExecution,
-    action: RunAction | null,
-  ): Promise<ElementIdentity | undefined> {
-    if (found.element || executed_by !== 'regrounded' || !action || !('point' in action) || !action.point) {
-      return found.element;
-    }
-    const a11y = await this.#ctx.devices.desktop.accessibility();
-    const point = action.point;
-    // A container (a page's landmark) is what a browser names while it still builds the tree there:
-    // asked again a moment later, and kept only once it names a target (no element beats a wrong one).
-    for (let asked = 0; a11y && asked < ELEMENT_ASKS; asked += 1) {
-      if (asked > 0) await delay(ELEMENT_ASK_PAUSE_MS, undefined, { signal: this.#ctx.signal });
-      const element = await a11y.elementAt(point).catch(() => null);
-      if (!element) return undefined;
-      if (!isWholeWindow(element) && !isContainer(element)) return identityOf(element);
-    }
-    return undefined;
-  }
-
-  /**
-   * Whether the screen, before the run's first action, differs from the recording's first frame (more
-   * than a caret or a focus line): the app was not reset, a value left by an earlier run shows.
-   */
-  async #startDiffers(): Promise<boolean> {
-    const first = this.#parts.frames.first();
-    if (!first || this.#ctx.settings.dryRun) return false;
-    const [recorded, live] = await Promise.all([
-      first.catch(() => null),
-      this.#ctx.devices.desktop.captureFrame().then(liveImage),
-    ]);
-    // Another screen size tells nothing about the app's state.
-    if (!recorded || recorded.width !== live.width || recorded.height !== live.height) return false;
-    return changedRegion(recorded, live) !== null;
+  #a11y() {
+    return this.#ctx.devices.desktop.accessibility().catch(() => null);
   }
 
   /** Auto: the rest of the subtask goes to the agent, which finishes it (or replans it) from the live screen. */
