@@ -89,6 +89,14 @@ describe('the recorded frames’ OCR kept in the workflow folder', { timeout: 60
       );
       expect(other.map((w) => w.text).join(' ')).toContain('Bob Jones');
       expect(await readdir(cacheDir(workflow))).toHaveLength(2);
+      // The same crop read down to a lower confidence (a caret painted over) is an entry of its own:
+      // words dropped at the default may be kept there.
+      const reads = ocrReads.reads();
+      await new RecordedOcr(workflow, ocr).readCrop(image, line, 25);
+      expect(ocrReads.reads()).toBe(reads + 1);
+      expect(await readdir(cacheDir(workflow))).toHaveLength(3);
+      await new RecordedOcr(workflow, ocr).readCrop(image, line, 25);
+      expect(ocrReads.reads()).toBe(reads + 1);
     } finally {
       ocrReads.restore();
     }

@@ -13,7 +13,8 @@ const frame = async (name: string) =>
   decodeImage(await readFile(new URL(`../../../fixtures/frames/tk-form-scaled/${name}`, import.meta.url)));
 
 /** Reads recorded frames as replay does, without its cache. */
-const reader = (ocr: OcrEngine) => (image: RgbaImage, box: Box) => readCrop(ocr, image, box);
+const reader = (ocr: OcrEngine) => (image: RgbaImage, box: Box, minConfidence?: number) =>
+  readCrop(ocr, image, box, minConfidence);
 
 /** A white screen: OCR reads nothing on it, so only the app's answer can tell. */
 const white: RgbaImage = { width: 640, height: 400, data: new Uint8Array(640 * 400 * 4).fill(255) };
@@ -226,5 +227,60 @@ describe('a focused field’s value next to its caret (the GTK 4 form’s City f
         by: 'ocr',
       });
     }
+  });
+});
+
+describe('an example glued to its caret in the recording (Mousepad’s "First line|", replayed at 1.25x)', {
+  timeout: 60_000,
+}, async () => {
+  const ocr = new OcrEngine();
+  afterAll(() => ocr.close());
+  const mousepad = async (name: string) =>
+    decodeImage(await readFile(new URL(`../../../fixtures/frames/mousepad-caret/${name}`, import.meta.url)));
+  // Recorded: the editor empty, then "First line" saved with its caret a pixel after the "e" (OCR
+  // reads "First" alone); live under GDK_DPI_SCALE=1.25: "Second line from replay", its text 1.25x
+  // as big, the text area 6 px lower, the window (and the text area's width) as recorded.
+  const before = await mousepad('recorded-before.png');
+  const after = await mousepad('recorded-after.png');
+  const live = await mousepad('live-1.25x.png');
+  const region = changedRegion(before, after);
+  const example = (value: string) => [{ name: 'text_1', example: 'First line', value }];
+  // Where the text area's element puts the layout: moved down 6 px, its size telling no scale.
+  const layout = { scale: 1, dx: 0, dy: 6 };
+
+  it('is found in the recording without the caret, so content decides the outcome', async () => {
+    if (!region) throw new Error('the recording shows no change');
+    // Layout alone cannot tell at 1.25x: the bigger text changes other places than recorded.
+    expect(checkChange(live, before, after, region, layout).ok).toBe(false);
+    const spots = await findExamples(reader(ocr), before, after, region, example('Second line from replay'));
+    expect(spots).toHaveLength(1);
+    expect(spots[0]?.box.x).toBeLessThan(330);
+    expect(await checkShownValues(ocr, null, live, region, layout, spots)).toMatchObject({
+      kind: 'shown',
+      read: 'ocr',
+    });
+    // The editor as the app reads it at that line (GTK's lineAt): read from the app.
+    const editor = {
+      ...textArea('Second line from replay'),
+      app: 'mousepad',
+      extents: { x: 321, y: 225, width: 638, height: 419 },
+    };
+    const lineAt = async () => 'Second line from replay';
+    expect(
+      await checkShownValues(ocr, { ...app(editor, []), lineAt }, live, region, layout, spots),
+    ).toMatchObject({ kind: 'shown', read: 'app' });
+  });
+
+  it('fails a wrong outcome: another line saved, or nothing typed', async () => {
+    if (!region) throw new Error('the recording shows no change');
+    const spots = await findExamples(reader(ocr), before, after, region, example('Third line from replay'));
+    expect(spots).toHaveLength(1);
+    expect(await checkShownValues(ocr, null, live, region, layout, spots)).toMatchObject({
+      kind: 'missing',
+      by: 'ocr',
+    });
+    expect(await checkShownValues(ocr, null, before, region, layout, spots)).toMatchObject({
+      kind: 'missing',
+    });
   });
 });

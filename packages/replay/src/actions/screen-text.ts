@@ -32,8 +32,11 @@ const OCR_MARGIN = 8;
 /** Words OCR is less sure of than this (0-100) are not read. */
 export const OCR_MIN_CONFIDENCE = 50;
 
-/** Reads the words of a crop of an image, in the image's pixels. */
-export type CropReader = (image: RgbaImage, box: Box) => Promise<OcrWord[]>;
+/**
+ * Reads the words of a crop of an image, in the image's pixels; those OCR is less sure of than
+ * `minConfidence` (default OCR_MIN_CONFIDENCE) dropped.
+ */
+export type CropReader = (image: RgbaImage, box: Box, minConfidence?: number) => Promise<OcrWord[]>;
 
 /** The area of `image` OCR reads for a crop at `box`: with a margin, on the image; null when too small to read. */
 export function ocrArea(image: RgbaImage, box: Box): Box | null {

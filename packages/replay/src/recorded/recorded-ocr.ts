@@ -38,18 +38,20 @@ export class RecordedOcr {
   }
 
   /** The words of a crop of a recorded frame (as `readCrop` reads them), from the cache when it holds them. */
-  readonly readCrop = async (image: RgbaImage, box: Box): Promise<OcrWord[]> => {
+  readonly readCrop = async (
+    image: RgbaImage,
+    box: Box,
+    minConfidence = OCR_MIN_CONFIDENCE,
+  ): Promise<OcrWord[]> => {
     const area = ocrArea(image, box);
     if (!area) return [];
     const pixels = crop(image, area);
     const engine = ocrEngineVersion();
-    const key = keyOf(pixels, engine);
+    const key = keyOf(pixels, engine, minConfidence);
     const file = join(this.#workflowDir, CHECKS_CACHE_FOLDER, OCR_FOLDER, `${key}.json`);
     const cached = await this.#read(file, key, engine);
     if (cached) return placeWords(cached, area);
-    const words = await this.#ocr.readWords(await encodeForOcr(pixels), {
-      minConfidence: OCR_MIN_CONFIDENCE,
-    });
+    const words = await this.#ocr.readWords(await encodeForOcr(pixels), { minConfidence });
     await this.#write(file, { key, engine, words });
     return placeWords(words, area);
   };
@@ -72,10 +74,10 @@ export class RecordedOcr {
   }
 }
 
-/** The entry's name: the SHA-256 of the engine's version, the crop's size and its pixels. */
-function keyOf(pixels: RgbaImage, engine: string): string {
+/** The entry's name: the SHA-256 of the engine's version, the least confidence read, the crop's size and its pixels. */
+function keyOf(pixels: RgbaImage, engine: string, minConfidence: number): string {
   return createHash('sha256')
-    .update(`${engine}\n${OCR_MIN_CONFIDENCE}\n${pixels.width}x${pixels.height}\n`)
+    .update(`${engine}\n${minConfidence}\n${pixels.width}x${pixels.height}\n`)
     .update(pixels.data)
     .digest('hex');
 }

@@ -16,6 +16,7 @@ import {
   lineShows,
   normalizeText,
   type OcrEngine,
+  type OcrWord,
   ocrLines,
   type RgbaImage,
   withoutCarets,
@@ -62,8 +63,9 @@ export type ExampleSpots = ReadonlyArray<{ value: ShownValue; box: Box }>;
 
 /**
  * The places in `region` of the recorded frame `after` where an example value is shown and was not
- * before (`before`: a value already on the screen before the action is not its outcome). `read`
- * reads the recorded frames' words (replay's reads are cached: recorded-ocr.ts).
+ * before (`before`: a value already on the screen before the action is not its outcome), its
+ * caret's stroke painted over where OCR did not read it otherwise. `read` reads the recorded
+ * frames' words (replay's reads are cached: recorded-ocr.ts).
  */
 export async function findExamples(
   read: CropReader,
@@ -78,6 +80,17 @@ export async function findExamples(
   const found = candidates.flatMap((value) =>
     findPhrase(afterWords, value.example).map((box) => ({ value, box })),
   );
+  // An example glued to the caret of the field that holds it ("First line|": OCR reads "First"
+  // alone) is looked for again in the region without caret-like strokes.
+  const unseen = candidates.filter((v) => !found.some((f) => f.value === v));
+  const height = wordHeight(afterWords);
+  const uncareted =
+    unseen.length > 0 && height !== null ? withoutCarets(after, region, CARET_HEIGHT * height) : null;
+  if (uncareted) {
+    const words = await read(uncareted, region, CARET_READ);
+    for (const value of unseen)
+      for (const box of findPhrase(words, value.example)) found.push({ value, box });
+  }
   if (found.length === 0) return [];
   // The frame before is read only across the lines where an example was found (a run's first outcome
   // waits on these reads): a value that stood there already is no outcome of the subtask.
@@ -92,6 +105,18 @@ export async function findExamples(
     const near = (b: Box) => Math.abs(b.y - box.y) < box.height && Math.abs(b.x - box.x) < box.height;
     return !findPhrase(beforeWords, value.example).some(near);
   });
+}
+
+/**
+ * How tall the words of `words` with three letters or more are (their median), px; null where there
+ * is none (no caret can be told from a glyph then).
+ */
+function wordHeight(words: readonly OcrWord[]): number | null {
+  const heights = words
+    .filter((w) => /\p{L}{3}/u.test(w.text))
+    .map((w) => w.box.height)
+    .sort((a, b) => a - b);
+  return heights[Math.floor(heights.length / 2)] ?? null;
 }
 
 /** The band of `region` across `boxes`, a line above and below them. */
@@ -234,12 +259,9 @@ async function readBand(
   });
   // Last, where a caret stands in the band, the wider band without it (see CARET_READ): a stroke
   // taller than the words read near the line (the recorded example's box may hold its own caret).
-  const heights: number[] = [];
-  const uncareted = () => {
-    const sorted = heights.sort((a, b) => a - b);
-    const words = sorted[Math.floor(sorted.length / 2)] ?? line.height;
-    return withoutCarets(live, bandOf(BIGGER_FONT), CARET_HEIGHT * words);
-  };
+  const nearWords: OcrWord[] = [];
+  const uncareted = () =>
+    withoutCarets(live, bandOf(BIGGER_FONT), CARET_HEIGHT * (wordHeight(nearWords) ?? line.height));
   for (const [widen, image] of [
     [1, live],
     [BIGGER_FONT, live],
@@ -260,7 +282,7 @@ async function readBand(
       .sort((a, b) => Math.abs(a.box.y - line.y) - Math.abs(b.box.y - line.y));
     if (near.some((l) => lineShows(l.text, value))) return true;
     nearest ??= near[0]?.text ?? null;
-    for (const l of near) for (const w of l.words) if (/\p{L}{3}/u.test(w.text)) heights.push(w.box.height);
+    for (const l of near) nearWords.push(...l.words);
   }
   return nearest;
 }
