@@ -50,10 +50,14 @@ export function runParamsFromData(workflow: Workflow, data: RunParamsData): RunP
     else unlike.push(param.name);
   }
   const named = new Set(workflow.task_params.map((p) => p.name));
-  unlike.push(...pendingNames, ...Object.keys(data.resolved).filter((name) => !named.has(name)));
-  if (unlike.length > 0) {
+  const differ = new Set([
+    ...unlike,
+    ...pendingNames,
+    ...Object.keys(data.resolved).filter((name) => !named.has(name)),
+  ]);
+  if (differ.size > 0) {
     throw new ReplayOptionError(
-      `the params were checked against another version of the workflow (${unlike.join(', ')} differ): check them again against the workflow as it is now`,
+      `the params were checked against another version of the workflow (${[...differ].join(', ')} differ): check them again against the workflow as it is now`,
     );
   }
   return { workflow, resolved, pending };
