@@ -1,8 +1,19 @@
-/** What a batch worker process is given and answers (see row-worker.ts), and how it is started. */
+/**
+ * What a batch worker process is given and answers (see row-worker.ts), how it is started, and what
+ * it does with its job: replay the row with the params the batch checked (none resolved again).
+ */
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { ReplayOptions } from '@mime-desktop/replay';
-import type { RunSummary } from '@mime-desktop/schema';
+import {
+  type ReplayOptions,
+  type RunParams,
+  type RunParamsData,
+  replay,
+  runParamsData,
+  runParamsFromData,
+  secretEnvName,
+} from '@mime-desktop/replay';
+import { loadWorkflow, type RunSummary } from '@mime-desktop/schema';
 
 /** The replay options a worker passes on (plain data: they cross a process boundary). */
 export type WorkerReplayOptions = Pick<
@@ -20,14 +31,60 @@ export type WorkerReplayOptions = Pick<
 
 export interface RowJob {
   workflow: string;
-  params: Record<string, string>;
+  /** The row's params as the batch checked them; sensitive ones by name only (their values: {@link rowSecrets}). */
+  params: RunParamsData;
   runsDir: string;
-  options: WorkerReplayOptions;
+  /** The examples were used (or not) when the params were checked: nothing is resolved again. */
+  options: Omit<WorkerReplayOptions, 'useExamples'>;
 }
 
 export type RowJobResult =
   | { ok: true; dir: string; summary: RunSummary }
   | { ok: false; code: string; message: string };
+
+/** The job of a row whose params are `checked`, for workflow folder `workflow`. */
+export function rowJob(
+  workflow: string,
+  checked: RunParams,
+  runsDir: string,
+  options: Omit<WorkerReplayOptions, 'useExamples'>,
+): RowJob {
+  return { workflow, params: runParamsData(checked), runsDir, options };
+}
+
+/** The sensitive values of a row, as the worker's environment holds them (`MIME_PARAM_<NAME>`), never in its job. */
+export function rowSecrets(checked: RunParams): Record<string, string> {
+  const sensitive = new Set(checked.workflow.task_params.filter((p) => p.sensitive).map((p) => p.name));
+  return Object.fromEntries(
+    [...checked.resolved].flatMap(([name, value]) =>
+      sensitive.has(name) && value.kind === 'value' ? [[secretEnvName(name), value.value]] : [],
+    ),
+  );
+}
+
+/**
+ * A worker's replay of its row, with the workflow's setup run (the display is its own): the workflow
+ * read once, its params as the job gives them, its sensitive ones from this process's environment.
+ */
+export async function replayRowJob(job: RowJob): Promise<RowJobResult> {
+  try {
+    const loaded = await loadWorkflow(job.workflow);
+    const run = await replay(loaded, {
+      ...job.options,
+      checkedParams: runParamsFromData(loaded.workflow, job.params),
+      runsDir: job.runsDir,
+      runSetup: true,
+    });
+    return { ok: true, dir: run.dir, summary: run.summary };
+  } catch (error) {
+    const code = (error as { code?: unknown }).code;
+    return {
+      ok: false,
+      code: typeof code === 'string' && code.startsWith('MIME_') ? code : 'MIME_INTERNAL',
+      message: error instanceof Error ? error.message : String(error),
+    };
+  }
+}
 
 /** The worker's entry: the built `.js` when installed, the `.ts` source (through tsx) in a checkout. */
 function workerCommand(): string[] {

@@ -8,7 +8,7 @@
 import { availableParallelism } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { acquireDisplayLock, type HeldDisplayLock, startPrivateDisplay } from '@mime-desktop/os-io';
-import { type ReplayOptions, type RunParams, replay, secretEnvName } from '@mime-desktop/replay';
+import { type ReplayOptions, type RunParams, replay } from '@mime-desktop/replay';
 import { writeBatchFiles } from '@mime-desktop/report';
 import {
   BATCH_FILES,
@@ -25,7 +25,7 @@ import {
 } from '@mime-desktop/schema';
 import { collectBatch, readRowRecords } from './collect.ts';
 import { BatchOptionError } from './errors.ts';
-import { runRowJob, type WorkerReplayOptions } from './row-job.ts';
+import { rowJob, rowSecrets, runRowJob, type WorkerReplayOptions } from './row-job.ts';
 import { checkRows, readRows } from './rows.ts';
 
 export interface BatchOptions {
@@ -171,7 +171,6 @@ export async function runBatch(workflowDir: string, options: BatchOptions): Prom
     workers === 0 ? 1 : Math.min(workers, availableParallelism(), Math.max(1, selected.length));
   options.onEvent?.({ type: 'start', dir, rows: selected, workers: workers === 0 ? 0 : parallel });
 
-  const sensitive = new Set(loaded.workflow.task_params.filter((p) => p.sensitive).map((p) => p.name));
   // Rows on this display hold it from the first to the last: no other replay slips in between two.
   const displayLock =
     workers === 0 && selected.length > 0
@@ -189,18 +188,11 @@ export async function runBatch(workflowDir: string, options: BatchOptions): Prom
     await makeFolder(rowDir, { inside: dir });
     const runs = [...(previous.get(row)?.runs ?? [])];
     options.onEvent?.({ type: 'row_start', row });
+    const rowParams = checked[row - 1] as RunParams;
     const record =
       workers === 0
-        ? await runHere(
-            loaded,
-            checked[row - 1] as RunParams,
-            rowDir,
-            { ...options, displayLock },
-            params,
-            runs,
-            row,
-          )
-        : await runInWorker(folder, values, rowDir, options, params, runs, row, sensitive);
+        ? await runHere(loaded, rowParams, rowDir, { ...options, displayLock }, params, runs, row)
+        : await runInWorker(folder, rowParams, rowDir, options, params, runs, row);
     await writeJsonAtomic(join(rowDir, BATCH_FILES.row), record, { inside: dir });
     options.onEvent?.({ type: 'row_end', record });
   };
@@ -276,31 +268,37 @@ async function runHere(
   }
 }
 
-/** A row in a worker process on a private display of its own; retried once on a fresh one if the worker dies. */
+/**
+ * A row in a worker process on a private display of its own; retried once on a fresh one if the
+ * worker dies. The worker is given the row's params as checkRows resolved them (it resolves none
+ * again); their sensitive values travel in its environment, never in its job nor as arguments others
+ * can see in `ps`.
+ */
 async function runInWorker(
   folder: string,
-  values: Record<string, string>,
+  checked: RunParams,
   rowDir: string,
   options: BatchOptions,
   params: Record<string, string>,
   runs: string[],
   row: number,
-  sensitive: ReadonlySet<string>,
 ): Promise<RowRecord> {
-  // Sensitive values travel in the environment, never as arguments others can see in `ps`.
-  const secrets = Object.fromEntries(
-    Object.entries(values)
-      .filter(([k]) => sensitive.has(k))
-      .map(([k, v]) => [secretEnvName(k), v]),
-  );
-  const plain = Object.fromEntries(Object.entries(values).filter(([k]) => !sensitive.has(k)));
-  // A worker's display is new, its app started from the setup: runSetup and fresh are its own.
-  const { env: replayEnv, runSetup: _runSetup, fresh: _fresh, ...replayOptions } = options.replay ?? {};
+  // A worker's display is new, its app started from the setup: runSetup and fresh are its own; the
+  // examples were used (or not) when the rows were checked.
+  const {
+    env: replayEnv,
+    runSetup: _runSetup,
+    fresh: _fresh,
+    useExamples: _useExamples,
+    ...replayOptions
+  } = options.replay ?? {};
+  const job = rowJob(folder, checked, rowDir, replayOptions);
+  const secrets = rowSecrets(checked);
   for (let attempt = 1; attempt <= 2; attempt += 1) {
     const display = await startPrivateDisplay();
     try {
       const result = await runRowJob(
-        { workflow: folder, params: plain, runsDir: rowDir, options: replayOptions },
+        job,
         // The worker's display with its own session bus: the app it starts exports its tree there.
         { ...display.env, ...replayEnv, ...secrets, ...displayOwn(display.env) },
         options.signal,

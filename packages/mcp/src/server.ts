@@ -4,7 +4,7 @@
  * each workflow's `schema.json` and each run's summary and report. The tool list follows the disk.
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import {
   describeSafety,
   inert,
@@ -15,10 +15,13 @@ import {
   RUNS_FOLDER,
   readJsonFile,
   readJsonlFile,
+  readRunEntry,
   readTextFile,
   resolveInside,
+  runStatus,
   type TaskParam,
   toolAnnotationsOf,
+  unfinishedStatus,
   validateWorkflowTarget,
   WORKFLOW_FILE,
   type Workflow,
@@ -255,7 +258,8 @@ export class MimeMcpServer {
     this.server.registerTool(
       'list_workflows',
       {
-        description: 'The workflows recorded under the data root: tool name, params, state and last run.',
+        description:
+          'The workflows recorded under the data root: tool name, params, state and last run (its outcome, or running / interrupted while it has none).',
         inputSchema: {},
         annotations: { readOnlyHint: true },
       },
@@ -271,7 +275,8 @@ export class MimeMcpServer {
             problem: w.problem,
             last_run: w.last_run && {
               run_id: w.last_run.run_id,
-              outcome: w.last_run.outcome,
+              outcome: runStatus(w.last_run),
+              state: w.last_run.state,
               started_at: w.last_run.started_at,
             },
           })),
@@ -334,7 +339,7 @@ export class MimeMcpServer {
       'get_run',
       {
         description:
-          'A run by its id (or <workflow>/<run_id>): summary, outcome, extracts, the checks it verified on the screen, and its report.',
+          'A run by its id (or <workflow>/<run_id>): summary, outcome (running or interrupted while it has no summary), extracts, the checks it verified on the screen, and its report.',
         inputSchema: { run: z.string() },
         annotations: { readOnlyHint: true },
       },
@@ -346,6 +351,7 @@ export class MimeMcpServer {
             if (isMissingFileError(error)) return null;
             throw error;
           })) as { outcome?: string; extracts?: unknown } | null;
+          const state = summary ? 'ended' : (await readRunEntry(dir, basename(dir))).state;
           const events = await readJsonlFile(join(dir, RUN_FILES.events));
           const verified = events.flatMap(({ value }) => {
             const e = value as { type?: string; subtask_i?: number; data?: Record<string, unknown> };
@@ -354,7 +360,8 @@ export class MimeMcpServer {
           const report = join(dir, RUN_FILES.report);
           return text({
             run_dir: dir,
-            outcome: summary?.outcome ?? 'unfinished',
+            outcome: summary?.outcome ?? unfinishedStatus(state),
+            state,
             extracts: summary?.extracts ?? {},
             summary,
             verified,

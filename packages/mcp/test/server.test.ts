@@ -5,6 +5,12 @@
  */
 import { join } from 'node:path';
 import { copyWorkflow, useTestDir } from '@mime-desktop/test-support/e2e-rig';
+import {
+  endedProcess,
+  liveProcess,
+  runStartLine,
+  writeUnfinishedRun,
+} from '@mime-desktop/test-support/unfinished-run';
 import { waitUntil } from '@mime-desktop/test-support/wait';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -146,5 +152,32 @@ describe('HTTP sessions', () => {
     } finally {
       await http.close();
     }
+  });
+});
+
+describe('a run without a summary', () => {
+  it('is running while its process lives and interrupted once it is gone, in get_run and list_workflows', async () => {
+    const runs = join(home, 'workflows', 'song', '.replay');
+    await writeUnfinishedRun(join(runs, 'run-live'), [
+      runStartLine(liveProcess(), '2026-11-26T19:00:00.000Z'),
+    ]);
+    await writeUnfinishedRun(join(runs, 'run-killed'), [
+      runStartLine(endedProcess(), '2026-11-26T20:00:00.000Z'),
+    ]);
+    const client = await connected();
+    const run = async (id: string) =>
+      JSON.parse(
+        text((await client.callTool({ name: 'get_run', arguments: { run: id } })) as CallToolResult),
+      );
+    expect(await run('song/run-live')).toMatchObject({ outcome: 'running', state: 'running', summary: null });
+    expect(await run('run-killed')).toMatchObject({ outcome: 'interrupted', state: 'interrupted' });
+    const listed = JSON.parse(
+      text((await client.callTool({ name: 'list_workflows', arguments: {} })) as CallToolResult),
+    );
+    expect(listed.workflows[0].last_run).toMatchObject({
+      run_id: 'run-killed',
+      outcome: 'interrupted',
+      state: 'interrupted',
+    });
   });
 });

@@ -14,8 +14,8 @@ import { type FSWatcher, readFileSync, unlinkSync, watch } from 'node:fs';
 import { link, lstat, mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
+import { processStartIdentity } from '@mime-desktop/schema';
 import { AbortedError, DisplayBusyError, DisplayLockError } from './errors.ts';
-import { processStartIdentity } from './process-identity.ts';
 
 /** Who holds a display, as its lock file records it. */
 export interface DisplayLockHolder {

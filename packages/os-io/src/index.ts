@@ -73,7 +73,6 @@ export {
   startPrivateDisplay,
   startSessionBus,
 } from './private-display.ts';
-export { processIsRunning, processStartIdentity } from './process-identity.ts';
 export { epochNow } from './time.ts';
 export type {
   LogicalPoint,

@@ -9,15 +9,10 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Readable, Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import { processStartIdentity } from '@mime-desktop/schema';
 import { useTestDir } from '@mime-desktop/test-support/e2e-rig';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  acquireDisplayLock,
-  DisplayBusyError,
-  displayKeys,
-  displayLockHolder,
-  processStartIdentity,
-} from '../src/index.ts';
+import { acquireDisplayLock, DisplayBusyError, displayKeys, displayLockHolder } from '../src/index.ts';
 
 const CHILD = fileURLToPath(new URL('./fixtures/display-lock-child.ts', import.meta.url));
 const DISPLAY = ':4242';

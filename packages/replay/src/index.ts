@@ -73,6 +73,7 @@ export {
   secretEnvName,
 } from './kernel/materialize.ts';
 export { DEFAULT_PAUSE_HOTKEY, PauseControl } from './kernel/pause-gate.ts';
+export { type RunParamsData, runParamsData, runParamsFromData } from './kernel/run-params-data.ts';
 export { DEFAULT_SETTLE, DEFAULT_STEP_TIMEOUT_MS, type SettleOptions } from './kernel/settings.ts';
 export { prepareRecordedChecks } from './recorded/prepare-checks.ts';
 export {

@@ -2,7 +2,7 @@
  * Groups a run's events into what the report shows in order: subtasks and their turns (one capture,
  * model call and decision each), the replans between them, and what stopped the run.
  */
-import type { RunEvent, RunSummary } from '@mime-desktop/schema';
+import type { RunEvent, RunSummary, UnfinishedRunStatus } from '@mime-desktop/schema';
 import { type RunEventData, type TypedRunEvent, typedRunEvent } from '@mime-desktop/schema';
 
 /**
@@ -46,7 +46,7 @@ export type Notice = { at: number } & (
   | { kind: 'unreadable'; event: RunEvent }
 );
 
-export type SubtaskOutcome = RunSummary['subtasks'][number]['outcome'] | 'unfinished';
+export type SubtaskOutcome = RunSummary['subtasks'][number]['outcome'] | UnfinishedRunStatus;
 
 /** The check of a subtask's outcome against the recording (trace, auto): passed, or a divergence. */
 export type OutcomeCheck =
@@ -62,7 +62,7 @@ export interface SubtaskTimeline {
   count: number | null;
   /** ms since the run started; null for a subtask that never started. */
   at: number | null;
-  /** `unfinished`: started, but the log ends before its end (the run was killed). */
+  /** Started, but the log ends before its end: the run's own word (`running`, `interrupted`, `unfinished`). */
   outcome: SubtaskOutcome;
   durationMs: number | null;
   turns: Turn[];
@@ -104,9 +104,12 @@ class TimelineBuilder {
   readonly #completed: string[] = [];
   #replan: Replan | null = null;
   #replans = 0;
+  /** What a subtask the log ends inside is: what the run is. */
+  readonly #openOutcome: UnfinishedRunStatus;
 
-  constructor(startedAt: string) {
+  constructor(startedAt: string, openOutcome: UnfinishedRunStatus) {
     this.#start = Date.parse(startedAt);
+    this.#openOutcome = openOutcome;
   }
 
   add(raw: RunEvent): void {
@@ -240,7 +243,7 @@ class TimelineBuilder {
       position: data.position ?? null,
       count: data.count ?? null,
       at,
-      outcome: 'unfinished',
+      outcome: this.#openOutcome,
       durationMs: null,
       turns: [],
       notices: [],
@@ -335,10 +338,18 @@ class TimelineBuilder {
   }
 }
 
-/** The blocks of the report's timeline, in the order they happened; times count from the run_start event. */
-export function buildTimeline(events: readonly RunEvent[], summary: RunSummary | null): TimelineBlock[] {
+/**
+ * The blocks of the report's timeline, in the order they happened; times count from the run_start
+ * event. A subtask the log ends inside is `openOutcome`: the run's word for itself (running,
+ * interrupted) when it has no summary.
+ */
+export function buildTimeline(
+  events: readonly RunEvent[],
+  summary: RunSummary | null,
+  openOutcome: UnfinishedRunStatus = 'unfinished',
+): TimelineBlock[] {
   const start = events.find((e) => e.type === 'run_start') ?? events[0];
-  const builder = new TimelineBuilder(start?.time ?? new Date(0).toISOString());
+  const builder = new TimelineBuilder(start?.time ?? new Date(0).toISOString(), openOutcome);
   for (const event of events) builder.add(event);
   builder.complete(summary);
   return builder.blocks;

@@ -41,7 +41,12 @@ function anchorOf(divergence: RunDivergence): string {
 
 /** The cause of a run that did not succeed, as a report's header shows it; null for a success. */
 export function causeOf(run: RunArtifacts, overview: RunOverview): RunCause | null {
-  if (overview.outcome === 'unfinished') return null;
+  if (
+    overview.outcome === 'running' ||
+    overview.outcome === 'interrupted' ||
+    overview.outcome === 'unfinished'
+  )
+    return null;
   return runCause(overview, lastDivergence(run.events), { windowGone: windowGoneOf(run.events) });
 }
 

@@ -11,14 +11,25 @@ const VERDICT_MARKS: Record<RunOverview['outcome'], string> = {
   success: '✓',
   failed: '✗',
   aborted: '■',
+  running: '…',
+  interrupted: '!',
   unfinished: '…',
+};
+
+/** What a run without a summary is, said in the verdict. */
+const UNFINISHED_REASONS: Partial<Record<RunOverview['outcome'], string>> = {
+  running:
+    'The run is still going (its process is alive) and has not written summary.json yet: this report shows it so far; write it again once the run ends.',
+  interrupted:
+    'The run was interrupted: its process ended without writing summary.json (killed, or crashed); this report shows what its journal recorded.',
+  unfinished:
+    'summary.json is missing: the run was killed, or is still going (its process cannot be checked).',
 };
 
 /** The verdict: the outcome, then the cause first (`cause`) or the reason as the run said it. */
 function renderVerdict(run: RunOverview, cause: Html | null): Html {
   const label = OUTCOME_LABELS[run.outcome] ?? run.outcome;
-  const unfinished =
-    run.outcome === 'unfinished' ? 'summary.json is missing: the run was killed, or is still going.' : null;
+  const unfinished = UNFINISHED_REASONS[run.outcome] ?? null;
   return html`<div class="verdict verdict-${run.outcome}">
 <span class="verdict-mark" aria-hidden="true">${VERDICT_MARKS[run.outcome]}</span>
 <div><p class="verdict-title"><strong>${label[0]?.toUpperCase()}${label.slice(1)}</strong>${run.code && html` <code>${run.code}</code>`}${run.durationMs !== null && html` <span class="muted">in ${formatDuration(run.durationMs)}</span>`}</p>
@@ -81,7 +92,7 @@ ${renderVerdict(run, cause)}
 ${fact('Run', html`<code>${run.runId}</code>`)}
 ${fact('Mode', `${run.mode}${run.dryRun ? ' (dry run: nothing executed)' : ''}`)}
 ${fact('Started', formatClock(run.startedAt))}
-${fact('Duration', run.durationMs === null ? 'unfinished' : formatDuration(run.durationMs))}
+${fact('Duration', run.durationMs === null ? (run.outcome === 'running' ? 'still going' : 'unfinished') : formatDuration(run.durationMs))}
 ${fact('Success criteria', workflow?.success_criteria ?? null)}
 ${fact('Workflow', run.workflowDir && html`<code>${run.workflowDir}</code>`)}
 </dl>

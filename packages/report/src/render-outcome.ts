@@ -7,6 +7,8 @@ export const OUTCOME_LABELS: Record<string, string> = {
   aborted: 'aborted',
   replanned: 'replanned',
   not_run: 'not run',
+  running: 'running',
+  interrupted: 'interrupted',
   unfinished: 'unfinished',
 };
 

@@ -58,7 +58,7 @@ a:hover { text-decoration: underline; }
 .cause-message p { white-space: pre-wrap; overflow-wrap: anywhere; }
 .verdict-success { background: var(--ok-bg); } .verdict-success .verdict-mark { background: var(--ok); }
 .verdict-failed { background: var(--bad-bg); } .verdict-failed .verdict-mark { background: var(--bad); }
-.verdict-aborted, .verdict-unfinished { background: var(--warn-bg); } .verdict-aborted .verdict-mark, .verdict-unfinished .verdict-mark { background: var(--warn); }
+.verdict-aborted, .verdict-running, .verdict-interrupted, .verdict-unfinished { background: var(--warn-bg); } .verdict-aborted .verdict-mark, .verdict-running .verdict-mark, .verdict-interrupted .verdict-mark, .verdict-unfinished .verdict-mark { background: var(--warn); }
 .facts { display: flex; flex-wrap: wrap; gap: 6px 28px; margin: 2px 0 0; }
 .facts dt { font-size: 11px; text-transform: uppercase; letter-spacing: 0.06em; color: var(--muted); }
 .facts dd { margin: 0; }
@@ -85,7 +85,7 @@ table.kv { width: auto; }
 .pill, .badge, .exec, .tool { display: inline-block; font-size: 11px; font-weight: 600; line-height: 18px; padding: 0 8px; border-radius: 9px; white-space: nowrap; }
 .pill-success { color: var(--ok); background: var(--ok-bg); }
 .pill-failed { color: var(--bad); background: var(--bad-bg); }
-.pill-aborted, .pill-unfinished, .pill-replanned { color: var(--warn); background: var(--warn-bg); }
+.pill-aborted, .pill-running, .pill-interrupted, .pill-unfinished, .pill-replanned { color: var(--warn); background: var(--warn-bg); }
 .pill-not_run { color: var(--idle); background: var(--idle-bg); }
 .pill-replan { color: var(--info); background: var(--info-bg); }
 .badge { background: var(--warn-bg); color: var(--warn); }
@@ -111,7 +111,7 @@ table.kv { width: auto; }
 .subtask, .replan { margin-bottom: 16px; padding: 14px 16px; border-left: 4px solid var(--line); }
 .subtask.outcome-success { border-left-color: var(--ok); }
 .subtask.outcome-failed { border-left-color: var(--bad); }
-.subtask.outcome-replanned, .subtask.outcome-unfinished { border-left-color: var(--warn); }
+.subtask.outcome-replanned, .subtask.outcome-running, .subtask.outcome-interrupted, .subtask.outcome-unfinished { border-left-color: var(--warn); }
 /* A subtask not run: dashed, not faded (faded text would fall below 4.5:1 contrast). */
 .subtask.outcome-not_run { border-style: dashed; }
 .replan { border-left-color: var(--info); }

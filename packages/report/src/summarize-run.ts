@@ -1,9 +1,17 @@
 /**
- * The report's header: from summary.json when the run wrote it, else from the events (a run killed
- * before its summary: outcome `unfinished`, usage and budgets counted from the log).
+ * The report's header: from summary.json when the run wrote it, else from the events (a run going on,
+ * or killed before its summary: outcome `running` while the process its journal names lives,
+ * `interrupted` once it is gone, `unfinished` when that cannot be told; usage and budgets counted
+ * from the log).
  */
-import type { RunOutcome, RunSummary, Usage } from '@mime-desktop/schema';
-import { type RunEventData, type Size, typedRunEvent } from '@mime-desktop/schema';
+import type { RunOutcome, RunSummary, UnfinishedRunStatus, Usage } from '@mime-desktop/schema';
+import {
+  type RunEventData,
+  type Size,
+  typedRunEvent,
+  unfinishedRunState,
+  unfinishedStatus,
+} from '@mime-desktop/schema';
 import type { RunArtifacts } from './read-run.ts';
 
 export interface RunOverview {
@@ -11,7 +19,7 @@ export interface RunOverview {
   taskName: string;
   mode: string;
   dryRun: boolean;
-  outcome: RunOutcome | 'unfinished';
+  outcome: RunOutcome | UnfinishedRunStatus;
   code: string | null;
   reason: string | null;
   startedAt: string;
@@ -101,7 +109,9 @@ export function summarizeRun(run: RunArtifacts): RunOverview {
     taskName: startData?.task_name ?? run.workflow?.task_name ?? '(unknown task)',
     mode: startData?.mode ?? '(unknown)',
     dryRun: startData?.dry_run ?? false,
-    outcome: endData?.outcome ?? 'unfinished',
+    outcome:
+      endData?.outcome ??
+      unfinishedStatus(unfinishedRunState(startData && { process: startData.process ?? null }, startedAt)),
     code: endData?.code ?? null,
     reason: endData?.reason ?? null,
     startedAt,

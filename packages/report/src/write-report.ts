@@ -78,10 +78,13 @@ export async function renderReport(runDir: string, options: ReportOptions = {}):
     embedImages(run.dir, runImageNames(run), maxWidth),
     workflowDir ? embedImages(workflowDir, recordedImageNames(run, byStep), maxWidth) : new Map(),
   ]);
+  const overview = summarizeRun(run);
+  const { outcome } = overview;
+  const open = outcome === 'running' || outcome === 'interrupted' ? outcome : 'unfinished';
   return renderDocument({
     run,
-    overview: summarizeRun(run),
-    blocks: buildTimeline(run.events, run.summary),
+    overview,
+    blocks: buildTimeline(run.events, run.summary, open),
     images,
     recorded,
     recordedFrames: byStep,

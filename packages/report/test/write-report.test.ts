@@ -1,6 +1,7 @@
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { tempDir } from '@mime-desktop/test-support/e2e-rig';
+import { endedProcess, liveProcess } from '@mime-desktop/test-support/unfinished-run';
 import { describe, expect, it } from 'vitest';
 import { renderReport, writeReport } from '../src/index.ts';
 import { agentTurn, type EventSpec, LOGIN_WORKFLOW, makeRunFolder, summaryOf } from './run-folder.ts';
@@ -271,6 +272,28 @@ describe('writeReport', () => {
     expect(page).toContain('<span class="pill pill-unfinished">unfinished</span>');
     expect(page).toMatch(/<dt>calls<\/dt><dd>1<\/dd>.*<dt>tokens in<\/dt><dd>2,000<\/dd>/s);
     expect(page).toContain('wait 2 s');
+  });
+
+  it('says a run without a summary running while its process lives, interrupted once it is gone', async () => {
+    const page = async (process: object) =>
+      renderReport(
+        await makeRunFolder({
+          events: [
+            runStart({ process }),
+            subtaskStart,
+            ...agentTurn(0, 0, { action: 'wait', seconds: 2 }, 'Loading.'),
+          ],
+        }),
+      );
+    const running = await page(liveProcess());
+    expect(running).toContain('<span class="pill pill-running">running</span>');
+    expect(running).toContain('The run is still going (its process is alive)');
+    expect(running).toContain('<dt>Duration</dt><dd>still going</dd>');
+    expect(running).not.toMatch(/class="[^"]*unfinished|>unfinished</);
+    const interrupted = await page(endedProcess());
+    expect(interrupted).toContain('<span class="pill pill-interrupted">interrupted</span>');
+    expect(interrupted).toContain('The run was interrupted: its process ended without writing summary.json');
+    expect(interrupted).not.toMatch(/class="pill pill-running"/);
   });
 });
 

@@ -11,6 +11,7 @@ import { type PlanExecutor, workflowExecutors } from './plan-executors.ts';
 import { readRecordingMetadata } from './recording.ts';
 import { RunSummary } from './run.ts';
 import { type RunLastStep, type RunProcess, readRunJournal } from './run-journal.ts';
+import { type RunState, unfinishedRunState } from './run-state.ts';
 import { type SafetyFacts, safetyFactsOf } from './safety.ts';
 import { checkWorkflow, readWorkflowContext, WORKFLOW_FILE } from './workflow-file.ts';
 
@@ -32,6 +33,8 @@ export interface RunEntry {
   outcome: string | null;
   started_at: string | null;
   duration_ms: number | null;
+  /** Ended, going on, interrupted (its process gone without a summary), or unknown; as of the listing. */
+  state: RunState;
   /** A run without a summary: the process its journal names as running it, or null (ended, or older). */
   process: RunProcess | null;
   /** A run without a summary: the last step it began, or null. */
@@ -100,9 +103,10 @@ async function readRecording(dir: string, session_id: string): Promise<Recording
 }
 
 /** The `problem` of a run with no summary: going on, or killed. */
-export const RUN_WITHOUT_SUMMARY = 'no summary (still running, or killed)';
+const RUN_WITHOUT_SUMMARY = 'no summary (still running, or killed)';
 
-async function readRun(dir: string, run_id: string): Promise<RunEntry> {
+/** Run folder `dir` as `listHome` lists it (`run_id`: its folder's name). */
+export async function readRunEntry(dir: string, run_id: string): Promise<RunEntry> {
   const entry: RunEntry = {
     run_id,
     dir,
@@ -110,6 +114,7 @@ async function readRun(dir: string, run_id: string): Promise<RunEntry> {
     outcome: null,
     started_at: null,
     duration_ms: null,
+    state: 'ended',
     process: null,
     last_step: null,
     problem: null,
@@ -128,6 +133,7 @@ async function readRun(dir: string, run_id: string): Promise<RunEntry> {
     // Going on or killed: what its journal says so far.
     const journal = missing ? await readRunJournal(dir) : null;
     entry.started_at = journal?.started_at ?? (await isoOf(dir).catch(() => null));
+    entry.state = missing ? unfinishedRunState(journal, entry.started_at) : 'unknown';
     if (journal) {
       Object.assign(entry, { mode: journal.mode, process: journal.process, last_step: journal.last_step });
     }
@@ -153,7 +159,7 @@ export async function readWorkflowEntry(dir: string, session_id: string): Promis
     problem: null,
   };
   const runsDir = join(dir, '.replay');
-  entry.runs = await Promise.all((await subdirs(runsDir)).map((id) => readRun(join(runsDir, id), id)));
+  entry.runs = await Promise.all((await subdirs(runsDir)).map((id) => readRunEntry(join(runsDir, id), id)));
   entry.runs.sort((a, b) => (a.started_at ?? '').localeCompare(b.started_at ?? ''));
   entry.last_run = entry.runs.at(-1) ?? null;
   try {

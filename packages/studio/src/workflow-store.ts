@@ -26,6 +26,7 @@ import {
   RUN_FILES,
   RUNS_FOLDER,
   type RunLastStep,
+  type RunState,
   readOptimizedPlan,
   readPngInside,
   readRegularFile,
@@ -43,7 +44,6 @@ import {
   writeWorkflow,
 } from '@mime-desktop/schema';
 import { StudioEditError } from './edit-error.ts';
-import { type RunState, runStateOf } from './run-state.ts';
 
 /** No workflow of that name in the home. */
 export class WorkflowNotFoundError extends MimeError {
@@ -195,7 +195,7 @@ export class WorkflowStore {
             run_id: entry.last_run.run_id,
             outcome: entry.last_run.outcome,
             started_at: entry.last_run.started_at,
-            state: runStateOf(entry.last_run),
+            state: entry.last_run.state,
           },
           thumbnail: first?.source?.screenshot ?? null,
           problem: entry.problem,
@@ -240,10 +240,8 @@ export class WorkflowStore {
   /** Workflow `id`'s runs as on disk (one going on or killed has no outcome), oldest first. */
   async runs(id: string): Promise<RunListing[]> {
     const { runs } = await readWorkflowEntry(await this.folder(id), id);
-    const now = Date.now();
     return runs.map((entry) => {
-      const { run_id, mode, outcome, started_at, duration_ms } = entry;
-      const state = runStateOf(entry, now);
+      const { run_id, mode, outcome, started_at, duration_ms, state } = entry;
       const step = state === 'running' ? entry.last_step : null;
       return { run_id, mode, outcome, started_at, duration_ms, state, step };
     });

@@ -1,4 +1,4 @@
-import { type Inventory, listHome, type SafetyFacts } from '@mime-desktop/schema';
+import { type Inventory, listHome, runStatus, type SafetyFacts } from '@mime-desktop/schema';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
@@ -6,7 +6,8 @@ import { formatTable, inert, printData, printJson, say, style } from '../output.
 
 const day = (iso: string | null) => (iso ? iso.slice(0, 16).replace('T', ' ') : '-');
 
-function render(inventory: Inventory): string {
+/** The listing as `mime list` prints it for a person. */
+export function renderInventory(inventory: Inventory): string {
   const parts: string[] = [];
   parts.push(style.bold(`Recordings (${inventory.recordings.length})`));
   parts.push(
@@ -37,7 +38,7 @@ function render(inventory: Inventory): string {
             inert(w.params.join(',')) || '-',
             safetyCell(w.safety),
             String(w.runs.length),
-            w.last_run ? `${w.last_run.outcome ?? 'unfinished'} ${day(w.last_run.started_at)}` : '-',
+            w.last_run ? `${runStatus(w.last_run)} ${day(w.last_run.started_at)}` : '-',
           ]),
         ),
   );
@@ -78,7 +79,7 @@ export function registerList(program: Command, run: (code: Promise<ExitCode>) =>
           if (options.json) printJson(inventory);
           else {
             say(style.dim(`data root: ${inventory.home}`));
-            printData(render(inventory));
+            printData(renderInventory(inventory));
             const broken = inventory.workflows.filter((w) => w.problem);
             for (const w of broken)
               say(`${style.yellow('!')} ${inert(w.session_id)}: ${inert(w.problem ?? '')}`);

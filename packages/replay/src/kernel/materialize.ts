@@ -127,7 +127,7 @@ function checkType(
 }
 
 /** The value of one param, or why it has none. */
-type ParamValue =
+export type ParamValue =
   | { kind: 'value'; value: string; source: ParamSource }
   | { kind: 'unset' }
   | { kind: 'invalid'; reason: string };

@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { isAbsolute, relative } from 'node:path';
 import type { UsageMeter } from '@mime-desktop/model/usage';
-import { type Desktop, encodePng, processStartIdentity } from '@mime-desktop/os-io';
-import { type HealFile, RUN_FILES } from '@mime-desktop/schema';
+import { type Desktop, encodePng } from '@mime-desktop/os-io';
+import { type HealFile, processStartIdentity, RUN_FILES } from '@mime-desktop/schema';
 import { OcrEngine } from '@mime-desktop/vision';
 import { createAgentRuntime } from '../agent/agent-runtime.ts';
 import { BudgetTracker } from '../kernel/budgets.ts';
