@@ -8,6 +8,7 @@
 import { sleep } from '@mime-desktop/test-support/wait';
 import type { RgbaImage } from '@mime-desktop/vision';
 import { describe, expect, it } from 'vitest';
+import { DEFAULT_SETTLE } from '../src/kernel/settings.ts';
 import { failed, identity, located } from '../src/recorded/checks.ts';
 import { RECORDED } from '../src/recorded/layout-map.ts';
 import { ScreenWatcher } from '../src/recorded/screen-watcher.ts';
@@ -20,7 +21,7 @@ const showsText = (live: RgbaImage) => live.data.some((v, i) => i % 4 === 0 && v
 function watcherOf(app: { drawn: boolean }) {
   const desktop = createFakeDesktop({ shows: () => (app.drawn ? ['Sent to Bob Jones in'] : []) });
   const watcher = new ScreenWatcher(desktop, {
-    settle: { initialDelayMs: 0, intervalMs: 2, stableMs: 4, timeoutMs: 50 },
+    settle: { ...DEFAULT_SETTLE, intervalMs: 2, stableMs: 4, timeoutMs: 50 },
     stepTimeoutMs: 10,
     signal: new AbortController().signal,
     dryRun: false,
