@@ -89,6 +89,24 @@ describe('a Tk form recorded at 1x, replayed at 1.25x scaling', () => {
     expect(found.ok && found.value.layout).toEqual(ASSUMED_RECORDED);
   });
 
+  it('stops where the target is neither near an assumed layout nor anywhere else', async () => {
+    // The form gone: a black screen of the same size.
+    const blank = { ...frames.cityLive, data: Uint8Array.from(frames.cityLive.data).fill(0) };
+    const found = await locate(autoLadder(null, null), {
+      step: city,
+      pre: frames.city,
+      live: blank,
+      layout: ASSUMED_RECORDED,
+      window,
+    });
+    expect(found.ok).toBe(false);
+    if (!found.ok) {
+      expect(found.failure.reason).toMatch(
+        /^the recorded target was not found near where the previous step found the layout .*, nor anywhere else: /,
+      );
+    }
+  });
+
   it('still refuses a target away from a layout a step measured: a window does not jump within a subtask', async () => {
     const found = await locate(autoLadder(null, null), {
       step: city,

@@ -297,10 +297,12 @@ export const templateLocator: Locator = {
       }
       nearMiss ??= { template, matched: nearby };
     }
-    if (layout !== null && nearMiss) {
-      const missed = nearMissOf(nearMiss.matched, nearMiss.template.wide, expected, point);
-      if (!layout.assumed) return fail(missed.why, missed.figure, missed.threshold);
-    }
+    const missed =
+      layout !== null && nearMiss
+        ? nearMissOf(nearMiss.matched, nearMiss.template.wide, expected, point)
+        : null;
+    // Only a layout assumed at a first target's recorded place may be re-grounded anywhere.
+    if (missed && !layout?.assumed) return fail(missed.why, missed.figure, missed.threshold);
     const assumed = layout?.assumed === true;
     let best: { template: Template; matched: Matched } | null = null;
     for (const template of templates) {
@@ -315,16 +317,13 @@ export const templateLocator: Locator = {
       );
       if (anywhere?.taken) {
         const where = assumed
-          ? 'unique on the screen, where the first target was only assumed at its recorded place'
+          ? "unique on the screen, not near the layout assumed at the subtask's first target's recorded place"
           : 'unique on the screen';
         return foundAt(anywhere.match, template.wide, where, 'template-anywhere', anywhere.features);
       }
       best ??= anywhere && { template, matched: anywhere };
     }
-    const before =
-      assumed && nearMiss
-        ? `${nearMissOf(nearMiss.matched, nearMiss.template.wide, expected, point).why}, nor anywhere else: `
-        : '';
+    const before = missed ? `${missed.why}, nor anywhere else: ` : '';
     if (!best) return fail(`${before}the recorded target is larger than the screen`, 0, 1);
     const { match, features } = best.matched;
     return match.score < matchThreshold(features)
