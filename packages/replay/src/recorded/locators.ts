@@ -36,7 +36,7 @@ import {
   similarityAt,
   TRACE_TARGET_SIMILARITY,
 } from './checks.ts';
-import { isMoved, type Layout, mapBox, mapPoint, RECORDED } from './layout-map.ts';
+import { ASSUMED_RECORDED, isMoved, type Layout, mapBox, mapPoint, RECORDED } from './layout-map.ts';
 import { locateElement } from './locate-element.ts';
 import type { LocateInput, Locator } from './locator.ts';
 import { boxAround } from './recorded-step.ts';
@@ -108,6 +108,8 @@ export const tracePlaceLocator: Locator = {
  * Auto, rung 2: the target at its expected place (recorded, or moved as the subtask found the layout,
  * or, for a subtask's first target, where its window now stands: see atWindowPlaces).
  * A featureless target (an empty field) matches any blank place: its surroundings must match too.
+ * A subtask's first target alike at its recorded place gives the recorded layout as assumed, not
+ * measured: a field's inside drawn at another size covers its recorded place too.
  */
 export const autoPlaceLocator: Locator = {
   async locate({ step, pre, live, layout, window }) {
@@ -117,7 +119,7 @@ export const autoPlaceLocator: Locator = {
     const inWindow = layout === null ? atWindowPlaces(step, target, pre, live, window ?? null) : null;
     if (inWindow?.ok) return inWindow;
     if (pre.width !== live.width || pre.height !== live.height) return null;
-    const expected = layout ?? RECORDED;
+    const expected = layout ?? ASSUMED_RECORDED;
     const atPlace = similarityAt(pre, live, target.box, expected);
     if (atPlace < TRACE_TARGET_SIMILARITY) return null;
     const around = surroundingsAt(pre, live, target, expected);
@@ -197,6 +199,39 @@ function templateContext(pre: RgbaImage, point: Point, box: Box): number | null 
   return null;
 }
 
+/** A template of a target: the recorded crop `wide` (`k` target sizes around its point) and its pixels. */
+interface Template {
+  k: number;
+  wide: Box;
+  image: RgbaImage;
+}
+
+/**
+ * The templates a target is searched by, in order: its crop with context (see templateContext), then,
+ * where the target has edges of its own, its box alone. Context ties a target to what stands around it
+ * at the recording's size; an app drawn at another size (Tk scaling) keeps some of it (its window's
+ * frame, paddings in pixels) and scales the rest, so only the target alone still matches there.
+ */
+function templatesOf(pre: RgbaImage, point: Point, box: Box, k: number): Template[] {
+  const context = clampBox(boxAround(point, box.width * k, box.height * k), pre);
+  // A featureless target's wide surroundings, cut to where they hold something (a window's frame,
+  // not the blank page and background around it), so they still fit a screen where the app moved.
+  const wide = k > 2 ? (edgeBounds(pre, context) ?? context) : context;
+  const templates = [{ k, wide, image: crop(pre, wide) }];
+  const own = clampBox(boxAround(point, box.width, box.height), pre);
+  if (!isFeatureless(pre, own)) templates.push({ k: 1, wide: own, image: crop(pre, own) });
+  return templates;
+}
+
+/** Whether a match puts the recorded point inside the live window (where the desktop tells where it is). */
+function inWindow(match: TemplateMatch, wide: Box, point: Point, window: Box | null | undefined): boolean {
+  if (!window) return true;
+  const at = mapPoint(layoutOf(match, wide), point);
+  return (
+    at.x >= window.x && at.y >= window.y && at.x < window.x + window.width && at.y < window.y + window.height
+  );
+}
+
 /** A match, by what it correlated, and whether it was taken. */
 interface Matched {
   match: TemplateMatch;
@@ -222,14 +257,15 @@ async function firstMatch(
 }
 
 /**
- * Auto, rungs 3 and 4: the recorded crop (with context) near where the layout is expected, then,
- * for the first target of a subtask, anywhere on the screen at any scale where it is unique. Each
- * search correlates grey levels first, then edges (which a dark theme keeps); a featureless target
- * is searched with enough surroundings to hold edges, never by its blank pixels alone. A miss
- * reports the figure that failed, below its threshold.
+ * Auto, rungs 3 and 4: the recorded crop (with context, then the target's box alone: see templatesOf)
+ * near where the layout is expected, then, for the first target of a subtask (or one after a layout
+ * only assumed at the recorded place), anywhere on the screen at any scale where it is unique (and in
+ * its window, re-grounding an assumed layout). Each search correlates grey levels first, then edges
+ * (which a dark theme keeps); a featureless target is searched with enough surroundings to hold
+ * edges, never by its blank pixels alone. A miss reports the figure that failed, below its threshold.
  */
 export const templateLocator: Locator = {
-  async locate({ step, pre, live, layout }) {
+  async locate({ step, pre, live, layout, window }) {
     const target = targetOf(step);
     if (!target) return null;
     const { point, box } = target;
@@ -245,71 +281,96 @@ export const templateLocator: Locator = {
         FEATURELESS_EDGES,
       );
     }
-    const context = clampBox(boxAround(point, box.width * k, box.height * k), pre);
-    // A featureless target's wide surroundings, cut to where they hold something (a window's frame,
-    // not the blank page and background around it), so they still fit a screen where the app moved.
-    const wide = k > 2 ? (edgeBounds(pre, context) ?? context) : context;
-    const template = crop(pre, wide);
-    const nearby = await firstMatch(
-      live,
-      template,
-      near(point, box, expected, live, k),
-      (m, threshold) => m.score >= threshold && consistent(m, wide, expected, point),
-    );
-    if (nearby?.taken) {
-      return foundAt(
-        nearby.match,
-        wide,
-        'near where the layout was expected',
-        'template-near',
-        nearby.features,
+    const templates = templatesOf(pre, point, box, k);
+    let nearMiss: { template: Template; matched: Matched | null } | null = null;
+    for (const template of templates) {
+      const { wide } = template;
+      const nearby = await firstMatch(
+        live,
+        template.image,
+        near(point, box, expected, live, template.k),
+        (m, threshold) => m.score >= threshold && consistent(m, wide, expected, point),
       );
+      if (nearby?.taken) {
+        const where = 'near where the layout was expected';
+        return foundAt(nearby.match, wide, where, 'template-near', nearby.features);
+      }
+      nearMiss ??= { template, matched: nearby };
     }
-    if (layout !== null) {
-      if (!nearby) return fail('the recorded target is larger than the screen', 0, 1);
-      const { match } = nearby;
-      const needed = matchThreshold(nearby.features);
-      const at = JSON.stringify(mapPoint(layoutOf(match, wide), point));
-      const want = JSON.stringify(mapPoint(expected, point));
-      return match.score < needed
-        ? fail(
-            `the recorded target was not found near where the previous step found the layout (best ${ratio(match.score)} alike, at ${at}, expected ${want})`,
-            match.score,
-            needed,
-          )
-        : fail(
-            `the recorded target was found at ${at}, not near where the previous step found the layout (${want}): a window does not jump within a subtask`,
-            0,
-            1,
-          );
+    const missed =
+      layout !== null && nearMiss
+        ? nearMissOf(nearMiss.matched, nearMiss.template.wide, expected, point)
+        : null;
+    // Only a layout assumed at a first target's recorded place may be re-grounded anywhere.
+    if (missed && !layout?.assumed) return fail(missed.why, missed.figure, missed.threshold);
+    const assumed = layout?.assumed === true;
+    let best: { template: Template; matched: Matched } | null = null;
+    for (const template of templates) {
+      const anywhere = await firstMatch(
+        live,
+        template.image,
+        undefined,
+        (m, threshold) =>
+          m.score >= threshold &&
+          m.margin >= AUTO_MATCH.margin &&
+          (!assumed || inWindow(m, template.wide, point, window)),
+      );
+      if (anywhere?.taken) {
+        const where = assumed
+          ? "unique on the screen, not near the layout assumed at the subtask's first target's recorded place"
+          : 'unique on the screen';
+        return foundAt(anywhere.match, template.wide, where, 'template-anywhere', anywhere.features);
+      }
+      best ??= anywhere && { template, matched: anywhere };
     }
-    const anywhere = await firstMatch(
-      live,
-      template,
-      undefined,
-      (m, threshold) => m.score >= threshold && m.margin >= AUTO_MATCH.margin,
-    );
-    if (!anywhere) return fail('the recorded target is larger than the screen', 0, 1);
-    const { match, features, taken } = anywhere;
-    if (taken) return foundAt(match, wide, 'unique on the screen', 'template-anywhere', features);
+    const before = missed ? `${missed.why}, nor anywhere else: ` : '';
+    if (!best) return fail(`${before}the recorded target is larger than the screen`, 0, 1);
+    const { match, features } = best.matched;
     return match.score < matchThreshold(features)
       ? fail(
-          `the recorded target was not found with confidence (best ${ratio(match.score)} alike)`,
+          `${before}the recorded target was not found with confidence (best ${ratio(match.score)} alike)`,
           match.score,
           matchThreshold(features),
         )
-      : fail(
-          `the recorded target was not found with confidence: another place looks the same (best ${ratio(match.score)}, only ${ratio(match.margin)} ahead of the next place)`,
-          match.margin,
-          AUTO_MATCH.margin,
-        );
+      : match.margin < AUTO_MATCH.margin
+        ? fail(
+            `${before}the recorded target was not found with confidence: another place looks the same (best ${ratio(match.score)}, only ${ratio(match.margin)} ahead of the next place)`,
+            match.margin,
+            AUTO_MATCH.margin,
+          )
+        : fail(`${before}the only place that looks like the recorded target lies outside its window`, 0, 1);
   },
 };
+
+/** Why a target was not taken near the expected layout, with the figure that failed and its threshold. */
+function nearMissOf(
+  matched: Matched | null,
+  wide: Box,
+  expected: Layout,
+  point: Point,
+): { why: string; figure: number; threshold: number } {
+  if (!matched) return { why: 'the recorded target is larger than the screen', figure: 0, threshold: 1 };
+  const { match } = matched;
+  const needed = matchThreshold(matched.features);
+  const at = JSON.stringify(mapPoint(layoutOf(match, wide), point));
+  const want = JSON.stringify(mapPoint(expected, point));
+  return match.score < needed
+    ? {
+        why: `the recorded target was not found near where the previous step found the layout (best ${ratio(match.score)} alike, at ${at}, expected ${want})`,
+        figure: match.score,
+        threshold: needed,
+      }
+    : {
+        why: `the recorded target was found at ${at}, not near where the previous step found the layout (${want}): a window does not jump within a subtask`,
+        figure: 0,
+        threshold: 1,
+      };
+}
 
 /**
  * A step without a target (typing, a key): once a step found the layout moved or on another screen
  * (in trace too: the element by its identity), the check after the action decides, where the layout
- * now is; else the screen as a whole must be alike the recording.
+ * now is; else the screen as a whole must be alike the recording, and the layout stays as found.
  */
 export const screenLocator: Locator = {
   async locate({ step, pre, live, layout }) {
@@ -322,7 +383,9 @@ export const screenLocator: Locator = {
       return located(identity, layout, null, 'the layout was found moved: checked after');
     }
     if (otherSize) return otherScreen(step.i, pre, live);
-    return checkWholeScreen(step.i, pre, live);
+    // The screen alike as a whole measures no layout: the one the subtask found (assumed or not) stays.
+    const whole = checkWholeScreen(step.i, pre, live);
+    return whole.ok && layout ? { ...whole, value: { ...whole.value, layout } } : whole;
   },
 };
 

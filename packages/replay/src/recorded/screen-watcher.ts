@@ -66,7 +66,10 @@ export class ScreenWatcher {
    * passes or the step timeout. A look cannot always tell the app has not reacted yet (an extract
    * reads whatever is there), so after an action the screen must first stay the same for two frames.
    * A screen already looked at since is not waited for again, and the frame a look passed at once
-   * serves the next look when it comes within {@link REUSE_MS}.
+   * serves the next look when it comes within {@link REUSE_MS}. A failed look is never the verdict
+   * alone: one that ran out the time by itself (OCR on a loaded machine) read a frame an app slow to
+   * draw may have taken before it drew (a form's "Sent to ..." line), so a frame taken after it is
+   * looked at once more, and its look decides (and names what is missing then).
    */
   async watch<T>(look: (live: RgbaImage) => Promise<Look<T>> | Look<T>): Promise<Watched<T>> {
     const started = performance.now();
@@ -89,11 +92,13 @@ export class ScreenWatcher {
     // The screen counts as still for the next look only when this one passed at once: a look that
     // had to poll saw the screen changing.
     this.#acted = false;
-    for (;;) {
+    for (let looks = 1; ; looks += 1) {
       const result = await look(live);
       const waitedMs = performance.now() - started;
       if (result.ok && !this.#acted) this.#last = { frame, live, at: performance.now() };
-      if (result.ok || waitedMs >= this.#timeoutMs) return { look: result, live, frame, waitedMs };
+      if (result.ok || (waitedMs >= this.#timeoutMs && looks > 1)) {
+        return { look: result, live, frame, waitedMs };
+      }
       this.#acted = true;
       await sleep(POLL_MS, this.#signal);
       frame = await capture();
