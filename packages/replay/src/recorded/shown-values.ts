@@ -132,6 +132,8 @@ const inside = (p: { x: number; y: number }, b: ElementBox) =>
  * What an element at a point says: its text, name and label when it is about a line tall; in a
  * taller element (a container holds every line's text) only the line the app places at the point,
  * where its text is plain (an editor's text area; never a page whose words live in child objects).
+ * A text without a line end is its one line wherever the point is: GTK 4 reports an entry three
+ * times as tall as its line and says no character's place in it.
  */
 async function textsAt(
   a11y: Accessibility,
@@ -142,7 +144,9 @@ async function textsAt(
   if (aboutALine(element, line)) {
     return [element.text, element.name, element.label].flatMap((t) => plainText(t) ?? []);
   }
-  if (plainText(element.text) === null) return [];
+  const text = plainText(element.text);
+  if (text === null) return [];
+  if (!text.includes('\n')) return [text];
   const said = plainText(await a11y.lineAt(point).catch(() => null));
   return said === null ? [] : [said];
 }
