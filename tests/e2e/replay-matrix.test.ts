@@ -1,10 +1,11 @@
 /**
  * The CI slice of the replay matrix (`pnpm bench matrix` runs it whole): the form page in Chromium and
- * in Firefox (with an accessibility tree), a Tk form and a GTK 4 form (none usable), each recorded by input at a person's pace, reflected
- * without a model, and replayed with new values without the model (`--max-model-calls 0`). The
- * outcome is read outside mime (the page's title, the Tk app's state file): a changed window is a
- * true success in auto (the GTK 4 form recorded light and replayed in Adwaita dark, found by its
- * edges), an app that drops the City value is an honest divergence, never a success.
+ * in Firefox, and a GTK 4 form (with an accessibility tree; GTK 4's counted from its window), and a Tk
+ * form (none), each recorded by input at a person's pace, reflected without a model, and replayed
+ * with new values without the model (`--max-model-calls 0`). The outcome is read outside mime (the
+ * page's title, the form's state file): a changed window is a true success in auto (the GTK 4 form
+ * recorded light and replayed in Adwaita dark), an app that drops the City value is an honest
+ * divergence, never a success.
  */
 import { join } from 'node:path';
 import { useTempDirs } from '@mime-desktop/test-support/e2e-rig';

@@ -69,14 +69,16 @@ export interface UnplacedWindows {
 }
 
 /**
- * The environment that makes apps mime starts export their accessibility tree: GTK through its
- * AT-SPI bridge, Qt, and Chromium/Electron (which also need {@link ACCESSIBLE_CHROMIUM_FLAG}).
+ * The environment that makes apps mime starts export their accessibility tree: GTK 3 through its
+ * AT-SPI bridge, GTK 4 through its AT-SPI backend (`GTK_A11Y=none`, which turns it off, is
+ * overridden), Qt, and Chromium/Electron (which also need {@link ACCESSIBLE_CHROMIUM_FLAG}).
  */
 export function accessibleAppEnv(env: NodeJS.ProcessEnv = process.env): NodeJS.ProcessEnv {
   const modules = (env.GTK_MODULES ?? '').split(':').filter(Boolean);
   return {
     ...env,
     NO_AT_BRIDGE: '0',
+    GTK_A11Y: 'atspi',
     GTK_MODULES: [...new Set([...modules, 'atk-bridge'])].join(':'),
     QT_LINUX_ACCESSIBILITY_ALWAYS_ON: '1',
     QT_ACCESSIBILITY: '1',

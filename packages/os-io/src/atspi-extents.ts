@@ -130,17 +130,24 @@ export class AtspiExtents {
 
   /**
    * Whether the app on bus `name` reports extents relative to its windows though asked for the
-   * screen's: GTK 4 does on X11 ("Screen coordinates not supported", window coordinates given).
+   * screen's: GTK 4 does on X11 ("Screen coordinates not supported" for a point, window coordinates
+   * given for a box). An app that did not say (a call past its deadline: a GTK 4 app busy starting on
+   * a loaded machine) is taken as the screen's this once and asked again next time: kept, its boxes
+   * would all be stored counted from the wrong corner.
    */
   windowRelative(name: string): Promise<boolean> {
     const known = this.#relative.get(name);
     if (known) return known;
     const app: Ref = [name, APP_ROOT];
     const relative = Promise.all([
-      this.#calls.prop(app, APPLICATION, 'ToolkitName').catch(() => ''),
-      this.#calls.prop(app, APPLICATION, 'Version').catch(() => ''),
+      this.#calls.prop(app, APPLICATION, 'ToolkitName'),
+      this.#calls.prop(app, APPLICATION, 'Version'),
     ]).then(
       ([toolkit, version]) => /^gtk$/i.test(String(toolkit ?? '')) && /^4\./.test(String(version ?? '')),
+      () => {
+        this.#relative.delete(name);
+        return false;
+      },
     );
     this.#relative.set(name, relative);
     return relative;

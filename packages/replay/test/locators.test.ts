@@ -166,7 +166,7 @@ describe('the ladder on the demo app’s recorded frame', async () => {
     expect(ambiguous.ok && ambiguous.value.rung).toBe('template-anywhere');
   });
 
-  it('takes no scale from an element whose size follows its window (a notebook, a text area), only where it went', async () => {
+  it('takes no scale from an element whose size follows its window (a notebook, a text area, a stretched field), only where it went', async () => {
     const layoutOf = async (recorded: AccessibleElement, live: AccessibleElement['extents']) => {
       const found = await locate(autoLadder(snapshot([{ ...recorded, extents: live }]), null), {
         step: step({ x: 240, y: 120 }, recorded),
@@ -184,6 +184,13 @@ describe('the ladder on the demo app’s recorded frame', async () => {
     expect(await layoutOf(notebook, smaller)).toEqual({ scale: 1, dx: 0, dy: 0 });
     const editor = { ...element(full), role: 'text', name: '', states: ['showing', 'multi-line'] };
     expect(await layoutOf(editor, { ...smaller, x: 80, y: 100 })).toEqual({ scale: 1, dx: 60, dy: 40 });
+    // A field that fills its row, in that window (a GTK 4 entry): narrower, as tall; not a smaller scale.
+    const entry = element({ x: 40, y: 96, width: 315, height: 32 });
+    expect(await layoutOf(entry, { x: 210, y: 213, width: 210, height: 32 })).toEqual({
+      scale: 1,
+      dx: 170,
+      dy: 117,
+    });
     // A control drawn 1.25x as big is at that scale.
     const field = element({ x: 40, y: 96, width: 400, height: 48 });
     expect(await layoutOf(field, { x: 50, y: 120, width: 500, height: 60 })).toEqual({

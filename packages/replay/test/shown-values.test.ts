@@ -91,6 +91,43 @@ describe('a value in a text of many lines (an editor’s text area)', { timeout:
   });
 });
 
+describe('a value in a field taller than its line (a GTK 4 entry)', { timeout: 30_000 }, () => {
+  const ocr = new OcrEngine();
+  afterAll(() => ocr.close());
+
+  /** GTK 4.8 reports an entry 32 px tall around a line OCR reads 9 px tall, and says no character's place. */
+  const entry = (text: string): AccessibleElement => ({
+    role: 'text box',
+    name: 'GtkEntry',
+    label: null,
+    app: 'form.py',
+    window: { role: 'window', name: 'gtk4-form Address' },
+    path: [{ role: 'text box', name: 'GtkEntry', index: 1 }],
+    states: ['editable', 'focusable', 'visible'],
+    extents: { x: 80, y: 50, width: 315, height: 32 },
+    text,
+  });
+  const field: ExampleSpots = [
+    {
+      value: { name: 'name', example: 'Ann Lee', value: 'Bob Jones' },
+      box: { x: 80, y: 61, width: 51, height: 9 },
+    },
+  ];
+
+  it('is read from the app: its one line is its whole text', async () => {
+    const form = app(entry('Bob Jones'), []);
+    const verdict = await checkShownValues(ocr, form, white, screen, RECORDED, field);
+    expect(verdict).toEqual({ kind: 'shown', checked: 1, read: 'app' });
+    expect(form.asked).toBe(0);
+  });
+
+  it('is missing where the field holds another value, as the app says', async () => {
+    const form = app(entry('Ann Lee'), []);
+    const verdict = await checkShownValues(ocr, form, white, screen, RECORDED, field);
+    expect(verdict).toMatchObject({ kind: 'missing', read: 'Ann Lee', by: 'app' });
+  });
+});
+
 describe('a key whose change shows the values (a Tk form’s Enter, replayed at 1.25x and smaller)', {
   timeout: 60_000,
 }, async () => {

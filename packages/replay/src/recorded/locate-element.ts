@@ -29,16 +29,27 @@ export interface ElementLocated {
 const placed = (box: ElementBox | null): box is ElementBox => box !== null && box.width > 0 && box.height > 0;
 
 /**
+ * How far apart, as a share, an element's width and height may have changed for it to count as drawn
+ * at another scale rather than stretched by its window (a box a pixel taller is 3% of a field's height).
+ */
+const STRETCHED = 0.1;
+
+/**
  * Where the recorded layout stands now, from the element's recorded and live extents: at the scale its
  * width changed by, except where its size follows the window (a notebook in a window made smaller is
- * smaller, the app's text is not): there only where its top-left corner went.
+ * smaller, the app's text is not) or it was stretched (its width changed apart from its height: a GTK 4
+ * entry that fills its row, in a window 3/4 as wide, is 2/3 as wide and as tall): there only where its
+ * top-left corner went.
  */
 function layoutFromExtents(
   element: AccessibleElement,
   recorded: ElementBox,
   live: ElementBox,
 ): LayoutTransform {
-  const scale = followsWindow(element) ? 1 : Math.round((live.width / recorded.width) * 1000) / 1000;
+  const byWidth = live.width / recorded.width;
+  const byHeight = live.height / recorded.height;
+  const stretched = Math.abs(byWidth - byHeight) > STRETCHED * Math.max(byWidth, byHeight);
+  const scale = followsWindow(element) || stretched ? 1 : Math.round(byWidth * 1000) / 1000;
   return { scale, dx: Math.round(live.x - recorded.x * scale), dy: Math.round(live.y - recorded.y * scale) };
 }
 

@@ -157,6 +157,8 @@ const inside = (p: { x: number; y: number }, b: ElementBox) =>
  * What an element at a point says: its text, name and label when it is about a line tall; in a
  * taller element (a container holds every line's text) only the line the app places at the point,
  * where its text is plain (an editor's text area; never a page whose words live in child objects).
+ * A text without a line end is its one line wherever the point is: GTK 4 reports an entry three
+ * times as tall as its line and says no character's place in it.
  */
 async function textsAt(
   a11y: Accessibility,
@@ -167,7 +169,9 @@ async function textsAt(
   if (aboutALine(element, line)) {
     return [element.text, element.name, element.label].flatMap((t) => plainText(t) ?? []);
   }
-  if (plainText(element.text) === null) return [];
+  const text = plainText(element.text);
+  if (text === null) return [];
+  if (!text.includes('\n')) return [text];
   const said = plainText(await a11y.lineAt(point).catch(() => null));
   return said === null ? [] : [said];
 }
@@ -197,7 +201,9 @@ async function readApp(a11y: Accessibility, line: Box, value: string): Promise<A
 
 /**
  * Whether the live app shows each run's value where its example stood (region mapped by `layout`);
- * `a11y` null reads by OCR alone.
+ * `a11y` null reads by OCR alone. The app is asked about every spot at once (each question waits on
+ * the app and on the X server, not on this process: a form's four spots take one answer's time),
+ * then OCR reads, in order, the spots it did not answer.
  */
 export async function checkShownValues(
   ocr: OcrEngine,
@@ -209,13 +215,21 @@ export async function checkShownValues(
 ): Promise<ShownVerdict> {
   if (spots.length === 0) return { kind: 'unknown' };
   const area = mapBox(layout, region);
-  let read: ReadBy = 'app';
-  for (const spot of spots) {
+  const places = spots.map((spot) => {
     const line = mapBox(layout, spot.box);
     // A longer value runs past where the recording changed: the band grows by the extra characters.
     const charWidth = (spot.box.width / Math.max(1, spot.value.example.length)) * layout.scale;
     const extra = Math.max(0, spot.value.value.length - spot.value.example.length) * charWidth * 1.5;
-    const app = a11y ? await readApp(a11y, { ...line, width: line.width + extra }, spot.value.value) : null;
+    return { spot, line, charWidth, extra };
+  });
+  const answers = await Promise.all(
+    places.map(({ spot, line, extra }) =>
+      a11y ? readApp(a11y, { ...line, width: line.width + extra }, spot.value.value) : null,
+    ),
+  );
+  let read: ReadBy = 'app';
+  for (const [i, { spot, line, charWidth, extra }] of places.entries()) {
+    const app = answers[i] ?? null;
     if (app?.shown) continue;
     read = 'ocr';
     const nearest = await readBand(ocr, live, area, line, charWidth, extra, spot.value.value);
