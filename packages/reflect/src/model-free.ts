@@ -12,6 +12,7 @@ import {
   identityOf,
   type PassBResult,
   type StepCard,
+  shownName,
   slugOf,
   type WorkflowStep,
 } from '@mime-desktop/schema';
@@ -110,7 +111,7 @@ function paramsOf(steps: readonly ReflectStep[]): { params: Param[]; templates: 
   for (const step of steps) {
     if (step.actionType !== 'TYPE') continue;
     const element = step.event.element;
-    const field = element ? element.name || element.label : null;
+    const field = element ? shownName(element) : null;
     const name = unique((field && nameFrom(field)) || (step.secret ? 'secret' : `text_${params.length + 1}`));
     const secret = step.secret ? ' (a secret: never stored)' : '';
     params.push({

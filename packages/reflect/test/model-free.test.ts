@@ -69,6 +69,22 @@ describe('a workflow without a model', () => {
     expect(sources[1]).not.toHaveProperty('window');
   });
 
+  it("does not name a param or a target after a widget's class (GTK 4 names an unlabelled entry GtkEntry)", () => {
+    const gtk4 = buildSteps(
+      [
+        line(0, { action_type: 'type', action_details: { text: 'Ann', secret: false }, element: field('gtk4-form', 'frame', { name: 'GtkEntry', label: 'Name' }) }),
+        line(1, { action_type: 'type', action_details: { text: 'Rome', secret: false }, element: field('gtk4-form', 'frame', { name: 'GtkEntry' }) }),
+        line(2, { action_type: 'click', action_details: { button: 'left', x: 9, y: 9 }, element: field('gtk4-form', 'frame', { name: 'GtkEntry' }) }),
+        line(3, { action_type: null, action_details: {} }),
+      ],
+      { width: 100, height: 100 },
+    ); // biome-ignore format: a table
+    const plan = modelFreePlan({ name: 'form', description: '' }, gtk4);
+    expect(plan.task_params.map((p) => p.name)).toEqual(['name', 'text_2']);
+    const card = modelFreeCard(gtk4[2] as (typeof gtk4)[number]);
+    expect(`${card.intent} ${card.target.primary}`).not.toContain('GtkEntry');
+  });
+
   it('names params after the fields, keeps a secret sensitive, and splits subtasks where the app changes', () => {
     const plan = modelFreePlan({ name: 'sign in', description: '' }, steps);
     expect(plan.task_params.map((p) => [p.name, p.example, p.sensitive])).toEqual([

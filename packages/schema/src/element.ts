@@ -124,9 +124,19 @@ export function isSecretElement(element: Pick<AccessibleElement, 'role' | 'state
   return SECRET_ROLES.has(element.role) || element.states.includes('protected');
 }
 
+/** A widget class's name (`GtkEntry`, `QLineEdit`): what GTK 4 answers as the name of an unlabelled widget. */
+const TOOLKIT_CLASS = /^(Gtk|Gdk|Adw|Q)[A-Z][A-Za-z]+$/;
+
+/** The name a person would call the element by: its name, unless that is only its widget class, else its label. */
+export function shownName(element: Pick<AccessibleElement, 'name' | 'label'>): string | null {
+  const name = TOOLKIT_CLASS.test(element.name) ? '' : element.name;
+  return name || element.label || null;
+}
+
 /** How an element reads in a message: `push button "Send"` or `entry labelled "City"`. */
 export function describeElement(element: Pick<AccessibleElement, 'role' | 'name' | 'label'>): string {
-  if (element.name) return `${element.role} ${JSON.stringify(element.name)}`;
+  if (element.name && !TOOLKIT_CLASS.test(element.name))
+    return `${element.role} ${JSON.stringify(element.name)}`;
   if (element.label) return `${element.role} labelled ${JSON.stringify(element.label)}`;
   return `unnamed ${element.role}`;
 }
