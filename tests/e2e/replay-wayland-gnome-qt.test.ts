@@ -9,9 +9,10 @@
  * size. Mutter places the window itself (its content 39 px higher than openbox had it, Qt drawing its
  * own title bar) and tells no program where: auto re-finds the editor by its recorded look. The
  * workflow has one element only (the empty editor, featureless), so no window origin can be measured
- * for the accessibility rung (it needs a distinctive element and a second to confirm). Trace, which
- * acts only where the recording did, stops before acting: mutter's background and the window's
- * place are not the recorded screen.
+ * for the accessibility rung (it needs a distinctive element and a second to confirm). Trace acts only
+ * where the recording did: with the window dragged by its title bar to its recorded place over a black
+ * desktop (Xvfb's root window behind the recording) it replays; where mutter put the window, over
+ * mutter's own background, it stops before its first click.
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -24,6 +25,7 @@ import {
   mutterSkipReason,
   startMutterHarness,
 } from '@mime-desktop/test-support/mutter-harness';
+import { dragToRecordedPlace } from '@mime-desktop/test-support/mutter-window-drag';
 import {
   paramNames,
   recordedTarget,
@@ -35,6 +37,20 @@ const skip = mutterSkipReason();
 if (skip) console.warn(`skipping the GNOME (mutter) Qt replay tests: ${skip}`);
 
 const tempDir = useTempDirs();
+
+/** A black window over the whole screen (GTK 4, no title bar), as Xvfb's root window behind the recording. */
+const BACKDROP = [
+  'import gi',
+  "gi.require_version('Gtk', '4.0')",
+  'from gi.repository import GLib, Gtk',
+  'w = Gtk.Window(decorated=False)',
+  'css = Gtk.CssProvider()',
+  "css.load_from_data(b'window { background: black; }')",
+  'Gtk.StyleContext.add_provider_for_display(w.get_display(), css, 800)',
+  'w.maximize()',
+  'w.present()',
+  'GLib.MainLoop().run()',
+].join('\n');
 const LINE = featherpad.values[0] ?? '';
 
 describe.skipIf(skip !== null)('FeatherPad (Qt 5) natively on GNOME (mutter)', () => {
@@ -66,8 +82,8 @@ describe.skipIf(skip !== null)('FeatherPad (Qt 5) natively on GNOME (mutter)', (
     });
     const started = harness.startApp('featherpad', [file], env);
     // The element the workflow clicks is in the tree (extents counted from its window on Wayland).
-    await elementCentre(harness.env, await recordedTarget(workflow), 20_000);
-    return { file, stop: started.stop };
+    const inWindow = await elementCentre(harness.env, await recordedTarget(workflow), 20_000);
+    return { file, inWindow, stop: started.stop };
   };
 
   it('auto re-finds the editor where mutter placed the window, by its recorded look; the line is saved', {
@@ -85,6 +101,43 @@ describe.skipIf(skip !== null)('FeatherPad (Qt 5) natively on GNOME (mutter)', (
       expect(run.reasons[0]).toMatch(/target re-found unique on the screen \(\d+% alike\), moved by/);
     } finally {
       await editor.stop();
+    }
+  });
+
+  it("trace, the window dragged to where the recording had it over a black desktop as Xvfb's, clicks, types and saves the line", {
+    timeout: 60_000,
+  }, async () => {
+    if (!desktop) throw new Error('mutter is not started');
+    const backdrop = desktop.startApp('/usr/bin/python3', ['-c', BACKDROP], {
+      ...desktop.env,
+      GSK_RENDERER: 'cairo',
+    });
+    try {
+      await desktop.waitForPixel({ x: 5, y: 5 }, ([r, g, b]) => r === 0 && g === 0 && b === 0, 20_000);
+      const editor = await startEditor(desktop);
+      try {
+        // The band of the window above the editor (menus, toolbar, tabs), as recorded: the editor's
+        // recorded screen extents less its extents in its window.
+        const element = await recordedTarget(workflow);
+        const top = element.extents.y - (editor.inWindow.y - Math.round(element.extents.height / 2));
+        const band = {
+          x: element.extents.x,
+          y: top,
+          width: element.extents.width,
+          height: element.extents.y - top,
+        };
+        await dragToRecordedPlace(desktop, join(workflow, 'screenshots', '0.png'), band);
+        const [param] = await paramNames(workflow);
+        const run = await replayWithoutModel(desktop.env, workflow, 'trace', [`${param}=${LINE}`]);
+        expect((await readFile(editor.file, 'utf8')).trim(), run.stderr).toBe(LINE);
+        expect(run.exitCode, run.stderr).toBe(0);
+        expect(run.summary).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
+        expect(run.rungs, run.reasons.join('\n')).toEqual(['recorded-place', 'trace', 'trace']);
+      } finally {
+        await editor.stop();
+      }
+    } finally {
+      await backdrop.stop();
     }
   });
 
