@@ -1,6 +1,6 @@
 /**
  * Puts an app's window where a recording had it on headless mutter, which lets no program place
- * windows: as a person would, by dragging its title bar (drawn by the app itself on GNOME) until a band
+ * windows: as a person would, by dragging its title bar (drawn by the app itself on GNOME) so that a band
  * of its content shows at its recorded place, found by its recorded look. For trace replays, which act
  * only where the recording did.
  */
