@@ -9,12 +9,17 @@
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { accessibleAppEnv } from '@mime-desktop/test-support/accessible-element';
+import { accessibleAppEnv, elementCentre } from '@mime-desktop/test-support/accessible-element';
 import { DIALOG_ARGS, recordDialog } from '@mime-desktop/test-support/address-dialog';
+import { centerOf } from '@mime-desktop/test-support/desktop-harness';
 import { copyWorkflow, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { type MatrixApp, recordAndReflect } from '@mime-desktop/test-support/matrix';
 import { featherpad } from '@mime-desktop/test-support/matrix-apps';
-import { paramNames, replayWithoutModel } from '@mime-desktop/test-support/replay-without-model';
+import {
+  paramNames,
+  recordedTarget,
+  replayWithoutModel,
+} from '@mime-desktop/test-support/replay-without-model';
 import { type SwayHarness, startSwayHarness, swaySkipReason } from '@mime-desktop/test-support/sway-harness';
 import { sleep } from '@mime-desktop/test-support/wait';
 import { execa } from 'execa';
@@ -49,8 +54,8 @@ function editorOnSway(
       await desktop?.stop();
     });
 
-    for (const mode of ['auto']) {
-      it(`${mode} finds the text by its accessibility element after the window moved; the line is saved`, {
+    for (const mode of ['trace', 'auto']) {
+      it(`${mode} ${mode === 'trace' ? 'clicks the text where it was recorded' : 'finds the text by its accessibility element after the window moved'}; the line is saved`, {
         timeout: 90_000,
       }, async () => {
         if (!desktop) throw new Error('sway is not started');
@@ -67,15 +72,23 @@ function editorOnSway(
         });
         const started = desktop.startApp(command, [file], env);
         try {
-          // Recorded under openbox near the top left; here floated and moved to another place.
+          // Auto: recorded under openbox, here floated and moved to another place. Trace: floated, then
+          // moved so the clicked element is where the recording has it on the screen (its extents in
+          // its window, as the toolkit gives them on Wayland, put at its recorded screen extents).
           const view = await desktop.placeWindow(windowApp, { x: 300, y: 200 });
           expect(view.shell).toBe('xdg_shell');
+          if (mode === 'trace') {
+            const element = await recordedTarget(workflow);
+            const inWindow = await elementCentre(desktop.env, element, 20_000);
+            const recorded = centerOf(element.extents);
+            await desktop.placeWindow(windowApp, { x: recorded.x - inWindow.x, y: recorded.y - inWindow.y });
+          }
           const [param] = await paramNames(workflow);
           const run = await replayWithoutModel(desktop.env, workflow, mode, [`${param}=${app.values[0]}`]);
           expect((await readFile(file, 'utf8')).trim(), run.stderr).toBe(app.values[0]);
           expect(run.exitCode, run.stderr).toBe(0);
           expect(run.summary).toMatchObject({ outcome: 'success', usage: { calls: 0 } });
-          expect(run.rungs[0]).toBe('accessibility');
+          expect(run.rungs[0], run.reasons.join('\n')).toBe('accessibility');
         } finally {
           await started.stop();
         }

@@ -163,13 +163,14 @@ describe.skipIf(skip !== null)('replay on headless GNOME (mutter)', () => {
       /\[MIME_RECORD_UNSUPPORTED\] mime cannot record in a Wayland session \(GNOME, WAYLAND_DISPLAY=wayland-0\)/,
     );
     expect(result.stderr).toContain('xvfb-run -a mime record');
+    // At Xvfb's default 100 DPI, Qt and Tk would be recorded bigger than they draw on Wayland.
+    expect(result.stderr).toContain('-dpi 96');
   });
 
   it('doctor names the session, the adapter and what each capability can do', async () => {
     const result = await runMime(['doctor', '--offline', '--json'], { env: mutter().env });
-    const { checks }: { checks: Array<{ name: string; status: string; detail: string }> } = JSON.parse(
-      result.stdout,
-    );
+    const { checks }: { checks: Array<{ name: string; status: string; detail: string; fix?: string }> } =
+      JSON.parse(result.stdout);
     const byName = Object.fromEntries(checks.map((c) => [c.name, c]));
     expect(byName.display).toMatchObject({ status: 'ok' });
     expect(byName.display?.detail).toMatch(/^wayland session of GNOME at \S+wayland-0, adapter gnome/);
@@ -183,5 +184,7 @@ describe.skipIf(skip !== null)('replay on headless GNOME (mutter)', () => {
       expect(byName[name]?.status, `${name}: ${byName[name]?.detail}`).toBe('warn');
     }
     expect(byName['input hooks']?.detail).toContain('`mime record` is refused here');
+    expect(byName['input hooks']?.fix).toContain('xvfb-run -a mime record');
+    expect(byName['input hooks']?.fix).toContain('-dpi 96');
   });
 });

@@ -1,6 +1,7 @@
 /** Replays a workflow with no model call allowed, as the Wayland e2e tests do, and reads what came of it. */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { AccessibleElement, ElementBox } from '@mime-desktop/schema';
 import { readEvents } from './e2e-rig.ts';
 import { runMime } from './run-mime.ts';
 
@@ -41,4 +42,12 @@ export async function replayWithoutModel(
 export async function paramNames(workflow: string): Promise<string[]> {
   const schema = JSON.parse(await readFile(join(workflow, 'schema.json'), 'utf8'));
   return schema.task_params.map((p: { name: string }) => p.name);
+}
+
+/** The element the workflow's first step acts on, as recorded (its extents on the recording's screen). */
+export async function recordedTarget(workflow: string): Promise<AccessibleElement & { extents: ElementBox }> {
+  const schema = JSON.parse(await readFile(join(workflow, 'schema.json'), 'utf8'));
+  const element = schema.plan.subtasks[0]?.steps[0]?.target?.element;
+  if (!element?.extents) throw new Error(`the first step of ${workflow} names no element with extents`);
+  return element;
 }

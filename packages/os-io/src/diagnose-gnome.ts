@@ -71,7 +71,7 @@ export async function checkGnomeDesktop(env: NodeJS.ProcessEnv): Promise<DoctorC
       status: 'warn',
       detail:
         'none on Wayland: no program may watch global input, so `mime record` is refused here (replay works)',
-      fix: 'record in an X11 session, or on a virtual X server: xvfb-run -a mime record --launch "<app command>"',
+      fix: 'record in an X11 session, or on a virtual X server: xvfb-run -a mime record --launch "<app command>" (with -s "-screen 0 1280x800x24 -dpi 96" after -a, Qt and Tk apps draw as on Wayland)',
     },
   );
   await desktop.close();

@@ -12,9 +12,11 @@ import { DesktopFailureError, InvalidInputError } from './errors.ts';
  * wtype waits this long after making its keyboard, before the first key, ms. A seat whose only
  * keyboards are virtual ones (headless) gains one with each wtype process: the app binds it only
  * then, and the first key sent at once was lost in 4 of 5 tries (Chromium on sway); after a 5 ms
- * pause none in 15. 30 leaves room on a loaded machine.
+ * pause none in 15. Qt 5 natively on sway takes longer to take a new keyboard (it compiles the keymap):
+ * with 30 ms the first 1-5 keys of a text were lost in 2 of 4 runs of the FeatherPad e2e pair (a
+ * second FeatherPad after the first ended); with 120 ms none in 4.
  */
-const WARM_UP_MS = 30;
+const WARM_UP_MS = 120;
 
 /**
  * wtype keeps its keyboard this long after the last key, ms: when it goes, the seat may lose its

@@ -3,12 +3,14 @@
  * launcher with a bus daemon of its own, the registry, dconf) keep sockets and files in the bus
  * folder and end a moment after the bus: `stop()` ends every one of them before it removes the folder
  * (removing it while they still shut down raced their clean-up: Node 24's rmSync threw). A service of
- * the test's own takes half a second to end, and writes into the folder as it does.
+ * the test's own takes half a second to end, and writes into the folder as it does. The server
+ * reports 96 DPI, as a typical X desktop does (Xvfb's own default is 100: Qt and Tk drew bigger there).
  */
 import { existsSync } from 'node:fs';
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import dbus from '@particle/dbus-next';
+import { execa } from 'execa';
 import { expect, it } from 'vitest';
 import { openAccessibility, startPrivateDisplay } from '../src/index.ts';
 
@@ -75,4 +77,15 @@ it('ends the services the bus started, then removes its folder', async () => {
 
   expect(await processesUsing(folder)).toEqual([]);
   expect(existsSync(folder)).toBe(false);
+});
+
+it("reports 96 DPI, not Xvfb's default 100, so Qt and Tk draw text as on a 96-DPI desktop and on Wayland", async () => {
+  const display = await startPrivateDisplay({ accessibility: false });
+  try {
+    const { stdout } = await execa('xdpyinfo', { env: display.env });
+    expect(stdout).toMatch(/^\s*dimensions:\s+1280x800 pixels/m);
+    expect(stdout).toMatch(/^\s*resolution:\s+96x96 dots per inch$/m);
+  } finally {
+    await display.stop();
+  }
 });

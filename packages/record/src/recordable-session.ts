@@ -27,7 +27,8 @@ export async function assertRecordableSession(env: NodeJS.ProcessEnv = process.e
     `mime cannot record in a Wayland session (${session}): Wayland lets no program watch the keyboard and ` +
       'pointer of other apps, and through XWayland mime would see only the X11 windows and miss the rest. ' +
       'What works: record in an X11 session (log in to an "Xorg"/X11 session), or on a virtual X server beside ' +
-      'this session, which runs X11 and XWayland-capable apps: `xvfb-run -a mime record --launch "<app command>"`. ' +
+      'this session, which runs X11 and XWayland-capable apps: `xvfb-run -a mime record --launch "<app command>"` ' +
+      '(add `-s "-screen 0 1280x800x24 -dpi 96"` after `-a` so Qt and Tk apps draw at the 96 DPI of Wayland; Xvfb defaults to 100). ' +
       'Workflows recorded there replay here: `mime replay` works in this session.',
   );
 }
