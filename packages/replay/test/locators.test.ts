@@ -245,6 +245,38 @@ describe('a thin label (a target with edges, mostly background)', () => {
   });
 });
 
+describe('a subtask’s first target re-found anywhere', () => {
+  // A striped block (a control) with its context around it, in a window the desktop places at `win`.
+  const win = { x: 20, y: 20, width: 300, height: 300 };
+  const other = { x: 360, y: 20, width: 260, height: 300 };
+  const target = { x: 100, y: 100, width: 60, height: 24 };
+  const pre = frame(640, 400, [
+    win,
+    other,
+    { ...target, fill: true },
+    { x: 40, y: 104, width: 50, height: 16, fill: true },
+    { x: 170, y: 92, width: 20, height: 40, fill: true },
+    { x: 100, y: 70, width: 60, height: 10, fill: true },
+  ]);
+  const base = clickStep({ x: 130, y: 112 }, { window: { title: 'Form', classes: ['form'], box: win } });
+  const click = { ...base, source: { ...base.source, box: target } } as WorkflowStep;
+
+  it('is not found in another window, where only its own box (without its context) is alike', async () => {
+    // Its window stands where it was recorded, without it; a control alike shows in another window.
+    const live = frame(640, 400, [win, other, { ...target, x: 400, fill: true }]);
+    const found = await locate(autoLadder(null, null), { step: click, pre, live, layout: null, window: win });
+    expect(found.ok).toBe(false);
+    expect(!found.ok && found.failure.reason).toMatch(/^the recorded target was not found/);
+  });
+
+  it('is found by its own box where it moved inside its window', async () => {
+    const live = frame(640, 400, [win, other, { ...target, x: 250, fill: true }]);
+    const found = await locate(autoLadder(null, null), { step: click, pre, live, layout: null, window: win });
+    expect(found.ok && found.value.rung).toBe('template-anywhere');
+    expect(found.ok && found.value.map({ x: 130, y: 112 })).toEqual({ x: 280, y: 112 });
+  });
+});
+
 describe('checks', () => {
   const name = { x: 100, y: 100, width: 300, height: 40 };
   const city = { x: 100, y: 200, width: 300, height: 40 };

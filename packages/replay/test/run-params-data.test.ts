@@ -5,7 +5,8 @@
  */
 import { Workflow } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
-import { checkParams } from '../src/kernel/materialize.ts';
+import { collectSecrets } from '../src/kernel/collect-secrets.ts';
+import { checkParams, materializeParams, secretEnvName } from '../src/kernel/materialize.ts';
 import { runParamsData, runParamsFromData } from '../src/kernel/run-params-data.ts';
 
 const workflowOf = (params: object[]) =>
@@ -50,5 +51,17 @@ describe('run params as data', () => {
     expect(() => runParamsFromData(changed, data)).toThrow(
       /checked against another version of the workflow \(password, volume, note differ\)/,
     );
+  });
+
+  it('give the run in the other process the params the run here would have, an empty secret too', async () => {
+    // A rows file's empty cell: the check takes it as the value '', which an environment cannot carry
+    // (an empty MIME_PARAM_<NAME> counts as none, and a required param would then be missing).
+    const workflow = workflowOf(PARAMS);
+    const given = checkParams(workflow, { password: '' }, { useExamples: true });
+    const here = materializeParams(given).params;
+    const back = runParamsFromData(workflow, JSON.parse(JSON.stringify(runParamsData(given))));
+    const env = { [secretEnvName('password')]: '' };
+    const there = materializeParams(back, await collectSecrets(back.pending, { env })).params;
+    expect(there).toEqual(here);
   });
 });

@@ -82,6 +82,16 @@ describe('a value in a text of many lines (an editor’s text area)', { timeout:
     expect(verdict).toMatchObject({ kind: 'missing', read: 'Dear Ann', by: 'app' });
   });
 
+  it('is missing when the value stands on another line of a paragraph the editor wraps', async () => {
+    // One paragraph, no line end: the editor draws it on two lines, the value on the first.
+    const editor = app(textArea('Second line from replay Dear Ann'), [
+      'Second line from replay ',
+      'Dear Ann',
+    ]);
+    const verdict = await checkShownValues(ocr, editor, white, screen, RECORDED, spots);
+    expect(verdict).toMatchObject({ kind: 'missing', read: 'Dear Ann', by: 'app' });
+  });
+
   it('never takes a container whose words live in child objects', async () => {
     const page = { ...textArea('\ufffc\ufffc'), role: 'document web' };
     const browser = app(page, ['Dear Ann', 'Second line from replay']);

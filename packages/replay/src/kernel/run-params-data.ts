@@ -3,7 +3,8 @@
  * worker) the params resolved here, so that they are not resolved again there: each non-sensitive
  * param's value and where it came from. A sensitive param is only named (pending): its value never
  * goes in the data (which may cross a pipe or be logged), but by the environment (`MIME_PARAM_<NAME>`),
- * and the receiving run collects it there as it collects any secret.
+ * and the receiving run collects it there as it collects any secret. An empty one (a rows file's empty
+ * cell) hides nothing and is carried as a value: an empty `MIME_PARAM_<NAME>` counts as none.
  */
 import type { Workflow } from '@mime-desktop/schema';
 import { ReplayOptionError } from '../errors.ts';
@@ -21,11 +22,11 @@ export function runParamsData(given: RunParams): RunParamsData {
   const resolved: RunParamsData['resolved'] = Object.create(null);
   const pending: string[] = [];
   for (const param of given.workflow.task_params) {
-    if (param.sensitive) {
+    const value = given.resolved.get(param.name);
+    if (param.sensitive && !(value?.kind === 'value' && value.value === '')) {
       pending.push(param.name);
       continue;
     }
-    const value = given.resolved.get(param.name);
     if (value === undefined) continue;
     resolved[param.name] = value.kind === 'value' ? { value: value.value, source: value.source } : null;
   }
@@ -45,7 +46,7 @@ export function runParamsFromData(workflow: Workflow, data: RunParamsData): RunP
   for (const param of workflow.task_params) {
     const value = Object.hasOwn(data.resolved, param.name) ? data.resolved[param.name] : undefined;
     if (param.sensitive && pendingNames.delete(param.name)) pending.push(param);
-    else if (!param.sensitive && value !== undefined)
+    else if (value !== undefined && (!param.sensitive || value?.value === ''))
       resolved.set(param.name, value === null ? { kind: 'unset' } : { kind: 'value', ...value });
     else unlike.push(param.name);
   }

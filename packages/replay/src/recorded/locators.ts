@@ -259,8 +259,8 @@ async function firstMatch(
 /**
  * Auto, rungs 3 and 4: the recorded crop (with context, then the target's box alone: see templatesOf)
  * near where the layout is expected, then, for the first target of a subtask (or one after a layout
- * only assumed at the recorded place), anywhere on the screen at any scale where it is unique (and in
- * its window, re-grounding an assumed layout). Each search correlates grey levels first, then edges
+ * only assumed at the recorded place), anywhere on the screen at any scale where it is unique and in
+ * its window where the desktop tells where that is (re-grounding an assumed layout). Each search correlates grey levels first, then edges
  * (which a dark theme keeps); a featureless target is searched with enough surroundings to hold
  * edges, never by its blank pixels alone. A miss reports the figure that failed, below its threshold.
  */
@@ -313,7 +313,9 @@ export const templateLocator: Locator = {
         (m, threshold) =>
           m.score >= threshold &&
           m.margin >= AUTO_MATCH.margin &&
-          (!assumed || inWindow(m, template.wide, point, window)),
+          // Where the desktop tells where the target's window stands, a place outside it is not the
+          // target (the target's box alone, without its context, looks like a control of any window).
+          inWindow(m, template.wide, point, window),
       );
       if (anywhere?.taken) {
         const where = assumed

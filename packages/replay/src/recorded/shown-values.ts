@@ -157,8 +157,9 @@ const inside = (p: { x: number; y: number }, b: ElementBox) =>
  * What an element at a point says: its text, name and label when it is about a line tall; in a
  * taller element (a container holds every line's text) only the line the app places at the point,
  * where its text is plain (an editor's text area; never a page whose words live in child objects).
- * A text without a line end is its one line wherever the point is: GTK 4 reports an entry three
- * times as tall as its line and says no character's place in it.
+ * A one-line field's text without a line end is its one line wherever the point is: GTK 4 reports an
+ * entry three times as tall as its line and says no character's place in it. Not a multi-line one's:
+ * an editor wraps a paragraph without line ends over many lines, and says which one is at the point.
  */
 async function textsAt(
   a11y: Accessibility,
@@ -171,7 +172,7 @@ async function textsAt(
   }
   const text = plainText(element.text);
   if (text === null) return [];
-  if (!text.includes('\n')) return [text];
+  if (!text.includes('\n') && !element.states.includes('multi-line')) return [text];
   const said = plainText(await a11y.lineAt(point).catch(() => null));
   return said === null ? [] : [said];
 }
