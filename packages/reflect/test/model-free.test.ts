@@ -1,4 +1,9 @@
-import { type AccessibleElement, type ManifestLine, unknownSafetyFacts } from '@mime-desktop/schema';
+import {
+  type AccessibleElement,
+  type ManifestLine,
+  shownName,
+  unknownSafetyFacts,
+} from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
 import { mergeWorkflow } from '../src/merge.ts';
 import { modelFreeCard, modelFreePlan } from '../src/model-free.ts';
@@ -83,6 +88,9 @@ describe('a workflow without a model', () => {
     expect(plan.task_params.map((p) => p.name)).toEqual(['name', 'text_2']);
     const card = modelFreeCard(gtk4[2] as (typeof gtk4)[number]);
     expect(`${card.intent} ${card.target.primary}`).not.toContain('GtkEntry');
+    // A name that only looks like one (all capitals) is the field's own.
+    expect(shownName({ name: 'QTY', label: null })).toBe('QTY');
+    expect(shownName({ name: 'QLineEdit', label: 'Amount' })).toBe('Amount');
   });
 
   it('names params after the fields, keeps a secret sensitive, and splits subtasks where the app changes', () => {

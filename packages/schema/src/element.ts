@@ -125,7 +125,7 @@ export function isSecretElement(element: Pick<AccessibleElement, 'role' | 'state
 }
 
 /** A widget class's name (`GtkEntry`, `QLineEdit`): what GTK 4 answers as the name of an unlabelled widget. */
-const TOOLKIT_CLASS = /^(Gtk|Gdk|Adw|Q)[A-Z][A-Za-z]+$/;
+const TOOLKIT_CLASS = /^(Gtk|Gdk|Adw|Q)[A-Z][a-z][A-Za-z]*$/;
 
 /** The name a person would call the element by: its name, unless that is only its widget class, else its label. */
 export function shownName(element: Pick<AccessibleElement, 'name' | 'label'>): string | null {
