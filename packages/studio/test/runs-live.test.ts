@@ -2,10 +2,11 @@
  * The Runs list's stream (`/api/workflows/:id/runs/live`) over real HTTP and real run folders: with
  * 200 finished runs and one going on in another process, the runs are read whole once, then only the
  * run going on is read again (every moment), however many runs there were; its step moving on, its
- * process killed (interrupted) and a new run made are each sent without a reload.
+ * process killed (interrupted) and a new run made are each sent without a reload; the stream holds two
+ * inotify watches (the workflow's folder and its `.replay/`), not one per run folder.
  */
 
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
 import { join } from 'node:path';
 import { copyWorkflow, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
@@ -113,6 +114,15 @@ const stepLine = (step_i: number, description: string) =>
     0,
   );
 
+/** The inotify watches this process holds (each `inotify wd:` line of its file descriptors' info). */
+async function inotifyWatches(): Promise<number> {
+  const fds = await readdir('/proc/self/fdinfo');
+  const infos = await Promise.all(
+    fds.map((fd) => readFile(`/proc/self/fdinfo/${fd}`, 'utf8').catch(() => '')),
+  );
+  return infos.join('\n').match(/^inotify wd:/gm)?.length ?? 0;
+}
+
 const runOf = (listing: RunListing[] | undefined, id: string) => listing?.find((r) => r.run_id === id);
 
 describe('the Runs list while a run of another process goes on', () => {
@@ -123,9 +133,12 @@ describe('the Runs list while a run of another process goes on', () => {
       runStartLine(liveProcess(), new Date().toISOString()),
       stepLine(0, 'open the search'),
     ]);
+    const watchesBefore = await inotifyWatches();
     const { listings, close } = followRuns();
     try {
       const first = await waitUntil(() => listings[0], { what: 'the first listing' });
+      // The workflow's folder and its .replay/ only, not one watch per run folder.
+      expect((await inotifyWatches()) - watchesBefore).toBeLessThanOrEqual(2);
       expect(first).toHaveLength(FINISHED + 1);
       expect(runOf(first, 'run-going')).toMatchObject({ state: 'running', step: { step_i: 0 } });
       // Read again every moment: three times, each of them the run going on only.
