@@ -7,7 +7,7 @@ import { FileReadError, readPngInside } from '@mime-desktop/schema';
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { reviewHeal } from '../heal-review.ts';
-import type { RunManager } from '../run-manager.ts';
+import type { RunManager, StudioRun } from '../run-manager.ts';
 import { readRunSteps } from '../run-steps.ts';
 import { RunsListing } from '../runs-listing.ts';
 import { watchRuns } from '../runs-watch.ts';
@@ -99,8 +99,19 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
           if (data) await stream.writeSSE({ data: JSON.stringify(data) });
         });
       };
+      // This studio's runs of the workflow: each told as it starts, and its run read again the moment
+      // it ends (its summary written) rather than at the next moment's read.
+      const unlisten = new Set<() => void>();
+      const followEnd = (run: StudioRun) =>
+        unlisten.add(
+          run.messages.listen((message) => {
+            if (message.kind === 'end' && message.dir) onChange(new Set([basename(message.dir)]));
+          }),
+        );
       const stop = runs.onStart((run) => {
-        if (run.workflowId === id) send(async () => ({ kind: 'start', run: { id: run.id, ...run.request } }));
+        if (run.workflowId !== id) return;
+        send(async () => ({ kind: 'start', run: { id: run.id, ...run.request } }));
+        followEnd(run);
       });
       // A listing that fails (the folder went) is not sent: the page keeps the list it has; nor is
       // one the page has already. The runs are read whole once, then only those the watch names (made,
@@ -133,11 +144,14 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
           return { kind: 'runs', runs: listed };
         });
       // The runs as the stream starts: one may have started, or be going on in another process.
+      const going = runs.running(id);
+      if (going) followEnd(going);
       onChange(null);
       await Promise.race([left, runs.closed]);
       ended = true;
       clearTimeout(again);
       stop();
+      for (const stopListening of unlisten) stopListening();
       await unwatch();
       await writes;
       clearTimeout(again);
