@@ -25,11 +25,13 @@ import {
   parseJsonText,
   RUN_FILES,
   RUNS_FOLDER,
+  type RunEntry,
   type RunLastStep,
   type RunState,
   readOptimizedPlan,
   readPngInside,
   readRegularFile,
+  readRunEntry,
   readWorkflowContext,
   readWorkflowEntry,
   resolveInside,
@@ -152,6 +154,13 @@ export interface RunListing {
   step: RunLastStep | null;
 }
 
+/** A run as {@link WorkflowStore.runs} lists it: the step of a run going on only. */
+function runListing(entry: RunEntry): RunListing {
+  const { run_id, mode, outcome, started_at, duration_ms, state } = entry;
+  const step = state === 'running' ? entry.last_step : null;
+  return { run_id, mode, outcome, started_at, duration_ms, state, step };
+}
+
 const versionOf = (bytes: Buffer | string) => createHash('sha256').update(bytes).digest('hex');
 
 export class WorkflowStore {
@@ -240,11 +249,20 @@ export class WorkflowStore {
   /** Workflow `id`'s runs as on disk (one going on or killed has no outcome), oldest first. */
   async runs(id: string): Promise<RunListing[]> {
     const { runs } = await readWorkflowEntry(await this.folder(id), id);
-    return runs.map((entry) => {
-      const { run_id, mode, outcome, started_at, duration_ms, state } = entry;
-      const step = state === 'running' ? entry.last_step : null;
-      return { run_id, mode, outcome, started_at, duration_ms, state, step };
-    });
+    return runs.map(runListing);
+  }
+
+  /**
+   * Only the runs named `runIds` of workflow `id` as on disk (their summary, else their journal), each
+   * by its name; null for one whose folder is gone (or never was), the others' folders not read.
+   */
+  async someRuns(id: string, runIds: Iterable<string>): Promise<Map<string, RunListing | null>> {
+    const read = async (run: string): Promise<[string, RunListing | null]> => {
+      const dir = await this.runFolder(id, run).catch(() => null);
+      if (!dir || !existsSync(dir)) return [run, null];
+      return [run, runListing(await readRunEntry(dir, run))];
+    };
+    return new Map(await Promise.all([...runIds].map(read)));
   }
 
   /** Workflow `id` read and checked, with its version; its runs not read. */

@@ -7,8 +7,9 @@ import { FileReadError, readPngInside } from '@mime-desktop/schema';
 import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { reviewHeal } from '../heal-review.ts';
-import type { RunManager } from '../run-manager.ts';
+import type { RunManager, StudioRun } from '../run-manager.ts';
 import { readRunSteps } from '../run-steps.ts';
+import { RunsListing } from '../runs-listing.ts';
 import { watchRuns } from '../runs-watch.ts';
 import { type RunListing, RunNotFoundError, type WorkflowStore } from '../workflow-store.ts';
 import { fail, strictJson } from './answers.ts';
@@ -87,8 +88,8 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
     const id = c.req.param('id');
     // Watched before the answer starts: a run that starts once the page has the answer is seen (the
     // stream's first listing is read once it starts).
-    let onChange: () => void = () => undefined;
-    const unwatch = await watchRuns(await store.folder(id), () => onChange());
+    let onChange: (runIds: ReadonlySet<string> | null) => void = () => undefined;
+    const unwatch = await watchRuns(await store.folder(id), (runIds) => onChange(runIds));
     return streamSSE(c, async (stream) => {
       const left = new Promise<void>((resolve) => stream.onAbort(resolve));
       let writes = Promise.resolve();
@@ -98,13 +99,26 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
           if (data) await stream.writeSSE({ data: JSON.stringify(data) });
         });
       };
+      // This studio's runs of the workflow: each told as it starts, and its run read again the moment
+      // it ends (its summary written) rather than at the next moment's read.
+      const unlisten = new Set<() => void>();
+      const followEnd = (run: StudioRun) =>
+        unlisten.add(
+          run.messages.listen((message) => {
+            if (message.kind === 'end' && message.dir) onChange(new Set([basename(message.dir)]));
+          }),
+        );
       const stop = runs.onStart((run) => {
-        if (run.workflowId === id) send(async () => ({ kind: 'start', run: { id: run.id, ...run.request } }));
+        if (run.workflowId !== id) return;
+        send(async () => ({ kind: 'start', run: { id: run.id, ...run.request } }));
+        followEnd(run);
       });
       // A listing that fails (the folder went) is not sent: the page keeps the list it has; nor is
-      // one the page has already. While a run of another process goes on, its listing is read again
-      // every moment: its journal's step moves on, and a run killed (its process gone) writes nothing
-      // a watch would see. This studio's own run is followed by its events instead.
+      // one the page has already. The runs are read whole once, then only those the watch names (made,
+      // removed) and, every moment while any goes on, the runs going on: a run's journal's step moves
+      // on, its summary is written at its end, and a run killed (its process gone) writes nothing a
+      // watch would see. This studio's own run is followed by its events instead: its step is not sent.
+      const listing = new RunsListing(store, id);
       const ours = (run: RunListing) => {
         const dir = runs.running(id)?.dir;
         return dir !== null && dir !== undefined && basename(dir) === run.run_id;
@@ -112,24 +126,32 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
       let ended = false;
       let sent = '';
       let again: NodeJS.Timeout | undefined;
-      onChange = () =>
+      onChange = (runIds) =>
         send(async () => {
           clearTimeout(again);
-          const listed = await store.runs(id).catch(() => null);
-          if (!ended && listed?.some((r) => r.state === 'running' && !ours(r))) {
-            again = setTimeout(onChange, GOING_ON_MS);
+          const read = await listing.read(runIds).then(
+            () => true,
+            () => false,
+          );
+          if (!read) return null;
+          if (!ended && listing.running().length > 0) {
+            again = setTimeout(() => onChange(new Set(listing.running())), GOING_ON_MS);
           }
+          const listed = listing.list().map((run) => (ours(run) ? { ...run, step: null } : run));
           const text = JSON.stringify(listed);
-          if (!listed || text === sent) return null;
+          if (text === sent) return null;
           sent = text;
           return { kind: 'runs', runs: listed };
         });
       // The runs as the stream starts: one may have started, or be going on in another process.
-      onChange();
+      const going = runs.running(id);
+      if (going) followEnd(going);
+      onChange(null);
       await Promise.race([left, runs.closed]);
       ended = true;
       clearTimeout(again);
       stop();
+      for (const stopListening of unlisten) stopListening();
       await unwatch();
       await writes;
       clearTimeout(again);
