@@ -91,9 +91,13 @@ async function firstToStart(runs: RunningMime[]): Promise<number> {
   return Promise.any(runs.map((run, i) => run.waitForStderr(/\[1\/2\]/, 60_000).then(() => i)));
 }
 
-describe('two mime replay at once on one display, and mime record beside a replay', () => {
-  const desktop = useDesktop();
+/**
+ * One desktop for the file: the second block's replays restart the app (--fresh) and the first
+ * block's reset it, so neither needs a display and an app of its own.
+ */
+const desktop = useDesktop();
 
+describe('two mime replay at once on one display, and mime record beside a replay', () => {
   it('runs one; the other exits 75 naming the replay that holds the display', async () => {
     await desktop().resetApp();
     const dirs = [await workflow('first'), await workflow('second')];
@@ -224,8 +228,6 @@ describe('two mime replay at once on one display, and mime record beside a repla
 });
 
 describe('replays queued on one display (each restarts the app: --fresh)', () => {
-  const desktop = useDesktop();
-
   it('with --queue runs both, one after the other: each plays its own song', async () => {
     const dirs = [await workflow('queued-1', { setup: true }), await workflow('queued-2', { setup: true })];
     const songs = ['Faint', 'Yellow'];

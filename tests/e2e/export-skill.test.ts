@@ -25,7 +25,12 @@ const env = () => ({
 
 beforeAll(async () => {
   home = await fileTempDir('mime-mcp-');
-  await copyWorkflow('play-song-recorded', undefined, { as: 'play-song', into: join(home, 'workflows') });
+  // Without the OCR cache: the skill carries the workflow's, and its run must be seen to write none.
+  await copyWorkflow('play-song-recorded', undefined, {
+    as: 'play-song',
+    into: join(home, 'workflows'),
+    ocrCache: false,
+  });
 }, 60_000);
 
 describe('mime export skill', () => {

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import type { RunEvent } from '@mime-desktop/schema';
 import { afterAll, afterEach, beforeAll, beforeEach, onTestFinished } from 'vitest';
 import { type DesktopHarness, type DesktopHarnessOptions, startDesktopHarness } from './desktop-harness.ts';
+import { seedFixtureOcr } from './fixture-ocr.ts';
 import { REPO_ROOT } from './run-mime.ts';
 
 /**
@@ -91,13 +92,16 @@ export async function copyFixture(path: string, to: string): Promise<string> {
 /**
  * A copy of `fixtures/workflows/<name>` as `<folder>/<as>` (its runs are written inside it): the
  * folder is `into`, else a temp folder of the current test; `edit` changes its schema.json first.
+ * A recorded fixture comes with the OCR cache `mime reflect` would have left in it (fixture-ocr.ts,
+ * read once for all copies); `ocrCache: false` copies the fixture as committed, without it.
  */
 export async function copyWorkflow(
   name: string,
   edit?: (schema: any) => void,
-  { as = name, into }: { as?: string; into?: string } = {},
+  { as = name, into, ocrCache = true }: { as?: string; into?: string; ocrCache?: boolean } = {},
 ): Promise<string> {
   const dir = await copyFixture(join('workflows', name), join(into ?? (await tempDir(`mime-${name}-`)), as));
+  if (ocrCache) await seedFixtureOcr(name, dir);
   if (edit) {
     const schema = JSON.parse(await readFile(join(dir, 'schema.json'), 'utf8'));
     edit(schema);
