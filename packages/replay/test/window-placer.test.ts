@@ -66,7 +66,7 @@ function recorded(at: { x: number; y: number }, parts: readonly Part[]): Anchor[
   const frame = screen(at, parts);
   return parts.map(({ element: e, box }) => {
     const extents = { ...box, x: at.x + box.x, y: at.y + box.y };
-    return { element: { ...e, extents }, look: crop(frame, extents) };
+    return { element: { ...e, extents }, look: crop(frame, extents), frame };
   });
 }
 
@@ -124,14 +124,32 @@ describe('WindowPlacer', () => {
     expect(live.origins.filter((o) => o !== null)).toEqual([]);
   });
 
-  it('places nothing when two places look alike (not unique)', async () => {
+  it('finds two elements that each look like another place together, where the two show once', async () => {
     const twin = part('push button', 'Apply', { x: 150, y: 150, width: 60, height: 24 }, noise(1));
     const parts = [OK, twin, FIELD];
     const live = tree(parts);
     const placer = new WindowPlacer(live, async () => recorded(RECORDED_AT, parts));
     const result = await placer.place(FIELD.element, screen({ x: 400, y: 200 }, parts));
+    expect(result.ok).toBe(true);
+    expect(result.reason).toMatch(/push button "OK" and push button "Apply" found together/);
+    expect(live.origins.at(-1)).toEqual({ x: 400 - MARGIN.x, y: 200 - MARGIN.y });
+  });
+
+  it('places nothing when two places look alike, alone and together (two such windows)', async () => {
+    const twin = part('push button', 'Apply', { x: 150, y: 150, width: 60, height: 24 }, noise(1));
+    const parts = [OK, twin, FIELD];
+    const live = tree(parts);
+    const placer = new WindowPlacer(live, async () => recorded(RECORDED_AT, parts));
+    // The same window drawn twice: no look of it, alone or paired, shows once.
+    const twice = screen({ x: 20, y: 20 }, parts);
+    const second = screen({ x: 420, y: 220 }, parts);
+    for (let i = 0; i < twice.data.length; i += 4) {
+      if (second.data[i] !== 0 || second.data[i + 2] !== 0) twice.data.set(second.data.subarray(i, i + 4), i);
+    }
+    const result = await placer.place(FIELD.element, twice);
     expect(result.ok).toBe(false);
     expect(result.reason).toMatch(/uniquely \(lead 0\.1\)/);
+    expect(live.origins.filter((o) => o !== null)).toEqual([]);
   });
 
   it('says so when every recorded element of the window is featureless', async () => {

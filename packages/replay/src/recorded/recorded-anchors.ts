@@ -23,7 +23,7 @@ export async function recordedAnchors(workflow: Workflow, frames: RecordedFrames
     if (!pre || box.x < 0 || box.y < 0 || box.x + box.width > pre.width || box.y + box.height > pre.height)
       continue;
     seen.add(key);
-    anchors.push({ element, look: crop(pre, box) });
+    anchors.push({ element, look: crop(pre, box), frame: pre });
   }
   return anchors;
 }

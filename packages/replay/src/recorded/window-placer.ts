@@ -16,7 +16,12 @@ type Point = { x: number; y: number };
 export interface Anchor {
   element: AccessibleElement;
   look: RgbaImage;
+  /** The recorded frame the look was cut from: two elements' looks together are cut from it. */
+  frame?: RgbaImage;
 }
+
+/** How many distinctive elements are paired when none is unique alone (6 pairs at most). */
+const PAIRED = 4;
 
 /**
  * How sure a measurement must be: the anchor's match score (normalized correlation at its recorded
@@ -178,10 +183,58 @@ export class WindowPlacer {
         };
       }
     }
+    const paired = await this.#measureByPair(distinctive.slice(0, PAIRED), live, window);
+    if (paired)
+      return { ok: true, placement: { ...paired, marks: await this.#marks(ofWindow, paired.origin, live) } };
     const why =
       distinctive.length === 0
         ? 'none of its recorded elements is distinctive (all featureless): targets are found by pixels'
-        : `no recorded element was found strongly (${PLACING.score}) and uniquely (lead ${PLACING.margin}), then confirmed by a second one (${seen})`;
+        : `no recorded element was found strongly (${PLACING.score}) and uniquely (lead ${PLACING.margin}), then confirmed by a second one, alone or with another (${seen})`;
     return { ok: false, reason: `the place of the ${window} is unknown (mutter does not tell): ${why}` };
+  }
+
+  /**
+   * Two elements that each look like another place (two empty fields of a form) are found TOGETHER:
+   * their recorded looks and what lies between them, cut from one recorded frame, make a look that
+   * shows once. Accepted as one element alone is: strongly, uniquely, then each shown at its place.
+   */
+  async #measureByPair(
+    anchors: readonly Anchor[],
+    live: RgbaImage,
+    window: string,
+  ): Promise<{ origin: Point; reason: string } | null> {
+    for (const [k, a] of anchors.entries()) {
+      for (const b of anchors.slice(k + 1)) {
+        const [from, to] = [a.element.extents, b.element.extents];
+        if (!a.frame || !placed(from) || !placed(to)) continue;
+        const union = {
+          x: Math.min(from.x, to.x),
+          y: Math.min(from.y, to.y),
+          width: Math.max(from.x + from.width, to.x + to.width) - Math.min(from.x, to.x),
+          height: Math.max(from.y + from.height, to.y + to.height) - Math.min(from.y, to.y),
+        };
+        if (union.x + union.width > a.frame.width || union.y + union.height > a.frame.height) continue;
+        const match = await findTemplate(live, crop(a.frame, union), { scales: [1] });
+        if (!match || match.score < PLACING.score || match.margin < PLACING.margin) continue;
+        const [aIn, bIn] = await Promise.all([
+          extentsInWindow(this.#windows, a.element),
+          extentsInWindow(this.#windows, b.element),
+        ]);
+        if (!aIn || !bIn) continue;
+        const origin = {
+          x: match.box.x + (from.x - union.x) - aIn.x,
+          y: match.box.y + (from.y - union.y) - aIn.y,
+        };
+        const shown = (inWindow: ElementBox, anchor: Anchor) =>
+          likeness(live, { ...inWindow, x: inWindow.x + origin.x, y: inWindow.y + origin.y }, anchor.look);
+        const alike = Math.min(shown(aIn, a), shown(bIn, b));
+        if (alike < PLACING.confirm) continue;
+        return {
+          origin,
+          reason: `the ${window} measured at (${origin.x}, ${origin.y}): its ${describeElement(a.element)} and ${describeElement(b.element)} found together by their recorded look (${match.score.toFixed(2)}, lead ${match.margin.toFixed(2)}), each shown there as recorded (${Math.round(alike * 100)}%)`,
+        };
+      }
+    }
+    return null;
   }
 }
