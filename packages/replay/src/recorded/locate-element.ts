@@ -3,6 +3,7 @@
  * the app's windows, right before acting. Exactly one match with a place on the screen counts; none
  * or several leave the target to the pixel rungs.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Accessibility } from '@mime-desktop/os-io';
 import {
   type AccessibleElement,
@@ -15,6 +16,10 @@ import {
 import type { LayoutTransform } from '@mime-desktop/vision';
 
 type Point = { x: number; y: number };
+
+/** Asks again for the focus when another element has it, and the pause between, ms. */
+const FOCUS_ASKS = 3;
+const FOCUS_ASK_PAUSE_MS = 100;
 
 export interface ElementLocated {
   /** Recorded point -> live point. */
@@ -75,13 +80,19 @@ export async function locateElement(
   point: Point | null,
 ): Promise<ElementLocated | null> {
   if (point === null) {
-    const focused = await a11y.focused().catch(() => null);
-    const same =
-      focused !== null &&
-      focused.role === element.role &&
-      focused.name === element.name &&
-      (element.name !== '' || element.label === null || focused.label === element.label);
-    return same
+    const isRecorded = (e: AccessibleElement | null): e is AccessibleElement =>
+      e !== null &&
+      e.role === element.role &&
+      e.name === element.name &&
+      (element.name !== '' || element.label === null || e.label === element.label);
+    let focused = await a11y.focused().catch(() => null);
+    // Another element with the focus, right after a click that moves it: the app tells the tree a
+    // moment after it draws (a busy browser), so it is asked again before the step goes on without it.
+    for (let asked = 0; focused !== null && !isRecorded(focused) && asked < FOCUS_ASKS; asked += 1) {
+      await delay(FOCUS_ASK_PAUSE_MS);
+      focused = await a11y.focused().catch(() => null);
+    }
+    return isRecorded(focused)
       ? {
           map: (p) => p,
           layout: null,
