@@ -7,6 +7,7 @@ import { keepFreedImagesOut } from '../malloc-tuning.ts';
 import { positiveNumber } from '../numbers.ts';
 import { printData, say, style } from '../output.ts';
 import { MIME_VERSION } from '../program.ts';
+import { onStopSignals } from '../stop-signals.ts';
 
 interface McpFlags extends HomeOptions {
   http?: string | true;
@@ -27,8 +28,7 @@ function portOf(value: string | true): number {
 /** Resolves when the process is asked to stop (Ctrl+C, SIGTERM) or, on stdio, when stdin closes. */
 function untilStopped(stdio: boolean): Promise<void> {
   return new Promise((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
+    onStopSignals(() => resolve());
     if (stdio) process.stdin.once('close', () => resolve());
   });
 }

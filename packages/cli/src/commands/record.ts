@@ -13,6 +13,7 @@ import { type HomeOptions, resolveHome } from '../home.ts';
 import { positiveNumber } from '../numbers.ts';
 import { printData, printJson, say, style } from '../output.ts';
 import { createRunLog } from '../run-log.ts';
+import { onStopSignals } from '../stop-signals.ts';
 import { TerminalKeys } from '../terminal-keys.ts';
 
 interface RecordFlags extends HomeOptions {
@@ -284,8 +285,7 @@ export function registerRecord(program: Command, run: (code: Promise<ExitCode>) 
           const keys = process.stdin.isTTY ? new TerminalKeys() : undefined;
           const lines = new ProgressLines();
           const terminate = () => controller.abort('signal');
-          process.once('SIGINT', interrupt);
-          process.once('SIGTERM', terminate);
+          const stopListening = onStopSignals(interrupt, terminate);
           try {
             const result = await record({
               name,
@@ -316,8 +316,7 @@ export function registerRecord(program: Command, run: (code: Promise<ExitCode>) 
             );
             return EXIT.ok;
           } finally {
-            process.off('SIGINT', interrupt);
-            process.off('SIGTERM', terminate);
+            stopListening();
           }
         })(),
       ),

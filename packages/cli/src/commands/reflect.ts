@@ -8,6 +8,7 @@ import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
 import { printJson, say, style } from '../output.ts';
 import { createRunLog } from '../run-log.ts';
+import { onStopSignals } from '../stop-signals.ts';
 import { addModelOptions, type ModelFlags, modelFlags } from './model-options.ts';
 
 interface ReflectFlags extends HomeOptions, Omit<ModelFlags, 'model'> {
@@ -179,8 +180,7 @@ export function registerReflect(program: Command, run: (code: Promise<ExitCode>)
           const log = createRunLog('reflect', 'reflect.log');
           const progress = progressReporter(process.stderr.isTTY === true);
           const stop = () => controller.abort();
-          process.once('SIGINT', stop);
-          process.once('SIGTERM', stop);
+          const stopListening = onStopSignals(stop);
           try {
             const model = await modelOrNone(flags);
             const result = await reflect(sessionDir, {
@@ -201,8 +201,7 @@ export function registerReflect(program: Command, run: (code: Promise<ExitCode>)
             sayReflected(result, model === null);
             return EXIT.ok;
           } finally {
-            process.off('SIGINT', stop);
-            process.off('SIGTERM', stop);
+            stopListening();
           }
         })(),
       ),

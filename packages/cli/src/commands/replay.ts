@@ -29,6 +29,7 @@ import { type HomeOptions, resolveWorkflowTarget } from '../home.ts';
 import { inert, printData, printJson, say, style } from '../output.ts';
 import { createRunLog } from '../run-log.ts';
 import { collectRepeated } from '../single-flags.ts';
+import { onStopSignals } from '../stop-signals.ts';
 import { describeEvent } from './replay-events.ts';
 import {
   addReplayOptionFlags,
@@ -280,8 +281,7 @@ async function runReplayCommand(target: string, flags: ReplayFlags): Promise<Exi
   const controller = new AbortController();
   const interrupt = () => controller.abort('interrupted (Ctrl+C)');
   const terminate = () => controller.abort('terminated (SIGTERM)');
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', terminate);
+  const stopListening = onStopSignals(interrupt, terminate);
   try {
     const result = await replay(loaded, { ...options, signal: controller.signal });
     await reportRunToCi(result.summary, result.report, junitFile);
@@ -292,8 +292,7 @@ async function runReplayCommand(target: string, flags: ReplayFlags): Promise<Exi
     log.error(error);
     throw error;
   } finally {
-    process.off('SIGINT', interrupt);
-    process.off('SIGTERM', terminate);
+    stopListening();
   }
 }
 
@@ -305,8 +304,7 @@ async function runBatchCommand(
   if (flags.dryRun || flags.confirm) throw new UsageError('--dry-run and --confirm do not go with --rows');
   const controller = new AbortController();
   const interrupt = () => controller.abort('interrupted (Ctrl+C)');
-  process.once('SIGINT', interrupt);
-  process.once('SIGTERM', interrupt);
+  const stopListening = onStopSignals(interrupt);
   try {
     return await runRowsCommand(
       workflowPath,
@@ -315,8 +313,7 @@ async function runBatchCommand(
       controller.signal,
     );
   } finally {
-    process.off('SIGINT', interrupt);
-    process.off('SIGTERM', interrupt);
+    stopListening();
   }
 }
 

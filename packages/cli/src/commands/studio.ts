@@ -4,6 +4,7 @@ import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
 import { type HomeOptions, resolveHome } from '../home.ts';
 import { wholeNumber } from '../numbers.ts';
 import { printData, say, style } from '../output.ts';
+import { onStopSignals } from '../stop-signals.ts';
 
 interface StudioFlags extends HomeOptions {
   port?: string;
@@ -32,11 +33,12 @@ async function runStudio(flags: StudioFlags): Promise<ExitCode> {
     spawn('xdg-open', [studio.url], { stdio: 'ignore', detached: true })
       .on('error', () => undefined)
       .unref();
+  let stopListening: (() => void) | undefined;
   await new Promise<void>((resolve) => {
-    process.once('SIGINT', () => resolve());
-    process.once('SIGTERM', () => resolve());
+    stopListening = onStopSignals(() => resolve());
   });
   await studio.close();
+  stopListening?.();
   return EXIT.ok;
 }
 
