@@ -8,8 +8,14 @@
 import { constants } from 'node:fs';
 import { copyFile, lstat, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { dirname, isAbsolute, relative } from 'node:path';
-import { backupStamp, isMissingFileError, readTextFile, writeFileAtomically } from '@mime-desktop/schema';
+import { dirname } from 'node:path';
+import {
+  backupStamp,
+  isInsideFolder,
+  isMissingFileError,
+  readTextFile,
+  writeFileAtomically,
+} from '@mime-desktop/schema';
 import { McpOptionError } from './errors.ts';
 import { CLIENT_SPECS, type McpClient, type Place, type ServerCommand } from './install-clients.ts';
 import { editJson, editToml, editYaml, entryText } from './install-edit.ts';
@@ -82,8 +88,7 @@ async function writeTarget(file: string): Promise<string> {
   if (!info?.isSymbolicLink()) return file;
   const folder = await realpath(dirname(file));
   const target = await realpath(file).catch(() => null);
-  const rel = target === null ? '..' : relative(folder, target);
-  const inside = rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+  const inside = target !== null && target !== folder && isInsideFolder(folder, target);
   if (!inside)
     throw new McpOptionError(
       `${file} is a link to ${target ?? 'a missing file'}, outside ${folder}: mime does not write through it; add the entry by hand (mime mcp install --client … --print shows it), or replace the link by a file`,

@@ -62,6 +62,12 @@ export async function resolveInside(folder: string, path: string, what: string):
   return join(folder, path);
 }
 
+/** Whether `path` is `folder` or inside it, by their names (links are not followed). */
+export function isInsideFolder(folder: string, path: string): boolean {
+  const rel = relative(resolve(folder), resolve(path));
+  return rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
+}
+
 /**
  * Before mime writes `target` (a file or a folder it creates) inside `folder`: neither `target` nor
  * any folder between `folder` and it may be a symbolic link, so a write never lands outside through a
@@ -70,11 +76,9 @@ export async function resolveInside(folder: string, path: string, what: string):
  * Throws {@link UnsafePathError}; mime refuses rather than writing beside the link.
  */
 export async function assertNoLinkOnTheWay(folder: string, target: string, what = 'writing'): Promise<void> {
+  if (!isInsideFolder(folder, target)) throw new UnsafePathError(what, target, `it is not inside ${folder}`);
   const path = relative(resolve(folder), resolve(target));
   if (path === '') return;
-  if (path === '..' || path.startsWith(`..${sep}`) || isAbsolute(path)) {
-    throw new UnsafePathError(what, target, `it is not inside ${folder}`);
-  }
   let at = resolve(folder);
   for (const part of path.split(sep)) {
     at = join(at, part);

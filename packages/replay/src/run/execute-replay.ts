@@ -1,8 +1,7 @@
 import { hostname } from 'node:os';
-import { isAbsolute, relative } from 'node:path';
 import type { UsageMeter } from '@mime-desktop/model/usage';
 import { type Desktop, encodePng } from '@mime-desktop/os-io';
-import { type HealFile, processStartIdentity, RUN_FILES } from '@mime-desktop/schema';
+import { type HealFile, isInsideFolder, processStartIdentity, RUN_FILES } from '@mime-desktop/schema';
 import { OcrEngine } from '@mime-desktop/vision';
 import { createAgentRuntime } from '../agent/agent-runtime.ts';
 import { BudgetTracker } from '../kernel/budgets.ts';
@@ -77,7 +76,7 @@ export async function executeReplay(prepared: PreparedReplay, desktop: Desktop):
   const agent = createAgentRuntime(prepared.agent, materialized.workflow, log);
   const context: RunContext = {
     workflowDir: prepared.workflowDir,
-    cachesInWorkflow: isInside(prepared.runsDir, prepared.workflowDir),
+    cachesInWorkflow: isInsideFolder(prepared.workflowDir, prepared.runsDir),
     workflow: materialized.workflow,
     params: materialized.params,
     typing: materialized.typing,
@@ -148,10 +147,4 @@ export async function executeReplay(prepared: PreparedReplay, desktop: Desktop):
   const heal = learned && finalFrame ? { ...learned, final_frame: finalFrame } : null;
   plan.endOpen();
   return { log, memory, plan, budgets, desktop, failure, signal, heal, startedAt, meterAtStart };
-}
-
-/** Whether `path` is `folder` or inside it. */
-function isInside(path: string, folder: string): boolean {
-  const rel = relative(folder, path);
-  return !rel.startsWith('..') && !isAbsolute(rel);
 }
