@@ -1,6 +1,7 @@
 import { EDGE_STEP } from './edges.ts';
 import { type Box, crop, type RgbaImage } from './image.ts';
 import { loadOpenCv, type OpenCv } from './opencv.ts';
+import { digestOf, Remembered } from './remembered.ts';
 import { activeVisionProcess, type VisionProcess } from './vision-process.ts';
 
 export interface FindOptions {
@@ -176,19 +177,36 @@ async function findInProcess(
   return found && { ...found, box: { ...found.box, x: found.box.x + within.x, y: found.box.y + within.y } };
 }
 
+/** The searches last made, by the pixels searched and the options (see Remembered). */
+const searches = new Remembered<TemplateMatch | null>(64);
+
 /**
  * Finds a recorded target crop on a screen at several sizes with OpenCV's normalized correlation
  * (TM_CCOEFF_NORMED): a coarse search on shrunk images, then a refinement at full size around the
  * best place. Resolves null when the template is larger than the search area at every size. Runs
- * in the vision process when this process asked for one (`useVisionProcess`).
+ * in the vision process when this process asked for one (`useVisionProcess`). The same search on
+ * the same pixels is answered from memory.
  */
-export async function findTemplate(
+export function findTemplate(
   screen: RgbaImage,
   template: RgbaImage,
   options: FindOptions = {},
 ): Promise<TemplateMatch | null> {
-  const remote = activeVisionProcess();
-  if (remote) return findInProcess(remote, screen, template, options);
+  const { scales, downscale, within, features } = options;
+  const key = `${digestOf(screen)};${digestOf(template)};${JSON.stringify([scales, downscale, within, features])}`;
+  const found = searches.get(key, () => {
+    const remote = activeVisionProcess();
+    return remote ? findInProcess(remote, screen, template, options) : search(screen, template, options);
+  });
+  return found.then((match) => match && { ...match, box: { ...match.box } });
+}
+
+/** findTemplate in this process, with OpenCV.js. */
+async function search(
+  screen: RgbaImage,
+  template: RgbaImage,
+  options: FindOptions,
+): Promise<TemplateMatch | null> {
   const { cv } = await loadOpenCv();
   const factor = options.downscale ?? 0.5;
   const area = options.within ?? { x: 0, y: 0, width: screen.width, height: screen.height };

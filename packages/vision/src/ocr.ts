@@ -1,6 +1,7 @@
 import { createRequire } from 'node:module';
 import type { Worker } from 'tesseract.js';
 import type { Box } from './image.ts';
+import { digestOf, Remembered } from './remembered.ts';
 import { activeVisionProcess, type VisionProcess } from './vision-process.ts';
 
 /** A word read off an image, with its box in the image's pixels. */
@@ -49,20 +50,32 @@ export class OcrEngine {
   #queue: Promise<unknown> = Promise.resolve();
   /** The vision process this engine has read through, when it reads there. */
   #remote: VisionProcess | undefined;
+  /** The reads last made, by the image's bytes (see Remembered). */
+  readonly #wordReads = new Remembered<readonly OcrWord[]>(128);
+  readonly #lineReads = new Remembered<string>(128);
 
-  /** The words of an image (PNG bytes); words under `minConfidence` (default 50) are dropped. */
-  async readWords(png: Buffer, options: { minConfidence?: number } = {}): Promise<OcrWord[]> {
-    const remote = this.#remoteFor();
-    if (remote) return remote.call('readWords', png, options);
-    const { words } = await this.#recognize(png, 'SPARSE_TEXT');
-    return words.filter((w) => w.confidence >= (options.minConfidence ?? 50));
+  /**
+   * The words of an image (PNG bytes); words under `minConfidence` (default 50) are dropped. The same
+   * image read again is answered from memory.
+   */
+  readWords(png: Buffer, options: { minConfidence?: number } = {}): Promise<OcrWord[]> {
+    const minConfidence = options.minConfidence ?? 50;
+    const read = this.#wordReads.get(`${digestOf(png)};${minConfidence}`, async () => {
+      const remote = this.#remoteFor();
+      if (remote) return remote.call('readWords', png, options);
+      const { words } = await this.#recognize(png, 'SPARSE_TEXT');
+      return words.filter((w) => w.confidence >= minConfidence);
+    });
+    return read.then((words) => words.map((w) => ({ ...w, box: { ...w.box } })));
   }
 
-  /** An image holding one line of text (a button's label), trimmed. */
-  async readLine(png: Buffer): Promise<string> {
-    const remote = this.#remoteFor();
-    if (remote) return remote.call('readLine', png);
-    return (await this.#recognize(png, 'SINGLE_LINE')).text.trim();
+  /** An image holding one line of text (a button's label), trimmed; the same image read again is answered from memory. */
+  readLine(png: Buffer): Promise<string> {
+    return this.#lineReads.get(digestOf(png), async () => {
+      const remote = this.#remoteFor();
+      if (remote) return remote.call('readLine', png);
+      return (await this.#recognize(png, 'SINGLE_LINE')).text.trim();
+    });
   }
 
   /**

@@ -13,6 +13,13 @@ import type { Look } from './checks.ts';
 /** Pause between captures while waiting for the recorded screen, ms: about a frame at 60 Hz. */
 const POLL_MS = 16;
 /**
+ * The longest pause between captures, ms: each capture that shows the same pixels as the one before
+ * doubles the pause up to this. A screen that stays still is looked at ten times a second instead of
+ * as fast as a look runs (a failing look answered from memory would spin a core until the step
+ * timeout); a change is seen at most this late, and the pause starts short again after it.
+ */
+const STILL_POLL_MS = 100;
+/**
  * The stable window of trace and auto after an action, ms: two frames at 60 Hz. Shorter than the
  * agent's, because every look that follows polls until the screen shows what the recording shows.
  */
@@ -92,6 +99,7 @@ export class ScreenWatcher {
     // The screen counts as still for the next look only when this one passed at once: a look that
     // had to poll saw the screen changing.
     this.#acted = false;
+    let pause = POLL_MS;
     for (let looks = 1; ; looks += 1) {
       const result = await look(live);
       const waitedMs = performance.now() - started;
@@ -100,9 +108,13 @@ export class ScreenWatcher {
         return { look: result, live, frame, waitedMs };
       }
       this.#acted = true;
-      await sleep(POLL_MS, this.#signal);
+      await sleep(pause, this.#signal);
+      const before = frame;
       frame = await capture();
-      live = await liveImage(frame);
+      const still = frame.stride === before.stride && frame.data.equals(before.data);
+      pause = still ? Math.min(pause * 2, STILL_POLL_MS) : POLL_MS;
+      // The same pixels keep their image, so what was found on it is known (findTemplate remembers).
+      if (!still) live = await liveImage(frame);
     }
   }
 
