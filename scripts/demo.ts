@@ -6,7 +6,7 @@
  * printed at the end. Your own screen is never touched.
  */
 import { cp, mkdir, readdir, rm } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { CHECKS_CACHE_FOLDER } from '@mime-desktop/schema';
 import { startDesktopHarness } from '@mime-desktop/test-support/desktop-harness';
 import { MIME_BIN, REPO_ROOT } from '@mime-desktop/test-support/run-mime';
@@ -30,7 +30,8 @@ if (missing.length > 0) {
   process.exit(2);
 }
 const say = (line: string) => process.stderr.write(`${line}\n`);
-const home = join(REPO_ROOT, '.demo');
+// The data root: MIME_HOME when set (as for every mime command), else the checkout's .demo folder.
+const home = process.env.MIME_HOME ? resolve(process.env.MIME_HOME) : join(REPO_ROOT, '.demo');
 const workflow = join(home, 'workflows', 'play-song');
 
 say('mime demo: starting a private X server with the demo music player...');

@@ -7,9 +7,13 @@
  * on every version.
  *
  * Each run appends its counts to the `MIME_TEST_COUNTS` file (tests/support/count-reporter.ts; a temp
- * file when unset); the last line printed is their sum over every run in that file, so `.ci/run`,
- * which points the Node 20 run at the same file first, closes with `N passed, N failed` over all.
- * Exits 1 when a run failed.
+ * file when unset); the last line printed is their sum over every run in that file. Exits 1 when a
+ * run failed.
+ *
+ * `--beside` is how `.ci/run` runs them beside the machine's own `pnpm test`: both newer lines at once,
+ * one test file at a time each (MIME_TEST_WORKERS, unless set), each run's output held and printed
+ * whole when it ends so the logs do not interleave, and no sum: `--sum` prints it once every run
+ * has added its counts to the file.
  */
 import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
@@ -43,10 +47,21 @@ async function readCounts(file: string): Promise<RunCounts[]> {
     .map((line) => JSON.parse(line) as RunCounts);
 }
 
+const mode = process.argv[2];
+if (mode !== undefined && mode !== '--beside' && mode !== '--sum') {
+  say(`unknown option ${mode}: use no option, --beside or --sum`);
+  process.exit(2);
+}
+const beside = mode === '--beside';
+if (mode && !process.env.MIME_TEST_COUNTS) {
+  say(`${mode} needs MIME_TEST_COUNTS: the file every run adds its counts to`);
+  process.exit(2);
+}
 const ownCounts = process.env.MIME_TEST_COUNTS ? null : await mkdtemp(join(tmpdir(), 'mime-counts-'));
 const countsFile = ownCounts ? join(ownCounts, 'counts') : String(process.env.MIME_TEST_COUNTS);
-let ok = true;
-for (const major of MAJORS) {
+
+/** Runs the files on Node `major` from npm; resolves whether they passed. */
+async function runOn(major: string): Promise<boolean> {
   const started = Date.now();
   let node: NpmNode;
   try {
@@ -56,35 +71,55 @@ for (const major of MAJORS) {
     }
   } catch (error) {
     say(`no Node ${major}: ${error instanceof Error ? error.message : String(error)}`);
-    ok = false;
-    continue;
+    return false;
   }
   say(`Node ${node.version}: the unit tests and ${FILES.length - 1} e2e files`);
+  const workers = beside ? { MIME_TEST_WORKERS: process.env.MIME_TEST_WORKERS ?? '1' } : {};
   const run = await execa(node.node, [join(root, 'node_modules', 'vitest', 'vitest.mjs'), 'run', ...FILES], {
     cwd: root,
-    env: { ...cleanEnv(), PATH: `${node.bin}:${process.env.PATH ?? ''}`, MIME_TEST_COUNTS: countsFile },
+    env: {
+      ...cleanEnv(),
+      ...workers,
+      PATH: `${node.bin}:${process.env.PATH ?? ''}`,
+      MIME_TEST_COUNTS: countsFile,
+    },
     extendEnv: false,
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: beside ? ['ignore', 'pipe', 'pipe'] : ['ignore', 'inherit', 'inherit'],
+    all: beside,
     reject: false,
   });
-  if (run.exitCode !== 0) ok = false;
+  if (beside) process.stdout.write(`\n--- Node ${node.version} ---\n${run.all}\n`);
   say(
     `Node ${node.version}: ${run.exitCode === 0 ? 'passed' : 'failed'} in ${((Date.now() - started) / 1000).toFixed(0)} s`,
   );
+  return run.exitCode === 0;
 }
 
-const runs = await readCounts(countsFile);
+/** Prints each run's counts, the failed tests, and last their sum; resolves whether none failed. */
+async function printSum(): Promise<boolean> {
+  const runs = await readCounts(countsFile);
+  for (const counts of runs) say(`Node ${counts.node}: ${countLine(counts)}`);
+  // The failed tests' names last, just above the sum, so the tail of a CI log says which ones failed.
+  for (const line of runs.flatMap(failureLines)) say(line);
+  const total = runs.reduce(
+    (sum, counts) => ({
+      passed: sum.passed + counts.passed,
+      failed: sum.failed + counts.failed,
+      skipped: sum.skipped + counts.skipped,
+    }),
+    { passed: 0, failed: 0, skipped: 0 },
+  );
+  process.stdout.write(`\n${countLine(total)}\n`);
+  return total.failed === 0;
+}
+
+let ok: boolean;
+if (mode === '--sum') ok = await printSum();
+else if (beside) ok = (await Promise.all(MAJORS.map(runOn))).every(Boolean);
+else {
+  ok = true;
+  for (const major of MAJORS) if (!(await runOn(major))) ok = false;
+  ok = (await printSum()) && ok;
+}
 if (ownCounts) await rm(ownCounts, { recursive: true, force: true });
-for (const counts of runs) say(`Node ${counts.node}: ${countLine(counts)}`);
-// The failed tests' names last, just above the sum, so the tail of a CI log says which ones failed.
-for (const line of runs.flatMap(failureLines)) say(line);
-const total = runs.reduce(
-  (sum, counts) => ({
-    passed: sum.passed + counts.passed,
-    failed: sum.failed + counts.failed,
-    skipped: sum.skipped + counts.skipped,
-  }),
-  { passed: 0, failed: 0, skipped: 0 },
-);
-process.stdout.write(`\n${countLine(total)}\n`);
 process.exitCode = ok ? 0 : 1;
