@@ -1,7 +1,7 @@
 /**
  * App windows: launching an app and waiting for its window, by title or class (regular expressions,
- * JavaScript syntax). On X11 the windows are listed with xdotool and their class read with xprop
- * (both from the X tools `./setup.sh` installs); under sway from its IPC (the class is the Wayland app
+ * JavaScript syntax). On X11 the windows, their titles and classes are read through a connection of
+ * mime's own to the X server (x-windows.ts, no process per window); under sway from its IPC (the class is the Wayland app
  * id, or an XWayland window's X11 class); on GNOME from the accessibility trees (the class is the
  * app's name there); elsewhere nut-js lists windows by title only.
  */
@@ -13,6 +13,7 @@ import { DesktopFailureError, UnsupportedPlatformError } from './errors.ts';
 import { wakeAccessibility } from './open-accessibility.ts';
 import { pause } from './time.ts';
 import { readWindowTree } from './x-window-tree.ts';
+import { withXWindows } from './x-windows.ts';
 
 const run = promisify(execFile);
 
@@ -50,35 +51,9 @@ export function describeWindowQuery(query: WindowQuery): string {
     .join(' and ');
 }
 
-async function x11Windows(env: NodeJS.ProcessEnv): Promise<FoundWindow[]> {
-  const ids = await run('xdotool', ['search', '--onlyvisible', '--name', ''], { env }).then(
-    (r) => r.stdout.split('\n').filter(Boolean),
-    (error: { code?: unknown; message: string }) => {
-      // xdotool exits 1 when nothing matches.
-      if (error.code === 1) return [];
-      if (error.code === 'ENOENT') {
-        throw new DesktopFailureError('finding app windows needs xdotool: install it (./setup.sh does)', {
-          cause: error,
-        });
-      }
-      throw new DesktopFailureError(`xdotool could not list the windows: ${error.message}`, { cause: error });
-    },
-  );
-  return Promise.all(
-    ids.map(async (id): Promise<FoundWindow> => {
-      const [name, wmClass] = await Promise.all([
-        run('xdotool', ['getwindowname', id], { env }).then(
-          (r) => r.stdout.replace(/\n$/, ''),
-          () => '',
-        ),
-        run('xprop', ['-id', id, 'WM_CLASS'], { env }).then(
-          (r) => [...r.stdout.matchAll(/"([^"]*)"/g)].map((m) => m[1] ?? ''),
-          () => [] as string[],
-        ),
-      ]);
-      return { id, title: name, classes: wmClass };
-    }),
-  );
+/** The viewable X11 windows (top levels and their children), through one X connection. */
+function x11Windows(env: NodeJS.ProcessEnv): Promise<FoundWindow[]> {
+  return withXWindows(env, (reader) => reader.viewableWindows());
 }
 
 /** The windows of the sway session in `env` (its pids too, for {@link closeApp}). */
@@ -193,13 +168,8 @@ async function topLevelWindows(env: NodeJS.ProcessEnv): Promise<TreeWindow[]> {
 
 /** The ids of the windows on screen (mapped, not hidden by an unmapped parent). */
 async function visibleIds(env: NodeJS.ProcessEnv): Promise<Set<string>> {
-  const { stdout } = await run('xdotool', ['search', '--onlyvisible', '--name', ''], { env }).catch(
-    (error: { code?: unknown; stdout?: string; message: string }) => {
-      if (error.code === 1) return { stdout: '' };
-      throw new DesktopFailureError(`xdotool could not list the windows: ${error.message}`, { cause: error });
-    },
-  );
-  return new Set(stdout.split('\n').filter(Boolean));
+  const ids = await withXWindows(env, (reader) => reader.viewableIds());
+  return new Set(ids.map(String));
 }
 
 /**
