@@ -5,8 +5,7 @@
  * id, or an XWayland window's X11 class); on GNOME from the accessibility trees (the class is the
  * app's name there); elsewhere nut-js lists windows by title only.
  */
-import { execFile, spawn } from 'node:child_process';
-import { promisify } from 'node:util';
+import { spawn } from 'node:child_process';
 import { accessibleAppEnv, accessibleCommand } from './accessibility.ts';
 import { chooseAdapter } from './desktop-session.ts';
 import { DesktopFailureError, UnsupportedPlatformError } from './errors.ts';
@@ -14,8 +13,6 @@ import { wakeAccessibility } from './open-accessibility.ts';
 import { pause } from './time.ts';
 import { readWindowTree } from './x-window-tree.ts';
 import { withXWindows } from './x-windows.ts';
-
-const run = promisify(execFile);
 
 /** Which window to look for; both given: both must match. */
 export interface WindowQuery {
@@ -222,24 +219,15 @@ export async function focusedWindow(env: NodeJS.ProcessEnv = process.env): Promi
   if (process.platform !== 'linux') {
     throw new UnsupportedPlatformError('finding the focused window works on Linux/X11 only');
   }
-  const focused = await run('xdotool', ['getwindowfocus'], { env }).then(
-    (r) => r.stdout.trim(),
-    () => '',
-  );
-  if (/^\d+$/.test(focused) && Number(focused) > 1) {
+  const { focused, pointer } = await withXWindows(env, async (reader) => ({
+    focused: await reader.focus(),
+    pointer: await reader.pointer(),
+  }));
+  if (focused > 1) {
     const windows = await topLevelWindows(env);
-    const top = windows.find((w) => w.ids.has(focused));
-    if (top) return { id: focused, title: top.title, classes: top.classes };
+    const top = windows.find((w) => w.ids.has(String(focused)));
+    if (top) return { id: String(focused), title: top.title, classes: top.classes };
   }
-  const pointer = await run('xdotool', ['getmouselocation', '--shell'], { env }).then(
-    (r) => ({
-      x: Number(/^X=(\d+)/m.exec(r.stdout)?.[1] ?? Number.NaN),
-      y: Number(/^Y=(\d+)/m.exec(r.stdout)?.[1] ?? Number.NaN),
-    }),
-    (error: { message: string }) => {
-      throw new DesktopFailureError(`xdotool could not read the pointer: ${error.message}`, { cause: error });
-    },
-  );
   return windowAt(pointer, env);
 }
 
@@ -298,7 +286,7 @@ export async function launchApp(command: string, env: NodeJS.ProcessEnv = proces
 }
 
 /**
- * The processes that own `windows` (X11 `_NET_WM_PID`, sway's pid, the accessibility bus's on GNOME);
+ * The processes that own `windows` (X11 `_NET_WM_PID`, read through one X connection; sway's pid, the accessibility bus's on GNOME);
  * windows that do not tell are left out.
  */
 async function ownersOf(windows: readonly FoundWindow[], env: NodeJS.ProcessEnv): Promise<number[]> {
@@ -307,13 +295,8 @@ async function ownersOf(windows: readonly FoundWindow[], env: NodeJS.ProcessEnv)
     const owned = (await sessionWindows(env)).filter((w) => ids.has(w.id)).map((w) => w.pid ?? Number.NaN);
     return [...new Set(owned.filter((pid) => Number.isInteger(pid) && pid > 1 && pid !== process.pid))];
   }
-  const pids = await Promise.all(
-    windows.map((w) =>
-      run('xdotool', ['getwindowpid', w.id], { env }).then(
-        (r) => Number.parseInt(r.stdout.trim(), 10),
-        () => Number.NaN,
-      ),
-    ),
+  const pids = await withXWindows(env, (reader) =>
+    Promise.all(windows.map(async (w) => (await reader.pidOf(Number(w.id))) ?? Number.NaN)),
   );
   return [...new Set(pids.filter((pid) => Number.isInteger(pid) && pid > 1 && pid !== process.pid))];
 }

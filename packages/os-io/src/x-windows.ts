@@ -11,6 +11,11 @@ import { DesktopFailureError } from './errors.ts';
 interface XClient {
   QueryTree(window: number, callback: (error: unknown, reply: { children: number[] }) => void): void;
   GetWindowAttributes(window: number, callback: (error: unknown, reply: { mapState: number }) => void): void;
+  GetInputFocus(callback: (error: unknown, reply: { focus: number }) => void): void;
+  QueryPointer(
+    window: number,
+    callback: (error: unknown, reply: { rootX: number; rootY: number }) => void,
+  ): void;
   InternAtom(onlyIfExists: boolean, name: string, callback: (error: unknown, atom: number) => void): void;
   GetProperty(
     remove: number,
@@ -42,7 +47,7 @@ export interface XWindow {
 /** `GetWindowAttributes.mapState` of a window mapped with all its parents (`IsViewable`). */
 const IS_VIEWABLE = 2;
 /** Predefined atoms (X11 protocol). */
-const ATOM = { STRING: 31, WM_NAME: 39, WM_CLASS: 67 } as const;
+const ATOM = { CARDINAL: 6, STRING: 31, WM_NAME: 39, WM_CLASS: 67 } as const;
 /** `AnyPropertyType`: the property read whatever type it was stored as. */
 const ANY_TYPE = 0;
 /** Longest title or class read, in 4-byte units (16 KiB). */
@@ -58,6 +63,7 @@ export class XWindowReader {
   readonly #client: XClient;
   readonly #roots: number[];
   readonly #netWmName: Promise<number | null>;
+  #netWmPid: Promise<number | null> | undefined;
 
   private constructor(client: XClient, roots: number[]) {
     this.#client = client;
@@ -146,6 +152,32 @@ export class XWindowReader {
     const title = titled ? (textOf(titled).split('\0')[0] ?? '') : '';
     const classes = klass && klass.data.length > 0 ? textOf(klass).replace(/\0$/, '').split('\0') : [];
     return { id: String(id), title, classes };
+  }
+
+  /** The window that has the keyboard focus, as `xdotool getwindowfocus` tells it: 0 none, 1 PointerRoot. */
+  async focus(): Promise<number> {
+    const reply = await ask<{ focus: number }>((callback) => this.#client.GetInputFocus(callback));
+    return reply?.focus ?? 0;
+  }
+
+  /** Where the pointer is on the (first) screen, as `xdotool getmouselocation` tells it. */
+  async pointer(): Promise<{ x: number; y: number }> {
+    const reply = await ask<{ rootX: number; rootY: number }>((callback) =>
+      this.#client.QueryPointer(this.#roots[0] ?? 0, callback),
+    );
+    if (!reply) throw new DesktopFailureError('could not read where the pointer is from the X server');
+    return { x: reply.rootX, y: reply.rootY };
+  }
+
+  /** The process that owns a window (`_NET_WM_PID`, as `xdotool getwindowpid` reads it); null where none is told. */
+  async pidOf(id: number): Promise<number | null> {
+    this.#netWmPid ??= ask<number>((callback) => this.#client.InternAtom(true, '_NET_WM_PID', callback));
+    const atom = await this.#netWmPid;
+    if (!atom) return null;
+    const pid = await ask<{ type: number; data: Buffer }>((callback) =>
+      this.#client.GetProperty(0, id, atom, ATOM.CARDINAL, 0, 1, callback),
+    );
+    return pid && pid.data.length >= 4 ? pid.data.readUInt32LE(0) : null;
   }
 
   #property(window: number, property: number): Promise<{ type: number; data: Buffer } | null> {

@@ -9,7 +9,7 @@ import { useDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { waitUntil } from '@mime-desktop/test-support/wait';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { closeApp, DesktopFailureError, findWindows, listWindows } from '../src/index.ts';
+import { closeApp, DesktopFailureError, findWindows, focusedWindow, listWindows } from '../src/index.ts';
 
 const desktopHarness = useDesktop({ app: false, keepDisplayUntilExit: false });
 let harness: DesktopHarness;
@@ -86,6 +86,26 @@ describe('findWindows on X11', () => {
     const absent = findWindows({}, { PATH: process.env.PATH, DISPLAY: ':4242' });
     await expect(absent).rejects.toMatchObject({ code: 'MIME_DESKTOP_FAILED' });
     await expect(absent).rejects.toThrow(/cannot connect to the X display :4242/);
+  });
+
+  it('tells the window with the keyboard focus, and the one under the pointer when no app has it', async () => {
+    const [plain] = await findWindows({ class: '^MimePlain$' }, harness.env);
+    await harness.xdotool('windowfocus', '--sync', plain?.id ?? '');
+    expect(await focusedWindow(harness.env)).toEqual({
+      id: plain?.id,
+      title: 'plain',
+      classes: ['xterm', 'MimePlain'],
+    });
+    // The focus on the root window: no app's, so the window under the pointer is the one.
+    await harness.xdotool(
+      'windowfocus',
+      '--sync',
+      await harness.xdotool('search', '--maxdepth', '0', '--name', ''),
+    );
+    const zenity = (await listWindows(harness.env)).find((w) => w.classes.includes('Zenity'));
+    if (!zenity?.box) throw new Error('the zenity window has no box');
+    await harness.moveMouse(zenity.box.x + zenity.box.width / 2, zenity.box.y + zenity.box.height / 2);
+    expect((await focusedWindow(harness.env))?.title).toBe('Größe 中文');
   });
 
   it('closes an app by its window class and sees its window gone', async () => {
