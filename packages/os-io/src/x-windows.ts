@@ -9,14 +9,11 @@ import { createRequire } from 'node:module';
 import { DesktopFailureError } from './errors.ts';
 
 interface XClient {
-  QueryTree(window: number, callback: (error: unknown, reply: { children: number[] }) => void): void;
-  GetWindowAttributes(window: number, callback: (error: unknown, reply: { mapState: number }) => void): void;
-  GetInputFocus(callback: (error: unknown, reply: { focus: number }) => void): void;
-  QueryPointer(
-    window: number,
-    callback: (error: unknown, reply: { rootX: number; rootY: number }) => void,
-  ): void;
-  InternAtom(onlyIfExists: boolean, name: string, callback: (error: unknown, atom: number) => void): void;
+  QueryTree(window: number, callback: Reply<{ children: number[] }>): void;
+  GetWindowAttributes(window: number, callback: Reply<{ mapState: number }>): void;
+  GetInputFocus(callback: Reply<{ focus: number }>): void;
+  QueryPointer(window: number, callback: Reply<{ rootX: number; rootY: number }>): void;
+  InternAtom(onlyIfExists: boolean, name: string, callback: Reply<number>): void;
   GetProperty(
     remove: number,
     window: number,
@@ -24,9 +21,10 @@ interface XClient {
     type: number,
     longOffset: number,
     longLength: number,
-    callback: (error: unknown, reply: { type: number; data: Buffer }) => void,
+    callback: Reply<{ type: number; data: Buffer }>,
   ): void;
   on(event: 'error', listener: (error: unknown) => void): void;
+  on(event: 'end', listener: () => void): void;
   close(callback?: () => void): void;
 }
 
@@ -53,10 +51,8 @@ const ANY_TYPE = 0;
 /** Longest title or class read, in 4-byte units (16 KiB). */
 const TEXT_LONGS = 4096;
 
-/** A request's reply, or null where the window went away meanwhile (BadWindow and the like). */
-function ask<T>(send: (callback: (error: unknown, reply: T) => void) => void): Promise<T | null> {
-  return new Promise((resolve) => send((error, reply) => resolve(error ? null : reply)));
-}
+/** A request's callback; it returns true for an error it handled (node-x11 emits `error` otherwise). */
+type Reply<T> = (error: unknown, reply: T) => boolean;
 
 /** One connection to the X display in `env`. Close it when done. */
 export class XWindowReader {
@@ -64,15 +60,45 @@ export class XWindowReader {
   readonly #roots: number[];
   readonly #netWmName: Promise<number | null>;
   #netWmPid: Promise<number | null> | undefined;
+  /** What the requests awaiting a reply do when the connection ends (node-x11 leaves them waiting). */
+  readonly #pending = new Set<(error: DesktopFailureError) => void>();
+  #ended: DesktopFailureError | null = null;
 
   private constructor(client: XClient, roots: number[]) {
     this.#client = client;
     this.#roots = roots;
-    // Errors of requests with a callback go to it; any other would throw without a listener.
-    client.on('error', () => undefined);
-    this.#netWmName = ask<number>((callback) => client.InternAtom(true, '_NET_WM_NAME', callback)).then(
+    // Request errors go to their callbacks, so an `error` here is the connection's own.
+    client.on('error', (error) => this.#end(`: ${error instanceof Error ? error.message : String(error)}`));
+    client.on('end', () => this.#end(''));
+    this.#netWmName = this.#ask<number>((callback) => client.InternAtom(true, '_NET_WM_NAME', callback)).then(
       (atom) => atom || null,
     );
+    // Awaited by the first title read; a connection ended before it must not leave it unhandled.
+    this.#netWmName.catch(() => undefined);
+  }
+
+  #end(reason: string): void {
+    this.#ended ??= new DesktopFailureError(
+      `could not list the windows: the X server closed the connection${reason}`,
+    );
+    for (const fail of this.#pending) fail(this.#ended);
+    this.#pending.clear();
+  }
+
+  /**
+   * A request's reply, or null where the window went away meanwhile (BadWindow and the like);
+   * rejects when the connection ends first.
+   */
+  #ask<T>(send: (callback: Reply<T>) => void): Promise<T | null> {
+    if (this.#ended) return Promise.reject(this.#ended);
+    return new Promise((resolve, reject) => {
+      this.#pending.add(reject);
+      send((error, reply) => {
+        this.#pending.delete(reject);
+        resolve(error ? null : reply);
+        return true;
+      });
+    });
   }
 
   /**
@@ -119,11 +145,13 @@ export class XWindowReader {
   }
 
   async #viewableUnder(parent: number): Promise<number[]> {
-    const tree = await ask<{ children: number[] }>((callback) => this.#client.QueryTree(parent, callback));
+    const tree = await this.#ask<{ children: number[] }>((callback) =>
+      this.#client.QueryTree(parent, callback),
+    );
     const children = tree?.children ?? [];
     const states = await Promise.all(
       children.map((child) =>
-        ask<{ mapState: number }>((callback) => this.#client.GetWindowAttributes(child, callback)),
+        this.#ask<{ mapState: number }>((callback) => this.#client.GetWindowAttributes(child, callback)),
       ),
     );
     // A window that is not viewable has no viewable window under it.
@@ -156,13 +184,13 @@ export class XWindowReader {
 
   /** The window that has the keyboard focus, as `xdotool getwindowfocus` tells it: 0 none, 1 PointerRoot. */
   async focus(): Promise<number> {
-    const reply = await ask<{ focus: number }>((callback) => this.#client.GetInputFocus(callback));
+    const reply = await this.#ask<{ focus: number }>((callback) => this.#client.GetInputFocus(callback));
     return reply?.focus ?? 0;
   }
 
   /** Where the pointer is on the (first) screen, as `xdotool getmouselocation` tells it. */
   async pointer(): Promise<{ x: number; y: number }> {
-    const reply = await ask<{ rootX: number; rootY: number }>((callback) =>
+    const reply = await this.#ask<{ rootX: number; rootY: number }>((callback) =>
       this.#client.QueryPointer(this.#roots[0] ?? 0, callback),
     );
     if (!reply) throw new DesktopFailureError('could not read where the pointer is from the X server');
@@ -171,23 +199,30 @@ export class XWindowReader {
 
   /** The process that owns a window (`_NET_WM_PID`, as `xdotool getwindowpid` reads it); null where none is told. */
   async pidOf(id: number): Promise<number | null> {
-    this.#netWmPid ??= ask<number>((callback) => this.#client.InternAtom(true, '_NET_WM_PID', callback));
+    this.#netWmPid ??= this.#ask<number>((callback) =>
+      this.#client.InternAtom(true, '_NET_WM_PID', callback),
+    );
     const atom = await this.#netWmPid;
     if (!atom) return null;
-    const pid = await ask<{ type: number; data: Buffer }>((callback) =>
+    const pid = await this.#ask<{ type: number; data: Buffer }>((callback) =>
       this.#client.GetProperty(0, id, atom, ATOM.CARDINAL, 0, 1, callback),
     );
     return pid && pid.data.length >= 4 ? pid.data.readUInt32LE(0) : null;
   }
 
   #property(window: number, property: number): Promise<{ type: number; data: Buffer } | null> {
-    return ask((callback) =>
+    return this.#ask((callback) =>
       this.#client.GetProperty(0, window, property, ANY_TYPE, 0, TEXT_LONGS, callback),
     );
   }
 
+  /** Closes the connection (at once where the server already closed it). */
   close(): Promise<void> {
-    return new Promise((resolve) => this.#client.close(() => resolve()));
+    if (this.#ended) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.#pending.add(() => resolve());
+      this.#client.close(() => resolve());
+    });
   }
 }
 

@@ -10,6 +10,7 @@ import { waitUntil } from '@mime-desktop/test-support/wait';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { closeApp, DesktopFailureError, findWindows, focusedWindow, listWindows } from '../src/index.ts';
+import { XWindowReader } from '../src/x-windows.ts';
 
 const desktopHarness = useDesktop({ app: false, keepDisplayUntilExit: false });
 let harness: DesktopHarness;
@@ -113,5 +114,24 @@ describe('findWindows on X11', () => {
     await shown('MimeClosing');
     expect(await closeApp({ class: '^MimeClosing$' }, { env: harness.env, graceMs: 5000 })).toBe(1);
     expect(await findWindows({ class: '^MimeClosing$' }, harness.env)).toEqual([]);
+  });
+});
+
+describe('an X server that goes away', () => {
+  const gone = useDesktop({ app: false, keepDisplayUntilExit: false });
+
+  it('fails the reads in flight and after, instead of waiting for replies that never come', async () => {
+    const reader = await XWindowReader.open(gone().env);
+    expect(await reader.viewableIds()).toHaveLength(1); // the root alone
+    const inFlight = reader.viewableIds();
+    await gone().stop();
+    // Answered before the server went, or failed with it: settled either way.
+    const settled = await inFlight.then(
+      (ids) => ids.length,
+      (error: Error) => error.message,
+    );
+    expect(settled === 1 || /the X server closed the connection/.test(String(settled))).toBe(true);
+    await expect(reader.viewableIds()).rejects.toThrow(/the X server closed the connection/);
+    await reader.close();
   });
 });
