@@ -395,13 +395,13 @@ describe('mime doctor on a display', () => {
         'display:ok',
         'capture:ok',
         'input hooks:ok',
-        'xdotool:ok',
+        'xwininfo:ok',
         'accessibility:ok',
         'model config:ok',
         'model endpoint:ok',
       ]);
       expect(checks[3].detail).toMatch(/^1280x800 logical px, scale 1, [\d.]+ ms a frame$/);
-      expect(checks[5].detail).toMatch(/^xdotool version \d/);
+      expect(checks[5].detail).toMatch(/^xwininfo \d/);
       expect(checks[6].detail).toMatch(/^bus reachable; apps exposing a tree: .*Chromium/);
       expect(ok).toBe(true);
       expect(result.exitCode).toBe(0);
@@ -411,15 +411,15 @@ describe('mime doctor on a display', () => {
       expect(noModel.stderr).toMatch(/! model config: /);
       expect(noModel.exitCode).toBe(0);
 
-      // An xdotool that does not run: a failure that says how to fix it (exit 1).
+      // An xwininfo that does not run: a failure that says how to fix it (exit 1).
       const bin = await tempDir('mime-bin-');
       try {
-        await writeFile(join(bin, 'xdotool'), '#!/bin/sh\nexit 127\n', { mode: 0o755 });
+        await writeFile(join(bin, 'xwininfo'), '#!/bin/sh\nexit 127\n', { mode: 0o755 });
         const path = `${bin}:${desktop().env.PATH ?? process.env.PATH}`;
-        const noXdotool = await startMime(['doctor', '--offline'], { env: { ...env, PATH: path } }).done;
-        expect(noXdotool.stderr).toMatch(/✗ xdotool: xdotool does not run/);
-        expect(noXdotool.stderr).toContain('apt install xdotool');
-        expect(noXdotool.exitCode).toBe(1);
+        const noXwininfo = await startMime(['doctor', '--offline'], { env: { ...env, PATH: path } }).done;
+        expect(noXwininfo.stderr).toMatch(/✗ xwininfo: xwininfo does not run/);
+        expect(noXwininfo.stderr).toContain('apt install x11-utils');
+        expect(noXwininfo.exitCode).toBe(1);
       } finally {
         await rm(bin, { recursive: true, force: true });
       }

@@ -6,7 +6,7 @@
  */
 
 /**
- * The adapters mime has: X11 (nut-js, uiohook, xdotool), wlroots (virtual pointer, wtype, grim, sway
+ * The adapters mime has: X11 (nut-js, uiohook, an X connection of its own), wlroots (virtual pointer, wtype, grim, sway
  * IPC) and gnome (mutter's RemoteDesktop and ScreenCast over D-Bus, frames through PipeWire).
  */
 export type DesktopAdapter = 'x11' | 'wlroots' | 'gnome';

@@ -63,18 +63,21 @@ async function checkDesktop(): Promise<DoctorCheck[]> {
   return checks;
 }
 
-/** xdotool finds and focuses app windows (setup, `--launch`, the agent's scope) on X11. */
-export async function checkXdotool(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
+/**
+ * xwininfo (x11-utils) lists the window tree on X11: the window under a point (recording), the
+ * windows' places (replay); app windows themselves are found through mime's own X connection.
+ */
+export async function checkXwininfo(env: NodeJS.ProcessEnv): Promise<DoctorCheck> {
   try {
-    const { stdout } = await promisify(execFile)('xdotool', ['version'], { env, timeout: 5000 });
-    return { name: 'xdotool', status: 'ok', detail: stdout.trim() };
+    const { stdout } = await promisify(execFile)('xwininfo', ['-version'], { env, timeout: 5000 });
+    return { name: 'xwininfo', status: 'ok', detail: stdout.trim() };
   } catch (error) {
     const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
     return {
-      name: 'xdotool',
+      name: 'xwininfo',
       status: 'fail',
-      detail: missing ? 'xdotool is not installed' : `xdotool does not run: ${(error as Error).message}`,
-      fix: 'install xdotool (./setup.sh does; apt install xdotool): mime finds app windows with it',
+      detail: missing ? 'xwininfo is not installed' : `xwininfo does not run: ${(error as Error).message}`,
+      fix: 'install x11-utils (./setup.sh does; apt install x11-utils): mime lists the window tree with xwininfo',
     };
   }
 }
@@ -130,7 +133,7 @@ export async function diagnoseDesktop(env: NodeJS.ProcessEnv = process.env): Pro
   if (display.status !== 'ok') {
     const later = wayland
       ? ['capture', 'pointer', 'keyboard', 'windows', 'hotkeys', 'input hooks', 'accessibility']
-      : ['capture', 'input hooks', 'xdotool', 'accessibility'];
+      : ['capture', 'input hooks', 'xwininfo', 'accessibility'];
     return [
       ...first,
       ...later.map((name): DoctorCheck => ({ name, status: 'skip', detail: 'not checked: no display' })),
@@ -144,5 +147,5 @@ export async function diagnoseDesktop(env: NodeJS.ProcessEnv = process.env): Pro
     const { checkGnomeDesktop } = await import('./diagnose-gnome.ts');
     return [...first, ...(await checkGnomeDesktop(env)), await checkAccessibility(env)];
   }
-  return [...first, ...(await checkDesktop()), await checkXdotool(env), await checkAccessibility(env)];
+  return [...first, ...(await checkDesktop()), await checkXwininfo(env), await checkAccessibility(env)];
 }

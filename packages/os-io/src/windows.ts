@@ -1,20 +1,18 @@
 /**
  * App windows: launching an app and waiting for its window, by title or class (regular expressions,
- * JavaScript syntax). On X11 the windows are listed with xdotool and their class read with xprop
- * (both from the X tools `./setup.sh` installs); under sway from its IPC (the class is the Wayland app
+ * JavaScript syntax). On X11 the windows, their titles and classes are read through a connection of
+ * mime's own to the X server (x-windows.ts, no process per window); under sway from its IPC (the class is the Wayland app
  * id, or an XWayland window's X11 class); on GNOME from the accessibility trees (the class is the
  * app's name there); elsewhere nut-js lists windows by title only.
  */
-import { execFile, spawn } from 'node:child_process';
-import { promisify } from 'node:util';
+import { spawn } from 'node:child_process';
 import { accessibleAppEnv, accessibleCommand } from './accessibility.ts';
 import { chooseAdapter } from './desktop-session.ts';
 import { DesktopFailureError, UnsupportedPlatformError } from './errors.ts';
 import { wakeAccessibility } from './open-accessibility.ts';
 import { pause } from './time.ts';
 import { readWindowTree } from './x-window-tree.ts';
-
-const run = promisify(execFile);
+import { withXWindows } from './x-windows.ts';
 
 /** Which window to look for; both given: both must match. */
 export interface WindowQuery {
@@ -50,35 +48,9 @@ export function describeWindowQuery(query: WindowQuery): string {
     .join(' and ');
 }
 
-async function x11Windows(env: NodeJS.ProcessEnv): Promise<FoundWindow[]> {
-  const ids = await run('xdotool', ['search', '--onlyvisible', '--name', ''], { env }).then(
-    (r) => r.stdout.split('\n').filter(Boolean),
-    (error: { code?: unknown; message: string }) => {
-      // xdotool exits 1 when nothing matches.
-      if (error.code === 1) return [];
-      if (error.code === 'ENOENT') {
-        throw new DesktopFailureError('finding app windows needs xdotool: install it (./setup.sh does)', {
-          cause: error,
-        });
-      }
-      throw new DesktopFailureError(`xdotool could not list the windows: ${error.message}`, { cause: error });
-    },
-  );
-  return Promise.all(
-    ids.map(async (id): Promise<FoundWindow> => {
-      const [name, wmClass] = await Promise.all([
-        run('xdotool', ['getwindowname', id], { env }).then(
-          (r) => r.stdout.replace(/\n$/, ''),
-          () => '',
-        ),
-        run('xprop', ['-id', id, 'WM_CLASS'], { env }).then(
-          (r) => [...r.stdout.matchAll(/"([^"]*)"/g)].map((m) => m[1] ?? ''),
-          () => [] as string[],
-        ),
-      ]);
-      return { id, title: name, classes: wmClass };
-    }),
-  );
+/** The viewable X11 windows (top levels and their children), through one X connection. */
+function x11Windows(env: NodeJS.ProcessEnv): Promise<FoundWindow[]> {
+  return withXWindows(env, (reader) => reader.viewableWindows());
 }
 
 /** The windows of the sway session in `env` (its pids too, for {@link closeApp}). */
@@ -193,13 +165,8 @@ async function topLevelWindows(env: NodeJS.ProcessEnv): Promise<TreeWindow[]> {
 
 /** The ids of the windows on screen (mapped, not hidden by an unmapped parent). */
 async function visibleIds(env: NodeJS.ProcessEnv): Promise<Set<string>> {
-  const { stdout } = await run('xdotool', ['search', '--onlyvisible', '--name', ''], { env }).catch(
-    (error: { code?: unknown; stdout?: string; message: string }) => {
-      if (error.code === 1) return { stdout: '' };
-      throw new DesktopFailureError(`xdotool could not list the windows: ${error.message}`, { cause: error });
-    },
-  );
-  return new Set(stdout.split('\n').filter(Boolean));
+  const ids = await withXWindows(env, (reader) => reader.viewableIds());
+  return new Set(ids.map(String));
 }
 
 /**
@@ -252,24 +219,15 @@ export async function focusedWindow(env: NodeJS.ProcessEnv = process.env): Promi
   if (process.platform !== 'linux') {
     throw new UnsupportedPlatformError('finding the focused window works on Linux/X11 only');
   }
-  const focused = await run('xdotool', ['getwindowfocus'], { env }).then(
-    (r) => r.stdout.trim(),
-    () => '',
-  );
-  if (/^\d+$/.test(focused) && Number(focused) > 1) {
+  const { focused, pointer } = await withXWindows(env, async (reader) => ({
+    focused: await reader.focus(),
+    pointer: await reader.pointer(),
+  }));
+  if (focused > 1) {
     const windows = await topLevelWindows(env);
-    const top = windows.find((w) => w.ids.has(focused));
-    if (top) return { id: focused, title: top.title, classes: top.classes };
+    const top = windows.find((w) => w.ids.has(String(focused)));
+    if (top) return { id: String(focused), title: top.title, classes: top.classes };
   }
-  const pointer = await run('xdotool', ['getmouselocation', '--shell'], { env }).then(
-    (r) => ({
-      x: Number(/^X=(\d+)/m.exec(r.stdout)?.[1] ?? Number.NaN),
-      y: Number(/^Y=(\d+)/m.exec(r.stdout)?.[1] ?? Number.NaN),
-    }),
-    (error: { message: string }) => {
-      throw new DesktopFailureError(`xdotool could not read the pointer: ${error.message}`, { cause: error });
-    },
-  );
   return windowAt(pointer, env);
 }
 
@@ -328,7 +286,7 @@ export async function launchApp(command: string, env: NodeJS.ProcessEnv = proces
 }
 
 /**
- * The processes that own `windows` (X11 `_NET_WM_PID`, sway's pid, the accessibility bus's on GNOME);
+ * The processes that own `windows` (X11 `_NET_WM_PID`, read through one X connection; sway's pid, the accessibility bus's on GNOME);
  * windows that do not tell are left out.
  */
 async function ownersOf(windows: readonly FoundWindow[], env: NodeJS.ProcessEnv): Promise<number[]> {
@@ -337,13 +295,8 @@ async function ownersOf(windows: readonly FoundWindow[], env: NodeJS.ProcessEnv)
     const owned = (await sessionWindows(env)).filter((w) => ids.has(w.id)).map((w) => w.pid ?? Number.NaN);
     return [...new Set(owned.filter((pid) => Number.isInteger(pid) && pid > 1 && pid !== process.pid))];
   }
-  const pids = await Promise.all(
-    windows.map((w) =>
-      run('xdotool', ['getwindowpid', w.id], { env }).then(
-        (r) => Number.parseInt(r.stdout.trim(), 10),
-        () => Number.NaN,
-      ),
-    ),
+  const pids = await withXWindows(env, (reader) =>
+    Promise.all(windows.map(async (w) => (await reader.pidOf(Number(w.id))) ?? Number.NaN)),
   );
   return [...new Set(pids.filter((pid) => Number.isInteger(pid) && pid > 1 && pid !== process.pid))];
 }
