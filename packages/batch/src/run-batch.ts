@@ -227,14 +227,13 @@ export async function runBatch(workflowDir: string, options: BatchOptions): Prom
       await runRow(current);
     }
   };
-  try {
-    await Promise.all(Array.from({ length: parallel }, lane));
-  } finally {
-    await displayLock?.release();
-    // Rows readied but never run (the batch stopped) end unrun; every display is stopped before the batch ends.
-    await Promise.allSettled(ready.splice(0).map(({ slot }) => slot?.then(stopSlot)));
-    await Promise.allSettled(stopping);
-  }
+  // A lane that fails (a bug) lets the others end their rows: no lane readies a row after the clean-up.
+  const lanes = await Promise.allSettled(Array.from({ length: parallel }, lane));
+  await displayLock?.release();
+  // Rows readied but never run (the batch stopped) end unrun; every display stops before the batch ends.
+  await Promise.allSettled(ready.splice(0).map(({ slot }) => slot?.then(stopSlot)));
+  await Promise.all(stopping);
+  for (const lane of lanes) if (lane.status === 'rejected') throw lane.reason;
 
   const batch = await collectBatch(dir, {
     workflow: folder,
@@ -327,9 +326,9 @@ async function stopSlot({ display, worker }: WorkerSlot): Promise<void> {
 
 /**
  * A row in a worker process on a private display of its own (`slot`, started ahead); retried once on
- * a fresh one if the worker dies. The worker is given the row's params as checkRows resolved them (it resolves none
- * again); their sensitive values travel in its environment, never in its job nor as arguments others
- * can see in `ps`.
+ * a fresh one if the worker dies. The worker is given the row's params as checkRows resolved them
+ * (it resolves none again); their sensitive values travel in its environment, never in its job nor
+ * as arguments others can see in `ps`.
  */
 async function runInWorker(
   folder: string,
@@ -372,8 +371,9 @@ async function runInWorker(
           attempt,
         );
     } finally {
-      // The row's outcome does not wait for its display to stop; the batch's end does.
-      options.stopping.push(slot.display.stop());
+      // The row's outcome does not wait for its display to stop; the batch's end does. A display
+      // that could not be stopped (its bus folder left behind) fails no row.
+      options.stopping.push(slot.display.stop().catch(() => undefined));
     }
     if (options.signal?.aborted) break;
   }
