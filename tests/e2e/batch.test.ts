@@ -168,15 +168,20 @@ describe('one row per pod (Kubernetes Indexed Job), then mime batch collect', ()
   it('selects the row by its 0-based index and merges the row folders', async () => {
     const rows = await rowsFile('pods.csv', ['Faint', 'Yellow', 'Numb']);
     const shared = join(root, 'shared-volume');
-    for (const index of ['2', '0']) {
-      const pod = await runMime(
-        ['replay', workflow, '--rows', rows, '--row-index', index, '--workers', '1', '--out', shared],
-        {
-          env: NO_DISPLAY,
-        },
-      );
-      expect(pod.exitCode, pod.stderr).toBe(0);
-    }
+    // The pods of an Indexed Job run at once, on one volume; so do the refusals beside them (no row runs).
+    const [pods, outside, notBatch] = await Promise.all([
+      Promise.all(
+        ['2', '0'].map((index) =>
+          runMime(
+            ['replay', workflow, '--rows', rows, '--row-index', index, '--workers', '1', '--out', shared],
+            { env: NO_DISPLAY },
+          ),
+        ),
+      ),
+      runMime(['replay', workflow, '--rows', rows, '--row-index', '3', '--workers', '1']),
+      runMime(['batch', 'collect', root]),
+    ]);
+    for (const pod of pods) expect(pod.exitCode, pod.stderr).toBe(0);
     expect((await readdir(shared)).sort()).toEqual(['batch.html', 'batch.json', 'row-1', 'row-3']);
     const row3 = RowRecord.parse(JSON.parse(await readFile(join(shared, 'row-3', 'row.json'), 'utf8')));
     expect(row3).toMatchObject({ row: 3, params: { song_name: 'Numb' }, outcome: 'success' });
@@ -191,10 +196,8 @@ describe('one row per pod (Kubernetes Indexed Job), then mime batch collect', ()
     ]);
     expect(batch.task_name).toBe('play song');
 
-    const outside = await runMime(['replay', workflow, '--rows', rows, '--row-index', '3', '--workers', '1']);
     expect(outside.exitCode).toBe(2);
     expect(outside.stderr).toContain('row index 3 is outside the 3 rows (0 to 2)');
-    const notBatch = await runMime(['batch', 'collect', root]);
     expect(notBatch.exitCode).toBe(2);
     expect(notBatch.stderr).toContain('holds no row-<n>/row.json');
   }, 120_000);
@@ -202,34 +205,33 @@ describe('one row per pod (Kubernetes Indexed Job), then mime batch collect', ()
 
 describe('rows files that cannot drive a batch (exit 2, nothing run)', () => {
   it('names an unknown column, a malformed CSV, a non-object JSONL line and flags without --rows', async () => {
-    const unknown = join(root, 'unknown.csv');
-    await writeFile(unknown, 'song_name,volume\nFaint,11\n');
-    let result = await runMime(['replay', workflow, '--rows', unknown]);
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('column volume is not a param of the workflow (its params: song_name)');
-
-    const broken = join(root, 'broken.csv');
-    await writeFile(broken, 'song_name\n"Faint\n');
-    result = await runMime(['replay', workflow, '--rows', broken]);
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toMatch(/broken\.csv: not a valid CSV file: .*quote/i);
-
-    const jsonl = join(root, 'rows.jsonl');
-    await writeFile(jsonl, '{"song_name": "Faint"}\n["Yellow"]\n');
-    result = await runMime(['replay', workflow, '--rows', jsonl]);
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('line 2: a row is a JSON object');
-
-    // A row without a required param is refused, naming it: its recorded example is not filled in.
-    const missing = join(root, 'missing.jsonl');
-    await writeFile(missing, '{"song_name": "Faint"}\n{}\n');
-    result = await runMime(['replay', workflow, '--rows', missing]);
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toMatch(/row 2: .*missing: song_name/);
-
-    result = await runMime(['replay', workflow, '--workers', '2']);
-    expect(result.exitCode).toBe(2);
-    expect(result.stderr).toContain('--workers go with --rows');
+    const file = async (name: string, text: string) => {
+      const path = join(root, name);
+      await writeFile(path, text);
+      return path;
+    };
+    const files = await Promise.all([
+      file('unknown.csv', 'song_name,volume\nFaint,11\n'),
+      file('broken.csv', 'song_name\n"Faint\n'),
+      file('rows.jsonl', '{"song_name": "Faint"}\n["Yellow"]\n'),
+      // A row without a required param is refused, naming it: its recorded example is not filled in.
+      file('missing.jsonl', '{"song_name": "Faint"}\n{}\n'),
+    ]);
+    // Each is refused before any row runs: the five run at once.
+    const [unknown, broken, jsonl, missing, noRows] = await Promise.all([
+      ...files.map((rows) => runMime(['replay', workflow, '--rows', rows])),
+      runMime(['replay', workflow, '--workers', '2']),
+    ]);
+    expect(unknown?.exitCode).toBe(2);
+    expect(unknown?.stderr).toContain('column volume is not a param of the workflow (its params: song_name)');
+    expect(broken?.exitCode).toBe(2);
+    expect(broken?.stderr).toMatch(/broken\.csv: not a valid CSV file: .*quote/i);
+    expect(jsonl?.exitCode).toBe(2);
+    expect(jsonl?.stderr).toContain('line 2: a row is a JSON object');
+    expect(missing?.exitCode).toBe(2);
+    expect(missing?.stderr).toMatch(/row 2: .*missing: song_name/);
+    expect(noRows?.exitCode).toBe(2);
+    expect(noRows?.stderr).toContain('--workers go with --rows');
   });
 
   it("types a row's value as it is: a sensitive param's {name} in it never brings the secret", async () => {

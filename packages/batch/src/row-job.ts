@@ -93,22 +93,28 @@ function workerCommand(): string[] {
   return fromSource ? ['--import', import.meta.resolve('tsx/esm'), entry] : [entry];
 }
 
+/** A worker process started ahead of its row: it loads its modules, then waits for its job. */
+export interface RowWorker {
+  /** Gives the worker its job; resolves its answer, or null when the process died without one (a crash). */
+  run(job: RowJob): Promise<RowJobResult | null>;
+  /** Ends a worker that was never given its job. */
+  stop(): Promise<void>;
+}
+
 /**
- * Runs one row in a worker process with `env` (its display); resolves its answer, or null when the
- * process died without one (a crash). Aborting `signal` ends the process.
+ * Starts a worker process with `env` (its display, its row's sensitive values): it loads its modules
+ * at once and replays when given its job ({@link RowWorker.run}). Aborting `signal` ends the process.
  */
-export function runRowJob(
-  job: RowJob,
-  env: NodeJS.ProcessEnv,
-  signal?: AbortSignal,
-): Promise<RowJobResult | null> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, workerCommand(), { env, stdio: ['pipe', 'pipe', 'pipe'], signal });
-    let out = '';
-    child.stdout.on('data', (chunk: Buffer) => {
-      out += String(chunk);
-    });
-    child.stderr.resume();
+export function startRowWorker(env: NodeJS.ProcessEnv, signal?: AbortSignal): RowWorker {
+  const child = spawn(process.execPath, workerCommand(), { env, stdio: ['pipe', 'pipe', 'pipe'], signal });
+  let out = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    out += String(chunk);
+  });
+  child.stderr.resume();
+  // A worker that died before its job was given: writing to it fails, its answer says so (null).
+  child.stdin.on('error', () => undefined);
+  const answer = new Promise<RowJobResult | null>((resolve) => {
     child.once('error', () => resolve(null));
     child.once('close', () => {
       const line = out.split('\n').find((l) => l.startsWith('{'));
@@ -118,6 +124,15 @@ export function runRowJob(
         resolve(null);
       }
     });
-    child.stdin.end(JSON.stringify(job));
   });
+  return {
+    run: (job) => {
+      child.stdin.end(JSON.stringify(job));
+      return answer;
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      await answer;
+    },
+  };
 }

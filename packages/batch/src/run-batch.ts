@@ -2,12 +2,19 @@
  * Data-driven runs: one replay per row of a rows file. Rows run one after another on this display in
  * this process, or, with workers, in parallel on private X servers that mime starts (one a row, the
  * app launched on it by the workflow's setup), each row in a process of its own; a worker that dies
- * is retried once on a fresh display. Each row writes `row-<n>/row.json` as it ends, so a killed batch
- * loses nothing that finished, and `onlyFailed` resumes it.
+ * is retried once on a fresh display. A worker row's display and process start while the row before
+ * it runs, and its display stops after it has ended, while the next runs. Each row writes
+ * `row-<n>/row.json` as it ends, so a killed batch loses nothing that finished, and `onlyFailed`
+ * resumes it.
  */
 import { availableParallelism } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
-import { acquireDisplayLock, type HeldDisplayLock, startPrivateDisplay } from '@mime-desktop/os-io';
+import {
+  acquireDisplayLock,
+  type HeldDisplayLock,
+  type PrivateDisplay,
+  startPrivateDisplay,
+} from '@mime-desktop/os-io';
 import { type ReplayOptions, type RunParams, replay } from '@mime-desktop/replay';
 import { writeBatchFiles } from '@mime-desktop/report';
 import {
@@ -25,7 +32,7 @@ import {
 } from '@mime-desktop/schema';
 import { collectBatch, readRowRecords } from './collect.ts';
 import { BatchOptionError } from './errors.ts';
-import { rowJob, rowSecrets, runRowJob, type WorkerReplayOptions } from './row-job.ts';
+import { type RowWorker, rowJob, rowSecrets, startRowWorker, type WorkerReplayOptions } from './row-job.ts';
 import { checkRows, readRows } from './rows.ts';
 
 export interface BatchOptions {
@@ -181,7 +188,21 @@ export async function runBatch(workflowDir: string, options: BatchOptions): Prom
           signal: options.signal,
         })
       : undefined;
-  const runRow = async (row: number): Promise<void> => {
+  // Worker rows: a display and a worker process ready for the next rows (at most one a lane), started
+  // while rows run; the displays of ended rows, stopping while the next rows run.
+  let next = 0;
+  const ready: ReadyRow[] = [];
+  const stopping: Promise<void>[] = [];
+  const readyRow = (row: number): ReadyRow => {
+    if (workers === 0) return { row, slot: null };
+    const slot = startSlot(rowEnv(checked[row - 1] as RunParams, options), options.signal);
+    // Awaited when the row runs, or when the batch ends without it.
+    slot.catch(() => undefined);
+    return { row, slot };
+  };
+  const take = (): ReadyRow | undefined =>
+    ready.shift() ?? (next < selected.length ? readyRow(selected[next++] as number) : undefined);
+  const runRow = async ({ row, slot }: ReadyRow): Promise<void> => {
     const values = rows.rows[row - 1] as Record<string, string>;
     const params = displayParams(loaded.workflow, values);
     const rowDir = join(dir, rowFolderName(row));
@@ -192,23 +213,27 @@ export async function runBatch(workflowDir: string, options: BatchOptions): Prom
     const record =
       workers === 0
         ? await runHere(loaded, rowParams, rowDir, { ...options, displayLock }, params, runs, row)
-        : await runInWorker(folder, rowParams, rowDir, options, params, runs, row);
+        : await runInWorker(folder, rowParams, rowDir, { ...options, slot, stopping }, params, runs, row);
     await writeJsonAtomic(join(rowDir, BATCH_FILES.row), record, { inside: dir });
     options.onEvent?.({ type: 'row_end', record });
   };
 
-  let next = 0;
   const lane = async () => {
-    while (next < selected.length && !options.signal?.aborted) {
-      const row = selected[next++] as number;
-      await runRow(row);
+    while (!options.signal?.aborted) {
+      const current = take();
+      if (!current) return;
+      if (workers > 0 && ready.length < parallel && next < selected.length)
+        ready.push(readyRow(selected[next++] as number));
+      await runRow(current);
     }
   };
-  try {
-    await Promise.all(Array.from({ length: parallel }, lane));
-  } finally {
-    await displayLock?.release();
-  }
+  // A lane that fails (a bug) lets the others end their rows: no lane readies a row after the clean-up.
+  const lanes = await Promise.allSettled(Array.from({ length: parallel }, lane));
+  await displayLock?.release();
+  // Rows readied but never run (the batch stopped) end unrun; every display stops before the batch ends.
+  await Promise.allSettled(ready.splice(0).map(({ slot }) => slot?.then(stopSlot)));
+  await Promise.all(stopping);
+  for (const lane of lanes) if (lane.status === 'rejected') throw lane.reason;
 
   const batch = await collectBatch(dir, {
     workflow: folder,
@@ -268,17 +293,48 @@ async function runHere(
   }
 }
 
+/** A row to run next; for a worker, its display and worker process, started ahead. */
+interface ReadyRow {
+  row: number;
+  slot: Promise<WorkerSlot> | null;
+}
+
+/** A private display and the worker process started on it for one row. */
+interface WorkerSlot {
+  display: PrivateDisplay;
+  worker: RowWorker;
+}
+
+/** The environment of a row's worker besides its display: the replay's, and the row's sensitive values. */
+function rowEnv(checked: RunParams, options: BatchOptions): NodeJS.ProcessEnv {
+  return { ...options.replay?.env, ...rowSecrets(checked) };
+}
+
+/** Starts a private display and a worker process on it with `env`. */
+async function startSlot(env: NodeJS.ProcessEnv, signal: AbortSignal | undefined): Promise<WorkerSlot> {
+  const display = await startPrivateDisplay();
+  // The worker's display with its own session bus: the app it starts exports its tree there.
+  const worker = startRowWorker({ ...display.env, ...env, ...displayOwn(display.env) }, signal);
+  return { display, worker };
+}
+
+/** Ends a slot's worker (if it still runs) and its display. */
+async function stopSlot({ display, worker }: WorkerSlot): Promise<void> {
+  await worker.stop();
+  await display.stop();
+}
+
 /**
- * A row in a worker process on a private display of its own; retried once on a fresh one if the
- * worker dies. The worker is given the row's params as checkRows resolved them (it resolves none
- * again); their sensitive values travel in its environment, never in its job nor as arguments others
- * can see in `ps`.
+ * A row in a worker process on a private display of its own (`slot`, started ahead); retried once on
+ * a fresh one if the worker dies. The worker is given the row's params as checkRows resolved them
+ * (it resolves none again); their sensitive values travel in its environment, never in its job nor
+ * as arguments others can see in `ps`.
  */
 async function runInWorker(
   folder: string,
   checked: RunParams,
   rowDir: string,
-  options: BatchOptions,
+  options: BatchOptions & { slot: Promise<WorkerSlot> | null; stopping: Promise<void>[] },
   params: Record<string, string>,
   runs: string[],
   row: number,
@@ -286,23 +342,18 @@ async function runInWorker(
   // A worker's display is new, its app started from the setup: runSetup and fresh are its own; the
   // examples were used (or not) when the rows were checked.
   const {
-    env: replayEnv,
+    env: _env,
     runSetup: _runSetup,
     fresh: _fresh,
     useExamples: _useExamples,
     ...replayOptions
   } = options.replay ?? {};
   const job = rowJob(folder, checked, rowDir, replayOptions);
-  const secrets = rowSecrets(checked);
   for (let attempt = 1; attempt <= 2; attempt += 1) {
-    const display = await startPrivateDisplay();
+    const slot = await ((attempt === 1 ? options.slot : null) ??
+      startSlot(rowEnv(checked, options), options.signal));
     try {
-      const result = await runRowJob(
-        job,
-        // The worker's display with its own session bus: the app it starts exports its tree there.
-        { ...display.env, ...replayEnv, ...secrets, ...displayOwn(display.env) },
-        options.signal,
-      );
+      const result = await slot.worker.run(job);
       if (result?.ok)
         return recordOf(
           row,
@@ -320,7 +371,9 @@ async function runInWorker(
           attempt,
         );
     } finally {
-      await display.stop();
+      // The row's outcome does not wait for its display to stop; the batch's end does. A display
+      // that could not be stopped (its bus folder left behind) fails no row.
+      options.stopping.push(slot.display.stop().catch(() => undefined));
     }
     if (options.signal?.aborted) break;
   }

@@ -7,10 +7,10 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadWorkflow } from '@mime-desktop/schema';
-import { copyWorkflow } from '@mime-desktop/test-support/e2e-rig';
+import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { countReads, type PreparedRun } from '@mime-desktop/test-support/read-count';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { type RowJob, replayRowJob, rowJob, rowSecrets } from '../src/row-job.ts';
+import { type RowJob, replayRowJob, rowJob, rowSecrets, startRowWorker } from '../src/row-job.ts';
 import { checkRows } from '../src/rows.ts';
 
 /** What the stood-in replay was given and prepared. */
@@ -106,4 +106,25 @@ describe('a row in a worker process', () => {
     });
     expect(seen).toEqual([]);
   });
+});
+
+describe('a worker process started ahead of its row', () => {
+  it('answers the job it is given once loaded, and ends without one when stopped', async () => {
+    const dir = await tempDir('mime-row-worker-');
+    // Both start at once, as a batch starts the next row's worker while a row runs.
+    const given = startRowWorker(process.env);
+    const unused = startRowWorker(process.env);
+    const missing = join(dir, 'no-workflow');
+    const answer = await given.run({
+      workflow: missing,
+      params: { resolved: {}, pending: [] },
+      runsDir: dir,
+      options: {},
+    });
+    // A real process's answer: its replay could not read the workflow.
+    expect(answer).toMatchObject({ ok: false, code: expect.stringMatching(/^MIME_/) });
+    expect(answer?.ok === false && answer.message).toContain(missing);
+    // Never given a job, it ends when stopped (a worker left waiting would time the test out).
+    await expect(unused.stop()).resolves.toBeUndefined();
+  }, 60_000);
 });
