@@ -193,7 +193,7 @@ export const firefoxForm: MatrixApp = {
         return { ok: sent?.name === values[0] && sent?.city === values[1], saw: JSON.stringify(sent) };
       },
       stop: async () => {
-        child.kill('SIGTERM');
+        child.kill('SIGKILL'); // its profile is thrown away: not asked to save a session
         await child;
       },
     };

@@ -15,7 +15,8 @@ export interface FindOptions {
 
 export interface Accessibility {
   /**
-   * The deepest element under a screen point, in the topmost app window there; null when none says.
+   * The deepest element under a screen point, in the topmost app window there; null when none says
+   * (a window whose app keeps no tree under it, as Chromium without its flag, says nothing).
    * With `text`, its text too (never a password field's): what a label or a paragraph shows.
    */
   elementAt(point: LogicalPoint, options?: { text?: boolean }): Promise<AccessibleElement | null>;

@@ -106,6 +106,17 @@ export class AtspiCalls {
     return ((children ?? []) as [string, string][]).filter(([, path]) => path !== NULL_PATH);
   }
 
+  /**
+   * Whether the app keeps no tree under `ref` and builds none when asked: its children are all AT-SPI's
+   * null object (Chromium and Electron started without their accessibility flag name one such child
+   * from the first answer on, where a tree being built names none or real ones).
+   */
+  async keepsNoTree(ref: Ref): Promise<boolean> {
+    const [children] = await this.call(ref, ACCESSIBLE, 'GetChildren').catch(() => [null]);
+    const all = (children ?? []) as [string, string][];
+    return all.length > 0 && all.every(([, path]) => path === NULL_PATH);
+  }
+
   async node(ref: Ref): Promise<Node> {
     const [[role], name] = await Promise.all([
       this.call(ref, ACCESSIBLE, 'GetRoleName'),

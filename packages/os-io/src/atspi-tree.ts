@@ -139,7 +139,8 @@ export async function wakeTree(calls: AtspiCalls, window: Ref, max: number, dead
   }
 }
 
-const sameRef = (a: Ref, b: Ref) => a[0] === b[0] && a[1] === b[1];
+/** Whether two refs name the same element. */
+export const sameRef = (a: Ref, b: Ref) => a[0] === b[0] && a[1] === b[1];
 
 /** The top-level windows whose state says `active` (none where no toolkit says it). */
 export async function activeWindows(calls: AtspiCalls, windows: AppWindow[]): Promise<Ref[]> {

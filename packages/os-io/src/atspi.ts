@@ -38,6 +38,7 @@ import {
   PAGE_ROLES,
   ROOT,
   SHOWING,
+  sameRef,
   searchTree,
   type ThroughStates,
   topWindows,
@@ -128,6 +129,8 @@ class Atspi implements Accessibility {
         await this.#extents.scaleOf(window.ref[0]);
         if (!BUILT_WHEN_ASKED.test(await toolkitOf(window.ref[0]))) return;
         if (!(await this.#calls.states(window.ref).catch((): string[] => [])).includes('showing')) return;
+        // An app that keeps no tree of the window builds none however long it is asked.
+        if (await this.#calls.keepsNoTree(window.ref)) return;
         await wakeTree(this.#calls, window.ref, WAKE_NODES, deadline);
       }),
     );
@@ -187,6 +190,8 @@ class Atspi implements Accessibility {
       y: Math.round((point.y - origin.y) / scales.content),
     };
     current = await this.#descend(current, reported, coords);
+    // A window whose app keeps no tree under it names nothing there, now or when asked again.
+    if (sameRef(current, top.window.ref) && (await this.#calls.keepsNoTree(current))) return null;
     // A browser may answer with its page's document from what it last knew (Chromium keeps the last
     // hit's answer while it asks its page again): asked again a moment later, it names the element.
     for (let retry = 0; retry < PAGE_RETRIES; retry += 1) {

@@ -5,13 +5,23 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AccessibleElement } from '@mime-desktop/schema';
-import { type DesktopHarness, FORM_APP_PATH } from '@mime-desktop/test-support/desktop-harness';
-import { tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
+import {
+  CHROMIUM_FLAGS,
+  type DesktopHarness,
+  FORM_APP_PATH,
+} from '@mime-desktop/test-support/desktop-harness';
+import { tempDir, useDesktop, withDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { gtkAppEnv, waitForWindowTitle, windowGeometry } from '@mime-desktop/test-support/gtk-apps';
 import { execa, type ResultPromise } from 'execa';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessibilityOnce } from '../src/accessibility-once.ts';
-import { type Accessibility, accessibleAppEnv, launchApp, openAccessibility } from '../src/index.ts';
+import {
+  ACCESSIBLE_CHROMIUM_FLAG,
+  type Accessibility,
+  accessibleAppEnv,
+  launchApp,
+  openAccessibility,
+} from '../src/index.ts';
 
 let harness: DesktopHarness;
 let a11y: Accessibility;
@@ -221,6 +231,36 @@ describe('a Qt 5 app (FeatherPad) started by mime', () => {
     expect(box.width).toBeGreaterThan(window.width * 0.9);
     expect(box.x + box.width).toBeLessThanOrEqual(window.x + window.width + 2);
     await harness.pressKeys('ctrl+q');
+  }, 60_000);
+});
+
+describe('a Chromium window started without its accessibility flag', () => {
+  it('names no element in it, not its empty frame', async () => {
+    const profile = await tempDir('mime-a11y-bare-');
+    const flags = CHROMIUM_FLAGS.filter((flag) => flag !== ACCESSIBLE_CHROMIUM_FLAG);
+    await withDesktop({ app: false }, async (bare) => {
+      const app = execa('chromium', [...flags, `--user-data-dir=${profile}`, FORM_APP_PATH], {
+        env: accessibleAppEnv(bare.env),
+        reject: false,
+        detached: true,
+        stdio: 'ignore',
+      });
+      const opened = await openAccessibility(bare.env);
+      if (!opened.ok) throw new Error(opened.reason);
+      try {
+        await waitForWindowTitle(bare, '^mime-form ', 30_000);
+        // On the bus, its window there (the point's window found), yet it keeps no tree under it.
+        await expect.poll(() => opened.accessibility.apps(), { timeout: 10_000 }).toContain('Chromium');
+        await opened.accessibility.wake();
+        expect(await opened.accessibility.elementAt({ x: 280, y: 114 })).toBeNull();
+        expect(await opened.accessibility.focused()).toBeNull();
+      } finally {
+        await opened.accessibility.close();
+        // Its profile is thrown away: ended at once, not asked to save a session.
+        if (app.pid !== undefined) process.kill(-app.pid, 'SIGKILL');
+        await app;
+      }
+    });
   }, 60_000);
 });
 
