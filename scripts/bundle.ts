@@ -17,7 +17,7 @@
 import { readFile, rm } from 'node:fs/promises';
 import { dirname, join, resolve, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { build, type Plugin } from 'esbuild';
+import { build, type Plugin, transform } from 'esbuild';
 
 const root = join(import.meta.dirname, '..');
 const packages = join(root, 'packages') + sep;
@@ -50,19 +50,30 @@ const externalPackages: Plugin = {
   },
 };
 
-/** A workspace source's `import.meta.url` and `import.meta.dirname`, as the source file's own. */
+/**
+ * A workspace source's `import.meta.url` and `import.meta.dirname`, as the source file's own: defined
+ * on its syntax tree (esbuild's transform), so code that writes `import.meta.url` into a string (the
+ * run script of an exported skill) keeps it.
+ */
 const sourceLocation: Plugin = {
   name: 'source-location',
   setup(on) {
     on.onLoad({ filter: /\.ts$/ }, async (args) => {
       if (!args.path.startsWith(packages) || launchers.has(args.path)) return undefined;
       const text = await readFile(args.path, 'utf8');
-      return {
+      if (!text.includes('import.meta')) return undefined;
+      const { code } = await transform(text, {
         loader: 'ts',
-        contents: text
-          .replaceAll('import.meta.url', JSON.stringify(pathToFileURL(args.path).href))
-          .replaceAll('import.meta.dirname', JSON.stringify(dirname(args.path))),
-      };
+        format: 'esm',
+        sourcefile: args.path,
+        sourcemap: 'inline',
+        tsconfigRaw: { compilerOptions: { verbatimModuleSyntax: true } },
+        define: {
+          'import.meta.url': JSON.stringify(pathToFileURL(args.path).href),
+          'import.meta.dirname': JSON.stringify(dirname(args.path)),
+        },
+      });
+      return { loader: 'js', contents: code };
     });
   },
 };
