@@ -7,7 +7,7 @@
  * - The workspace's sources (`@mime-desktop/*`) are bundled; every other package stays an import of
  *   the file it resolves to from the importing source, by absolute path: pnpm installs each package's
  *   dependencies beside that package only, so the bundle's folder would find none of them by name.
- * - A source's `import.meta.url` / `import.meta.dirname` stay its own (rewritten to the source file's
+ * - A source's `import.meta.url` / `import.meta.dirname` stay its own (defined as the source file's
  *   URL and folder): assets (replay's probe image, studio's pages, mcp's workflow skill) and
  *   `createRequire` lookups (native modules, OpenCV, tesseract data, package.json) are found where they
  *   are in the checkout. The child processes mime forks are entries of the same bundle, and the file
