@@ -17,5 +17,7 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     reporters: ['default', './tests/support/count-reporter.ts'],
+    // Builds the bundled `mime` the tests start (tests/support/run-mime.ts: MIME_BIN).
+    globalSetup: ['./tests/support/bundle-setup.ts'],
   },
 });

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
+import { REPO_ROOT, runMime, SOURCE_BIN } from '@mime-desktop/test-support/run-mime';
 import { describe, expect, it } from 'vitest';
 
 /** Every command, in the order `mime --help` lists them. */
@@ -22,17 +22,21 @@ const COMMANDS = [
   'install',
 ];
 
+/** `mime` from its sources through tsx, as a user of a clone runs it (other e2e files run the bundle). */
+const runSource = (args: readonly string[], options: Parameters<typeof runMime>[1] = {}) =>
+  runMime(args, { ...options, bin: SOURCE_BIN });
+
 describe('mime', () => {
   it('prints its version', async () => {
     const { version } = JSON.parse(
       await readFile(join(REPO_ROOT, 'packages', 'cli', 'package.json'), 'utf8'),
     );
-    const result = await runMime(['--version']);
+    const result = await runSource(['--version']);
     expect(result).toMatchObject({ exitCode: 0, stdout: version });
   });
 
   it('lists the commands with the exit codes in --help', async () => {
-    const result = await runMime(['--help']);
+    const result = await runSource(['--help']);
     expect(result.exitCode).toBe(0);
     const commands = [...result.stdout.matchAll(/^ {2}(\w+) /gm)].map((m) => m[1]);
     expect(commands).toEqual([...COMMANDS, 'help']);
@@ -43,24 +47,24 @@ describe('mime', () => {
 
   it('gives each command help with examples and exit codes', async () => {
     for (const command of COMMANDS) {
-      const result = await runMime([command, '--help']);
+      const result = await runSource([command, '--help']);
       expect(result.exitCode).toBe(0);
       expect(result.stdout).toContain(`Examples:\n  mime ${command}`);
       expect(result.stdout).toMatch(/\nExit codes: 0 /);
     }
     // The typing pause's default is the toolkit's, as the input layer sets it.
-    const replay = await runMime(['replay', '--help']);
+    const replay = await runSource(['replay', '--help']);
     expect(replay.stdout.replace(/\s+/g, ' ')).toContain(
       "default by the app's toolkit: 10 ms for GTK and unknown apps, 0 for Qt and Chromium",
     );
   });
 
   it('takes --no-color on every command, as NO_COLOR', async () => {
-    const colored = await runMime(['replay', 'no-such-workflow'], {
+    const colored = await runSource(['replay', 'no-such-workflow'], {
       env: { NO_COLOR: undefined, FORCE_COLOR: '1' },
     });
     expect(colored.stderr).toContain('\u001b[');
-    const plain = await runMime(['replay', 'no-such-workflow', '--no-color'], {
+    const plain = await runSource(['replay', 'no-such-workflow', '--no-color'], {
       env: { NO_COLOR: undefined, FORCE_COLOR: '1' },
     });
     expect(plain.exitCode).toBe(2);
@@ -69,7 +73,7 @@ describe('mime', () => {
   });
 
   it('with --json, reports an error as JSON on stdout: code, message, hint', async () => {
-    const missing = await runMime(['replay', 'no-such-workflow', '--json']);
+    const missing = await runSource(['replay', 'no-such-workflow', '--json']);
     expect(missing.exitCode).toBe(2);
     expect(JSON.parse(missing.stdout)).toEqual({
       ok: false,
@@ -79,13 +83,13 @@ describe('mime', () => {
         hint: null,
       },
     });
-    const usage = await runMime(['list', '--json', '--frob']);
+    const usage = await runSource(['list', '--json', '--frob']);
     expect(usage.exitCode).toBe(2);
     expect(JSON.parse(usage.stdout)).toMatchObject({
       ok: false,
       error: { code: 'MIME_USAGE', message: "unknown option '--frob'" },
     });
-    const reporter = await runMime(['replay', 'x', '--json', '--reporter', 'tap', 'out.tap']);
+    const reporter = await runSource(['replay', 'x', '--json', '--reporter', 'tap', 'out.tap']);
     expect(reporter.exitCode).toBe(2);
     expect(JSON.parse(reporter.stdout).error.message).toMatch(
       /^--reporter takes a reporter and its file, e\.g\. --reporter junit results\.xml/,
@@ -93,11 +97,11 @@ describe('mime', () => {
   });
 
   it('rejects an unknown command or option with exit 2 and a suggestion', async () => {
-    const unknown = await runMime(['valdate']);
+    const unknown = await runSource(['valdate']);
     expect(unknown.exitCode).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'valdate'");
     expect(unknown.stderr).toContain('Did you mean validate?');
-    const option = await runMime(['list', '--frob']);
+    const option = await runSource(['list', '--frob']);
     expect(option.exitCode).toBe(2);
     expect(option.stderr).toContain("unknown option '--frob'");
   });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { copyFixture, copyWorkflow, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
 import { type FakeModelServer, startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { reflectModel } from '@mime-desktop/test-support/fake-reflect-model';
-import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
+import { MIME_BIN, REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
 import { execa } from 'execa';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
@@ -119,7 +119,7 @@ describe('a crafted recording', () => {
           '-c',
           `umask ${umask} && exec "$0" "$@"`,
           process.execPath,
-          join(REPO_ROOT, 'packages/cli/bin/mime.js'),
+          MIME_BIN,
           'reflect',
           '--session',
           SESSION,

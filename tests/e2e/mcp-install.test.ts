@@ -6,7 +6,7 @@
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { copyWorkflow, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
-import { REPO_ROOT, runMime } from '@mime-desktop/test-support/run-mime';
+import { MIME_BIN, runMime } from '@mime-desktop/test-support/run-mime';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -52,7 +52,7 @@ describe('mime mcp install', () => {
     expect(config.mcpServers.other).toEqual({ command: 'other-server' });
     expect(config.mcpServers.mime).toEqual({
       command: process.execPath,
-      args: [join(REPO_ROOT, 'packages', 'cli', 'bin', 'mime.js'), 'mcp', '--home', home],
+      args: [MIME_BIN, 'mcp', '--home', home],
       env: {},
     });
     const [backup] = (await readdir(join(user, '.cursor'))).filter((f) =>
@@ -83,8 +83,8 @@ describe('mime mcp install', () => {
     await mkdir(join(user, '.codex'));
     await writeFile(codex, '# my settings\nmodel = "o3"\n');
     expect((await install('--client', 'codex', '--yes')).exitCode).toBe(0);
-    expect(await readFile(codex, 'utf8')).toMatch(
-      /^# my settings\nmodel = "o3"\n\n\[mcp_servers\.mime\]\ncommand = ".*node"\nargs = \[ ".*mime\.js", "mcp", "--home", ".*" \]\ntool_timeout_sec = 600\n$/,
+    expect(await readFile(codex, 'utf8')).toBe(
+      `# my settings\nmodel = "o3"\n\n[mcp_servers.mime]\ncommand = "${process.execPath}"\nargs = [ "${MIME_BIN}", "mcp", "--home", "${home}" ]\ntool_timeout_sec = 600\n`,
     );
     expect((await install('--client', 'claude-code', '--yes')).exitCode).toBe(0);
     const claude = JSON.parse(await readFile(join(user, '.claude.json'), 'utf8'));

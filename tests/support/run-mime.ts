@@ -4,7 +4,16 @@ import { onTestFinished } from 'vitest';
 import { sleep } from './wait.ts';
 
 export const REPO_ROOT = join(import.meta.dirname, '..', '..');
-export const MIME_BIN = join(REPO_ROOT, 'packages', 'cli', 'bin', 'mime.js');
+/** The `mime` a user of a clone runs: the sources through tsx. */
+export const SOURCE_BIN = join(REPO_ROOT, 'packages', 'cli', 'bin', 'mime.js');
+/**
+ * The `mime` the tests start: MIME_TEST_BIN, which vitest points at a bundle of the CLI built once per
+ * run (tests/support/bundle-setup.ts, scripts/bundle.ts: a start costs 0.2 s of CPU instead of 0.5 s
+ * through tsx), else the sources (scripts such as `pnpm demo`). A few tests run SOURCE_BIN, the path
+ * users of a clone run: tests/e2e/cli-basics.test.ts (every command's help and errors), demo.test.ts
+ * (`pnpm demo` as the README has a user run it) and pack-install.test.ts (the packed tarballs).
+ */
+export const MIME_BIN = process.env.MIME_TEST_BIN || SOURCE_BIN;
 
 export interface MimeResult {
   exitCode: number;
@@ -33,9 +42,9 @@ function endWithTest(child: ResultPromise): void {
  */
 export async function runMime(
   args: readonly string[],
-  options: { env?: Record<string, string | undefined>; cwd?: string; input?: string } = {},
+  options: { env?: Record<string, string | undefined>; cwd?: string; input?: string; bin?: string } = {},
 ): Promise<MimeResult> {
-  const child = execa(process.execPath, [MIME_BIN, ...args], {
+  const child = execa(process.execPath, [options.bin ?? MIME_BIN, ...args], {
     cwd: options.cwd ?? REPO_ROOT,
     env: mimeEnv(options.env),
     extendEnv: true,

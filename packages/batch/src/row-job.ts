@@ -86,7 +86,10 @@ export async function replayRowJob(job: RowJob): Promise<RowJobResult> {
   }
 }
 
-/** The worker's entry: the built `.js` when installed, the `.ts` source (through tsx) in a checkout. */
+/**
+ * The worker's entry: the built `.js` beside this file when built (an installed `dist/`, or the tests'
+ * bundle, scripts/bundle.ts), the `.ts` source (through tsx) in a checkout.
+ */
 function workerCommand(): string[] {
   const fromSource = import.meta.url.endsWith('.ts');
   const entry = fileURLToPath(new URL(`./row-worker.${fromSource ? 'ts' : 'js'}`, import.meta.url));

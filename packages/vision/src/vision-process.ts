@@ -33,7 +33,10 @@ type Outcome = { ok: true; value: unknown } | { ok: false; error: unknown };
 /** The vision process this process's OCR and template matching go to (`useVisionProcess`), if any. */
 let active: VisionProcess | undefined;
 
-/** The child's entry: the built `.js` when installed, the `.ts` source (through tsx) in a checkout. */
+/**
+ * The child's entry: the built `.js` beside this file when built (an installed `dist/`, or the tests'
+ * bundle, scripts/bundle.ts), the `.ts` source (through tsx) in a checkout.
+ */
 function childCommand(): { entry: string; execArgv: string[] } {
   const fromSource = import.meta.url.endsWith('.ts');
   const entry = fileURLToPath(new URL(`./vision-child.${fromSource ? 'ts' : 'js'}`, import.meta.url));
