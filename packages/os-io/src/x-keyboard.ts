@@ -15,72 +15,10 @@
  * ({@link XKeyboard.ping}): GTK, Qt and Chromium answer it when they reach it in their event
  * queue, after every key event the server queued to them before it.
  */
-import { createRequire } from 'node:module';
 import { DesktopFailureError } from './errors.ts';
 import { charToKeysym, Keymap, type KeyPlace } from './x-keymap.ts';
 import type { WindowTraits } from './x-toolkit.ts';
-
-interface XClient {
-  GetKeyboardMapping(
-    first: number,
-    count: number,
-    callback: (error: unknown, rows: number[][]) => void,
-  ): void;
-  ChangeKeyboardMapping(first: number, perKeycode: number, keysyms: number[]): void;
-  GetInputFocus(callback: (error: unknown, reply: { focus: number }) => void): void;
-  QueryPointer(window: number, callback: (error: unknown, reply: { child: number }) => void): void;
-  QueryTree(window: number, callback: (error: unknown, reply: { parent: number }) => void): void;
-  InternAtom(onlyIfExists: boolean, name: string, callback: (error: unknown, atom: number) => void): void;
-  GetProperty(
-    remove: number,
-    window: number,
-    property: number,
-    type: number,
-    longOffset: number,
-    longLength: number,
-    callback: (error: unknown, reply: { type: number; data: Buffer }) => void,
-  ): void;
-  ChangeWindowAttributes(window: number, values: { eventMask: number }): void;
-  SendClientMessage(
-    destination: number,
-    window: number,
-    messageType: number,
-    format: 32,
-    data: number[],
-    eventMask: number,
-  ): void;
-  require(name: 'xtest', callback: (error: unknown, ext: XTestExtension) => void): void;
-  on(event: 'event', listener: (event: XEvent) => void): void;
-  on(event: 'error' | 'end', listener: (error?: unknown) => void): void;
-  close(callback?: () => void): void;
-  stream?: { ref?: () => void; unref?: () => void };
-}
-
-interface XEvent {
-  name?: string;
-  /** `MappingNotify`: what changed. */
-  request?: number;
-  /** `ClientMessage`: its type and 32-bit data. */
-  message_type?: number;
-  data?: number[];
-}
-
-interface XTestExtension {
-  FakeInput(type: number, keycode: number, time: number, window: number, x: number, y: number): void;
-  KeyPress: number;
-  KeyRelease: number;
-}
-
-interface X11Module {
-  createClient(options: { display?: string }, callback: (error: unknown, display: XDisplay) => void): void;
-}
-
-interface XDisplay {
-  client: XClient;
-  min_keycode: number;
-  max_keycode: number;
-  screen: { root: number }[];
-}
+import { connectX11, type XClient, type XEvent, type XTestExtension } from './x11-client.ts';
 
 /** `GetInputFocus` answers 1 for PointerRoot (keys go to the window under the pointer), 0 for none. */
 const FOCUS_POINTER_ROOT = 1;
@@ -148,10 +86,7 @@ export class XKeyboard {
 
   /** Connects to `display` (default `$DISPLAY`) and reads the keymap. */
   static async open(display?: string): Promise<XKeyboard> {
-    const x11 = createRequire(import.meta.url)('x11') as X11Module;
-    const connected = await new Promise<XDisplay>((resolve, reject) =>
-      x11.createClient(display ? { display } : {}, (error, info) => (error ? reject(error) : resolve(info))),
-    ).catch((error: unknown) => {
+    const connected = await connectX11(display).catch((error: unknown) => {
       throw xError('connecting to the display', error);
     });
     const { client, min_keycode: min, max_keycode: max, screen } = connected;

@@ -5,35 +5,8 @@
  * getwindowname` and `xprop WM_CLASS` told, in the same order, without a process per window: the
  * requests of a level of the tree go out together and their replies come back on the one socket.
  */
-import { createRequire } from 'node:module';
 import { DesktopFailureError } from './errors.ts';
-
-interface XClient {
-  QueryTree(window: number, callback: Reply<{ children: number[] }>): void;
-  GetWindowAttributes(window: number, callback: Reply<{ mapState: number }>): void;
-  GetInputFocus(callback: Reply<{ focus: number }>): void;
-  QueryPointer(window: number, callback: Reply<{ rootX: number; rootY: number }>): void;
-  InternAtom(onlyIfExists: boolean, name: string, callback: Reply<number>): void;
-  GetProperty(
-    remove: number,
-    window: number,
-    property: number,
-    type: number,
-    longOffset: number,
-    longLength: number,
-    callback: Reply<{ type: number; data: Buffer }>,
-  ): void;
-  on(event: 'error', listener: (error: unknown) => void): void;
-  on(event: 'end', listener: () => void): void;
-  close(callback?: () => void): void;
-}
-
-interface X11Module {
-  createClient(
-    options: { display: string },
-    callback: (error: unknown, display: { client: XClient; screen: { root: number }[] }) => void,
-  ): void;
-}
+import { connectX11, type Reply, type XClient } from './x11-client.ts';
 
 /** A viewable window: id in decimal (as xdotool prints it), its title and WM_CLASS names. */
 export interface XWindow {
@@ -52,7 +25,6 @@ const ANY_TYPE = 0;
 const TEXT_LONGS = 4096;
 
 /** A request's callback; it returns true for an error it handled (node-x11 emits `error` otherwise). */
-type Reply<T> = (error: unknown, reply: T) => boolean;
 
 /** One connection to the X display in `env`. Close it when done. */
 export class XWindowReader {
@@ -112,16 +84,7 @@ export class XWindowReader {
         'could not list the windows: DISPLAY is not set; run mime in the X session (or set DISPLAY, e.g. DISPLAY=:0)',
       );
     }
-    const x11 = createRequire(import.meta.url)('x11') as X11Module;
-    const connected = await new Promise<{ client: XClient; screen: { root: number }[] }>(
-      (resolve, reject) => {
-        try {
-          x11.createClient({ display }, (error, info) => (error ? reject(error) : resolve(info)));
-        } catch (error) {
-          reject(error);
-        }
-      },
-    ).catch((error: unknown) => {
+    const connected = await connectX11(display).catch((error: unknown) => {
       throw new DesktopFailureError(
         `could not list the windows: cannot connect to the X display ${display}: ${error instanceof Error ? error.message : String(error)}`,
         { cause: error },
