@@ -96,5 +96,6 @@ export {
   type WindowQuery,
   waitForWindow,
   windowAt,
+  windowMatches,
 } from './windows.ts';
 export type { Toolkit } from './x-toolkit.ts';

@@ -6,7 +6,7 @@ import {
 } from '@mime-desktop/os-io';
 import { Workflow } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
-import { AgentScope, type WindowLookup } from '../src/agent/agent-scope.ts';
+import { AgentScope, type WindowLookup, windowsOf } from '../src/agent/agent-scope.ts';
 
 const APP: FoundWindow = { id: '10', title: 'mime-demo', classes: ['chromium', 'Chromium'] };
 const DIALOG: FoundWindow = { id: '11', title: 'Save as', classes: ['chromium', 'Chromium'] };
@@ -84,6 +84,15 @@ describe('AgentScope.resolve', () => {
     );
     expect(closed.scope).toBeNull();
     expect(closed.reason).toContain("none of the workflow's windows (class /^gedit$/) is open");
+  });
+});
+
+describe('windowsOf', () => {
+  it("finds the windows a query asks for among the run's desktop's own windows", async () => {
+    const find = windowsOf({ windows: async () => [APP, DIALOG, TERMINAL] });
+    expect(await find({ title: '^mime-demo$' })).toEqual([APP]);
+    expect(await find({ class: '^Chromium$' })).toEqual([APP, DIALOG]);
+    expect(await find({ title: '^bash$', class: '^Chromium$' })).toEqual([]);
   });
 });
 

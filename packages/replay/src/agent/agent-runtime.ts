@@ -2,12 +2,19 @@
  * The agent's own settings and the state it keeps across a run's subtasks and hand-overs (its unusable
  * replies in a row, its scope): what the agent loop gets beside the run's context.
  */
+import type { Desktop } from '@mime-desktop/os-io';
 import type { Workflow } from '@mime-desktop/schema';
 import { ReplayOptionError } from '../errors.ts';
 import type { EventSink } from '../kernel/event-log.ts';
 import { checkedInteger } from '../kernel/settings.ts';
 import { withDefaults } from '../kernel/with-defaults.ts';
-import { AgentScope, type AgentScopeSetting, DEFAULT_AGENT_SCOPE, type WindowLookup } from './agent-scope.ts';
+import {
+  AgentScope,
+  type AgentScopeSetting,
+  DEFAULT_AGENT_SCOPE,
+  type WindowLookup,
+  windowsOf,
+} from './agent-scope.ts';
 import { DEFAULT_MODEL_IMAGE, type ModelImageOptions } from './model-image.ts';
 import { DEFAULT_MAX_UNUSABLE_REPLIES, UnusableReplies } from './unusable-replies.ts';
 
@@ -83,7 +90,7 @@ export interface AgentRuntime {
   /** The model's unusable replies in a row, across the run's subtasks and hand-overs. */
   unusable: UnusableReplies;
   /** The agent's scope, resolved (and said in the log) at its first use; null: the whole screen. */
-  scope(desktop: WindowLookup): Promise<AgentScope | null>;
+  scope(desktop: WindowLookup & Pick<Desktop, 'windows'>): Promise<AgentScope | null>;
 }
 
 export function createAgentRuntime(
@@ -96,7 +103,7 @@ export function createAgentRuntime(
     settings,
     unusable: new UnusableReplies(settings.maxUnusableReplies),
     scope: (desktop) => {
-      scope ??= AgentScope.resolve(workflow, settings.agentScope, undefined, desktop).then(
+      scope ??= AgentScope.resolve(workflow, settings.agentScope, windowsOf(desktop), desktop).then(
         ({ scope, reason }) => {
           events.emit({ type: 'agent_scope', classes: scope ? [...scope.classes] : [], reason });
           return scope;

@@ -8,10 +8,10 @@
 import {
   describeWindowQuery,
   type FoundWindow,
-  findWindows,
   type LogicalPoint,
   UnsupportedPlatformError,
   type WindowQuery,
+  windowMatches,
 } from '@mime-desktop/os-io';
 import type { Workflow } from '@mime-desktop/schema';
 import type { ResolvedAction } from '../actions/computer-action.ts';
@@ -27,6 +27,13 @@ export interface WindowLookup {
   windowAt(point: LogicalPoint): Promise<FoundWindow | null>;
   focusedWindow(): Promise<FoundWindow | null>;
   pointerPosition(): Promise<LogicalPoint>;
+}
+
+/** The visible windows of the run's desktop that a query matches (on its display, not this process's). */
+export function windowsOf(desktop: {
+  windows(): Promise<FoundWindow[]>;
+}): (query: WindowQuery) => Promise<FoundWindow[]> {
+  return async (query) => (await desktop.windows()).filter((window) => windowMatches(query, window));
 }
 
 /** The windows the workflow names: its setup window's query and its recorded windows' titles. */
@@ -60,12 +67,12 @@ export class AgentScope {
 
   /**
    * The scope of a run: null (the whole screen) with `screen`, or when the workflow names no window
-   * that is open now. `find` lists the windows that match a query (default: the X server's).
+   * that is open now. `find` lists the windows that match a query (the desktop's: {@link windowsOf}).
    */
   static async resolve(
     workflow: Workflow,
     setting: AgentScopeSetting,
-    find: (query: WindowQuery) => Promise<FoundWindow[]> = findWindows,
+    find: (query: WindowQuery) => Promise<FoundWindow[]>,
     desktop: WindowLookup | null = null,
   ): Promise<{ scope: AgentScope | null; reason: string }> {
     if (setting === 'screen') return { scope: null, reason: 'the whole screen (--agent-scope screen)' };
