@@ -108,6 +108,15 @@ class Atspi implements Accessibility {
     return this.#focus.watch();
   }
 
+  /** Whether `window` is a browser's (a toolkit that builds its tree when asked) that keeps none. */
+  async #keepsNoBrowserTree(window: Ref): Promise<boolean> {
+    const toolkit = await this.#calls.prop([window[0], APP_ROOT], APPLICATION, 'ToolkitName').then(
+      (t) => String(t ?? ''),
+      () => '',
+    );
+    return BUILT_WHEN_ASKED.test(toolkit) && (await this.#calls.keepsNoTree(window));
+  }
+
   async wake(): Promise<void> {
     this.#extents.newLookup();
     const windows = await topWindows(this.#calls);
@@ -190,8 +199,10 @@ class Atspi implements Accessibility {
       y: Math.round((point.y - origin.y) / scales.content),
     };
     current = await this.#descend(current, reported, coords);
-    // A window whose app keeps no tree under it names nothing there, now or when asked again.
-    if (sameRef(current, top.window.ref) && (await this.#calls.keepsNoTree(current))) return null;
+    // A browser window whose app keeps no tree under it names nothing there, now or when asked again.
+    // Only a browser's: a GTK dialog a press just closed names the same null children, and the
+    // recorder then takes the element the pointer rested on (CI 8d: the OK button lost under load).
+    if (sameRef(current, top.window.ref) && (await this.#keepsNoBrowserTree(current))) return null;
     // A browser may answer with its page's document from what it last knew (Chromium keeps the last
     // hit's answer while it asks its page again): asked again a moment later, it names the element.
     for (let retry = 0; retry < PAGE_RETRIES; retry += 1) {
