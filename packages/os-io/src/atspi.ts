@@ -108,35 +108,37 @@ class Atspi implements Accessibility {
     return this.#focus.watch();
   }
 
-  /** Whether `window` is a browser's (a toolkit that builds its tree when asked) that keeps none. */
-  async #keepsNoBrowserTree(window: Ref): Promise<boolean> {
-    const toolkit = await this.#calls.prop([window[0], APP_ROOT], APPLICATION, 'ToolkitName').then(
-      (t) => String(t ?? ''),
-      () => '',
+  /** Whether an app (bus name) is a browser's: a toolkit that builds its tree only when asked. */
+  #buildsWhenAsked(name: string): Promise<boolean> {
+    return this.#calls.prop([name, APP_ROOT], APPLICATION, 'ToolkitName').then(
+      (t) => BUILT_WHEN_ASKED.test(String(t ?? '')),
+      () => false,
     );
-    return BUILT_WHEN_ASKED.test(toolkit) && (await this.#calls.keepsNoTree(window));
+  }
+
+  /** Whether `window` is a browser's that keeps no tree. */
+  async #keepsNoBrowserTree(window: Ref): Promise<boolean> {
+    return (await this.#buildsWhenAsked(window[0])) && (await this.#calls.keepsNoTree(window));
   }
 
   async wake(): Promise<void> {
     this.#extents.newLookup();
     const windows = await topWindows(this.#calls);
-    const toolkits = new Map<string, Promise<string>>();
-    const toolkitOf = (name: string) => {
-      const known = toolkits.get(name);
-      if (known) return known;
-      const asked = this.#calls.prop([name, APP_ROOT], APPLICATION, 'ToolkitName').then(
-        (t) => String(t ?? ''),
-        () => '',
-      );
-      toolkits.set(name, asked);
-      return asked;
+    const browsers = new Map<string, Promise<boolean>>();
+    const buildsWhenAsked = (name: string) => {
+      let known = browsers.get(name);
+      if (!known) {
+        known = this.#buildsWhenAsked(name);
+        browsers.set(name, known);
+      }
+      return known;
     };
     const deadline = performance.now() + WAKE_MS;
     await Promise.all(
       windows.map(async ({ window }) => {
         // Each app's scale is told once, ahead of the first lookup (a quick click's must be quick).
         await this.#extents.scaleOf(window.ref[0]);
-        if (!BUILT_WHEN_ASKED.test(await toolkitOf(window.ref[0]))) return;
+        if (!(await buildsWhenAsked(window.ref[0]))) return;
         if (!(await this.#calls.states(window.ref).catch((): string[] => [])).includes('showing')) return;
         // An app that keeps no tree of the window builds none however long it is asked.
         if (await this.#calls.keepsNoTree(window.ref)) return;
