@@ -69,8 +69,9 @@ beforeAll(async () => {
     const session = await recordByInput(harness, home, 'address dialog', async (recorded) => {
       await fillAddress(harness, fields, recorded);
       const ok = await elementCentre(harness.env, { role: 'push button', name: 'OK', app: 'zenity' });
-      // A person holds the button about 100 ms; the dialog closes as it is released.
-      await harness.click(ok.x, ok.y, { holdMs: 120 });
+      // A person's pointer settles on the button, which is held about 100 ms; the dialog closes as it
+      // is released.
+      await harness.click(ok.x, ok.y, { restMs: 200, holdMs: 120 });
       await recorded(5); // the typing, then the click
     });
     expect((await dialog.process).stdout).toBe('Ann Lee|Paris');

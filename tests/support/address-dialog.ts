@@ -40,7 +40,8 @@ export async function recordDialog(
     const id = await recordByInput(harness, home, 'address dialog', async (recorded) => {
       await fillAddress(harness, fields, recorded);
       const ok = await elementCentre(harness.env, { role: 'push button', name: 'OK', app: 'zenity' });
-      await harness.click(ok.x, ok.y, { holdMs: 120 });
+      // A person's pointer settles on the button before the press; the dialog closes on release.
+      await harness.click(ok.x, ok.y, { restMs: 200, holdMs: 120 });
       await recorded(5);
     });
     expect((await dialog).stdout).toBe('Ann Lee|Paris');

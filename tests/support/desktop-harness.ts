@@ -121,9 +121,14 @@ export interface DesktopHarness {
   moveMouse(x: number, y: number): Promise<void>;
   /**
    * Moves to (x, y) and clicks X button `button` (1 left, 2 middle, 3 right, 4-7 wheel), `repeat`
-   * times; with `holdMs`, once, holding the button down that long as a person does.
+   * times; with `holdMs`, once, holding the button down that long as a person does, and with
+   * `restMs`, after the pointer rested there that long (a person's pointer settles before a press).
    */
-  click(x: number, y: number, options?: { button?: number; repeat?: number; holdMs?: number }): Promise<void>;
+  click(
+    x: number,
+    y: number,
+    options?: { button?: number; repeat?: number; holdMs?: number; restMs?: number },
+  ): Promise<void>;
   /** Types with `xdotool type` (its own keymap tricks; not a test of mime's typing). */
   typeText(text: string): Promise<void>;
   /** Presses xdotool key chords, e.g. `ctrl+a`, `Return`, `ctrl+alt+shift+Escape`. */
@@ -315,7 +320,11 @@ export async function startDesktopHarness(options: DesktopHarnessOptions = {}): 
       moveMouse: async (x, y) => {
         await xdotool('mousemove', String(x), String(y));
       },
-      click: async (x, y, { button = 1, repeat = 1, holdMs } = {}) => {
+      click: async (x, y, { button = 1, repeat = 1, holdMs, restMs } = {}) => {
+        if (restMs !== undefined) {
+          await xdotool('mousemove', String(x), String(y));
+          await sleep(restMs);
+        }
         if (holdMs === undefined) {
           await xdotool(
             'mousemove',

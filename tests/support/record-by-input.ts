@@ -67,8 +67,9 @@ export const addressPlan = (subtasks: [string, string], description: string, suc
 const between = (min: number, max: number) => min + Math.floor(Math.random() * (max - min + 1));
 
 /**
- * Input at a person's pace: a click held 80-150 ms, typing at 40-80 ms a key (the harness's own
- * `click` and `typeText` are a machine's: instant, 20 ms a key).
+ * Input at a person's pace: the pointer rests 150-300 ms where it clicks, the click held 80-150 ms,
+ * typing at 40-80 ms a key (the harness's own `click` and `typeText` are a machine's: instant, 20 ms
+ * a key).
  */
 export function asPerson(harness: DesktopHarness): {
   click(x: number, y: number): Promise<void>;
@@ -76,7 +77,7 @@ export function asPerson(harness: DesktopHarness): {
   press(chord: string): Promise<void>;
 } {
   return {
-    click: (x, y) => harness.click(x, y, { holdMs: between(80, 150) }),
+    click: (x, y) => harness.click(x, y, { restMs: between(150, 300), holdMs: between(80, 150) }),
     type: async (text) => {
       await harness.xdotool('type', '--delay', String(between(40, 80)), '--', text);
     },

@@ -1,6 +1,7 @@
 import { type AccessibleElement, type ElementBox, isSecretElement } from '@mime-desktop/schema';
-import { ACCESSIBLE, type AtspiCalls, type Node, type Ref } from './atspi-calls.ts';
+import { ACCESSIBLE, APP_ROOT, type AtspiCalls, type Node, type Ref } from './atspi-calls.ts';
 import type { AtspiExtents } from './atspi-extents.ts';
+import { sameRef } from './atspi-tree.ts';
 
 /** AT-SPI relation type: labelled by. */
 const LABELLED_BY = 2;
@@ -28,6 +29,14 @@ function nearestLabel(
   return best?.name ?? null;
 }
 
+/** Where an element is: itself, its app's name, its window, and the path from the window to it. */
+interface Place {
+  node: Node;
+  app: string;
+  window: AccessibleElement['window'];
+  path: AccessibleElement['path'];
+}
+
 /** Reads an element as mime stores it. */
 export class AtspiElementReader {
   readonly #calls: AtspiCalls;
@@ -38,14 +47,40 @@ export class AtspiElementReader {
     this.#extents = extents;
   }
 
-  /** The element as mime stores it: identity, path from its window, states, extents (and its text). */
-  async describe(ref: Ref, withText: boolean): Promise<AccessibleElement | null> {
+  /**
+   * The element as mime stores it: identity, path from its window, states, extents (and its text).
+   * `line`, the elements a lookup went down from the element's window to it, lets every level be
+   * read at once (each parent is then checked, not walked up to one answer at a time).
+   */
+  async describe(ref: Ref, withText: boolean, line?: readonly Ref[]): Promise<AccessibleElement | null> {
     const calls = this.#calls;
-    const [node, states, extents] = await Promise.all([
-      calls.node(ref),
+    const [known, states, extents] = await Promise.all([
+      line && line.length > 0 && sameRef(line[line.length - 1] as Ref, ref) ? this.#readLine(line) : null,
       calls.states(ref),
       this.#extents.of(ref),
     ]);
+    const found = known ?? (await this.#walkUp(ref));
+    if (!found) return null;
+    const { node, app, window, path } = found;
+    const label = node.name ? null : await this.#label(ref, node.role, extents);
+    const element: AccessibleElement = {
+      role: node.role,
+      name: node.name,
+      label,
+      app,
+      window,
+      path,
+      states,
+      extents,
+    };
+    if (withText && !isSecretElement(element)) element.text = await calls.text(ref);
+    return element;
+  }
+
+  /** The element's place read from its parents, one answer at a time up to its app. */
+  async #walkUp(ref: Ref): Promise<Place | null> {
+    const calls = this.#calls;
+    const node = await calls.node(ref);
     const path: AccessibleElement['path'] = [];
     let current: Node = node;
     for (let depth = 0; depth < 64; depth += 1) {
@@ -56,24 +91,53 @@ export class AtspiElementReader {
         calls.call(current.ref, ACCESSIBLE, 'GetIndexInParent'),
       ]);
       if (parent.role === 'application') {
-        const label = node.name ? null : await this.#label(ref, node.role, extents);
-        const element: AccessibleElement = {
-          role: node.role,
-          name: node.name,
-          label,
+        return {
+          node,
           app: parent.name,
           window: { role: current.role, name: current.name },
           path: path.reverse(),
-          states,
-          extents,
         };
-        if (withText && !isSecretElement(element)) element.text = await calls.text(ref);
-        return element;
       }
       path.push({ role: current.role, name: current.name, index: Math.max(0, Number(index ?? 0)) });
       current = parent;
     }
     return null;
+  }
+
+  /**
+   * The element's place from `line` (its window first, itself last), every level read at once; null
+   * where a level's parent is not the one before it (the caller then walks up).
+   */
+  async #readLine(line: readonly Ref[]): Promise<Place | null> {
+    const calls = this.#calls;
+    const [window] = line as [Ref, ...Ref[]];
+    const appRef: Ref = [window[0], APP_ROOT];
+    const [app, levels] = await Promise.all([
+      calls.node(appRef),
+      Promise.all(
+        line.map(async (ref, i) => {
+          const [node, parent, [index]] = await Promise.all([
+            calls.node(ref),
+            calls.parent(ref),
+            i === 0 ? [0] : calls.call(ref, ACCESSIBLE, 'GetIndexInParent'),
+          ]);
+          return { node, parent, index: Math.max(0, Number(index ?? 0)) };
+        }),
+      ),
+    ]);
+    const linked = levels.every(
+      ({ parent }, i) => parent && sameRef(parent, i === 0 ? appRef : (line[i - 1] as Ref)),
+    );
+    const [top, ...below] = levels;
+    const node = levels.at(-1)?.node;
+    // Chromium answers a point with the deepest element at once, not a child: its line skips levels.
+    if (!linked || app.role !== 'application' || !top || !node) return null;
+    return {
+      node,
+      app: app.name,
+      window: { role: top.node.role, name: top.node.name },
+      path: below.map(({ node: n, index }) => ({ role: n.role, name: n.name, index })),
+    };
   }
 
   /** The label a nameless field is known by: its labelled-by, else the label left of it or above it. */

@@ -154,7 +154,7 @@ class Atspi implements Accessibility {
 
   async elementAt(point: LogicalPoint, options: { text?: boolean } = {}): Promise<AccessibleElement | null> {
     const at = await this.#refAt(point);
-    return at ? this.#elements.describe(at.ref, options.text === true) : null;
+    return at ? this.#elements.describe(at.ref, options.text === true, at.line) : null;
   }
 
   async lineAt(point: LogicalPoint): Promise<string | null> {
@@ -168,8 +168,13 @@ class Atspi implements Accessibility {
     return lineAt(this.#calls, at.ref, at.reported, at.coords);
   }
 
-  /** The element under a screen point, with the point in its app's own pixels and their coordinate type. */
-  async #refAt(point: LogicalPoint): Promise<{ ref: Ref; reported: LogicalPoint; coords: number } | null> {
+  /**
+   * The element under a screen point, with the point in its app's own pixels and their coordinate
+   * type, and the line of elements the lookup went down from its window to it.
+   */
+  async #refAt(
+    point: LogicalPoint,
+  ): Promise<{ ref: Ref; reported: LogicalPoint; coords: number; line: Ref[] } | null> {
     this.#extents.newLookup();
     const windows = await topWindows(this.#calls);
     const placed = await Promise.all(
@@ -200,7 +205,8 @@ class Atspi implements Accessibility {
       x: Math.round((point.x - origin.x) / scales.content),
       y: Math.round((point.y - origin.y) / scales.content),
     };
-    current = await this.#descend(current, reported, coords);
+    const line = [current, ...(await this.#descend(current, reported, coords))];
+    current = line.at(-1) ?? current;
     // A browser window whose app keeps no tree under it names nothing there, now or when asked again.
     // Only a browser's: a GTK dialog a press just closed names the same null children, and the
     // recorder then takes the element the pointer rested on (CI 8d: the OK button lost under load).
@@ -210,15 +216,20 @@ class Atspi implements Accessibility {
     for (let retry = 0; retry < PAGE_RETRIES; retry += 1) {
       if (!PAGE_ROLES.has((await this.#calls.node(current).catch(() => null))?.role ?? '')) break;
       await new Promise((resolve) => setTimeout(resolve, PAGE_RETRY_MS));
-      current = await this.#descend(current, reported, coords);
+      line.push(...(await this.#descend(current, reported, coords)));
+      current = line.at(-1) ?? current;
     }
     const parent = await this.#calls.parent(current).catch(() => null);
-    if (parent && (await this.#coversParent(current, parent))) current = parent;
-    return { ref: current, reported, coords };
+    if (parent && (await this.#coversParent(current, parent))) {
+      current = parent;
+      line.pop();
+    }
+    return { ref: current, reported, coords, line };
   }
 
-  /** The deepest element under the reported point, from `from` down. */
-  async #descend(from: Ref, reported: LogicalPoint, coords: number): Promise<Ref> {
+  /** The elements under the reported point from `from` down, each the child of the one before. */
+  async #descend(from: Ref, reported: LogicalPoint, coords: number): Promise<Ref[]> {
+    const line: Ref[] = [];
     let current = from;
     for (let depth = 0; depth < 64; depth += 1) {
       const [child] =
@@ -228,24 +239,26 @@ class Atspi implements Accessibility {
               .catch(() => [null])
           : [await this.#childByBoxes(current, reported, coords)];
       const hit = child as readonly [string, string] | null;
-      const next =
+      const hops: Ref[] | null =
         !hit || hit[1] === NULL_PATH
           ? coords === SCREEN
             ? await this.#throughUnplaced(current, reported)
             : null
-          : hit;
-      if (!next || (next[0] === current[0] && next[1] === current[1])) break;
-      current = [next[0], next[1]];
+          : [[hit[0], hit[1]]];
+      const next = hops?.at(-1);
+      if (!hops || !next || sameRef(next, current)) break;
+      line.push(...hops);
+      current = next;
     }
-    return current;
+    return line;
   }
 
   /**
    * Where a container answers no child at a point (GTK 3's notebook answers only for its tabs'
    * labels): the shown child of a child without a box of its own (its page tab) whose box holds the
-   * point.
+   * point, after that child.
    */
-  async #throughUnplaced(ref: Ref, point: LogicalPoint): Promise<Ref | null> {
+  async #throughUnplaced(ref: Ref, point: LogicalPoint): Promise<Ref[] | null> {
     const children = await this.#calls.children(ref).catch((): Ref[] => []);
     if (children.length > MAX_UNPLACED_CHILDREN) return null;
     for (const child of children) {
@@ -254,7 +267,7 @@ class Atspi implements Accessibility {
       const inside = await this.#childByBoxes(child, point, SCREEN);
       // Only the page shown: another tab's page may report the same box.
       if (inside && (await this.#calls.states(inside).catch((): string[] => [])).includes('showing')) {
-        return inside;
+        return [child, inside];
       }
     }
     return null;

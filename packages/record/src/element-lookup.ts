@@ -5,16 +5,12 @@ import type { RecordedAction } from './aggregate.ts';
 import type { SecretTyping } from './secret-typing.ts';
 
 /**
- * Longest wait for the element an action is about, ms (a busy machine slows the apps' answers). A lookup runs beside the click's own
- * double-click wait (400 ms), so a click is not written later for it.
+ * Longest wait for the answer to a lookup, ms. The ask goes out as the input starts, so a late answer
+ * is still about that moment; a busy machine slows the apps' answers to seconds (a Firefox asked for
+ * its page's tree the first time did not answer within 1 s beside other tests). A lookup runs beside
+ * the hooks: a click waits for its element only as it is written.
  */
-const ELEMENT_LOOKUP_MS = 1000;
-/**
- * Longest wait for the element under a resting pointer, ms. Longer than a press's own: that lookup
- * starts before the press, and where the press closes its window it is the only right answer (on a
- * busy machine the apps answer in seconds; the press's lookup then names what lay under the window).
- */
-const HOVER_LOOKUP_MS = 4000;
+const LOOKUP_MS = 4000;
 /** How long the pointer rests before the element under it is looked up ahead of a press, ms. */
 const HOVER_REST_MS = 60;
 /** Farthest a press may be from where the pointer rested for that lookup to stand for it, px. */
@@ -72,7 +68,7 @@ export class ElementLookup {
     this.#rest = setTimeout(() => {
       if (this.#secret.on) return;
       const { x, y } = event;
-      this.#hover = { x, y, element: this.#element((a11y) => a11y.elementAt({ x, y }), HOVER_LOOKUP_MS) };
+      this.#hover = { x, y, element: this.#element((a11y) => a11y.elementAt({ x, y })) };
     }, HOVER_REST_MS).unref();
   }
 
@@ -145,22 +141,21 @@ export class ElementLookup {
   }
 
   /**
-   * The element `ask` names, within `withinMs`; a window or a whole document is none.
+   * The element `ask` names, within {@link LOOKUP_MS}; a window or a whole document is none.
    * Such an answer wakes the trees and asks again: a browser builds a page's tree (and learns its
    * elements' places) only once asked, and a page shown after the start's wake (an app the recording
    * launched, a window opened since) was not woken.
    */
   async #element(
     ask: (a11y: Accessibility) => Promise<AccessibleElement | null>,
-    withinMs = ELEMENT_LOOKUP_MS,
   ): Promise<AccessibleElement | null> {
-    const first = await this.#lookUp(ask, withinMs);
+    const first = await this.#lookUp(ask);
     if (!first || !isWholeWindow(first)) return first;
     await this.#wake();
     // A busy browser may still be placing the page's elements: asked again for a while.
     const deadline = performance.now() + REASK_MS;
     for (;;) {
-      const again = await this.#lookUp(ask, withinMs);
+      const again = await this.#lookUp(ask);
       if (again && !isWholeWindow(again)) return again;
       if (performance.now() >= deadline) return null;
       await delay(REASK_PAUSE_MS, undefined, { ref: false });
@@ -191,12 +186,10 @@ export class ElementLookup {
       );
   }
 
-  #lookUp<T>(
-    ask: (a11y: Accessibility) => Promise<T | null>,
-    withinMs = ELEMENT_LOOKUP_MS,
-  ): Promise<T | null> {
-    return this.#opened(withinMs)
-      .then((opened) => (opened ? Promise.race([ask(opened), delay(withinMs, null, { ref: false })]) : null))
+  /** What `ask` answers, within {@link LOOKUP_MS}; null when it failed or was not back in time. */
+  #lookUp<T>(ask: (a11y: Accessibility) => Promise<T | null>): Promise<T | null> {
+    return this.#opened(LOOKUP_MS)
+      .then((opened) => (opened ? Promise.race([ask(opened), delay(LOOKUP_MS, null, { ref: false })]) : null))
       .catch(() => null);
   }
 }
