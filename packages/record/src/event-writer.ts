@@ -10,8 +10,12 @@ import { type PendingEvent, SessionWriter } from './session-writer.ts';
 import type { TerminalFilter } from './terminal-filter.ts';
 import type { WindowLookup } from './window-lookup.ts';
 
-/** How long a Ctrl+C chord is held back in case it is the terminal's interrupt that stops recording. */
-const INTERRUPT_HOLD_MS = 400;
+/**
+ * How long a Ctrl+C chord is held back in case it is the terminal's interrupt that stops recording,
+ * ms. The next action writes it at once, so holding it long costs nothing; a busy machine delivers
+ * the interrupt late (at load 25, more than 400 ms after the key once in 4).
+ */
+const INTERRUPT_HOLD_MS = 1500;
 
 type Focus = ReturnType<TerminalFilter['focusOf']>;
 
