@@ -14,6 +14,14 @@ const field = (name: string): AccessibleElement => ({
   extents: { x: 10, y: 10, width: 100, height: 20 },
 });
 
+const SCREEN = { width: 1280, height: 800 };
+
+/** A tree that finds `live` for any identity (no focus). */
+const finding = (live: AccessibleElement): Accessibility => ({
+  ...focusing(null),
+  find: async () => [live],
+});
+
 /** A tree whose focus answers come in this order (the last one repeated). */
 function focusing(...answers: Array<AccessibleElement | null>): Accessibility & { asked: () => number } {
   let asked = 0;
@@ -32,20 +40,41 @@ function focusing(...answers: Array<AccessibleElement | null>): Accessibility & 
 describe("a typing step's element: the recorded field has the focus", () => {
   it('waits for the focus a click just moved: the tree names the old field first (a busy browser)', async () => {
     const tree = focusing(field('Name'), field('Name'), field('City'));
-    const found = await locateElement(tree, field('City'), null);
+    const found = await locateElement(tree, field('City'), null, SCREEN);
     expect(found?.reason).toBe('the recorded entry "City" has the focus');
     expect(tree.asked()).toBe(3);
   });
 
   it('is not found while another field keeps the focus, after a few asks', async () => {
     const tree = focusing(field('Name'));
-    expect(await locateElement(tree, field('City'), null)).toBeNull();
+    expect(await locateElement(tree, field('City'), null, SCREEN)).toBeNull();
     expect(tree.asked()).toBe(4);
   });
 
   it('asks once where the tree tells no focus (nothing to wait for)', async () => {
     const tree = focusing(null);
-    expect(await locateElement(tree, field('City'), null)).toBeNull();
+    expect(await locateElement(tree, field('City'), null, SCREEN)).toBeNull();
     expect(tree.asked()).toBe(1);
+  });
+});
+
+describe("a pointer step's element: found once, where the step can act", () => {
+  const recorded = field('OK');
+  const moved = (x: number, y: number): AccessibleElement => ({
+    ...recorded,
+    extents: { x, y, width: 100, height: 20 },
+  });
+
+  it('is found moved, the recorded point at its place in the live box', async () => {
+    const found = await locateElement(finding(moved(610, 410)), recorded, { x: 20, y: 15 }, SCREEN);
+    expect(found?.map({ x: 20, y: 15 })).toEqual({ x: 620, y: 415 });
+    expect(found?.reason).toBe('found the entry "OK" by its accessibility identity, moved by (600, 400)');
+  });
+
+  it('is not found where the app tells a box off the screen (a dialog not placed yet)', async () => {
+    expect(await locateElement(finding(moved(1700, 1100)), recorded, { x: 20, y: 15 }, SCREEN)).toBeNull();
+    expect(await locateElement(finding(moved(1200, 100)), recorded, { x: 20, y: 15 }, SCREEN)).not.toBeNull();
+    // The recorded point's place in the box lies past the screen's right edge: not there either.
+    expect(await locateElement(finding(moved(1250, 100)), recorded, { x: 100, y: 15 }, SCREEN)).toBeNull();
   });
 });

@@ -71,13 +71,16 @@ function pointInElement(point: Point, recorded: ElementBox | null, live: Element
 }
 
 /**
- * A pointer step's element (`point` given): found once, on the screen. A typing step's element (no
- * point): it has the focus.
+ * A pointer step's element (`point` given): found once, on the screen (`screen`, logical px: where
+ * the step would act must lie on it; an app that tells a box off the screen, as a GTK dialog on sway
+ * did while it was placed under load, has not placed it yet). A typing step's element (no point): it
+ * has the focus.
  */
 export async function locateElement(
   a11y: Accessibility,
   element: AccessibleElement,
   point: Point | null,
+  screen: { width: number; height: number },
 ): Promise<ElementLocated | null> {
   if (point === null) {
     const isRecorded = (e: AccessibleElement | null): e is AccessibleElement =>
@@ -107,6 +110,8 @@ export async function locateElement(
   const liveBox = live.extents;
   const recorded = placed(element.extents) ? element.extents : null;
   const layout = recorded ? layoutFromExtents(element, recorded, liveBox) : null;
+  const at = pointInElement(point, recorded, liveBox);
+  if (at.x < 0 || at.y < 0 || at.x >= screen.width || at.y >= screen.height) return null;
   const moved = layout !== null && (layout.scale !== 1 || layout.dx !== 0 || layout.dy !== 0);
   return {
     map: (p) => pointInElement(p, recorded, liveBox),

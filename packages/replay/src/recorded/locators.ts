@@ -64,7 +64,7 @@ export function accessibilityLocator(a11y: Accessibility, placer: WindowPlacer |
       const point = targetOf(step)?.point ?? null;
       // Where windows have no known place (GNOME), a pointer step's window is measured first.
       const placing = placer && point ? await placer.place(element, live) : null;
-      const byElement = placing?.ok === false ? null : await locateElement(a11y, element, point);
+      const byElement = placing?.ok === false ? null : await locateElement(a11y, element, point, live);
       if (!byElement) return null;
       if (placing) {
         // The origin measured is its window's: an element the tree names in another window has no place.
