@@ -5,7 +5,7 @@
  * writer waits a short time, then fails with `MIME_WORKFLOW_LOCKED` naming who holds the lock.
  */
 import { existsSync } from 'node:fs';
-import { rename, rm } from 'node:fs/promises';
+import { readdir, rename, rm } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import lockfile from 'proper-lockfile';
@@ -130,15 +130,20 @@ const JOURNAL = '.mime-commit.json';
 /** What a file's new content is written to before the commit renames it into place. */
 const NEW = '.mime-new';
 
+/** A new file a commit writes, or the temporary file it is written through. */
+const UNCOMMITTED = /\.mime-new(\.\d+)?$/;
+
 /**
  * Finishes a commit a killed writer left half done: every new file it had written is renamed into
- * place (they were all durably written before its journal was), then the journal is removed.
+ * place (they were all durably written before its journal was), then the journal is removed. One
+ * killed before its journal changed nothing: the new files it left are removed.
  */
 async function recoverCommit(folder: string): Promise<void> {
   let files: string[];
   try {
     files = ((await readNote(join(folder, JOURNAL))) as { files: string[] }).files;
   } catch {
+    for (const name of await uncommitted(folder)) await rm(join(folder, name), { force: true });
     return;
   }
   // Names from a file in a shared folder: only plain names inside it are renamed.
@@ -170,6 +175,20 @@ export async function commitFiles(
  * the folder's lock), so a reader never sees some of its files old and some new.
  */
 export async function settleFolder(folder: string): Promise<void> {
-  if (!existsSync(join(folder, JOURNAL))) return;
-  await withFolderLock(folder, { holder: 'mime (finishing an interrupted change)' }, async () => undefined);
+  const holder = 'mime (finishing an interrupted change)';
+  if (existsSync(join(folder, JOURNAL))) {
+    await withFolderLock(folder, { holder }, async () => undefined);
+    return;
+  }
+  // New files without a journal: a writer at work, or one killed before its commit (CI 9d: kill -9
+  // during `mime heal --apply`), whose files are removed. A writer at work holds the lock: left be.
+  if ((await uncommitted(folder)).length === 0) return;
+  await withFolderLock(folder, { holder, waitMs: 0 }, async () => undefined).catch((error: unknown) => {
+    if (!(error instanceof WorkflowLockedError)) throw error;
+  });
+}
+
+/** The names of new files of commits in `folder` (none where it cannot be read). */
+async function uncommitted(folder: string): Promise<string[]> {
+  return (await readdir(folder).catch((): string[] => [])).filter((name) => UNCOMMITTED.test(name));
 }

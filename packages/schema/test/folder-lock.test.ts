@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { sleep, waitUntil } from '@mime-desktop/test-support/wait';
 import { describe, expect, it } from 'vitest';
-import { commitFiles, withFolderLock } from '../src/folder-lock.ts';
+import { commitFiles, settleFolder, withFolderLock } from '../src/folder-lock.ts';
 
 describe('the folder lock', () => {
   it('runs two writers one after the other', async () => {
@@ -87,5 +87,27 @@ describe('a commit of several files', () => {
     await withFolderLock(folder, { holder: 'next' }, async () => undefined);
     expect(await readFile(join(folder, 'b.json'), 'utf8')).toBe('newer b');
     expect(await readdir(folder)).toEqual(['a.json', 'b.json']);
+  });
+
+  it('leaves the old files where a writer was killed before its journal, and the next reader removes its new ones', async () => {
+    const folder = await tempDir('mime-commit-');
+    await writeFile(join(folder, 'a.json'), 'old a');
+    await writeFile(join(folder, 'b.json'), 'old b');
+    // Killed after writing both new files (one still in write-file-atomic's temporary), before the journal.
+    await writeFile(join(folder, 'a.json.mime-new'), 'new a');
+    await writeFile(join(folder, 'b.json.mime-new.3141592653'), 'new b');
+    await settleFolder(folder);
+    expect(await readdir(folder)).toEqual(['a.json', 'b.json']);
+    expect(await readFile(join(folder, 'a.json'), 'utf8')).toBe('old a');
+  });
+
+  it("leaves a live writer's new files to it: a reader takes its lock no longer than once", async () => {
+    const folder = await tempDir('mime-commit-');
+    await writeFile(join(folder, 'a.json'), 'old a');
+    await withFolderLock(folder, { holder: 'writer' }, async () => {
+      await writeFile(join(folder, 'a.json.mime-new'), 'new a');
+      await settleFolder(folder);
+      expect(await readdir(folder)).toContain('a.json.mime-new');
+    });
   });
 });
