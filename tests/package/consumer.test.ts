@@ -35,7 +35,6 @@ async function readmeExamples(): Promise<string[]> {
   return tsBlocks(section.slice(0, section.indexOf('\n## ', 4)));
 }
 
-/** The ```ts code blocks of every package's own README. */
 /** The TypeScript examples of each package's README, by package. */
 async function packageReadmeExamples(): Promise<string[][]> {
   const readmes = await Promise.all(
