@@ -50,7 +50,7 @@ describe('elements taken at the moment of input', () => {
       });
       try {
         // Mousepad took over 15 s to show beside a full CI run and a busy core (CI 9b).
-        const window = await waitForWindowTitle(harness, 'Mousepad', 45_000);
+        const window = await waitForWindowTitle(harness, 'Mousepad');
         const box = await windowGeometry(harness, window);
         const session = await recordByInput(harness, home, 'save a note', async (recorded) => {
           await harness.click(box.x + Math.round(box.width / 2), box.y + Math.round(box.height / 2));

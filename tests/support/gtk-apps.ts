@@ -27,11 +27,15 @@ export async function gtkAppEnv(desktop: DesktopHarness): Promise<NodeJS.Process
   };
 }
 
-/** Polls until a visible window whose title matches `pattern` exists; resolves its id. */
+/**
+ * Polls until a visible window whose title matches `pattern` exists; resolves its id. The default
+ * bound is for a machine with more work than cores, not a wait: beside a full CI run and a busy core
+ * a Tk form's window took over 15 s (CI 10b), Mousepad's too (CI 9b).
+ */
 export async function waitForWindowTitle(
   desktop: DesktopHarness,
   pattern: string,
-  timeoutMs = 15_000,
+  timeoutMs = 45_000,
 ): Promise<string> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -66,7 +66,16 @@ async function startNative(
     env: accessibleAppEnv({ ...env, ...appEnv, ...languageEnv(c) }),
     reject: false,
   });
-  const id = await waitForWindowTitle(desktop, title);
+  // An app that ends before its window shows fails at once, with what it said.
+  const ended = child.then((result) => {
+    const said = String(result.stderr ?? '')
+      .trim()
+      .slice(-600);
+    throw new Error(
+      `${command} ended (${result.exitCode ?? result.signal}) before its window showed: ${said}`,
+    );
+  });
+  const id = await Promise.race([waitForWindowTitle(desktop, title), ended]);
   await placeWindow(desktop, id, c);
   return {
     env,
