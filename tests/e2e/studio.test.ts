@@ -203,6 +203,41 @@ describe('mime studio', () => {
     expect(JSON.stringify(workflow)).toContain('{title}');
   });
 
+  it('is in use once shown: a late answer about a run going on neither says over an edit nor takes the focus', {
+    timeout: 60_000,
+  }, async () => {
+    const { home } = await homeWithThirdSubtask('Say which song is playing.', []);
+    await onStudioPage(home, async (page) => {
+      // The studio's answer to "is a run of this workflow going on?" is held until an edit is made.
+      let answer = () => {};
+      const held = new Promise<void>((resolve) => {
+        answer = resolve;
+      });
+      await page.route('**/live', async (route) => {
+        await held;
+        await route.continue();
+      });
+      await page.getByRole('link', { name: /play/i }).click();
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      // Shown, the page has the focus at once (a person's Tab starts there), not when the answer comes.
+      await page.waitForFunction(() => document.activeElement?.id === 'main');
+      await page
+        .getByLabel('Use a value from an earlier subtask in subtask 3')
+        .selectOption('song_now_playing');
+      await page.getByRole('button', { name: 'Add dependency' }).click();
+      await statusSays(page, 'subtask 3 uses song_now_playing now');
+      const focused = await page.evaluate(() => document.activeElement?.id);
+      const answered = page.waitForResponse('**/live');
+      answer();
+      await answered;
+      await page.evaluate(
+        () => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done))),
+      );
+      expect(await page.getByRole('status').textContent()).toContain('subtask 3 uses song_now_playing now');
+      expect(await page.evaluate(() => document.activeElement?.id)).toBe(focused);
+    });
+  });
+
   it("edits a step's words, moves a step, and adds a param written into a step's value", {
     timeout: 60_000,
   }, async () => {

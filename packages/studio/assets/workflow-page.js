@@ -59,13 +59,16 @@ export async function showWorkflow(id, signal) {
       : null,
   );
   render(state);
-  // A run of this workflow going on (started before a reload, or from another page) is shown live,
-  // and so is each one that starts while the page is shown.
-  followRuns(state);
-  await findLiveRun(state, signal);
-  signal.throwIfAborted();
   const warnings = body.warnings.map((w) => w.message).join('; ');
   say(takeMessage(notice?.text ?? warnings), { error: notice?.error ?? false });
+  // A run of this workflow going on (started before a reload, or from another page) is shown live,
+  // and so is each one that starts while the page is shown. Not waited for: the page is in use as
+  // soon as it is shown, and a late answer must not say the page's first words over what an edit
+  // made since said, nor take the focus from where the person put it (CI 10d, a busy core).
+  followRuns(state);
+  findLiveRun(state, signal).catch((error) => {
+    if (!signal.aborted) throw error;
+  });
 }
 
 /** Takes back the draft this browser kept of the workflow, if the file is still as it was then. */
