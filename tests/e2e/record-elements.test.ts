@@ -49,7 +49,6 @@ describe('elements taken at the moment of input', () => {
         stdio: 'ignore',
       });
       try {
-        // Mousepad took over 15 s to show beside a full CI run and a busy core (CI 9b).
         const window = await waitForWindowTitle(harness, 'Mousepad');
         const box = await windowGeometry(harness, window);
         const session = await recordByInput(harness, home, 'save a note', async (recorded) => {

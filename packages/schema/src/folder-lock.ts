@@ -139,11 +139,14 @@ const UNCOMMITTED = /\.mime-new(\.\d+)?$/;
  * killed before its journal changed nothing: the new files it left are removed.
  */
 async function recoverCommit(folder: string): Promise<void> {
+  if (!existsSync(join(folder, JOURNAL))) {
+    for (const name of await uncommitted(folder)) await rm(join(folder, name), { force: true });
+    return;
+  }
   let files: string[];
   try {
     files = ((await readNote(join(folder, JOURNAL))) as { files: string[] }).files;
   } catch {
-    for (const name of await uncommitted(folder)) await rm(join(folder, name), { force: true });
     return;
   }
   // Names from a file in a shared folder: only plain names inside it are renamed.
