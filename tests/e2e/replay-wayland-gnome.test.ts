@@ -7,11 +7,12 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { AccessibleElement } from '@mime-desktop/schema';
+import { accessibleAppEnv, waitForFocused } from '@mime-desktop/test-support/accessible-element';
 import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { createFakeVisionModel } from '@mime-desktop/test-support/fake-vision-model';
 import {
-  changedShare,
   type MutterHarness,
   mutterSkipReason,
   startMutterHarness,
@@ -52,7 +53,7 @@ describe.skipIf(skip !== null)('replay on headless GNOME (mutter)', () => {
   async function startMousepad(): Promise<string> {
     const home = await tempDir('mime-gnome-home-');
     app = mutter().startApp('mousepad', [], {
-      ...mutter().env,
+      ...accessibleAppEnv(mutter().env),
       HOME: home,
       XDG_CONFIG_HOME: join(home, 'config'),
       XDG_DATA_HOME: join(home, 'data'),
@@ -136,16 +137,25 @@ describe.skipIf(skip !== null)('replay on headless GNOME (mutter)', () => {
       await expect(desktop.startHooks(() => undefined)).rejects.toMatchObject({
         code: 'MIME_UNSUPPORTED_PLATFORM',
       });
+      // Each key's effect is read from what Mousepad says (its focused element and text) before the
+      // next: a key lost under load fails here, by name, not as a missing file.
       await desktop.click(TEXT_VIEW);
       await desktop.typeText(note);
-      const before = await desktop.captureFrame();
+      const { env } = mutter();
+      await waitForFocused(env, (e) => e.role === 'text' && e.text === note, {
+        what: 'the note in the text view',
+      });
       await desktop.pressKey('ctrl+s');
-      // The Save dialog is open once much of the screen has changed.
-      await waitUntil(async () => changedShare(before, await desktop.captureFrame()) > 0.1, {
+      // The Save dialog's name field takes the focus once the dialog is up.
+      const inDialog = (e: AccessibleElement) => e.role === 'text' && e.window.role === 'file chooser';
+      await waitForFocused(env, inDialog, {
+        what: 'the Save dialog focusing its name field',
         timeoutMs: 15_000,
-        what: 'the Save dialog opening',
       });
       await desktop.typeText(target);
+      await waitForFocused(env, (e) => inDialog(e) && e.text === target, {
+        what: 'the path in the name field',
+      });
       await desktop.pressKey('enter');
       await waitUntil(async () => (await readFile(target, 'utf8').catch(() => '')).trim() === note, {
         what: `${target} holding the note`,

@@ -44,3 +44,35 @@ export async function elementCentre(
     await opened.accessibility.close();
   }
 }
+
+/**
+ * Polls the element with the keyboard focus on the display of `env` until `matches` holds for it;
+ * resolves it. The error names `what` and the last element focused, so a lost key reads as such.
+ */
+export async function waitForFocused(
+  env: NodeJS.ProcessEnv,
+  matches: (element: AccessibleElement) => boolean,
+  { what, timeoutMs = 10_000 }: { what: string; timeoutMs?: number },
+): Promise<AccessibleElement> {
+  const opened = await openAccessibility(env);
+  if (!opened.ok) throw new Error(opened.reason);
+  try {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const element = await opened.accessibility.focused();
+      if (element && matches(element)) return element;
+      if (Date.now() > deadline) {
+        const seen = element && {
+          role: element.role,
+          name: element.name,
+          window: element.window,
+          text: element.text,
+        };
+        throw new Error(`${what} did not happen within ${timeoutMs} ms (focused: ${JSON.stringify(seen)})`);
+      }
+      await sleep(100);
+    }
+  } finally {
+    await opened.accessibility.close();
+  }
+}

@@ -13,8 +13,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { type PrivateDisplay, startPrivateDisplay } from '@mime-desktop/os-io';
-import { execa } from 'execa';
-import { sleep } from './wait.ts';
+import { execa, type ResultPromise } from 'execa';
+import { sleep, waitUntil } from './wait.ts';
 
 /** Absolute path of the demo app's page. */
 export const DEMO_APP_PATH = fileURLToPath(new URL('../../fixtures/apps/demo/index.html', import.meta.url));
@@ -249,6 +249,7 @@ export async function startDesktopHarness(options: DesktopHarnessOptions = {}): 
         reject: false,
       });
       owned.push({ child: openbox, group: false });
+      await waitForWindowManager(env, openbox, startTimeoutMs);
     }
 
     let windowId: string | undefined;
@@ -364,6 +365,25 @@ export async function startDesktopHarness(options: DesktopHarnessOptions = {}): 
     await stop();
     throw error;
   }
+}
+
+/**
+ * Polls until openbox manages the display (it names itself on the root window once it does), so an
+ * app started next is managed from its first map rather than taken over mid-map.
+ */
+async function waitForWindowManager(env: NodeJS.ProcessEnv, openbox: ResultPromise, timeoutMs: number) {
+  let ended: number | undefined;
+  void openbox.then((result) => {
+    ended = result.exitCode;
+  });
+  await waitUntil(
+    async () => {
+      if (ended !== undefined) throw new Error(`openbox ended (code ${ended}) before managing the display`);
+      const { stdout } = await execa('xprop', ['-root', '_NET_SUPPORTING_WM_CHECK'], { env, reject: false });
+      return /window id # 0x[0-9a-f]+/i.test(stdout);
+    },
+    { timeoutMs, what: 'openbox managing the display' },
+  );
 }
 
 async function waitForWindow(xdotool: (...args: string[]) => Promise<string>, timeoutMs: number) {

@@ -38,11 +38,25 @@ export async function waitForWindowTitle(
   timeoutMs = 45_000,
 ): Promise<string> {
   const deadline = Date.now() + timeoutMs;
+  let failure = '';
   for (;;) {
-    const found = await desktop.xdotool('search', '--onlyvisible', '--name', pattern).catch(() => '');
+    const found = await desktop
+      .xdotool('search', '--onlyvisible', '--name', pattern)
+      .catch((error: { stderr?: string; timedOut?: boolean }) => {
+        // No match exits 1 and says nothing; what a failing search says is kept for the error.
+        const said = error.timedOut ? 'timed out' : error.stderr;
+        if (said) failure = said;
+        return '';
+      });
     const id = found.split('\n').find(Boolean);
     if (id) return id;
-    if (Date.now() > deadline) throw new Error(`no window titled /${pattern}/ within ${timeoutMs} ms`);
+    if (Date.now() > deadline) {
+      // What the X server holds under that name, shown or not, for the error.
+      const hidden = await desktop.xdotool('search', '--name', pattern).catch(() => '');
+      throw new Error(
+        `no window titled /${pattern}/ shown within ${timeoutMs} ms (unshown windows of that title: ${hidden.split('\n').filter(Boolean).length}; last search error: ${failure || 'none'})`,
+      );
+    }
     await sleep(150);
   }
 }

@@ -10,7 +10,7 @@ import { access, chmod, mkdtemp, readdir, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { createGnomeDesktop, type Desktop, type RawFrame, startSessionBus } from '@mime-desktop/os-io';
+import { createGnomeDesktop, type Desktop, startSessionBus } from '@mime-desktop/os-io';
 import { execa } from 'execa';
 import { CHROMIUM_FLAGS, DEMO_APP_PATH, type DemoAppState, parseDemoTitle } from './desktop-harness.ts';
 import { end, groupOf, type Owned } from './process-group.ts';
@@ -54,15 +54,6 @@ function unescapeHtml(text: string): string {
   return text.replace(/&(#\d+|[a-z]+);/g, (whole, name: string) =>
     name.startsWith('#') ? String.fromCodePoint(Number(name.slice(1))) : (named[name] ?? whole),
   );
-}
-
-/** The share of pixels that differ between two frames of one size. */
-export function changedShare(a: RawFrame, b: RawFrame): number {
-  const one = new Uint32Array(a.data.buffer, a.data.byteOffset, a.data.length / 4);
-  const two = new Uint32Array(b.data.buffer, b.data.byteOffset, b.data.length / 4);
-  let changed = 0;
-  for (let i = 0; i < one.length; i += 1) if (one[i] !== two[i]) changed += 1;
-  return changed / one.length;
 }
 
 export interface DemoApp {
