@@ -203,6 +203,21 @@ describe('mime studio', () => {
     expect(JSON.stringify(workflow)).toContain('{title}');
   });
 
+  it('says so when the studio does not answer an edit, and the draft stays as it was', async () => {
+    const { home } = await homeWithThirdSubtask('Say which song is playing.', []);
+    await onStudioPage(home, async (page) => {
+      await page.getByRole('link', { name: /play/i }).click();
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await page.route('**/edit', (route) => route.abort('connectionreset'));
+      await page
+        .getByLabel('Use a value from an earlier subtask in subtask 3')
+        .selectOption('song_now_playing');
+      await page.getByRole('button', { name: 'Add dependency' }).click();
+      await statusSays(page, 'the studio did not answer');
+      expect(await page.locator('#draft-state').textContent()).toBe('No unsaved edits');
+    });
+  });
+
   it('is in use once shown: a late answer about a run going on neither says over an edit nor takes the focus', {
     timeout: 60_000,
   }, async () => {

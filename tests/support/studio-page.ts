@@ -4,7 +4,7 @@
  * download), launched once for the file. `onStudioPage` starts `mime studio` on a home, opens the URL
  * it printed and, after the test's use of the page, closes it and checks the studio exits 0.
  */
-import { type Browser, chromium, type Page } from 'playwright-core';
+import { type Browser, chromium, type Page, type Request } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { type RunningMime, startMime } from './run-mime.ts';
 
@@ -29,6 +29,38 @@ export function useStudioBrowser(): StudioBrowser {
     const url = await studio.waitForStdoutLine();
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[\w-]{40,}$/);
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    const trail: string[] = [];
+    const pending = new Map<Request, number>();
+    trails.set(page, { trail, pending });
+    page.on('request', (request) => pending.set(request, Date.now()));
+    page.on('requestfinished', (request) => pending.delete(request));
+    page.on('requestfailed', (request) => pending.delete(request));
+    page.on('pageerror', (error) => trail.push(`page error: ${error.message}`));
+    page.on('requestfailed', (request) => trail.push(`${request.method()} ${request.url()} failed`));
+    // The API's answers, in order (frames and assets left out).
+    page.on('response', (response) => {
+      const { pathname } = new URL(response.url());
+      if (pathname.startsWith('/api/') && !pathname.endsWith('/file'))
+        trail.push(`${response.request().method()} ${pathname}: ${response.status()}`);
+    });
+    // What the page's script was handed: each click (on what) and each form sent.
+    await page.addInitScript(() => {
+      const what = (node: EventTarget | null) =>
+        node instanceof Element ? `${node.localName}${node.id ? `#${node.id}` : ''}` : String(node);
+      for (const type of ['click', 'submit'])
+        document.addEventListener(
+          type,
+          // biome-ignore lint/suspicious/noConsole: the page tells the test through its console
+          (event) => console.debug(`mime-test: ${type} ${what(event.target)}`),
+          true,
+        );
+    });
+    page.on('console', (message) => {
+      if (message.text().startsWith('mime-test: ')) trail.push(message.text().slice(11));
+    });
+    page.on('framenavigated', (frame) => {
+      if (frame === page.mainFrame()) trail.push(`shown ${new URL(frame.url()).hash || '/'}`);
+    });
     await page.goto(url);
     return { studio, page };
   };
@@ -47,9 +79,29 @@ export function useStudioBrowser(): StudioBrowser {
   };
 }
 
-/** Waits until the page's status line says `text`. */
-export const statusSays = (page: Page, text: string) =>
-  page.getByRole('status').filter({ hasText: text }).waitFor();
+/** What happened on each studio page (the API's answers, pages shown, script errors, requests failed), for errors. */
+const trails = new WeakMap<Page, { trail: string[]; pending: Map<Request, number> }>();
+
+/**
+ * Waits until the page's status line says `text`; else fails saying what it says, and what went wrong
+ * on the page.
+ */
+export async function statusSays(page: Page, text: string): Promise<void> {
+  const status = page.getByRole('status');
+  try {
+    await status.filter({ hasText: text }).waitFor();
+  } catch (error) {
+    const says = await status.allTextContents().catch(() => []);
+    const { trail = [], pending = new Map() } = trails.get(page) ?? {};
+    const open = [...pending].map(
+      ([r, at]) => `${r.method()} ${new URL(r.url()).pathname} for ${Date.now() - at} ms`,
+    );
+    throw new Error(
+      `the status did not say ${JSON.stringify(text)}: it says ${JSON.stringify(says)}; on the page: ${trail.join('; ')}; requests not answered: ${open.join(', ') || 'none'}`,
+      { cause: error },
+    );
+  }
+}
 
 /** Saves the workflow the page shows and waits until it says so. */
 export async function save(page: Page): Promise<void> {

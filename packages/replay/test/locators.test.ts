@@ -19,6 +19,7 @@ import { RECORDED } from '../src/recorded/layout-map.ts';
 import { locate } from '../src/recorded/locators.ts';
 import { autoLadder, traceLadder } from '../src/recorded/recorded-mode.ts';
 import { aboutALine, plainText } from '../src/recorded/shown-values.ts';
+import { WindowPlacer } from '../src/recorded/window-placer.ts';
 import { clickStep } from './click-step.ts';
 import { CHANGES, changedScreen } from './screen-variants.ts';
 
@@ -164,6 +165,36 @@ describe('the ladder on the demo app’s recorded frame', async () => {
     ]);
     const ambiguous = await locate(autoLadder(twice, null), { step: withElement, pre, live, layout: null });
     expect(ambiguous.ok && ambiguous.value.rung).toBe('template-anywhere');
+  });
+
+  it('says why the element rung could not look where its window has no known place, beside what the pixels found or missed', async () => {
+    const recorded = element({ x: 40, y: 96, width: 400, height: 48 });
+    const withElement = step({ x: 240, y: 120 }, recorded);
+    const a11y = snapshot([element({ x: 100, y: 136, width: 400, height: 48 })]);
+    const windows = { findInWindow: async () => [], place: () => undefined };
+    // No recorded element to measure the window by (none was recorded with its look).
+    const placer = new WindowPlacer(windows, async () => []);
+    const found = await locate(autoLadder(a11y, null, placer), {
+      step: withElement,
+      pre,
+      live: await moved(pre, 60, 40),
+      layout: null,
+    });
+    if (!found.ok) throw new Error(found.failure.reason);
+    expect(found.value.rung).toBe('template-anywhere');
+    expect(found.value.reason).toMatch(
+      /\(its element not placed: the place of the window 'mime-demo' of Chromium is unknown \(mutter does not tell\): none of its recorded elements is distinctive/,
+    );
+    const black: RgbaImage = { ...pre, data: new Uint8Array(pre.data.length).fill(0) };
+    const missed = await locate(autoLadder(a11y, null, placer), {
+      step: withElement,
+      pre,
+      live: black,
+      layout: null,
+    });
+    expect(!missed.ok && missed.failure.reason).toMatch(
+      /alike\) \(its element not placed: the place of the window 'mime-demo'/,
+    );
   });
 
   it('takes no scale from an element whose size follows its window (a notebook, a text area, a stretched field), only where it went', async () => {

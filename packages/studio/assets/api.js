@@ -2,15 +2,24 @@
 
 /**
  * Calls the studio's API; resolves `{ok, status, body}`. Writes carry the header a foreign page cannot
- * send. `signal` gives the call up (it rejects with the signal's reason), as a page left does.
+ * send. `signal` gives the call up (it rejects with the signal's reason), as a page left does. A call
+ * the studio did not answer (it ended, the connection broke) resolves as an error that says so (status
+ * 0), so whatever the page shows for a refused call, it shows for that one too.
  */
 export async function api(path, { method = 'GET', body, signal } = {}) {
-  const response = await fetch(path, {
-    method,
-    signal,
-    headers: body === undefined ? {} : { 'content-type': 'application/json', 'x-mime-studio': '1' },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
+  let response;
+  try {
+    response = await fetch(path, {
+      method,
+      signal,
+      headers: body === undefined ? {} : { 'content-type': 'application/json', 'x-mime-studio': '1' },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    const message = `the studio did not answer (${error.message}): is \`mime studio\` still running?`;
+    return { ok: false, status: 0, body: { error: { message } } };
+  }
   const type = response.headers.get('content-type') ?? '';
   const data = type.includes('json') ? await response.json() : null;
   return { ok: response.ok, status: response.status, body: data };

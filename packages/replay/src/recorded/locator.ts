@@ -17,7 +17,19 @@ export interface LocateInput {
   window?: Box | null;
 }
 
-export interface Locator {
-  /** Found, a miss (with why), or null when this rung does not apply to the step. */
-  locate(input: LocateInput): Promise<Look<Located> | null>;
+/**
+ * A rung that applies to the step but could not look (the place of the target's window unknown): why
+ * is said beside what a later rung finds or misses, never taken for a miss of the target.
+ */
+export interface Unanswered {
+  ok: 'unanswered';
+  why: string;
 }
+
+export interface Locator<Answer = Look<Located> | null> {
+  /** Found, a miss (with why), or null when this rung does not apply to the step. */
+  locate(input: LocateInput): Promise<Answer>;
+}
+
+/** A rung of the ladder: a locator that may also be unanswered (the accessibility rung). */
+export type Rung = Locator<Look<Located> | Unanswered | null>;

@@ -38,13 +38,13 @@ import {
 } from './checks.ts';
 import { ASSUMED_RECORDED, isMoved, type Layout, mapBox, mapPoint, RECORDED } from './layout-map.ts';
 import { locateElement } from './locate-element.ts';
-import type { LocateInput, Locator } from './locator.ts';
+import type { LocateInput, Locator, Rung } from './locator.ts';
 import { boxAround } from './recorded-step.ts';
 import { surroundingsAt } from './surroundings.ts';
 import { atWindowPlaces } from './window-place.ts';
 import type { WindowPlacer } from './window-placer.ts';
 
-export type { LocateInput, Locator } from './locator.ts';
+export type { LocateInput, Locator, Rung } from './locator.ts';
 
 type Point = { x: number; y: number };
 
@@ -56,7 +56,7 @@ function targetOf(step: WorkflowStep): { point: Point; box: Box } | null {
 }
 
 /** Rung 1: the recorded element, found once in the app's windows (a typing step's field: it has the focus). */
-export function accessibilityLocator(a11y: Accessibility, placer: WindowPlacer | null = null): Locator {
+export function accessibilityLocator(a11y: Accessibility, placer: WindowPlacer | null = null): Rung {
   return {
     async locate({ step, layout, live }) {
       const element = step.target.element;
@@ -64,12 +64,19 @@ export function accessibilityLocator(a11y: Accessibility, placer: WindowPlacer |
       const point = targetOf(step)?.point ?? null;
       // Where windows have no known place (GNOME), a pointer step's window is measured first.
       const placing = placer && point ? await placer.place(element, live) : null;
-      const byElement = placing?.ok === false ? null : await locateElement(a11y, element, point, live);
+      if (placing?.ok === false)
+        return { ok: 'unanswered', why: `its element not placed: ${placing.reason}` };
+      const byElement = await locateElement(a11y, element, point, live);
       if (!byElement) return null;
       if (placing) {
         // The origin measured is its window's: an element the tree names in another window has no place.
         const { window } = byElement.element;
-        if (window.role !== element.window.role || window.name !== element.window.name) return null;
+        if (window.role !== element.window.role || window.name !== element.window.name) {
+          return {
+            ok: 'unanswered',
+            why: `its element named in another window, the ${window.role} '${window.name}'`,
+          };
+        }
         byElement.reason += `; ${placing.reason}`;
       }
       const found = byElement.layout ?? layout ?? RECORDED;
@@ -414,14 +421,26 @@ function alsoMissed(first: Failure, later: Failure): Failure {
  * why, with its figure (the pixels compared), and a later rung's miss adds its reason (the target's
  * words not read on the screen).
  */
-export async function locate(locators: readonly Locator[], input: LocateInput): Promise<Look<Located>> {
+export async function locate(locators: readonly Rung[], input: LocateInput): Promise<Look<Located>> {
   let miss: Failure | null = null;
+  const unanswered: string[] = [];
   for (const locator of locators) {
     const result = await locator.locate(input);
-    if (result?.ok) return result;
-    if (!result) continue;
-    const { failure } = result;
-    miss = miss === null ? failure : alsoMissed(miss, failure);
+    if (result?.ok === 'unanswered') unanswered.push(result.why);
+    else if (result?.ok) return withUnanswered(result, unanswered);
+    else if (result) miss = miss === null ? result.failure : alsoMissed(miss, result.failure);
   }
-  return miss ? { ok: false, failure: miss } : otherScreen(input.step.i, input.pre, input.live);
+  return withUnanswered(
+    miss ? { ok: false, failure: miss } : otherScreen(input.step.i, input.pre, input.live),
+    unanswered,
+  );
+}
+
+/** The look with why earlier rungs could not look said after its reason. */
+function withUnanswered(look: Look<Located>, unanswered: readonly string[]): Look<Located> {
+  if (unanswered.length === 0) return look;
+  const also = ` (${unanswered.join('; ')})`;
+  return look.ok
+    ? { ...look, value: { ...look.value, reason: look.value.reason + also } }
+    : { ok: false, failure: { ...look.failure, reason: look.failure.reason + also } };
 }

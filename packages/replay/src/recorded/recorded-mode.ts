@@ -10,7 +10,7 @@ import { isMimeError, type StepExecution } from '@mime-desktop/schema';
 import type { OcrEngine } from '@mime-desktop/vision';
 import { ModelForbiddenError, type ReplayDivergenceError } from '../errors.ts';
 import type { RunContext } from '../kernel/run-context.ts';
-import type { Locator } from './locator.ts';
+import type { Rung } from './locator.ts';
 import {
   accessibilityLocator,
   autoPlaceLocator,
@@ -29,7 +29,7 @@ export type Ladder = (
   a11y: Accessibility | null,
   ocr: OcrEngine | null,
   placer?: WindowPlacer | null,
-) => Locator[];
+) => Rung[];
 
 const byElement = (a11y: Accessibility | null, placer: WindowPlacer | null = null) =>
   a11y ? [accessibilityLocator(a11y, placer)] : [];

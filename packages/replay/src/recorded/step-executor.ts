@@ -26,7 +26,7 @@ import type { At } from '../kernel/run-memory.ts';
 import { identity, type Located, type Look } from './checks.ts';
 import { ExtractStep } from './extract-step.ts';
 import { mapPoint, RECORDED } from './layout-map.ts';
-import { type Locator, locate } from './locators.ts';
+import { locate, type Rung } from './locators.ts';
 import type { LoopParts, SubtaskState } from './loop-parts.ts';
 import { recordedAnchors } from './recorded-anchors.ts';
 import { RecordedFrames } from './recorded-frames.ts';
@@ -45,7 +45,7 @@ import { WindowPlacer } from './window-placer.ts';
 class RecordedRun {
   readonly #ctx: RunContext;
   readonly #parts: LoopParts;
-  readonly #locators: Promise<Locator[]>;
+  readonly #locators: Promise<Rung[]>;
   readonly #extracts: ExtractStep;
   readonly #outcome: SubtaskOutcome;
 
