@@ -3,7 +3,6 @@
  * same frame moved, synthetic forms) and on accessibility snapshots: no desktop, no journal.
  */
 import { join } from 'node:path';
-import type { Accessibility } from '@mime-desktop/os-io';
 import type { AccessibleElement, WorkflowStep } from '@mime-desktop/schema';
 import { decodeImage, type RgbaImage } from '@mime-desktop/vision';
 import sharp from 'sharp';
@@ -21,26 +20,12 @@ import { autoLadder, traceLadder } from '../src/recorded/recorded-mode.ts';
 import { aboutALine, plainText } from '../src/recorded/shown-values.ts';
 import { WindowPlacer } from '../src/recorded/window-placer.ts';
 import { clickStep } from './click-step.ts';
+import { element, moved, snapshot } from './ladder-fixtures.ts';
 import { CHANGES, changedScreen } from './screen-variants.ts';
 
 const DEMO = join(import.meta.dirname, '..', '..', '..', 'fixtures', 'workflows', 'play-song-recorded');
 
 const step = (point: { x: number; y: number }, element?: AccessibleElement) => clickStep(point, { element });
-
-/** The image with its content moved by (dx, dy) on a white ground, same size. */
-async function moved(image: RgbaImage, dx: number, dy: number): Promise<RgbaImage> {
-  const raw = { raw: { width: image.width, height: image.height, channels: 4 as const } };
-  const extended = await sharp(image.data, raw)
-    .extend({ left: dx, top: dy, background: '#ffffff' })
-    .png()
-    .toBuffer();
-  return decodeImage(
-    await sharp(extended)
-      .extract({ left: 0, top: 0, width: image.width, height: image.height })
-      .png()
-      .toBuffer(),
-  );
-}
 
 /** A white frame with black rectangle outlines (fields) and filled blocks (text). */
 function frame(
@@ -64,30 +49,6 @@ function frame(
     }
   }
   return { width, height, data };
-}
-
-const element = (extents: AccessibleElement['extents'], name = 'Song name'): AccessibleElement => ({
-  role: 'entry',
-  name,
-  label: null,
-  app: 'Chromium',
-  window: { role: 'frame', name: 'mime-demo' },
-  path: [{ role: 'entry', name, index: 1 }],
-  states: ['showing'],
-  extents,
-});
-
-/** An accessibility snapshot: `find` answers with these elements, `focused` with that one. */
-function snapshot(found: AccessibleElement[], focused: AccessibleElement | null = null): Accessibility {
-  return {
-    elementAt: async () => found[0] ?? null,
-    lineAt: async () => null,
-    focused: async () => focused,
-    wake: async () => undefined,
-    find: async () => found,
-    apps: async () => ['Chromium'],
-    close: async () => undefined,
-  };
 }
 
 describe('the ladder on the demo app’s recorded frame', async () => {
