@@ -10,7 +10,7 @@ import type { SecretTyping } from './secret-typing.ts';
  * its page's tree the first time did not answer within 1 s beside other tests). A lookup runs beside
  * the hooks: a click waits for its element only as it is written.
  */
-const LOOKUP_MS = 4000;
+export const LOOKUP_MS = 4000;
 /** How long the pointer rests before the element under it is looked up ahead of a press, ms. */
 const HOVER_REST_MS = 60;
 /** Farthest a press may be from where the pointer rested for that lookup to stand for it, px. */

@@ -2,10 +2,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Desktop, HookEvent } from '@mime-desktop/os-io';
 import type { SourceWindow } from '@mime-desktop/schema';
 import type { RecordedAction } from './aggregate.ts';
+import { LOOKUP_MS } from './element-lookup.ts';
 import type { SecretTyping } from './secret-typing.ts';
-
-/** Longest wait for the window under a press, ms: one listing of the window tree takes 10-40 ms. */
-const WINDOW_LOOKUP_MS = 1000;
 
 /** Actions whose point a window holds. */
 const POINTER_ACTIONS = new Set(['click', 'double_click', 'right_click', 'middle_click', 'scroll', 'drag']);
@@ -15,7 +13,9 @@ const POINTER_ACTIONS = new Set(['click', 'double_click', 'right_click', 'middle
  * the press or the wheel comes (one listing of the window tree each, never delaying them): replay maps
  * the recorded point into the window where the window moved or changed size. Where the window system
  * does not tell (Wayland but sway, or no window under the point), the event has none; nor while a
- * secret is typed (a title may show it).
+ * secret is typed (a title may show it). Its answer is waited for as an element's is ({@link LOOKUP_MS}):
+ * one listing of the window tree takes 10-40 ms idle, and over 1 s beside a full CI run (CI 11c, Node 22
+ * line: a double click recorded without its window).
  */
 export class WindowLookup {
   readonly #desktop: Desktop;
@@ -39,7 +39,7 @@ export class WindowLookup {
     if (hook?.time !== time || this.#secret.on) return;
     if (hook.type !== 'mousedown' && hook.type !== 'wheel') return;
     const lookup = this.#desktop.windowAt({ x: hook.x, y: hook.y }).then(sourceWindow, () => null);
-    this.#started.set(time, Promise.race([lookup, delay(WINDOW_LOOKUP_MS, null, { ref: false })]));
+    this.#started.set(time, Promise.race([lookup, delay(LOOKUP_MS, null, { ref: false })]));
   }
 
   /** The window of a pointer action (null for other actions, or where none was found). */
