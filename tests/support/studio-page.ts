@@ -34,9 +34,11 @@ export function useStudioBrowser(): StudioBrowser {
     trails.set(page, { trail, pending });
     page.on('request', (request) => pending.set(request, Date.now()));
     page.on('requestfinished', (request) => pending.delete(request));
-    page.on('requestfailed', (request) => pending.delete(request));
     page.on('pageerror', (error) => trail.push(`page error: ${error.message}`));
-    page.on('requestfailed', (request) => trail.push(`${request.method()} ${request.url()} failed`));
+    page.on('requestfailed', (request) => {
+      pending.delete(request);
+      trail.push(`${request.method()} ${request.url()} failed`);
+    });
     // The API's answers, in order (frames and assets left out).
     page.on('response', (response) => {
       const { pathname } = new URL(response.url());
