@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { loadWorkflow } from '@mime-desktop/schema';
 import { copyFixture, copyWorkflow, runsOf, tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { runMime } from '@mime-desktop/test-support/run-mime';
-import { save, statusSays, useStudioBrowser } from '@mime-desktop/test-support/studio-page';
+import { holdRequests, save, statusSays, useStudioBrowser } from '@mime-desktop/test-support/studio-page';
 import type { Locator } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 
@@ -224,14 +224,7 @@ describe('mime studio', () => {
     const { home } = await homeWithThirdSubtask('Say which song is playing.', []);
     await onStudioPage(home, async (page) => {
       // The studio's answer to "is a run of this workflow going on?" is held until an edit is made.
-      let answer = () => {};
-      const held = new Promise<void>((resolve) => {
-        answer = resolve;
-      });
-      await page.route('**/live', async (route) => {
-        await held;
-        await route.continue();
-      });
+      const answer = await holdRequests(page, '**/live');
       await page.getByRole('link', { name: /play/i }).click();
       await page.getByRole('heading', { level: 1 }).waitFor();
       // Shown, the page has the focus at once (a person's Tab starts there), not when the answer comes.
@@ -250,6 +243,39 @@ describe('mime studio', () => {
       );
       expect(await page.getByRole('status').textContent()).toContain('subtask 3 uses song_now_playing now');
       expect(await page.evaluate(() => document.activeElement?.id)).toBe(focused);
+    });
+  });
+
+  it("keeps each control where it is while the steps' screens load: a frame's place is kept before its pixels come", async () => {
+    const { home } = await homeWithThirdSubtask('Say which song is playing.', []);
+    await onStudioPage(home, async (page) => {
+      // The steps' frames are held until the button below them has been found on the screen, where a
+      // click aimed at it landed on its section as frames loaded and cards came into view (CI 11a).
+      const release = await holdRequests(page, '**/file?**');
+      await page.getByRole('link', { name: /play/i }).click();
+      const button = page.getByRole('button', { name: 'Add dependency' });
+      await button.waitFor();
+      // Each frame of the recorded 1280x800 screen takes its height at once, lazy ones too.
+      const shots = page.locator('article.step .shot img');
+      const inside = await shots.evaluateAll((images) =>
+        images.map((i) => ({ width: i.clientWidth, height: i.clientHeight })),
+      );
+      expect(inside.length).toBeGreaterThanOrEqual(8);
+      for (const { width, height } of inside) expect(Math.abs(height - (width * 800) / 1280)).toBeLessThan(1);
+      // Nor does a card take another height once it comes into view (as one skipped off screen does).
+      const pageHeight = () => page.evaluate(() => document.documentElement.scrollHeight);
+      const height = await pageHeight();
+      await button.scrollIntoViewIfNeeded();
+      const before = await button.boundingBox();
+      release();
+      // Every frame near the screen (where Chromium loads lazy images: 1,250 px) has loaded.
+      await page.waitForFunction(() =>
+        [...document.querySelectorAll<HTMLImageElement>('article.step .shot img')]
+          .filter((i) => Math.abs(i.getBoundingClientRect().top - innerHeight / 2) < 1000)
+          .every((i) => i.complete && i.naturalWidth > 0),
+      );
+      expect(await button.boundingBox()).toEqual(before);
+      expect(await pageHeight()).toBe(height);
     });
   });
 

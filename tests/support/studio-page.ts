@@ -110,3 +110,16 @@ export async function save(page: Page): Promise<void> {
   await page.getByRole('button', { name: 'Save' }).click();
   await statusSays(page, 'Saved.');
 }
+
+/** Holds the page's requests to `url` (a glob) unanswered until the returned function is called. */
+export async function holdRequests(page: Page, url: string): Promise<() => void> {
+  let release = () => {};
+  const held = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  await page.route(url, async (route) => {
+    await held;
+    await route.continue();
+  });
+  return release;
+}

@@ -253,5 +253,9 @@ function screenshot(state, path, caption, point, eager = false) {
       marker.hidden = false;
     },
   });
+  // The frame's box takes its height before its pixels come, so nothing below it moves as it loads
+  // (a click aimed at a control below a lazy frame landed on the section: CI 11a, a busy core). A
+  // ratio of its own: the width and height attributes' one is not kept while a lazy frame waits.
+  if (state.screen) image.style.aspectRatio = `${state.screen.width} / ${state.screen.height}`;
   return h('figure', { class: 'shot' }, image, marker, h('figcaption', {}, caption));
 }
