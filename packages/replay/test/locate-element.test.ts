@@ -1,7 +1,16 @@
 import type { Accessibility } from '@mime-desktop/os-io';
 import type { AccessibleElement } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
-import { locateElement } from '../src/recorded/locate-element.ts';
+import { type ElementLocated, type ElementMissed, locateElement } from '../src/recorded/locate-element.ts';
+
+/** The element found, else the test fails saying why it was missed. */
+function located(result: ElementLocated | ElementMissed): ElementLocated {
+  if ('missed' in result) throw new Error(`missed: ${result.missed}`);
+  return result;
+}
+
+/** Why the element was missed (undefined where it was found). */
+const missed = (result: ElementLocated | ElementMissed) => ('missed' in result ? result.missed : undefined);
 
 const field = (name: string): AccessibleElement => ({
   role: 'entry',
@@ -40,20 +49,22 @@ function focusing(...answers: Array<AccessibleElement | null>): Accessibility & 
 describe("a typing step's element: the recorded field has the focus", () => {
   it('waits for the focus a click just moved: the tree names the old field first (a busy browser)', async () => {
     const tree = focusing(field('Name'), field('Name'), field('City'));
-    const found = await locateElement(tree, field('City'), null, SCREEN);
-    expect(found?.reason).toBe('the recorded entry "City" has the focus');
+    const found = located(await locateElement(tree, field('City'), null, SCREEN));
+    expect(found.reason).toBe('the recorded entry "City" has the focus');
     expect(tree.asked()).toBe(3);
   });
 
   it('is not found while another field keeps the focus, after a few asks', async () => {
     const tree = focusing(field('Name'));
-    expect(await locateElement(tree, field('City'), null, SCREEN)).toBeNull();
+    expect(missed(await locateElement(tree, field('City'), null, SCREEN))).toBe(
+      'the entry "Name" has the focus',
+    );
     expect(tree.asked()).toBe(4);
   });
 
   it('asks once where the tree tells no focus (nothing to wait for)', async () => {
     const tree = focusing(null);
-    expect(await locateElement(tree, field('City'), null, SCREEN)).toBeNull();
+    expect(missed(await locateElement(tree, field('City'), null, SCREEN))).toBe('no element has the focus');
     expect(tree.asked()).toBe(1);
   });
 });
@@ -66,15 +77,61 @@ describe("a pointer step's element: found once, where the step can act", () => {
   });
 
   it('is found moved, the recorded point at its place in the live box', async () => {
-    const found = await locateElement(finding(moved(610, 410)), recorded, { x: 20, y: 15 }, SCREEN);
-    expect(found?.map({ x: 20, y: 15 })).toEqual({ x: 620, y: 415 });
-    expect(found?.reason).toBe('found the entry "OK" by its accessibility identity, moved by (600, 400)');
+    const found = located(await locateElement(finding(moved(610, 410)), recorded, { x: 20, y: 15 }, SCREEN));
+    expect(found.map({ x: 20, y: 15 })).toEqual({ x: 620, y: 415 });
+    expect(found.reason).toBe('found the entry "OK" by its accessibility identity, moved by (600, 400)');
   });
 
   it('is not found where the app tells a box off the screen (a dialog not placed yet)', async () => {
-    expect(await locateElement(finding(moved(1700, 1100)), recorded, { x: 20, y: 15 }, SCREEN)).toBeNull();
-    expect(await locateElement(finding(moved(1200, 100)), recorded, { x: 20, y: 15 }, SCREEN)).not.toBeNull();
+    expect(missed(await locateElement(finding(moved(1700, 1100)), recorded, { x: 20, y: 15 }, SCREEN))).toBe(
+      'found at (1710, 1105), off the 1280x800 screen',
+    );
+    located(await locateElement(finding(moved(1200, 100)), recorded, { x: 20, y: 15 }, SCREEN));
     // The recorded point's place in the box lies past the screen's right edge: not there either.
-    expect(await locateElement(finding(moved(1250, 100)), recorded, { x: 100, y: 15 }, SCREEN)).toBeNull();
+    expect(missed(await locateElement(finding(moved(1250, 100)), recorded, { x: 100, y: 15 }, SCREEN))).toBe(
+      'found at (1340, 105), off the 1280x800 screen',
+    );
+  });
+
+  it('says why it is missed: none in the app, several, none placed, or the lookup failed', async () => {
+    const tree = (find: Accessibility['find']): Accessibility => ({ ...focusing(null), find });
+    const at = { x: 20, y: 15 };
+    expect(
+      missed(
+        await locateElement(
+          tree(async () => []),
+          recorded,
+          at,
+          SCREEN,
+        ),
+      ),
+    ).toBe("not found in Chromium's windows");
+    expect(
+      missed(
+        await locateElement(
+          tree(async () => [moved(0, 0), moved(200, 0)]),
+          recorded,
+          at,
+          SCREEN,
+        ),
+      ),
+    ).toBe('2 elements of Chromium are it');
+    const unplaced = { ...recorded, extents: null };
+    expect(
+      missed(
+        await locateElement(
+          tree(async () => [unplaced]),
+          recorded,
+          at,
+          SCREEN,
+        ),
+      ),
+    ).toBe('found in Chromium with no place on the screen');
+    const failing = tree(async () => {
+      throw new Error('GetChildren took over 1000 ms');
+    });
+    expect(missed(await locateElement(failing, recorded, at, SCREEN))).toBe(
+      'the lookup failed: GetChildren took over 1000 ms',
+    );
   });
 });

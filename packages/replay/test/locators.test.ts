@@ -158,6 +158,22 @@ describe('the ladder on the demo app’s recorded frame', async () => {
     );
   });
 
+  it('says why the element was not found beside a miss, and not beside what the pixels found', async () => {
+    const withElement = step({ x: 240, y: 120 }, element({ x: 40, y: 96, width: 400, height: 48 }));
+    const none = snapshot([]);
+    const found = await locate(traceLadder(none, null), { step: withElement, pre, live: pre, layout: null });
+    if (!found.ok) throw new Error(found.failure.reason);
+    expect(found.value.reason).toBe('the screen matches the recording around the target (100% alike)');
+    const black: RgbaImage = { ...pre, data: new Uint8Array(pre.data.length).fill(0) };
+    const missed = await locate(traceLadder(none, null), {
+      step: withElement,
+      pre,
+      live: black,
+      layout: null,
+    });
+    expect(!missed.ok && missed.failure.reason).toMatch(/\(its element not found in Chromium's windows\)$/);
+  });
+
   it('takes no scale from an element whose size follows its window (a notebook, a text area, a stretched field), only where it went', async () => {
     const layoutOf = async (recorded: AccessibleElement, live: AccessibleElement['extents']) => {
       const found = await locate(autoLadder(snapshot([{ ...recorded, extents: live }]), null), {

@@ -31,7 +31,13 @@ export interface ElementLocated {
   element: ElementIdentity;
 }
 
+/** Why the recorded element was not found where the step can act (said when no rung finds its target). */
+export interface ElementMissed {
+  missed: string;
+}
+
 const placed = (box: ElementBox | null): box is ElementBox => box !== null && box.width > 0 && box.height > 0;
+const errorText = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * How far apart, as a share, an element's width and height may have changed for it to count as drawn
@@ -81,37 +87,32 @@ export async function locateElement(
   element: AccessibleElement,
   point: Point | null,
   screen: { width: number; height: number },
-): Promise<ElementLocated | null> {
-  if (point === null) {
-    const isRecorded = (e: AccessibleElement | null): e is AccessibleElement =>
-      e !== null &&
-      e.role === element.role &&
-      e.name === element.name &&
-      (element.name !== '' || element.label === null || e.label === element.label);
-    let focused = await a11y.focused().catch(() => null);
-    // Another element with the focus, right after a click that moves it: the app tells the tree a
-    // moment after it draws (a busy browser), so it is asked again before the step goes on without it.
-    for (let asked = 0; focused !== null && !isRecorded(focused) && asked < FOCUS_ASKS; asked += 1) {
-      await delay(FOCUS_ASK_PAUSE_MS);
-      focused = await a11y.focused().catch(() => null);
-    }
-    return isRecorded(focused)
-      ? {
-          map: (p) => p,
-          layout: null,
-          reason: `the recorded ${describeElement(element)} has the focus`,
-          element: identityOf(focused),
-        }
-      : null;
+): Promise<ElementLocated | ElementMissed> {
+  if (point === null) return focusedElement(a11y, element);
+  let all: AccessibleElement[];
+  try {
+    all = await a11y.find(element);
+  } catch (error) {
+    return { missed: `the lookup failed: ${errorText(error)}` };
   }
-  const found = (await a11y.find(element).catch(() => [])).filter((e) => placed(e.extents));
+  const found = all.filter((e) => placed(e.extents));
   const [live] = found;
-  if (found.length !== 1 || !live?.extents) return null;
+  if (found.length !== 1 || !live?.extents) {
+    return {
+      missed:
+        found.length > 1
+          ? `${found.length} elements of ${element.app} are it`
+          : all.length > 0
+            ? `found in ${element.app} with no place on the screen`
+            : `not found in ${element.app}'s windows`,
+    };
+  }
   const liveBox = live.extents;
   const recorded = placed(element.extents) ? element.extents : null;
   const layout = recorded ? layoutFromExtents(element, recorded, liveBox) : null;
   const at = pointInElement(point, recorded, liveBox);
-  if (at.x < 0 || at.y < 0 || at.x >= screen.width || at.y >= screen.height) return null;
+  if (at.x < 0 || at.y < 0 || at.x >= screen.width || at.y >= screen.height)
+    return { missed: `found at (${at.x}, ${at.y}), off the ${screen.width}x${screen.height} screen` };
   const moved = layout !== null && (layout.scale !== 1 || layout.dx !== 0 || layout.dy !== 0);
   return {
     map: (p) => pointInElement(p, recorded, liveBox),
@@ -120,5 +121,45 @@ export async function locateElement(
     reason: moved
       ? `found the ${describeElement(element)} by its accessibility identity, moved by (${layout.dx}, ${layout.dy})${layout.scale === 1 ? '' : ` at ${layout.scale}x size`}`
       : `found the ${describeElement(element)} by its accessibility identity`,
+  };
+}
+
+/** A typing step's element: the recorded one has the focus (asked again while another has it). */
+async function focusedElement(
+  a11y: Accessibility,
+  element: AccessibleElement,
+): Promise<ElementLocated | ElementMissed> {
+  const isRecorded = (e: AccessibleElement | null): e is AccessibleElement =>
+    e !== null &&
+    e.role === element.role &&
+    e.name === element.name &&
+    (element.name !== '' || element.label === null || e.label === element.label);
+  let failed: unknown = null;
+  const ask = () =>
+    a11y.focused().catch((error: unknown) => {
+      failed = error;
+      return null;
+    });
+  let focused = await ask();
+  // Another element with the focus, right after a click that moves it: the app tells the tree a
+  // moment after it draws (a busy browser), so it is asked again before the step goes on without it.
+  for (let asked = 0; focused !== null && !isRecorded(focused) && asked < FOCUS_ASKS; asked += 1) {
+    await delay(FOCUS_ASK_PAUSE_MS);
+    focused = await ask();
+  }
+  if (isRecorded(focused)) {
+    return {
+      map: (p) => p,
+      layout: null,
+      reason: `the recorded ${describeElement(element)} has the focus`,
+      element: identityOf(focused),
+    };
+  }
+  return {
+    missed: focused
+      ? `the ${describeElement(focused)} has the focus`
+      : failed
+        ? `the focus not told: ${errorText(failed)}`
+        : 'no element has the focus',
   };
 }

@@ -18,12 +18,15 @@ export interface LocateInput {
 }
 
 /**
- * A rung that applies to the step but could not look (the place of the target's window unknown): why
- * is said beside what a later rung finds or misses, never taken for a miss of the target.
+ * A rung that applies to the step but could not look (the place of the target's window unknown), or
+ * looked and did not find it (`missOnly`): why is said beside what a later rung finds or misses (only
+ * misses for the latter), never taken for a miss of the target.
  */
 export interface Unanswered {
   ok: 'unanswered';
   why: string;
+  /** Said only beside a miss: the element looked for and not found where a later rung finds the target. */
+  missOnly?: boolean;
 }
 
 export interface Locator<Answer = Look<Located> | null> {

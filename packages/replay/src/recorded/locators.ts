@@ -38,7 +38,7 @@ import {
 } from './checks.ts';
 import { ASSUMED_RECORDED, isMoved, type Layout, mapBox, mapPoint, RECORDED } from './layout-map.ts';
 import { locateElement } from './locate-element.ts';
-import type { LocateInput, Locator, Rung } from './locator.ts';
+import type { LocateInput, Locator, Rung, Unanswered } from './locator.ts';
 import { boxAround } from './recorded-step.ts';
 import { surroundingsAt } from './surroundings.ts';
 import { atWindowPlaces } from './window-place.ts';
@@ -67,7 +67,8 @@ export function accessibilityLocator(a11y: Accessibility, placer: WindowPlacer |
       if (placing?.ok === false)
         return { ok: 'unanswered', why: `its element not placed: ${placing.reason}` };
       const byElement = await locateElement(a11y, element, point, live);
-      if (!byElement) return null;
+      if ('missed' in byElement)
+        return { ok: 'unanswered', why: `its element ${byElement.missed}`, missOnly: true };
       if (placing) {
         // The origin measured is its window's: an element the tree names in another window has no place.
         const { window } = byElement.element;
@@ -423,11 +424,15 @@ function alsoMissed(first: Failure, later: Failure): Failure {
  */
 export async function locate(locators: readonly Rung[], input: LocateInput): Promise<Look<Located>> {
   let miss: Failure | null = null;
-  const unanswered: string[] = [];
+  const unanswered: Unanswered[] = [];
   for (const locator of locators) {
     const result = await locator.locate(input);
-    if (result?.ok === 'unanswered') unanswered.push(result.why);
-    else if (result?.ok) return withUnanswered(result, unanswered);
+    if (result?.ok === 'unanswered') unanswered.push(result);
+    else if (result?.ok)
+      return withUnanswered(
+        result,
+        unanswered.filter((u) => !u.missOnly),
+      );
     else if (result) miss = miss === null ? result.failure : alsoMissed(miss, result.failure);
   }
   return withUnanswered(
@@ -437,9 +442,9 @@ export async function locate(locators: readonly Rung[], input: LocateInput): Pro
 }
 
 /** The look with why earlier rungs could not look said after its reason. */
-function withUnanswered(look: Look<Located>, unanswered: readonly string[]): Look<Located> {
+function withUnanswered(look: Look<Located>, unanswered: readonly Unanswered[]): Look<Located> {
   if (unanswered.length === 0) return look;
-  const also = ` (${unanswered.join('; ')})`;
+  const also = ` (${unanswered.map((u) => u.why).join('; ')})`;
   return look.ok
     ? { ...look, value: { ...look.value, reason: look.value.reason + also } }
     : { ok: false, failure: { ...look.failure, reason: look.failure.reason + also } };
