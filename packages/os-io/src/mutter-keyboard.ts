@@ -47,7 +47,13 @@ export function chordKeysyms(chord: KeyChord): number[] {
   return [...chord.modifiers.map((m) => MODIFIER_KEYSYMS[m]), key];
 }
 
-/** What the keyboard needs of mutter's session: one keysym at a time, pressed or released. */
+/**
+ * What the keyboard needs of mutter's session: a keysym pressed or released. The keyboard sends a key's
+ * (a chord's) presses and releases at once, in order, without waiting for mutter's answer to each: on
+ * Wayland the app repeats a key held past its repeat delay, and a release sent only once the press was
+ * answered came that late on a busy machine ("Di Nu" typed "Dii Nu": CI 12c). One D-Bus connection
+ * delivers them in the order sent.
+ */
 export interface KeysymSink {
   keysym(keysym: number, down: boolean): Promise<void>;
 }
@@ -60,8 +66,10 @@ export function mutterKeyboard(sink: KeysymSink, pause: Pause): KeyboardDevice {
   return {
     async pressChord(chord, signal) {
       const keysyms = chordKeysyms(chord);
-      for (const keysym of keysyms) await sink.keysym(keysym, true);
-      for (const keysym of keysyms.toReversed()) await sink.keysym(keysym, false);
+      await Promise.all([
+        ...keysyms.map((keysym) => sink.keysym(keysym, true)),
+        ...keysyms.toReversed().map((keysym) => sink.keysym(keysym, false)),
+      ]);
       signal?.throwIfAborted();
     },
     async typeText(text, keyDelayMs, signal) {
@@ -69,8 +77,7 @@ export function mutterKeyboard(sink: KeysymSink, pause: Pause): KeyboardDevice {
         if (i > 0) await pause(keyDelayMs, signal);
         signal?.throwIfAborted();
         const keysym = charKeysym(char);
-        await sink.keysym(keysym, true);
-        await sink.keysym(keysym, false);
+        await Promise.all([sink.keysym(keysym, true), sink.keysym(keysym, false)]);
       }
     },
   };

@@ -37,6 +37,29 @@ describe('keys on GNOME (mutter keysyms)', () => {
     expect(sent).toEqual(['48v', '48^', '69v', '69^', 'ff0dv', 'ff0d^']);
     expect(pauses).toEqual([7, 7]);
   });
+
+  it("sends a key's release right behind its press, not once mutter answered the press (the app repeats a held key)", async () => {
+    const sent: string[] = [];
+    const answers: Array<() => void> = [];
+    const keyboard = mutterKeyboard(
+      {
+        keysym: (keysym, down) => {
+          sent.push(`${keysym.toString(16)}${down ? 'v' : '^'}`);
+          return new Promise<void>((answer) => answers.push(answer));
+        },
+      },
+      async () => undefined,
+    );
+    // Nothing answered yet: the key and the chord are already pressed and released, in order.
+    const typing = keyboard.typeText('i', 0);
+    expect(sent.splice(0)).toEqual(['69v', '69^']);
+    for (const answer of answers.splice(0)) answer();
+    await typing;
+    const chord = keyboard.pressChord(parseKeyChord('ctrl+shift+t'));
+    expect(sent).toEqual(['ffe3v', 'ffe1v', '74v', '74^', 'ffe1^', 'ffe3^']);
+    for (const answer of answers.splice(0)) answer();
+    await chord;
+  });
 });
 
 describe('frames from a PipeWire stream', () => {
