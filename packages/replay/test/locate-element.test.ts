@@ -2,6 +2,7 @@ import type { Accessibility } from '@mime-desktop/os-io';
 import type { AccessibleElement } from '@mime-desktop/schema';
 import { describe, expect, it } from 'vitest';
 import { type ElementLocated, type ElementMissed, locateElement } from '../src/recorded/locate-element.ts';
+import { element, snapshot } from './ladder-fixtures.ts';
 
 /** The element found, else the test fails saying why it was missed. */
 function located(result: ElementLocated | ElementMissed): ElementLocated {
@@ -12,24 +13,13 @@ function located(result: ElementLocated | ElementMissed): ElementLocated {
 /** Why the element was missed (undefined where it was found). */
 const missed = (result: ElementLocated | ElementMissed) => ('missed' in result ? result.missed : undefined);
 
-const field = (name: string): AccessibleElement => ({
-  role: 'entry',
-  name,
-  label: null,
-  app: 'Chromium',
-  window: { role: 'frame', name: 'mime-form' },
-  path: [{ role: 'entry', name, index: 1 }],
-  states: ['focused'],
-  extents: { x: 10, y: 10, width: 100, height: 20 },
-});
+/** A field of the form page, focused, at (10, 10). */
+const field = (name: string) => element({ x: 10, y: 10, width: 100, height: 20 }, name);
 
 const SCREEN = { width: 1280, height: 800 };
 
 /** A tree that finds `live` for any identity (no focus). */
-const finding = (live: AccessibleElement): Accessibility => ({
-  ...focusing(null),
-  find: async () => [live],
-});
+const finding = (live: AccessibleElement): Accessibility => snapshot([live]);
 
 /** A tree whose focus answers come in this order (the last one repeated). */
 function focusing(...answers: Array<AccessibleElement | null>): Accessibility & { asked: () => number } {
@@ -94,44 +84,19 @@ describe("a pointer step's element: found once, where the step can act", () => {
   });
 
   it('says why it is missed: none in the app, several, none placed, or the lookup failed', async () => {
-    const tree = (find: Accessibility['find']): Accessibility => ({ ...focusing(null), find });
-    const at = { x: 20, y: 15 };
-    expect(
-      missed(
-        await locateElement(
-          tree(async () => []),
-          recorded,
-          at,
-          SCREEN,
-        ),
-      ),
-    ).toBe("not found in Chromium's windows");
-    expect(
-      missed(
-        await locateElement(
-          tree(async () => [moved(0, 0), moved(200, 0)]),
-          recorded,
-          at,
-          SCREEN,
-        ),
-      ),
-    ).toBe('2 elements of Chromium are it');
-    const unplaced = { ...recorded, extents: null };
-    expect(
-      missed(
-        await locateElement(
-          tree(async () => [unplaced]),
-          recorded,
-          at,
-          SCREEN,
-        ),
-      ),
-    ).toBe('found in Chromium with no place on the screen');
-    const failing = tree(async () => {
-      throw new Error('GetChildren took over 1000 ms');
-    });
-    expect(missed(await locateElement(failing, recorded, at, SCREEN))).toBe(
-      'the lookup failed: GetChildren took over 1000 ms',
+    const missedIn = async (tree: Accessibility) =>
+      missed(await locateElement(tree, recorded, { x: 20, y: 15 }, SCREEN));
+    expect(await missedIn(snapshot([]))).toBe("not found in Chromium's windows");
+    expect(await missedIn(snapshot([moved(0, 0), moved(200, 0)]))).toBe('2 elements of Chromium are it');
+    expect(await missedIn(snapshot([{ ...recorded, extents: null }]))).toBe(
+      'found in Chromium with no place on the screen',
     );
+    const failing = {
+      ...snapshot([]),
+      find: async () => {
+        throw new Error('GetChildren took over 1000 ms');
+      },
+    };
+    expect(await missedIn(failing)).toBe('the lookup failed: GetChildren took over 1000 ms');
   });
 });
