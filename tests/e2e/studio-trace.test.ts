@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { axeViolations } from '@mime-desktop/test-support/axe';
 import { copyFixture, copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { writeLongWorkflow } from '@mime-desktop/test-support/long-workflow';
-import { statusSays, useStudioBrowser } from '@mime-desktop/test-support/studio-page';
+import { holdRequests, statusSays, useStudioBrowser } from '@mime-desktop/test-support/studio-page';
 import type { Page, Request } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 
@@ -65,10 +65,31 @@ describe('a run read like a trace', () => {
     await onStudioPage(home, async (page) => {
       await page.setViewportSize({ width: 1400, height: 900 });
       const origin = new URL(page.url()).origin;
-      await page.goto(`${origin}/#/w/play-song/r/${RUN}`);
+      // The frames held: each picture has the run's 1280x800 shape before its pixels come (the run
+      // predates run_start's screen: it is read from a frame), and the list does not move as they load.
+      const release = await holdRequests(page, '**/file?**');
+      await page.goto(`${origin}/#/w/play-song/r/${RUN}`, { waitUntil: 'commit' });
       const list = page.getByRole('navigation', { name: 'Steps of this run' });
       await list.waitFor();
       expect(await list.getByRole('link').count()).toBe(frames.length);
+      const shapes = await page
+        .locator('.trace-item img, .trace-image')
+        .evaluateAll((images) => images.map((i) => ({ width: i.clientWidth, height: i.clientHeight })));
+      expect(shapes).toHaveLength(frames.length + 1);
+      for (const { width, height } of shapes) {
+        expect(width).toBeGreaterThan(0);
+        expect(Math.abs(height - (width * 800) / 1280)).toBeLessThan(1);
+      }
+      const last = list.getByRole('link').last();
+      await last.scrollIntoViewIfNeeded();
+      const placed = await last.boundingBox();
+      release();
+      await page.waitForFunction(() =>
+        [...document.querySelectorAll<HTMLImageElement>('.trace-item img')]
+          .filter((i) => i.getBoundingClientRect().bottom > 0 && i.getBoundingClientRect().top < innerHeight)
+          .every((i) => i.complete && i.naturalWidth > 0),
+      );
+      expect(await last.boundingBox()).toEqual(placed);
       expect(await selected(page).textContent()).toMatch(/^1\. Subtask 1 · Turn 1/);
       // Wide: the list beside the screen, not above it.
       const listBox = await list.boundingBox();

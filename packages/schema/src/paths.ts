@@ -103,6 +103,12 @@ export const MAX_IMAGE_BYTES = 64 * 1024 * 1024;
 export const MAX_IMAGE_SIDE = 8192;
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
+/** The size a PNG's header (IHDR) gives, 0x0 when the bytes are too few to hold one. */
+export function pngSize(bytes: Buffer): { width: number; height: number } {
+  if (bytes.length < 24) return { width: 0, height: 0 };
+  return { width: bytes.readUInt32BE(16), height: bytes.readUInt32BE(20) };
+}
+
 /**
  * Reads a PNG named by a recording or workflow (see {@link resolveInside}): a regular file, at most
  * {@link MAX_IMAGE_BYTES}, with the PNG signature. Throws {@link UnsafePathError} or a
@@ -119,9 +125,8 @@ export async function readPngInside(folder: string, path: string, what: string):
   if (!bytes.subarray(0, 8).equals(PNG_SIGNATURE)) {
     throw new FileReadError(file, `${what}: not a PNG image; screenshots are PNG files`);
   }
-  // The size from the header (IHDR), before anything decodes the pixels: a small file can hold a huge image.
-  const width = bytes.length >= 24 ? bytes.readUInt32BE(16) : 0;
-  const height = bytes.length >= 24 ? bytes.readUInt32BE(20) : 0;
+  // The size from the header, before anything decodes the pixels: a small file can hold a huge image.
+  const { width, height } = pngSize(bytes);
   if (width === 0 || height === 0 || width > MAX_IMAGE_SIDE || height > MAX_IMAGE_SIDE) {
     throw new FileReadError(
       file,

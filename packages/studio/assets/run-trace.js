@@ -20,7 +20,13 @@ const STATUS_WORDS = { ok: 'done', diverged: 'diverged', error: 'failed' };
 export async function runTrace(id, run, selected, signal) {
   const { ok, body } = await api(`${runUrl(id, run)}/steps`, { signal });
   if (!ok || body.steps.length === 0) return null;
-  const { steps } = body;
+  const { steps, screen: shape } = body;
+  // Each picture holds the run's screen shape before its pixels come: a list loading its thumbnails
+  // does not move the step a click is aimed at.
+  const shaped = (image) => {
+    if (shape) image.style.aspectRatio = `${shape.width} / ${shape.height}`;
+    return image;
+  };
   const frame = (path, width) =>
     `${runUrl(id, run)}/file?path=${encodeURIComponent(path)}${width ? `&w=${width}` : ''}`;
   const state = {
@@ -45,7 +51,14 @@ export async function runTrace(id, run, selected, signal) {
           },
         },
         step.before
-          ? h('img', { src: frame(step.before, THUMB_WIDTH), alt: '', loading: 'lazy', width: THUMB_WIDTH })
+          ? shaped(
+              h('img', {
+                src: frame(step.before, THUMB_WIDTH),
+                alt: '',
+                loading: 'lazy',
+                width: THUMB_WIDTH,
+              }),
+            )
           : null,
         h('span', { class: 'trace-label' }, `${n + 1}. ${step.label}`),
         ' ',
@@ -53,7 +66,7 @@ export async function runTrace(id, run, selected, signal) {
       ),
     ),
   );
-  const image = h('img', { class: 'trace-image', alt: '' });
+  const image = shaped(h('img', { class: 'trace-image', alt: '' }));
   const none = h('p', { class: 'muted' });
   const screen = h(
     'div',

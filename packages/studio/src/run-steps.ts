@@ -7,9 +7,11 @@ import { join } from 'node:path';
 import {
   formatPlace,
   formatSubtask,
+  pngSize,
   RUN_FILES,
   RunEvent,
   readJsonlFile,
+  readPngInside,
   type TypedRunEvent,
   typedRunEvent,
 } from '@mime-desktop/schema';
@@ -25,6 +27,16 @@ export interface RunStep {
   /** Frames in the run folder; null when the run kept none. */
   before: string | null;
   after: string | null;
+}
+
+/** A run read as a trace: its turns, and the screen its frames show. */
+export interface RunTrace {
+  /**
+   * The run's screen (its frames' shape, so the page keeps each picture's place before its pixels
+   * come): from `run_start`, else (older runs) the first kept frame's header; null with no frame.
+   */
+  screen: { width: number; height: number } | null;
+  steps: RunStep[];
 }
 
 interface Turn {
@@ -50,14 +62,16 @@ function take(turn: Turn, event: TypedRunEvent): void {
   else if (event.type === 'error' && turn.status === 'ok') turn.status = 'error';
 }
 
-/** The turns of the run in `dir`, in the order they were taken. */
-export async function readRunSteps(dir: string): Promise<RunStep[]> {
+/** The run in `dir` as a trace: its turns in the order they were taken, and its screen. */
+export async function readRunTrace(dir: string): Promise<RunTrace> {
   const files = new Set(await readdir(dir));
   const turns: Turn[] = [];
   const byKey = new Map<string, Turn>();
+  let screen: RunTrace['screen'] = null;
   for (const { value } of await readJsonlFile(join(dir, RUN_FILES.events))) {
     const parsed = RunEvent.safeParse(value);
     const event = parsed.success ? typedRunEvent(parsed.data) : null;
+    if (event?.type === 'run_start') screen = event.data.screen;
     if (!event || event.subtask_i === null || event.iteration === null) continue;
     const key = `${event.subtask_i}:${event.iteration}`;
     let turn = byKey.get(key);
@@ -78,7 +92,9 @@ export async function readRunSteps(dir: string): Promise<RunStep[]> {
   }
   const kept = (frame: string | null) => (frame !== null && files.has(frame) ? frame : null);
   const final = files.has(RUN_FILES.finalFrame) ? RUN_FILES.finalFrame : null;
-  return turns.map((turn, n) => {
+  const first = turns.map((turn) => kept(turn.frame)).find(Boolean) ?? final;
+  screen ??= first ? await frameSize(dir, first) : null;
+  const steps = turns.map((turn, n) => {
     const next = turns.slice(n + 1).find((t) => kept(t.frame));
     return {
       label:
@@ -91,4 +107,11 @@ export async function readRunSteps(dir: string): Promise<RunStep[]> {
       after: next ? kept(next.frame) : final,
     };
   });
+  return { screen, steps };
+}
+
+/** The size of frame `path` of the run in `dir` by its header; null when it is not a readable PNG. */
+async function frameSize(dir: string, path: string): Promise<RunTrace['screen']> {
+  const bytes = await readPngInside(dir, path, 'the run screenshot').catch(() => null);
+  return bytes && pngSize(bytes);
 }

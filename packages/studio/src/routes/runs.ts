@@ -8,7 +8,7 @@ import type { Hono } from 'hono';
 import { streamSSE } from 'hono/streaming';
 import { reviewHeal } from '../heal-review.ts';
 import type { RunManager, StudioRun } from '../run-manager.ts';
-import { readRunSteps } from '../run-steps.ts';
+import { readRunTrace } from '../run-steps.ts';
 import { RunsListing } from '../runs-listing.ts';
 import { watchRuns } from '../runs-watch.ts';
 import { type RunListing, RunNotFoundError, type WorkflowStore } from '../workflow-store.ts';
@@ -192,7 +192,7 @@ export function runRoutes(app: Hono, store: WorkflowStore, runs: RunManager): vo
   // The run as a trace: its turns in order, each with the screen before and after.
   app.get(`${RUN}/steps`, async (c) => {
     const { id, run } = c.req.param();
-    return c.json({ steps: await readRunSteps(await store.runFolder(id, run)) });
+    return c.json(await readRunTrace(await store.runFolder(id, run)));
   });
   app.post('/api/runs/:run/stop', (c) => c.json({ stopped: runs.stop(c.req.param('run')) }));
   app.post('/api/runs/:run/pause', (c) => c.json({ paused: runs.pause(c.req.param('run'), true) }));
