@@ -47,13 +47,36 @@ export async function dragToRecordedPlace(
     const grab = { x: now.x + Math.round(band.width / 2), y: now.y - titleBarAbove };
     const to = { x: band.x + Math.round(band.width / 2), y: band.y - titleBarAbove };
     await desktop.drag(grab, to);
-    await waitUntil(
-      async () => {
-        const at = await findBand(desktop, recorded, band);
-        return at && at.x === band.x && at.y === band.y ? at : null;
-      },
-      { timeoutMs: 10_000, what: `the window's band at its recorded place ${band.x},${band.y}` },
-    );
+    const placed = async () => {
+      const at = await findBand(desktop, recorded, band);
+      return at && at.x === band.x && at.y === band.y ? at : null;
+    };
+    await waitUntil(placed, {
+      timeoutMs: 10_000,
+      what: `the window's band at its recorded place ${band.x},${band.y}`,
+    });
+    // Dropped, not still held: a window mutter still drags follows the pointer away from its title
+    // bar (the replay's first move onto its target would carry the window off its place).
+    await desktop.movePointer({ x: to.x, y: Math.min(to.y + 200, desktop.screen.logical.height - 1) });
+    const where = await findBand(desktop, recorded, band);
+    if (!where || where.x !== band.x || where.y !== band.y) {
+      throw new Error(
+        `the window's band left its recorded place ${band.x},${band.y} as the pointer moved away after the drag (now ${where ? `${where.x},${where.y}` : 'not found'}): mutter did not end the drag`,
+      );
+    }
+  } finally {
+    await desktop.close();
+  }
+}
+
+/** Where `band` of the recorded frame (PNG at `recordedFrame`) shows on the screen now, in words. */
+export async function bandPlace(harness: MutterHarness, recordedFrame: string, band: Box): Promise<string> {
+  const desktop = await harness.openDesktop();
+  try {
+    const at = await findBand(desktop, await decodeImage(recordedFrame), band);
+    return at
+      ? `the window's band at ${at.x},${at.y} (recorded at ${band.x},${band.y})`
+      : "the window's band not found";
   } finally {
     await desktop.close();
   }
