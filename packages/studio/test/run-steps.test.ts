@@ -3,28 +3,21 @@
  * it, else from its first kept frame's header (older runs), else none; never from a file that is
  * not a PNG.
  */
-import { cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { copyFixture, tempDir } from '@mime-desktop/test-support/e2e-rig';
+import { describe, expect, it } from 'vitest';
 import { readRunTrace } from '../src/run-steps.ts';
-
-const FIXTURES = join(import.meta.dirname, '..', '..', '..', 'fixtures');
-const RECORDED_FRAME = join(FIXTURES, 'workflows', 'play-song-recorded', 'screenshots', '0.png');
-
-const dirs: string[] = [];
-afterEach(async () => {
-  await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
-});
 
 /**
  * A copy of the fixture run (its journal predates `run_start.screen`), its frames none, each a recorded
  * 1280x800 screen, or each a file that is not a PNG.
  */
 async function fixtureRun(frames: 'none' | 'png' | 'not-png'): Promise<string> {
-  const dir = await mkdtemp(join(tmpdir(), 'mime-run-steps-'));
-  dirs.push(dir);
-  await cp(join(FIXTURES, 'runs', 'play-song-replan'), dir, { recursive: true });
+  const dir = await copyFixture(
+    join('runs', 'play-song-replan'),
+    join(await tempDir('mime-run-steps-'), 'run'),
+  );
   for (const name of await readdir(dir)) if (name.endsWith('.png')) await rm(join(dir, name));
   const journal = await readFile(join(dir, 'events.jsonl'), 'utf8');
   const captured = journal
@@ -34,7 +27,8 @@ async function fixtureRun(frames: 'none' | 'png' | 'not-png'): Promise<string> {
     .filter((event) => event.type === 'capture')
     .map((event) => event.data.screenshot as string);
   for (const frame of new Set(captured)) {
-    if (frames === 'png') await cp(RECORDED_FRAME, join(dir, frame));
+    if (frames === 'png')
+      await copyFixture(join('workflows', 'play-song-recorded', 'screenshots', '0.png'), join(dir, frame));
     if (frames === 'not-png') await writeFile(join(dir, frame), 'not a picture');
   }
   return dir;
