@@ -10,17 +10,23 @@ import { OPEN_STEPS } from './subtask-section.js';
 
 /**
  * The cause of run `runId`'s end; `rerunFresh` starts it again from a fresh app (null when the workflow
- * has no setup to start its app from).
+ * has no setup to start its app from); `crops` the crops' sizes by path.
  */
-export function causeView(runId, cause, { rerunFresh }) {
+export function causeView(runId, cause, { rerunFresh, crops }) {
   const { divergence } = cause;
-  const crop = (path, side) =>
-    h(
-      'figure',
-      {},
-      h('figcaption', {}, side),
-      h('img', { src: `/api/runs/${runId}/file?path=${encodeURIComponent(path)}`, alt: `${side}: ${path}` }),
-    );
+  const crop = (path, side) => {
+    const image = h('img', {
+      src: `/api/runs/${runId}/file?path=${encodeURIComponent(path)}`,
+      alt: `${side}: ${path}`,
+    });
+    // Its place kept before its pixels come: the buttons below it stay where a click is aimed.
+    const size = crops[path];
+    if (size) {
+      image.width = size.width;
+      image.style.aspectRatio = `${size.width} / ${size.height}`;
+    }
+    return h('figure', {}, h('figcaption', {}, side), image);
+  };
   const place = divergence
     ? divergence.step_i === null
       ? subtaskHeadingId(divergence.subtask_i ?? 0)

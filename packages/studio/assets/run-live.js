@@ -225,7 +225,7 @@ async function ended(state, run, data, line) {
   if (data.cause) {
     say(`${data.outcome === 'aborted' ? '■ aborted' : '✗ failed'}: ${data.cause.headline}`, { error: true });
     const rerunFresh = state.saved.setup ? () => live.again({ fresh: true }) : null;
-    live.cause.replaceChildren(causeView(run.id, data.cause, { rerunFresh }));
+    live.cause.replaceChildren(causeView(run.id, data.cause, { rerunFresh, crops: data.crops ?? {} }));
   }
   if (hadFocus) live.rerun.focus();
   setRunButton(state);

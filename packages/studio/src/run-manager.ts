@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import type { PauseControl, ReplayEvent } from '@mime-desktop/replay';
 import type { RunCause, RunDivergence } from '@mime-desktop/report';
-import { loadWorkflow, MimeError, type ReplayMode } from '@mime-desktop/schema';
+import { loadWorkflow, MimeError, pngSize, type ReplayMode, readPngInside } from '@mime-desktop/schema';
 import { MessageLog } from './message-log.ts';
 
 /** The last divergence among a run's messages, with where it happened. */
@@ -45,6 +45,8 @@ export type RunMessage =
       dir: string | null;
       /** Why it did not succeed, cause first (null for a success). */
       cause: RunCause | null;
+      /** The size of each of the cause's crops, by path (the page keeps their place before they load). */
+      crops: Record<string, { width: number; height: number }>;
     };
 
 /** What a run was asked to do, as the page may show it again (no secret: only their names). */
@@ -167,14 +169,15 @@ export class RunManager {
       Object.entries(request.secrets).map(([name, value]) => [secretEnvName(name), value]),
     );
     const env = { ...process.env, ...secretsEnv };
-    const end = async (message: Omit<Extract<RunMessage, { kind: 'end' }>, 'cause'>) => {
+    const end = async (message: Omit<Extract<RunMessage, { kind: 'end' }>, 'cause' | 'crops'>) => {
       // Loaded by the replay already (for its report.html) by the time a run ends.
       const { runCause } = await import('@mime-desktop/report');
-      run.done = true;
-      this.#running = null;
       const { messages } = run.messages;
       const cause = runCause(message, lastDivergence(messages), { windowGone: windowGoneOf(messages) });
-      run.messages.push({ ...message, cause });
+      const crops = await cropSizes(message.dir, cause?.divergence ?? null);
+      run.done = true;
+      this.#running = null;
+      run.messages.push({ ...message, cause, crops });
     };
     replay(loaded, {
       mode: request.mode,
@@ -232,4 +235,18 @@ export class RunManager {
     running.abort.abort('the studio is closing');
     await new Promise<void>((resolve) => running.run.messages.listen((m) => m.kind === 'end' && resolve()));
   }
+}
+
+/** The sizes of a divergence's two crops in run folder `dir`, by path, from their headers; those not read are left out. */
+async function cropSizes(
+  dir: string | null,
+  divergence: RunDivergence | null,
+): Promise<Record<string, { width: number; height: number }>> {
+  if (!dir || !divergence) return {};
+  const sizes: Record<string, { width: number; height: number }> = {};
+  for (const path of [divergence.expected, divergence.observed]) {
+    const bytes = await readPngInside(dir, path, 'the divergence crop').catch(() => null);
+    if (bytes) sizes[path] = pngSize(bytes);
+  }
+  return sizes;
 }
