@@ -7,8 +7,9 @@
 import { randomUUID } from 'node:crypto';
 import type { PauseControl, ReplayEvent } from '@mime-desktop/replay';
 import type { RunCause, RunDivergence } from '@mime-desktop/report';
-import { loadWorkflow, MimeError, pngSize, type ReplayMode, readPngInside } from '@mime-desktop/schema';
+import { loadWorkflow, MimeError, type ReplayMode, type Size } from '@mime-desktop/schema';
 import { MessageLog } from './message-log.ts';
+import { frameSize } from './run-steps.ts';
 
 /** The last divergence among a run's messages, with where it happened. */
 function lastDivergence(messages: readonly RunMessage[]): RunDivergence | null {
@@ -46,7 +47,7 @@ export type RunMessage =
       /** Why it did not succeed, cause first (null for a success). */
       cause: RunCause | null;
       /** The size of each of the cause's crops, by path (the page keeps their place before they load). */
-      crops: Record<string, { width: number; height: number }>;
+      crops: Record<string, Size>;
     };
 
 /** What a run was asked to do, as the page may show it again (no secret: only their names). */
@@ -237,16 +238,16 @@ export class RunManager {
   }
 }
 
-/** The sizes of a divergence's two crops in run folder `dir`, by path, from their headers; those not read are left out. */
+/** The sizes of a divergence's two crops in run folder `dir`, by path; those not read are left out. */
 async function cropSizes(
   dir: string | null,
   divergence: RunDivergence | null,
-): Promise<Record<string, { width: number; height: number }>> {
+): Promise<Record<string, Size>> {
   if (!dir || !divergence) return {};
-  const sizes: Record<string, { width: number; height: number }> = {};
+  const sizes: Record<string, Size> = {};
   for (const path of [divergence.expected, divergence.observed]) {
-    const bytes = await readPngInside(dir, path, 'the divergence crop').catch(() => null);
-    if (bytes) sizes[path] = pngSize(bytes);
+    const size = await frameSize(dir, path);
+    if (size) sizes[path] = size;
   }
   return sizes;
 }

@@ -12,6 +12,7 @@ import {
   RunEvent,
   readJsonlFile,
   readPngInside,
+  type Size,
   type TypedRunEvent,
   typedRunEvent,
 } from '@mime-desktop/schema';
@@ -35,7 +36,7 @@ export interface RunTrace {
    * The run's screen (its frames' shape, so the page keeps each picture's place before its pixels
    * come): from `run_start`, else (older runs) the first kept frame's header; null with no frame.
    */
-  screen: { width: number; height: number } | null;
+  screen: Size | null;
   steps: RunStep[];
 }
 
@@ -110,8 +111,8 @@ export async function readRunTrace(dir: string): Promise<RunTrace> {
   return { screen, steps };
 }
 
-/** The size of frame `path` of the run in `dir` by its header; null when it is not a readable PNG. */
-async function frameSize(dir: string, path: string): Promise<RunTrace['screen']> {
+/** The size of picture `path` of the run in `dir` by its PNG header; null when it is not a readable PNG. */
+export async function frameSize(dir: string, path: string): Promise<Size | null> {
   const bytes = await readPngInside(dir, path, 'the run screenshot').catch(() => null);
   return bytes && pngSize(bytes);
 }
