@@ -54,29 +54,77 @@ export function controlAddress(sessionId: string): string {
   return join(tmpdir(), `mime-${userInfo().uid}`, `${sessionId}.sock`);
 }
 
-/** Starts the control server; `handle` answers each request (its errors become `{ok:false}` replies). */
-export async function startControlServer(
-  sessionId: string,
-  handle: (request: ControlRequest) => Promise<ControlStatus>,
-): Promise<{ address: string; close(): Promise<void> }> {
-  const address = controlAddress(sessionId);
-  if (process.platform !== 'win32') {
-    mkdirSync(join(address, '..'), { recursive: true, mode: 0o700 });
-    await rm(address, { force: true });
-  }
-  const server: Server = createServer((socket) => {
-    let buffer = '';
-    socket.setEncoding('utf8');
-    socket.on('error', () => socket.destroy());
-    socket.on('data', (chunk: string) => {
-      buffer += chunk;
-      const newline = buffer.indexOf('\n');
-      if (newline < 0) return;
-      const line = buffer.slice(0, newline);
-      void answer(line).then((reply) => socket.end(`${JSON.stringify(reply)}\n`));
+/**
+ * The control socket of one recording, claimed before the recording is named for good: a session id
+ * is unique within one home's `recordings/`, but two recordings of one name started in the same
+ * second from two homes (two CI jobs, two displays) make the same id, and must not share a socket.
+ * A socket a live recorder answers on is never taken over; one left by a killed recorder is.
+ * Requests that come before `serve` wait for it.
+ */
+export class ControlServer {
+  readonly address: string;
+  readonly #server: Server;
+  #handle: Promise<(request: ControlRequest) => Promise<ControlStatus>>;
+  #serve: (handle: (request: ControlRequest) => Promise<ControlStatus>) => void = () => undefined;
+
+  private constructor(address: string) {
+    this.address = address;
+    this.#handle = new Promise((resolve) => {
+      this.#serve = resolve;
     });
-  });
-  const answer = async (line: string): Promise<ControlReply> => {
+    this.#server = createServer((socket) => {
+      let buffer = '';
+      socket.setEncoding('utf8');
+      socket.on('error', () => socket.destroy());
+      socket.on('data', (chunk: string) => {
+        buffer += chunk;
+        const newline = buffer.indexOf('\n');
+        if (newline < 0) return;
+        const line = buffer.slice(0, newline);
+        void this.#answer(line).then((reply) => socket.end(`${JSON.stringify(reply)}\n`));
+      });
+    });
+  }
+
+  /** Listens for the session's requests, or resolves `undefined` when a live recorder already does. */
+  static async claim(sessionId: string): Promise<ControlServer | undefined> {
+    const control = new ControlServer(controlAddress(sessionId));
+    if (process.platform !== 'win32')
+      mkdirSync(join(control.address, '..'), { recursive: true, mode: 0o700 });
+    try {
+      await control.#listen();
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE') throw error;
+      if (process.platform === 'win32' || (await answers(control.address))) return undefined;
+      await rm(control.address, { force: true }); // left by a recorder that was killed
+      await control.#listen();
+    }
+    return control;
+  }
+
+  /** Answers each request with `handle` (its errors become `{ok:false}` replies). */
+  serve(handle: (request: ControlRequest) => Promise<ControlStatus>): void {
+    this.#serve(handle);
+  }
+
+  close(): Promise<void> {
+    return new Promise<void>((resolve) => {
+      this.#server.close(() => resolve());
+      if (process.platform !== 'win32') void rm(this.address, { force: true });
+    });
+  }
+
+  #listen(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.#server.once('error', reject);
+      this.#server.listen(this.address, () => {
+        this.#server.off('error', reject);
+        resolve();
+      });
+    });
+  }
+
+  async #answer(line: string): Promise<ControlReply> {
     let parsed: ReturnType<typeof ControlRequest.safeParse>;
     try {
       parsed = ControlRequest.safeParse(JSON.parse(line));
@@ -92,23 +140,26 @@ export async function startControlServer(
       };
     }
     try {
-      return { ok: true, status: await handle(parsed.data) };
+      return { ok: true, status: await (await this.#handle)(parsed.data) };
     } catch (error) {
       return { ok: false, error: error instanceof Error ? error.message : String(error) };
     }
-  };
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(address, () => resolve());
+  }
+}
+
+/** Whether something accepts connections at `address` (a recorder still running there). */
+function answers(address: string): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = createConnection(address);
+    const done = (live: boolean) => {
+      socket.destroy();
+      resolve(live);
+    };
+    socket.once('connect', () => done(true));
+    socket.once('error', (error: NodeJS.ErrnoException) =>
+      done(error.code !== 'ECONNREFUSED' && error.code !== 'ENOENT'),
+    );
   });
-  return {
-    address,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        if (process.platform !== 'win32') void rm(address, { force: true });
-      }),
-  };
 }
 
 /** Sends one request to the recorder of a session and returns its status. */

@@ -1,6 +1,5 @@
 import { createDesktop, epochNow, type HookSubscription } from '@mime-desktop/os-io';
 import { ActionAggregator } from './aggregate.ts';
-import { startControlServer } from './control.ts';
 import { ElementLookup } from './element-lookup.ts';
 import { EventWriter } from './event-writer.ts';
 import { HookRouter } from './hook-router.ts';
@@ -36,8 +35,16 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
   const terminal = await TerminalFilter.start(desktop, options.ignoreTerminal ?? false);
   const setup = options.launch ? await launchForRecording(options.launch) : undefined;
   const started = epochNow();
-  const { sessionId, dir, screen } = await openSession(options.home, options, desktop, setup);
-  const frames = await PreFrames.start(desktop, options.fps ?? 10);
+  const {
+    sessionId,
+    dir,
+    screen,
+    control: server,
+  } = await openSession(options.home, options, desktop, setup);
+  const frames = await PreFrames.start(desktop, options.fps ?? 10).catch(async (error: unknown) => {
+    await server.close();
+    throw error;
+  });
 
   const stop = new RecordingStop(emit);
   // A replay that took the display since the check above is seen too: it says since when.
@@ -83,7 +90,7 @@ export async function record(options: RecordOptions): Promise<RecordingResult> {
     elements,
     windows,
   });
-  const server = await startControlServer(sessionId, (request) => control.handle(request));
+  server.serve((request) => control.handle(request));
   const ticker = setInterval(() => aggregator.tick(epochNow()), 50);
   const unwatch = stop.watch(options.signal, options.maxDurationMs);
   let hooks: HookSubscription | undefined;

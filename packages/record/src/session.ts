@@ -1,4 +1,4 @@
-import { mkdir } from 'node:fs/promises';
+import { mkdir, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import type { Desktop } from '@mime-desktop/os-io';
@@ -10,6 +10,7 @@ import {
   type WorkflowSetup,
   writeJsonAtomic,
 } from '@mime-desktop/schema';
+import { ControlServer } from './control.ts';
 
 const { version: MIME_VERSION } = createRequire(import.meta.url)('../package.json') as { version: string };
 
@@ -35,6 +36,21 @@ export async function createSessionDir(
   name: string,
   now: Date = new Date(),
 ): Promise<{ sessionId: string; dir: string }> {
+  const { sessionId, dir } = await claimSessionDir(recordingsDir, name, now, async () => true);
+  return { sessionId, dir };
+}
+
+/**
+ * `createSessionDir` whose id must also be free outside this folder: `claim` is given each id once
+ * its (empty) folder is made and answers `undefined` when the id is taken elsewhere (the next one is
+ * tried), or what it claimed.
+ */
+async function claimSessionDir<T>(
+  recordingsDir: string,
+  name: string,
+  now: Date,
+  claim: (sessionId: string) => Promise<T | undefined>,
+): Promise<{ sessionId: string; dir: string; claimed: T }> {
   // A read-only or full home is named (MIME_NOT_WRITABLE, MIME_DISK_FULL) before anything is recorded.
   await makeFolder(recordingsDir, { inside: recordingsDir });
   const base = `${compactUtc(now)}-${slugify(name)}`;
@@ -48,22 +64,32 @@ export async function createSessionDir(
       throw namedWriteError(dir, error);
     }
     await makeFolder(join(dir, 'screenshots'));
-    return { sessionId, dir };
+    const claimed = await claim(sessionId).catch(async (error: unknown) => {
+      await rm(dir, { recursive: true });
+      throw error;
+    });
+    if (claimed !== undefined) return { sessionId, dir, claimed };
+    await rm(dir, { recursive: true }); // still empty: the id is another recorder's
   }
 }
 
 /**
- * Creates the session folder of a recording that starts now under `<home>/recordings/` and writes
- * its metadata.json.
+ * Creates the session folder of a recording that starts now under `<home>/recordings/`, claims its
+ * control socket (an id a live recorder elsewhere answers on is passed over) and writes its
+ * metadata.json. The caller closes the control server.
  */
 export async function openSession(
   home: string,
   task: { name: string; description?: string },
   desktop: Desktop,
   setup: WorkflowSetup | undefined,
-): Promise<{ sessionId: string; dir: string; screen: RecordingMetadata['screen'] }> {
+): Promise<{ sessionId: string; dir: string; screen: RecordingMetadata['screen']; control: ControlServer }> {
   const startedAt = new Date();
-  const { sessionId, dir } = await createSessionDir(join(home, 'recordings'), task.name, startedAt);
+  const {
+    sessionId,
+    dir,
+    claimed: control,
+  } = await claimSessionDir(join(home, 'recordings'), task.name, startedAt, ControlServer.claim);
   const screen = {
     width: desktop.screen.logical.width,
     height: desktop.screen.logical.height,
@@ -79,6 +105,9 @@ export async function openSession(
     mime_version: MIME_VERSION,
     ...(setup ? { setup } : {}),
   };
-  await writeJsonAtomic(join(dir, 'metadata.json'), metadata);
-  return { sessionId, dir, screen };
+  await writeJsonAtomic(join(dir, 'metadata.json'), metadata).catch(async (error: unknown) => {
+    await control.close();
+    throw error;
+  });
+  return { sessionId, dir, screen, control };
 }
