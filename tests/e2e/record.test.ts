@@ -374,6 +374,31 @@ describe('mime record', () => {
     expect(beforeDiff).toBeGreaterThan(1);
   });
 
+  it('keeps a scroll burst whole when the recorder stalls in the middle of it', async () => {
+    const { recorder, sessionId, dir } = await startRecording('stalled scroll');
+    const list = centerOf(DEMO_LAYOUT.scrollList);
+    await desktop().moveMouse(list.x, list.y);
+    await desktop().xdotool('click', '5');
+    await sleep(150); // the pace of the burst: its first notch is seen before the stall
+    // The recorder stops for a second (a busy machine): two notches are given during it, in time
+    // for the burst; it must not end the burst before they are delivered.
+    recorder.kill('SIGSTOP');
+    try {
+      await desktop().xdotool('click', '--repeat', '2', '--delay', '60', '5');
+      await sleep(1000); // the stall itself
+    } finally {
+      recorder.kill('SIGCONT');
+    }
+    await recorder.waitForStderr(recorded(0)); // the burst, once its notches have stopped
+    expect((await mime(['record', 'stop', '--session', sessionId])).exitCode).toBe(0);
+    expect((await recorder.done).exitCode).toBe(0);
+    const events = await manifestOf(dir);
+    expect(events.map((e) => [e.action_type, e.action_details?.dy])).toEqual([
+      ['scroll', 3],
+      [null, undefined],
+    ]);
+  });
+
   it('fails with MIME_NO_DISPLAY and exit 2 without a display', async () => {
     const result = await startMime(['record', '--name', 'x', '--home', home], { env: { DISPLAY: '' } }).done;
     expect(result.exitCode).toBe(2);

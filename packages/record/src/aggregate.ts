@@ -25,6 +25,12 @@ export interface AggregatorOptions {
   doubleClickDistance?: number;
   /** Longest pause, ms, inside one scroll burst. Default 600. */
   scrollGapMs?: number;
+  /**
+   * A tick this much later than the one before it follows a stall (the process or its loop held up,
+   * e.g. on a busy machine): it decides nothing, since input given during the stall may not be
+   * delivered yet; the next tick does. Default 250 (the recorder ticks every 50 ms).
+   */
+  stallMs?: number;
   /** Whether typing is secret right now (its text is never kept). Default: never. */
   isSecret?: () => boolean;
   /**
@@ -83,12 +89,14 @@ export class ActionAggregator {
   readonly #doubleClickMs: number;
   readonly #doubleClickDistance: number;
   readonly #scrollGapMs: number;
+  readonly #stallMs: number;
   readonly #isSecret: () => boolean;
   readonly #onActionStart: (time: number) => void;
   #press: Press | undefined;
   #click: PendingClick | undefined;
   #typing: Typing | undefined;
   #scroll: Scroll | undefined;
+  #lastTick: number | undefined;
 
   constructor(emit: (action: RecordedAction) => void, options: AggregatorOptions = {}) {
     this.#emit = emit;
@@ -96,6 +104,7 @@ export class ActionAggregator {
     this.#doubleClickMs = options.doubleClickMs ?? 400;
     this.#doubleClickDistance = options.doubleClickDistance ?? 6;
     this.#scrollGapMs = options.scrollGapMs ?? 600;
+    this.#stallMs = options.stallMs ?? 250;
     this.#isSecret = options.isSecret ?? (() => false);
     this.#onActionStart = options.onActionStart ?? (() => undefined);
   }
@@ -127,8 +136,15 @@ export class ActionAggregator {
     }
   }
 
-  /** Emits what has waited long enough: a click with no second click, a scroll burst that stopped. */
+  /**
+   * Emits what has waited long enough: a click with no second click, a scroll burst that stopped.
+   * Input times are the X server's, so a notch given during a stall is in time for its burst once
+   * delivered: a tick right after a stall waits for the next one.
+   */
   tick(now: number): void {
+    const afterStall = this.#lastTick !== undefined && now - this.#lastTick > this.#stallMs;
+    this.#lastTick = now;
+    if (afterStall) return;
     if (this.#click && now - this.#click.upTime > this.#doubleClickMs) this.#flushClick();
     if (this.#scroll && now - this.#scroll.last > this.#scrollGapMs) this.#flushScroll();
   }
