@@ -15,7 +15,12 @@ import { axeViolations } from '@mime-desktop/test-support/axe';
 import { copyWorkflow, tempDir } from '@mime-desktop/test-support/e2e-rig';
 import { useModelRig } from '@mime-desktop/test-support/model-rig';
 import { runMime } from '@mime-desktop/test-support/run-mime';
-import { statusSays, useStudioBrowser } from '@mime-desktop/test-support/studio-page';
+import {
+  expectPlaceKept,
+  holdRequests,
+  statusSays,
+  useStudioBrowser,
+} from '@mime-desktop/test-support/studio-page';
 import { describe, expect, it } from 'vitest';
 
 const rig = useModelRig({ query: 'dx=40&dy=24&play=Listen' });
@@ -50,8 +55,14 @@ describe('mime studio heal', () => {
       await page.getByRole('link', { name: /play/i }).click();
       const runs = page.getByRole('region', { name: 'Runs' });
       await runs.getByText('success').waitFor();
+      // The screenshots held: each whole-screen picture (the recorded extract) keeps its place before
+      // it loads, and the choices below it stay put.
+      const release = await holdRequests(page, '**/file?**');
       await runs.getByRole('link').first().click();
       await page.getByRole('heading', { name: `Run ${first.run_id}` }).waitFor();
+      const apply = page.getByRole('button', { name: 'Apply heal' });
+      await apply.waitFor();
+      expect(await expectPlaceKept(page.locator('.heal-step img.whole'), apply, release)).toBeGreaterThan(0);
 
       // The run's report, in a frame of the page.
       const report = page.frameLocator('iframe[title="Run report"]');

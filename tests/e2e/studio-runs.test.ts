@@ -17,7 +17,12 @@ import { axeViolations } from '@mime-desktop/test-support/axe';
 import { demoAppSetup } from '@mime-desktop/test-support/desktop-harness';
 import { copyWorkflow, readEvents, runsOf, tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { runMime, startMime } from '@mime-desktop/test-support/run-mime';
-import { holdRequests, statusSays, useStudioBrowser } from '@mime-desktop/test-support/studio-page';
+import {
+  expectPlaceKept,
+  holdRequests,
+  statusSays,
+  useStudioBrowser,
+} from '@mime-desktop/test-support/studio-page';
 import { waitUntil } from '@mime-desktop/test-support/wait';
 import type { Frame, Locator, Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
@@ -129,27 +134,7 @@ describe('runs in the studio', () => {
         expect(await outcomeOf(page)).toMatch(/^✗ failed \[MIME_REPLAY_DIVERGENCE\] /);
         const fresh = page.getByRole('button', { name: 'Re-run from a fresh app' });
         await fresh.waitFor();
-        const held = await page
-          .locator('.cause-crops img')
-          .evaluateAll((images) => images.map((i) => i.getBoundingClientRect().height));
-        expect(held).toHaveLength(2);
-        for (const height of held) expect(height).toBeGreaterThan(0);
-        const placed = await fresh.boundingBox();
-        release();
-        await page.waitForFunction(() =>
-          [...document.querySelectorAll<HTMLImageElement>('.cause-crops img')].every(
-            (i) => i.complete && i.naturalWidth > 0,
-          ),
-        );
-        expect(await fresh.boundingBox()).toEqual(placed);
-        for (const { width, height, ratio } of await page.locator('.cause-crops img').evaluateAll((images) =>
-          (images as HTMLImageElement[]).map((i) => ({
-            width: i.clientWidth,
-            height: i.clientHeight,
-            ratio: i.naturalHeight / i.naturalWidth,
-          })),
-        ))
-          expect(Math.abs(height - width * ratio)).toBeLessThan(1);
+        expect(await expectPlaceKept(page.locator('.cause-crops img'), fresh, release)).toBe(2);
         // The cause first: one line naming the step and what differed, the likely cause, the two crops
         // in the same screenful, and what to do.
         const headline = page.locator('#cause-headline');

@@ -4,7 +4,7 @@
  * download), launched once for the file. `onStudioPage` starts `mime studio` on a home, opens the URL
  * it printed and, after the test's use of the page, closes it and checks the studio exits 0.
  */
-import { type Browser, chromium, type Page, type Request } from 'playwright-core';
+import { type Browser, chromium, type Locator, type Page, type Request } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { type RunningMime, startMime } from './run-mime.ts';
 
@@ -122,4 +122,37 @@ export async function holdRequests(page: Page, url: string): Promise<() => void>
     await route.continue();
   });
   return release;
+}
+
+/**
+ * Checks that `pictures`, whose requests are held (`holdRequests`) until `release`, hold their place
+ * before their pixels come: each has a height, `below` does not move as they load, and each shows in
+ * its own shape once loaded. Resolves how many pictures there were.
+ */
+export async function expectPlaceKept(
+  pictures: Locator,
+  below: Locator,
+  release: () => void,
+): Promise<number> {
+  const held = await pictures.evaluateAll((images) => images.map((i) => i.getBoundingClientRect().height));
+  for (const height of held) expect(height).toBeGreaterThan(0);
+  const placed = await below.boundingBox();
+  release();
+  await expect
+    .poll(
+      () =>
+        pictures.evaluateAll((images) =>
+          (images as HTMLImageElement[]).every((i) => i.complete && i.naturalWidth > 0),
+        ),
+      { timeout: 30_000 },
+    )
+    .toBe(true);
+  expect(await below.boundingBox()).toEqual(placed);
+  const shapes = await pictures.evaluateAll((images) =>
+    (images as HTMLImageElement[]).map((i) =>
+      Math.abs(i.clientHeight - (i.clientWidth * i.naturalHeight) / i.naturalWidth),
+    ),
+  );
+  for (const off of shapes) expect(off).toBeLessThan(1);
+  return held.length;
 }

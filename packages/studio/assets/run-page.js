@@ -75,12 +75,13 @@ function healStep(id, run, view, side) {
     view.in === 'run'
       ? `${runUrl(id, run)}/file?path=${encodeURIComponent(view.screenshot)}`
       : fileUrl(id, view.screenshot);
-  // A step with no place (an extract reads the whole screen) shows the whole screen.
-  if (!area)
-    return healCaption(
-      view,
-      h('img', { class: 'whole', src, alt: `${side}: the screen of "${view.intent}"` }),
-    );
+  // A step with no place (an extract reads the whole screen) shows the whole screen, in its shape
+  // before its pixels come: the choices below it stay put.
+  if (!area) {
+    const whole = h('img', { class: 'whole', src, alt: `${side}: the screen of "${view.intent}"` });
+    if (view.size) whole.style.aspectRatio = `${view.size.width} / ${view.size.height}`;
+    return healCaption(view, whole);
+  }
   const image = h('img', { src, alt: `${side}: the target of "${view.intent}"` });
   image.style.left = `${-area.x}px`;
   image.style.top = `${-area.y}px`;

@@ -5,12 +5,25 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import type { HealChange } from '@mime-desktop/replay';
-import { isMimeError, RUN_FILES } from '@mime-desktop/schema';
+import type { HealChange, HealStepView } from '@mime-desktop/replay';
+import { isMimeError, RUN_FILES, type Size } from '@mime-desktop/schema';
+import { frameSize } from './run-steps.ts';
+
+/**
+ * A step of a change as the page shows it, with its screenshot's size (null without one): the page
+ * holds a whole-screen picture's place before its pixels come.
+ */
+export type HealStepShown = HealStepView & { size: Size | null };
+
+/** A change of the heal as the page shows it. */
+export type HealChangeShown = Omit<HealChange, 'before' | 'after'> & {
+  before: HealStepShown[];
+  after: HealStepShown[];
+};
 
 /** What the page shows of a run's heal. */
 export type HealReview =
-  | { state: 'ready'; changes: HealChange[]; diff: string }
+  | { state: 'ready'; changes: HealChangeShown[]; diff: string }
   /** The run learned a heal that cannot be applied (the workflow changed since, an invalid result). */
   | { state: 'refused'; code: string; message: string };
 
@@ -20,7 +33,20 @@ export async function reviewHeal(runDir: string): Promise<HealReview | null> {
   const { planHeal } = await import('@mime-desktop/replay');
   try {
     const plan = await planHeal(runDir);
-    return { state: 'ready', changes: plan.changes, diff: plan.diff };
+    const shown = async (view: HealStepView): Promise<HealStepShown> => ({
+      ...view,
+      size: view.screenshot
+        ? await frameSize(view.in === 'run' ? runDir : plan.workflowDir, view.screenshot)
+        : null,
+    });
+    const changes = await Promise.all(
+      plan.changes.map(async (change) => ({
+        ...change,
+        before: await Promise.all(change.before.map(shown)),
+        after: await Promise.all(change.after.map(shown)),
+      })),
+    );
+    return { state: 'ready', changes, diff: plan.diff };
   } catch (error) {
     if (!isMimeError(error)) throw error;
     return { state: 'refused', code: error.code, message: error.message };

@@ -1,5 +1,11 @@
 export { StudioEditError } from './edit-error.ts';
-export { acceptHeal, type HealReview, reviewHeal } from './heal-review.ts';
+export {
+  acceptHeal,
+  type HealChangeShown,
+  type HealReview,
+  type HealStepShown,
+  reviewHeal,
+} from './heal-review.ts';
 export { MessageLog } from './message-log.ts';
 export {
   ADDED_STEP_ACTIONS,
