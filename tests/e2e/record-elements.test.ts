@@ -37,6 +37,12 @@ async function actionsOf(home: string, session: string): Promise<any[]> {
     .filter((e) => e.action_type !== null);
 }
 
+/**
+ * Longest wait for a browser's window with a fresh profile: Firefox's first start on a new machine,
+ * beside record.test on two cores, once took over 30 s.
+ */
+const BROWSER_START_MS = 60_000;
+
 describe('elements taken at the moment of input', () => {
   it('stores a key that opens a dialog with the element focused before it (Ctrl+S in Mousepad)', async () => {
     const home = await tempDir('mime-rec-key-');
@@ -151,7 +157,7 @@ describe('elements taken at the moment of input', () => {
         home,
         'first click',
         async (recorded) => {
-          await waitForWindowTitle(harness, '^mime-form ', 30_000);
+          await waitForWindowTitle(harness, '^mime-form ', BROWSER_START_MS);
           await intoTheNameField(harness, recorded);
         },
         { launch, env: accessibleAppEnv(harness.env) },
@@ -241,7 +247,7 @@ async function recordFirstClick(home: string, browser: string, args: string[]): 
       stdio: 'ignore',
     });
     try {
-      await waitForWindowTitle(harness, '^mime-form ', 30_000);
+      await waitForWindowTitle(harness, '^mime-form ', BROWSER_START_MS);
       return await recordByInput(harness, home, 'first click', (recorded) =>
         intoTheNameField(harness, recorded),
       );
