@@ -84,7 +84,11 @@ describe('the packed packages', () => {
     }
   });
 
-  it('pass publint (strict) and are the types wrong? (esm-only profile), each tarball', async () => {
+  // 26 processes, each loading its linter (attw: TypeScript, ~15 s of CPU in all): a minute was not
+  // enough beside the other Node lines and a busy core (CI 14a).
+  it('pass publint (strict) and are the types wrong? (esm-only profile), each tarball', {
+    timeout: 240_000,
+  }, async () => {
     const bin = (name: string) => join(REPO_ROOT, 'node_modules', '.bin', name);
     for (const tarball of tarballs) {
       const lint = await execa(bin('publint'), ['run', tarball, '--strict'], {
