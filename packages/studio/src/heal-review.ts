@@ -10,8 +10,9 @@ import { isMimeError, RUN_FILES, type Size } from '@mime-desktop/schema';
 import { frameSize } from './run-steps.ts';
 
 /**
- * A step of a change as the page shows it, with its screenshot's size (null without one): the page
- * holds a whole-screen picture's place before its pixels come.
+ * A step of a change as the page shows it. A step with no place (no box, no point) is shown as its
+ * whole screenshot, whose size the page needs to hold its place before the pixels come: `size` is
+ * that (null for a step shown as a crop of its target, or without a screenshot).
  */
 export type HealStepShown = HealStepView & { size: Size | null };
 
@@ -35,9 +36,10 @@ export async function reviewHeal(runDir: string): Promise<HealReview | null> {
     const plan = await planHeal(runDir);
     const shown = async (view: HealStepView): Promise<HealStepShown> => ({
       ...view,
-      size: view.screenshot
-        ? await frameSize(view.in === 'run' ? runDir : plan.workflowDir, view.screenshot)
-        : null,
+      size:
+        view.screenshot && !view.box && !view.point
+          ? await frameSize(view.in === 'run' ? runDir : plan.workflowDir, view.screenshot)
+          : null,
     });
     const changes = await Promise.all(
       plan.changes.map(async (change) => ({
