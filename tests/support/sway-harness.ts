@@ -82,6 +82,8 @@ export interface SwayHarness {
    * how the app reached sway: `xdg_shell` natively on Wayland, `xwayland` as an X11 client), or null.
    */
   findWindow(app: RegExp): Promise<SwayView | null>;
+  /** The process id of the XWayland sway runs (`xwayland: true`), or null. */
+  xwaylandPid(): Promise<number | null>;
   stop(): Promise<void>;
 }
 
@@ -101,6 +103,18 @@ async function waitFor<T>(what: string, look: () => Promise<T | null>, timeoutMs
     await sleep(50);
   }
   throw new Error(`${what} did not happen within ${timeoutMs} ms`);
+}
+
+/** The process id of the XWayland serving X display `display` (`:1`), or null. */
+async function xwaylandOf(display: string): Promise<number | null> {
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const [command = '', first] = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).split(
+      '\0',
+    );
+    if (path.basename(command) === 'Xwayland' && first === display) return Number(entry);
+  }
+  return null;
 }
 
 interface TreeNode {
@@ -277,7 +291,18 @@ export async function startSwayHarness(
         timeoutMs,
       );
     };
-    const harness = { env, swaymsg, readAppState, waitForAppState, startApp, placeWindow, findWindow, stop };
+    const xwaylandPid = async () => (env.DISPLAY ? xwaylandOf(env.DISPLAY) : null);
+    const harness = {
+      env,
+      swaymsg,
+      readAppState,
+      waitForAppState,
+      startApp,
+      placeWindow,
+      findWindow,
+      xwaylandPid,
+      stop,
+    };
     if (options.app === false) {
       return {
         ...harness,

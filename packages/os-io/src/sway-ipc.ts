@@ -11,7 +11,7 @@ const HEADER = MAGIC.length + 8;
 /** Event messages have the high bit of their type set. */
 const EVENT_BIT = 0x8000_0000;
 
-export const IPC = { command: 0, subscribe: 2, outputs: 3, tree: 4, version: 7 } as const;
+export const IPC = { command: 0, subscribe: 2, outputs: 3, tree: 4, version: 7, inputs: 100 } as const;
 
 /** A rectangle in the output layout, logical pixels. */
 export interface SwayRect {
@@ -140,6 +140,12 @@ export class SwayIpc {
 
   async outputs(): Promise<SwayOutput[]> {
     return this.request<SwayOutput[]>(IPC.outputs);
+  }
+
+  /** How many keyboards the seats have now (physical and virtual). */
+  async keyboards(): Promise<number> {
+    const inputs = await this.request<Array<{ type?: string }>>(IPC.inputs);
+    return inputs.filter((input) => input.type === 'keyboard').length;
   }
 
   close(): void {

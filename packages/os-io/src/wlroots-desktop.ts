@@ -6,6 +6,7 @@
  * `MIME_UNSUPPORTED_PLATFORM`, never guessed: global input hooks (recording), the real pointer position.
  */
 import { execFile } from 'node:child_process';
+import { setTimeout as delay } from 'node:timers/promises';
 import { accessibilityOnce } from './accessibility-once.ts';
 import type { Desktop } from './desktop.ts';
 import { assertDisplay } from './display-probe.ts';
@@ -22,8 +23,18 @@ import { WaylandInput, wtypeKeyboard } from './wayland-input.ts';
 import { waylandSocketPath } from './wayland-wire.ts';
 import type { FoundWindow } from './windows.ts';
 import { VirtualPointer } from './wlr-virtual-pointer.ts';
+import { keepKeyboard } from './wtype-keyboard.ts';
 
 const CHROMIUM_APPS = /chrom|brave|vivaldi|msedge|electron/i;
+
+/** How long the kept keyboard (see {@link keepKeyboard}) is waited for on sway's seat, ms. */
+const KEPT_KEYBOARD_MS = 2000;
+
+/** Waits (a bounded while) until sway's seats have more keyboards than `before`. */
+async function keyboardAdded(sway: SwayIpc, before: number): Promise<void> {
+  const deadline = performance.now() + KEPT_KEYBOARD_MS;
+  while (performance.now() < deadline && (await sway.keyboards()) <= before) await delay(20);
+}
 
 function found(window: SwayWindow): FoundWindow {
   return { id: String(window.id), title: window.title, classes: window.classes, box: window.rect };
@@ -95,6 +106,10 @@ export async function createWlrootsDesktop(
     if (socket === null) throw new UnsupportedPlatformError('WAYLAND_DISPLAY names no socket');
     const pointer = await VirtualPointer.open(socket, screen.logical);
     resources.push(() => pointer.close());
+    const keyboards = (await sway?.keyboards()) ?? 0;
+    const kept = await keepKeyboard(env);
+    resources.push(() => kept.release());
+    if (sway) await keyboardAdded(sway, keyboards);
 
     const windows = async (): Promise<SwayWindow[]> => {
       if (!sway) {

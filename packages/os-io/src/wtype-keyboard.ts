@@ -4,15 +4,16 @@
  * each text or chord is one wtype process. wtype builds a keymap for the characters it types, so any
  * text (symbols, non-ASCII) types as is, without the clipboard.
  */
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import type { KeyChord, Modifier } from '@mime-desktop/schema';
 import { DesktopFailureError, InvalidInputError } from './errors.ts';
 
 /**
- * wtype waits this long after making its keyboard, before the first key, ms. A seat whose only
- * keyboards are virtual ones (headless) gains one with each wtype process: the app binds it only
- * then, and the first key sent at once was lost in 4 of 5 tries (Chromium on sway); after a 5 ms
- * pause none in 15. Qt 5 natively on sway takes longer to take a new keyboard (it compiles the keymap):
+ * wtype waits this long after making its keyboard, before the first key, ms. Measured before mime kept
+ * a keyboard on the seat ({@link keepKeyboard}), when a headless seat gained one with each wtype
+ * process and the app bound it only then: the first key sent at once was lost in 4 of 5 tries
+ * (Chromium on sway); after a 5 ms pause none in 15. Each call's keyboard still brings its own keymap. Qt 5 natively on sway takes longer to take a new keyboard (it compiles the keymap):
  * with 30 ms the first 1-5 keys of a text were lost in 2 of 4 runs of the FeatherPad e2e pair (a
  * second FeatherPad after the first ended); with 120 ms none in 4.
  */
@@ -117,4 +118,34 @@ export function wtype(args: readonly string[], env: NodeJS.ProcessEnv, signal?: 
       },
     );
   });
+}
+
+/** How long a kept keyboard's wtype is given to end once its input closes, ms, before it is killed. */
+const KEPT_END_MS = 1000;
+
+/**
+ * Keeps a keyboard on the seat of the compositor of `env` until `release`: `wtype -` reading a pipe
+ * mime never writes to (it ends when the pipe closes, with mime if mime is killed). A seat whose only
+ * keyboards are virtual (a headless sway) otherwise gains and loses its keyboard with each wtype call,
+ * and an app must bind the keyboard anew each time: keys sent before it has are lost. XWayland took
+ * longer than wtype's warm-up once on a loaded machine and lost a whole word (CI 14d); with the seat's
+ * keyboard kept, the keys of each call wait in order behind its keymap, however late the app reads
+ * them. Resolves once wtype runs (a missing wtype is left to the first typing to report).
+ */
+export async function keepKeyboard(env: NodeJS.ProcessEnv): Promise<{ release(): Promise<void> }> {
+  const child = spawn('wtype', ['-'], { env, stdio: ['pipe', 'ignore', 'ignore'] });
+  const ended = once(child, 'exit').catch(() => undefined);
+  child.stdin.on('error', () => undefined);
+  const started = await Promise.race([
+    once(child, 'spawn').then(() => true),
+    once(child, 'error').then(() => false),
+  ]);
+  const release = async () => {
+    if (!started || child.exitCode !== null || child.signalCode !== null) return;
+    child.stdin.end();
+    const timer = setTimeout(() => child.kill('SIGKILL'), KEPT_END_MS);
+    await ended;
+    clearTimeout(timer);
+  };
+  return { release };
 }
