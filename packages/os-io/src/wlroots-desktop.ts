@@ -1,9 +1,10 @@
 /**
  * The {@link Desktop} adapter for wlroots compositors (sway and its kin), chosen for their Wayland
  * sessions (desktop-session.ts): the pointer through a long-lived `zwlr_virtual_pointer_v1`, keys and
- * text through wtype, frames through grim, windows and the fail-safe hotkey through sway's IPC (other
- * wlroots compositors: no windows, no hotkey). What Wayland does not allow is refused with
- * `MIME_UNSUPPORTED_PLATFORM`, never guessed: global input hooks (recording), the real pointer position.
+ * text through wtype (an idle one keeping a keyboard on the seat for the run), frames through grim,
+ * windows and the fail-safe hotkey through sway's IPC (other wlroots compositors: no windows, no
+ * hotkey). What Wayland does not allow is refused with `MIME_UNSUPPORTED_PLATFORM`, never guessed:
+ * global input hooks (recording), the real pointer position.
  */
 import { execFile } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';

@@ -134,12 +134,12 @@ const KEPT_END_MS = 1000;
  */
 export async function keepKeyboard(env: NodeJS.ProcessEnv): Promise<{ release(): Promise<void> }> {
   const child = spawn('wtype', ['-'], { env, stdio: ['pipe', 'ignore', 'ignore'] });
-  const ended = once(child, 'exit').catch(() => undefined);
   child.stdin.on('error', () => undefined);
-  const started = await Promise.race([
-    once(child, 'spawn').then(() => true),
-    once(child, 'error').then(() => false),
-  ]);
+  const started = await new Promise<boolean>((resolve) => {
+    child.once('spawn', () => resolve(true));
+    child.on('error', () => resolve(false));
+  });
+  const ended = started ? once(child, 'exit').catch(() => undefined) : Promise.resolve();
   const release = async () => {
     if (!started || child.exitCode !== null || child.signalCode !== null) return;
     child.stdin.end();

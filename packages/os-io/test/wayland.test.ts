@@ -1,7 +1,9 @@
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { parseKeyChord } from '@mime-desktop/schema';
 import { tempDir } from '@mime-desktop/test-support/e2e-rig';
+import { waitUntil } from '@mime-desktop/test-support/wait';
 import { afterEach, describe, expect, it } from 'vitest';
 import { decodePpm } from '../src/grim-capture.ts';
 import { chooseAdapter, compositorOf, probeDisplay } from '../src/index.ts';
@@ -9,7 +11,7 @@ import { swayChord } from '../src/sway-hotkey.ts';
 import { appIdNames, flattenWindows } from '../src/sway-ipc.ts';
 import { textArgs } from '../src/wayland-input.ts';
 import { windowMatches } from '../src/windows.ts';
-import { chordArgs } from '../src/wtype-keyboard.ts';
+import { chordArgs, keepKeyboard } from '../src/wtype-keyboard.ts';
 
 describe('the adapter a session gets', () => {
   it('is wlroots for a sway (or other wlroots) Wayland session, gnome for GNOME on Wayland, else x11', () => {
@@ -103,6 +105,25 @@ describe('keys on wlroots', () => {
     expect(textArgs('a\nb\tc', 0)).toEqual(['a', '-k', 'Return', 'b', '-k', 'Tab', 'c']);
     expect(textArgs('--x', 12)).toEqual(['-d', '12', '-k', 'minus', '-k', 'minus', 'x']);
     expect(textArgs('日本 é', 0)).toEqual(['日本 é']);
+  });
+
+  it("keeps a keyboard on the seat with an idle `wtype -` that ends when released, or with mime's input", async () => {
+    const dir = await tempDir('mime-kept-keyboard-');
+    const log = join(dir, 'log');
+    // A wtype that says when it starts, with what, and when its input closes.
+    await writeFile(
+      join(dir, 'wtype'),
+      `#!/bin/sh\necho "start $*" >> "${log}"\ncat > /dev/null\necho end >> "${log}"\n`,
+    );
+    await chmod(join(dir, 'wtype'), 0o755);
+    const kept = await keepKeyboard({ ...process.env, PATH: `${dir}:${process.env.PATH}` });
+    await waitUntil(async () => (await readFile(log, 'utf8').catch(() => '')) === 'start -\n', {
+      what: 'the kept wtype reading its input',
+    });
+    await kept.release();
+    expect(await readFile(log, 'utf8')).toBe('start -\nend\n');
+    // No wtype installed: nothing kept, nothing thrown (the first typing says what is missing).
+    await (await keepKeyboard({ ...process.env, PATH: `${dir}-none` })).release();
   });
 
   it('binds hotkeys in sway syntax', () => {
