@@ -109,8 +109,10 @@ export async function createWlrootsDesktop(
     resources.push(() => pointer.close());
     const keyboards = (await sway?.keyboards()) ?? 0;
     const kept = await keepKeyboard(env);
-    resources.push(() => kept.release());
-    if (sway) await keyboardAdded(sway, keyboards);
+    if (kept) {
+      resources.push(() => kept.release());
+      if (sway) await keyboardAdded(sway, keyboards);
+    }
 
     const windows = async (): Promise<SwayWindow[]> => {
       if (!sway) {

@@ -13,9 +13,10 @@ import { DesktopFailureError, InvalidInputError } from './errors.ts';
  * wtype waits this long after making its keyboard, before the first key, ms. Measured before mime kept
  * a keyboard on the seat ({@link keepKeyboard}), when a headless seat gained one with each wtype
  * process and the app bound it only then: the first key sent at once was lost in 4 of 5 tries
- * (Chromium on sway); after a 5 ms pause none in 15. Each call's keyboard still brings its own keymap. Qt 5 natively on sway takes longer to take a new keyboard (it compiles the keymap):
- * with 30 ms the first 1-5 keys of a text were lost in 2 of 4 runs of the FeatherPad e2e pair (a
- * second FeatherPad after the first ended); with 120 ms none in 4.
+ * (Chromium on sway); after a 5 ms pause none in 15. Each call's keyboard still brings its own keymap,
+ * and Qt 5 natively on sway takes longer to take one (it compiles the keymap): with 30 ms the first
+ * 1-5 keys of a text were lost in 2 of 4 runs of the FeatherPad e2e pair (a second FeatherPad after
+ * the first ended); with 120 ms none in 4.
  */
 const WARM_UP_MS = 120;
 
@@ -130,18 +131,20 @@ const KEPT_END_MS = 1000;
  * and an app must bind the keyboard anew each time: keys sent before it has are lost. XWayland took
  * longer than wtype's warm-up once on a loaded machine and lost a whole word (CI 14d); with the seat's
  * keyboard kept, the keys of each call wait in order behind its keymap, however late the app reads
- * them. Resolves once wtype runs (a missing wtype is left to the first typing to report).
+ * them. Resolves once wtype runs, or null where it cannot (a missing wtype is left to the first
+ * typing to report).
  */
-export async function keepKeyboard(env: NodeJS.ProcessEnv): Promise<{ release(): Promise<void> }> {
+export async function keepKeyboard(env: NodeJS.ProcessEnv): Promise<{ release(): Promise<void> } | null> {
   const child = spawn('wtype', ['-'], { env, stdio: ['pipe', 'ignore', 'ignore'] });
   child.stdin.on('error', () => undefined);
   const started = await new Promise<boolean>((resolve) => {
     child.once('spawn', () => resolve(true));
     child.on('error', () => resolve(false));
   });
-  const ended = started ? once(child, 'exit').catch(() => undefined) : Promise.resolve();
+  if (!started) return null;
+  const ended = once(child, 'exit').catch(() => undefined);
   const release = async () => {
-    if (!started || child.exitCode !== null || child.signalCode !== null) return;
+    if (child.exitCode !== null || child.signalCode !== null) return;
     child.stdin.end();
     const timer = setTimeout(() => child.kill('SIGKILL'), KEPT_END_MS);
     await ended;
