@@ -3,7 +3,7 @@ import {
   type FakeModelServerOptions,
   startFakeModelServer,
 } from '@mime-desktop/test-support/fake-model-server';
-import { afterEach } from 'vitest';
+import { onTestFinished } from 'vitest';
 import {
   ModelClient,
   type ModelClientOptions,
@@ -15,18 +15,12 @@ import {
 /** An environment without any mime settings, and a config home that does not exist. */
 export const EMPTY_ENV = { XDG_CONFIG_HOME: '/nonexistent/mime-test-config' };
 
-const servers: FakeModelServer[] = [];
-
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
 /** A fake server and a client pointed at it (no HTTP retries unless asked), closed after the test. */
 export async function startServerAndClient(
   options: { server?: FakeModelServerOptions; flags?: ModelConfigFlags; client?: ModelClientOptions } = {},
 ): Promise<{ server: FakeModelServer; client: ModelClient; events: ModelEvent[] }> {
   const server = await startFakeModelServer(options.server);
-  servers.push(server);
+  onTestFinished(() => server.close());
   const events: ModelEvent[] = [];
   const config = await resolveModelConfig({
     flags: { baseURL: server.url, model: 'fake-model', maxRetries: 0, timeoutMs: 2000, ...options.flags },
