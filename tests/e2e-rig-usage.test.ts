@@ -5,31 +5,18 @@
  * the system's temp directory itself (the rig removes its folders after the test or block), copies
  * a fixture folder by path, or writes a sleep of its own.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { packageTestFiles, typeScriptFilesUnder } from './support/test-files.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const E2E = join(ROOT, 'tests', 'e2e');
-const PACKAGES = join(ROOT, 'packages');
 
 /** Files with a reason to do it themselves: full-disk mounts a tmpfs on its folder and unmounts it. */
 const OWN_TEMP_FOLDER = new Set(['tests/e2e/full-disk.test.ts']);
 
-/** The TypeScript files under `dir`, as paths from the repository root. */
-const filesUnder = (dir: string) =>
-  (readdirSync(dir, { recursive: true, encoding: 'utf8' }) as string[])
-    .filter((f) => f.endsWith('.ts') && !f.split('/').includes('node_modules'))
-    .map((f) => relative(ROOT, join(dir, f)));
-
-const e2eFiles = filesUnder(E2E).filter((f) => f.endsWith('.test.ts'));
-const unitFiles = readdirSync(PACKAGES).flatMap((name) => {
-  try {
-    return filesUnder(join(PACKAGES, name, 'test'));
-  } catch {
-    return []; // a package without tests
-  }
-});
+const e2eFiles = typeScriptFilesUnder('tests/e2e').filter((f) => f.endsWith('.test.ts'));
+const unitFiles = packageTestFiles();
 const files = [...e2eFiles, ...unitFiles];
 const read = (file: string) => readFileSync(join(ROOT, file), 'utf8');
 
@@ -76,7 +63,7 @@ describe('the test files', () => {
   });
 
   it('wait with the one sleep helper, and its helpers too', () => {
-    const support = filesUnder(join(ROOT, 'tests', 'support')).filter((f) => !f.endsWith('/wait.ts'));
+    const support = typeScriptFilesUnder('tests/support').filter((f) => !f.endsWith('/wait.ts'));
     expect([...files, ...support].filter((f) => OWN_SLEEP.test(read(f)))).toEqual([]);
   });
 });

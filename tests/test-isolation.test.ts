@@ -3,25 +3,16 @@
  * whole process shares: a file that mocks a module, spies, fakes timers, sets the environment or
  * listens on the process is in ISOLATED_UNIT_TESTS, which runs each file in a process of its own.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ISOLATED_UNIT_TESTS } from '../vitest.config.ts';
+import { packageTestFiles } from './support/test-files.ts';
 
 const ROOT = join(import.meta.dirname, '..');
-const PACKAGES = join(ROOT, 'packages');
 
-/** Every package's unit test files, as paths from the repository root. */
-const unitTests = readdirSync(PACKAGES).flatMap((name) => {
-  const dir = join(PACKAGES, name, 'test');
-  try {
-    return (readdirSync(dir, { recursive: true, encoding: 'utf8' }) as string[])
-      .filter((f) => f.endsWith('.test.ts') && !f.split('/').includes('node_modules'))
-      .map((f) => relative(ROOT, join(dir, f)));
-  } catch {
-    return []; // a package without tests
-  }
-});
+/** Every package's unit test files. */
+const unitTests = packageTestFiles().filter((f) => f.endsWith('.test.ts'));
 
 /** A file's own process: a listed path, or under a listed folder's `**`. */
 const isolated = (file: string) =>
