@@ -27,8 +27,9 @@ export interface AggregatorOptions {
   scrollGapMs?: number;
   /**
    * A tick this much later than the one before it follows a stall (the process or its loop held up,
-   * e.g. on a busy machine): it decides nothing, since input given during the stall may not be
-   * delivered yet; the next tick does. Default 250 (the recorder ticks every 50 ms).
+   * e.g. on a busy machine): input given during the stall may not be delivered yet (the hook's
+   * thread wakes up after the timers), so nothing is decided until this long after the stall.
+   * Default 250 (the recorder ticks every 50 ms).
    */
   stallMs?: number;
   /** Whether typing is secret right now (its text is never kept). Default: never. */
@@ -97,6 +98,7 @@ export class ActionAggregator {
   #typing: Typing | undefined;
   #scroll: Scroll | undefined;
   #lastTick: number | undefined;
+  #heldUntil = Number.NEGATIVE_INFINITY;
 
   constructor(emit: (action: RecordedAction) => void, options: AggregatorOptions = {}) {
     this.#emit = emit;
@@ -139,12 +141,13 @@ export class ActionAggregator {
   /**
    * Emits what has waited long enough: a click with no second click, a scroll burst that stopped.
    * Input times are the X server's, so a notch given during a stall is in time for its burst once
-   * delivered: a tick right after a stall waits for the next one.
+   * delivered: the ticks for `stallMs` after a stall decide nothing.
    */
   tick(now: number): void {
-    const afterStall = this.#lastTick !== undefined && now - this.#lastTick > this.#stallMs;
+    if (this.#lastTick !== undefined && now - this.#lastTick > this.#stallMs)
+      this.#heldUntil = now + this.#stallMs;
     this.#lastTick = now;
-    if (afterStall) return;
+    if (now < this.#heldUntil) return;
     if (this.#click && now - this.#click.upTime > this.#doubleClickMs) this.#flushClick();
     if (this.#scroll && now - this.#scroll.last > this.#scrollGapMs) this.#flushScroll();
   }

@@ -168,18 +168,21 @@ describe('ActionAggregator', () => {
   });
 
   it('keeps a burst whole when its notches come after a stall, and splits it when its input paused', () => {
-    const run = (lateNotch: number) => {
+    // The recorder stalls from 200 to 1400 ms; a notch given during it is delivered `deliveredAt`.
+    const run = (lateNotch: number, deliveredAt = 1400) => {
       const out: RecordedAction[] = [];
       const aggregator = new ActionAggregator((a) => out.push(a));
       aggregator.push(wheel(0, 'down'));
       for (let now = 50; now <= 200; now += 50) aggregator.tick(now);
-      // The recorder stalls from 200 to 1400 ms; a notch given during it is delivered after its tick.
-      aggregator.tick(1400);
-      aggregator.push(wheel(lateNotch, 'down', 2));
-      for (let now = 1450; now <= 2500; now += 50) aggregator.tick(now);
+      for (let now = 1400; now <= 2500; now += 50) {
+        aggregator.tick(now);
+        if (now === deliveredAt) aggregator.push(wheel(lateNotch, 'down', 2));
+      }
       return out.map((a) => a.action_details);
     };
     expect(run(300)).toEqual([{ x: 100, y: 200, dx: 0, dy: 3 }]);
+    // The hook's thread, slower to wake than the timers, delivers it 200 ms after the stall.
+    expect(run(300, 1600)).toEqual([{ x: 100, y: 200, dx: 0, dy: 3 }]);
     expect(run(1300)).toEqual([
       { x: 100, y: 200, dx: 0, dy: 1 },
       { x: 100, y: 200, dx: 0, dy: 2 },
