@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { DesktopHarness } from '@mime-desktop/test-support/desktop-harness';
-import { copyWorkflow, readEvents, tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
+import { copyWorkflow, dataOf, readEvents, tempDir, useDesktop } from '@mime-desktop/test-support/e2e-rig';
 import { startFakeModelServer } from '@mime-desktop/test-support/fake-model-server';
 import { createFakeVisionModel } from '@mime-desktop/test-support/fake-vision-model';
 import { junitSchemaErrors } from '@mime-desktop/test-support/junit-schema';
@@ -20,7 +20,7 @@ async function replay(
   const dir = await workflow();
   const result = await runMime(
     ['replay', dir, '--mode', mode, '--param', 'song_name=Faint', '--json', ...args],
-    { env: { DISPLAY: desktop.display, ...env } },
+    { env: { ...desktop.env, ...env } },
   );
   const summary = result.stdout.trim() ? JSON.parse(result.stdout) : undefined;
   return { result, summary, dir };
@@ -48,6 +48,11 @@ describe('trace and auto on the unchanged app', () => {
     const entries = log.map((line) => JSON.parse(line));
     expect(entries[0]).toMatchObject({ level: 30, command: 'replay', msg: 'run_start' });
     expect(entries.at(-1)).toMatchObject({ msg: 'run_end', event: { outcome: 'success' } });
+    // Both subtasks' outcomes verified by what Chromium's tree says, not by OCR: right after the
+    // search, its first answer for the search field is the page's <main>, asked again a moment later.
+    const verified = dataOf(await readEvents(join(dir, '.replay', summary.run_id)), 'verify');
+    const outcomes = verified.filter((v) => v.check === 'subtask_outcome').map((v) => v.read);
+    expect(outcomes).toEqual(['app', 'app']);
 
     // The report tells what happened: a turn per step (as many as summary.json counts), each
     // replayed frame beside its recorded one, the outcome checks with the frames they checked,
@@ -75,7 +80,7 @@ describe('trace and auto on the unchanged app', () => {
     const running = startMime(
       ['replay', dir, '--mode', 'trace', '--param', 'song_name=Faint', '--step-timeout', '15'],
       {
-        env: { DISPLAY: desktop().display },
+        env: desktop().env,
       },
     );
     await running.waitForStderr(/\[1\/2\]/);

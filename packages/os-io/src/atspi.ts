@@ -62,9 +62,13 @@ const CONTROL_ROLES = new Set([
 const MAX_UNPLACED_CHILDREN = 32;
 /** Most children whose boxes are read to tell which one is under a point. */
 const MAX_CHILDREN_BY_BOXES = 400;
-/** How often, and after how long (ms), a lookup that ended at a page's document asks again. */
-const PAGE_RETRIES = 2;
-const PAGE_RETRY_MS = 40;
+/**
+ * How often, and after how long (ms), a lookup that ended at a page's document or at a container of
+ * a page asks again (Chromium answers from its last hit while it asks its renderer: 40 ms idle, more
+ * on a busy machine; a blank spot of a page costs the lookup these 300 ms).
+ */
+const PAGE_RETRIES = 6;
+const PAGE_RETRY_MS = 50;
 /** Roles of windows that stand over others. */
 const DIALOG_ROLES = new Set(['dialog', 'alert', 'file chooser', 'color chooser', 'font chooser']);
 
@@ -211,10 +215,19 @@ class Atspi implements Accessibility {
     // Only a browser's: a GTK dialog a press just closed names the same null children, and the
     // recorder then takes the element the pointer rested on (CI 8d: the OK button lost under load).
     if (sameRef(current, top.window.ref) && (await this.#keepsNoBrowserTree(current))) return null;
-    // A browser may answer with its page's document from what it last knew (Chromium keeps the last
-    // hit's answer while it asks its page again): asked again a moment later, it names the element.
+    // A browser may answer with its page's document, or a container of the page, from what it last
+    // knew (Chromium keeps the last hit's answer while it asks its page again; right after a search
+    // the demo's <main> for its search field): asked again a moment later, it names the element.
+    let inPage: boolean | undefined;
     for (let retry = 0; retry < PAGE_RETRIES; retry += 1) {
-      if (!PAGE_ROLES.has((await this.#calls.node(current).catch(() => null))?.role ?? '')) break;
+      const role = (await this.#calls.node(current).catch(() => null))?.role ?? '';
+      if (!PAGE_ROLES.has(role)) {
+        // A leaf (an entry, a text) is the answer; a container is asked again where it is a page's.
+        const children = await this.#calls.prop(current, ACCESSIBLE, 'ChildCount').catch(() => 0);
+        if (typeof children !== 'number' || children === 0) break;
+        inPage ??= await this.#inPage(current);
+        if (!inPage) break;
+      }
       await new Promise((resolve) => setTimeout(resolve, PAGE_RETRY_MS));
       line.push(...(await this.#descend(current, reported, coords)));
       current = line.at(-1) ?? current;
@@ -225,6 +238,16 @@ class Atspi implements Accessibility {
       line.pop();
     }
     return { ref: current, reported, coords, line };
+  }
+
+  /** Whether an element is in a browser's page: one of its ancestors is a page's document. */
+  async #inPage(element: Ref): Promise<boolean> {
+    let ref: Ref | null = element;
+    for (let depth = 0; ref && depth < 32; depth += 1) {
+      ref = await this.#calls.parent(ref).catch(() => null);
+      if (ref && PAGE_ROLES.has((await this.#calls.node(ref).catch(() => null))?.role ?? '')) return true;
+    }
+    return false;
   }
 
   /** The elements under the reported point from `from` down, each the child of the one before. */
