@@ -52,6 +52,8 @@ beforeAll(async () => {
   transport = new StdioClientTransport({
     command: process.execPath,
     args: [MIME_BIN, 'mcp', '--home', home],
+    // The display without its session bus: the outcome checks read by OCR, in the server's vision
+    // process, whose memory this measures too (with the bus they read Chromium's tree).
     env: { ...(process.env as Record<string, string>), DISPLAY: desktop().display, NO_COLOR: '1' },
     stderr: 'ignore',
   });
