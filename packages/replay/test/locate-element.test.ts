@@ -82,13 +82,13 @@ describe("a pointer step's element: found once, where the step can act", () => {
       },
     };
     expect(missed(await locateElement(offScreen, recorded, { x: 20, y: 15 }, SCREEN))).toBe(
-      'found at (1710, 1105), off the 1280x800 screen',
+      "found at (1710, 1105), off the 1280x800 screen (the app's box 100x20 at (1700, 1100), recorded 100x20 at (10, 10))",
     );
     expect(asked).toBe(5);
     located(await locateElement(finding(moved(1200, 100)), recorded, { x: 20, y: 15 }, SCREEN));
     // The recorded point's place in the box lies past the screen's right edge: not there either.
     expect(missed(await locateElement(finding(moved(1250, 100)), recorded, { x: 100, y: 15 }, SCREEN))).toBe(
-      'found at (1340, 105), off the 1280x800 screen',
+      "found at (1340, 105), off the 1280x800 screen (the app's box 100x20 at (1250, 100), recorded 100x20 at (10, 10))",
     );
   });
 

@@ -135,7 +135,8 @@ async function placedElement(
   const at = pointInElement(point, recorded, liveBox);
   if (at.x < 0 || at.y < 0 || at.x >= screen.width || at.y >= screen.height) {
     return {
-      missed: `found at (${at.x}, ${at.y}), off the ${screen.width}x${screen.height} screen`,
+      // The boxes say which was wrong the next time: the app's box, or the mapping of the point.
+      missed: `found at (${at.x}, ${at.y}), off the ${screen.width}x${screen.height} screen (the app's box ${boxText(liveBox)}, recorded ${recorded ? boxText(recorded) : 'none'})`,
       offScreen: true,
     };
   }
@@ -149,6 +150,8 @@ async function placedElement(
       : `found the ${describeElement(element)} by its accessibility identity`,
   };
 }
+
+const boxText = (box: ElementBox) => `${box.width}x${box.height} at (${box.x}, ${box.y})`;
 
 /** A typing step's element: the recorded one has the focus (asked again while another has it). */
 async function focusedElement(
