@@ -110,6 +110,8 @@ export interface FakeModelServer {
   enqueue(...replies: FakeReply[]): void;
   /** Sets the function that answers chat requests once the queue is empty (`undefined` removes it). */
   setHandler(handler: FakeHandler | undefined): void;
+  /** Back as started for the next test: no queued reply, no handler, no request seen. */
+  reset(): void;
   /** Closes the server and every open connection; pending delayed replies are dropped. */
   close(): Promise<void>;
 }
@@ -175,6 +177,11 @@ export async function startFakeModelServer(options: FakeModelServerOptions = {})
     },
     setHandler: (next) => {
       handler = next;
+    },
+    reset: () => {
+      queue.length = 0;
+      requests.length = 0;
+      handler = undefined;
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

@@ -28,8 +28,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   workflowDir = await copyWorkflow('play-song');
-  server.setHandler(undefined);
-  server.requests.length = 0;
+  server.reset();
 });
 
 const HAPPY: FakeReply[] = [

@@ -31,8 +31,7 @@ afterAll(async () => {
   await ocr.close();
 });
 beforeEach(() => {
-  server.setHandler(undefined);
-  server.requests.length = 0;
+  server.reset();
 });
 
 function run(mode: 'trace' | 'auto', desktop = playerDesktop(), options: ReplayOptions = {}) {

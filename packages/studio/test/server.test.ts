@@ -4,12 +4,12 @@
  * workflow's folder is refused.
  */
 
-import { mkdir, readdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadWorkflow } from '@mime-desktop/schema';
 import { aiMimeValidationError } from '@mime-desktop/test-support/ai-mime-validator';
 import { copyFixture, copyWorkflow, useTempDirs } from '@mime-desktop/test-support/e2e-rig';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { type Studio, startStudio } from '../src/server.ts';
 import { editedDraft } from './edited-draft.ts';
 import { type RawRequest, rawRequest } from './raw-request.ts';
@@ -395,6 +395,8 @@ describe('the studio server', () => {
 
   it("opens a workflow as ai_mime writes it, warned about, and saves it in ai_mime's layout without its stored secret", async () => {
     const dir = join(home, 'workflows', 'from-ai-mime');
+    // Out of the shared home once done: the list the other tests read has the one workflow.
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
     await mkdir(dir, { recursive: true });
     await copyFixture('compat/ai_mime/schema.v2.json', join(dir, 'schema.json'));
     const opened = JSON.parse((await send('/api/workflows/from-ai-mime', { headers: { cookie } })).body);
@@ -430,6 +432,16 @@ describe('the studio server', () => {
 
   it('duplicates a workflow under a new name, in a folder of its own, without its runs or backups', async () => {
     const original = join(home, 'workflows', 'play-song');
+    // The shared home as it was once done: the other tests count its workflows and backups.
+    const added = [
+      join(original, '.replay'),
+      join(original, 'schema.20261101T000000000Z.json'),
+      join(home, 'workflows', 'play-song-fast'),
+      join(home, 'workflows', 'play-song-fast-2'),
+    ];
+    onTestFinished(async () => {
+      await Promise.all(added.map((path) => rm(path, { recursive: true, force: true })));
+    });
     await mkdir(join(original, '.replay', '20261122T154259Z-e62b'), { recursive: true });
     await writeFile(join(original, 'schema.20261101T000000000Z.json'), '{}');
     const duplicate = (body: unknown) =>
