@@ -222,10 +222,11 @@ class Atspi implements Accessibility {
     for (let retry = 0; retry < PAGE_RETRIES; retry += 1) {
       const role = (await this.#calls.node(current).catch(() => null))?.role ?? '';
       if (!PAGE_ROLES.has(role)) {
-        // A leaf (an entry, a text) is the answer; a container is asked again where it is a page's.
+        // A leaf (an entry, a text) is the answer; a container is asked again where it is a page's
+        // (only a browser's app is walked up: a GTK or Qt container pays one call, not its ancestors).
         const children = await this.#calls.prop(current, ACCESSIBLE, 'ChildCount').catch(() => 0);
         if (typeof children !== 'number' || children === 0) break;
-        inPage ??= await this.#inPage(current);
+        inPage ??= (await this.#buildsWhenAsked(current[0])) && (await this.#inPage(current));
         if (!inPage) break;
       }
       await new Promise((resolve) => setTimeout(resolve, PAGE_RETRY_MS));
