@@ -13,6 +13,7 @@ import {
   ACCESSIBLE_CHROMIUM_FLAG,
   accessibleAppEnv,
   elementCentre,
+  waitForFocused,
 } from '@mime-desktop/test-support/accessible-element';
 import {
   CHROMIUM_FLAGS,
@@ -65,6 +66,11 @@ describe('elements taken at the moment of input', () => {
           await harness.pressKeys('ctrl+s');
           await recorded(3);
           await waitForWindowTitle(harness, '^Save As');
+          // A person presses Escape once the dialog shows its focused field: on a busy machine GTK
+          // maps the window before it moves the focus into it.
+          await waitForFocused(harness.env, (e) => /^Save As/.test(e.window.name), {
+            what: "the Save dialog's focus",
+          });
           await harness.pressKeys('Escape');
           await recorded(4);
         });
