@@ -95,11 +95,14 @@ describe('mime reflect', () => {
     });
     expect((await runMime(['validate', workflowDir()])).exitCode).toBe(0);
     // What replay's checks read on the recorded frames is read ahead and kept: the song's example at
-    // the end of the subtasks, the extract's example.
-    expect(result.stderr).toMatch(
-      /replay checks prepared: 3 recorded outcome\(s\) and extract\(s\) read ahead/,
-    );
+    // the end of the subtasks, the extract's example; and the recorded frames a report shows, encoded.
+    const prepared =
+      /replay checks prepared: 3 recorded outcome\(s\) and extract\(s\) read ahead, (\d+) recorded frame\(s\) encoded for reports/.exec(
+        result.stderr,
+      );
+    expect(prepared, result.stderr).not.toBeNull();
     expect((await readdir(join(workflowDir(), '.cache', 'ocr'))).length).toBeGreaterThan(0);
+    expect(await readdir(join(workflowDir(), '.cache', 'report'))).toHaveLength(Number(prepared?.[1]));
     expect(await readJson(join(workflowDir(), 'step_cards.json'))).toHaveLength(5);
     expect((await readJson(join(workflowDir(), 'schema.draft.json'))).subtasks).toHaveLength(2);
 

@@ -92,7 +92,7 @@ export async function copyFixture(path: string, to: string): Promise<string> {
 /**
  * A copy of `fixtures/workflows/<name>` as `<folder>/<as>` (its runs are written inside it): the
  * folder is `into`, else a temp folder of the current test; `edit` changes its schema.json first.
- * A recorded fixture comes with the OCR cache `mime reflect` would have left in it (fixture-ocr.ts,
+ * A recorded fixture comes with the cache `mime reflect` would have left in it (fixture-ocr.ts,
  * read once for all copies); `ocrCache: false` copies the fixture as committed, without it.
  */
 export async function copyWorkflow(

@@ -1,9 +1,10 @@
 /**
- * The OCR cache of a recorded fixture workflow, read once and handed to every copy. `mime reflect`
+ * The cache of a recorded fixture workflow, made once and handed to every copy. `mime reflect`
  * reads ahead what replay's checks OCR on the recorded frames into the workflow's `.cache/ocr/`
- * (recorded-ocr.ts); the fixtures are committed without it, so every copy's first replay read the
+ * (recorded-ocr.ts), and encodes the recorded frames a report shows into `.cache/report/`
+ * (prepare-recorded.ts); the fixtures are committed without it, so every copy's first replay read the
  * same crops again (a second of OCR a replay, and more on a busy machine) and a batch row, whose runs
- * go outside the workflow, read them at every row. Here `prepareRecordedChecks` reads them once per
+ * go outside the workflow, read them at every row. Here `prepareRecorded` makes them once per
  * fixture content and OCR engine into `node_modules/.cache/mime-fixture-ocr/<name>-<hash>`, through a
  * folder renamed into place when done (two test files may prepare it at once; a run cut short leaves
  * no half cache), and each copy gets the entries. An entry is named by the crop's pixels and the
@@ -22,9 +23,12 @@ const PREPARED = join(REPO_ROOT, 'node_modules', '.cache', 'mime-fixture-ocr');
 /** Preparations under way in this process, by folder: a file's tests copying at once prepare once. */
 const preparing = new Map<string, Promise<string | null>>();
 
-/** The SHA-256 of the OCR engine's version and every file of `dir` (names and bytes), in name order. */
+/** What a prepared copy holds: a change here names new copies. */
+const PREPARED_PARTS = 'ocr, report images';
+
+/** The SHA-256 of what is prepared, the OCR engine's version and every file of `dir` (names and bytes), in name order. */
 async function hashOf(dir: string): Promise<string> {
-  const hash = createHash('sha256').update(`${ocrEngineVersion()}\n`);
+  const hash = createHash('sha256').update(`${PREPARED_PARTS}\n${ocrEngineVersion()}\n`);
   const names = (await readdir(dir, { recursive: true, withFileTypes: true }))
     .filter((entry) => entry.isFile())
     .map((entry) => join(entry.parentPath, entry.name))
@@ -39,10 +43,10 @@ async function prepare(fixture: string, prepared: string): Promise<void> {
   const work = await mkdtemp(`${prepared}.part-`);
   try {
     await cp(fixture, work, { recursive: true });
-    const { OcrEngine, prepareRecordedChecks } = await import('@mime-desktop/replay');
+    const { OcrEngine, prepareRecorded } = await import('@mime-desktop/replay');
     const ocr = new OcrEngine();
     try {
-      await prepareRecordedChecks(work, ocr);
+      await prepareRecorded(work, ocr);
     } finally {
       await ocr.close();
     }

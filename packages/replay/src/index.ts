@@ -76,6 +76,7 @@ export { DEFAULT_PAUSE_HOTKEY, PauseControl } from './kernel/pause-gate.ts';
 export { type RunParamsData, runParamsData, runParamsFromData } from './kernel/run-params-data.ts';
 export { DEFAULT_SETTLE, DEFAULT_STEP_TIMEOUT_MS, type SettleOptions } from './kernel/settings.ts';
 export { prepareRecordedChecks } from './recorded/prepare-checks.ts';
+export { prepareRecorded } from './run/prepare-recorded.ts';
 export {
   DEFAULT_MODE,
   executeReplay,

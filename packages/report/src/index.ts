@@ -4,6 +4,7 @@ export { batchJunit, runJunit, writeJunit } from './junit.ts';
 export { type RunCause, type RunDivergence, runCause } from './run-cause.ts';
 export {
   DEFAULT_MAX_IMAGE_WIDTH,
+  keepRecordedImages,
   type ReportOptions,
   renderReport,
   writeReport,

@@ -1,7 +1,7 @@
 import { basename, dirname, join, resolve } from 'node:path';
 import { listSteps, RUN_FILES, RUNS_FOLDER, typedRunEvent, writeFileAtomically } from '@mime-desktop/schema';
 import { buildTimeline } from './build-timeline.ts';
-import { embedImages } from './embed-images.ts';
+import { ReportImages } from './embed-images.ts';
 import { ReportOptionError } from './errors.ts';
 import { type RunArtifacts, readRun } from './read-run.ts';
 import { renderDocument } from './render-document.ts';
@@ -74,9 +74,10 @@ export async function renderReport(runDir: string, options: ReportOptions = {}):
   const run = await readRun(resolve(runDir), { strict: options.strict ?? false });
   const byStep = recordedFrames(run);
   const workflowDir = workflowOf(run.dir);
+  const embedder = new ReportImages(maxWidth, workflowDir);
   const [images, recorded] = await Promise.all([
-    embedImages(run.dir, runImageNames(run), maxWidth),
-    workflowDir ? embedImages(workflowDir, recordedImageNames(run, byStep), maxWidth) : new Map(),
+    embedder.embed(run.dir, runImageNames(run)),
+    workflowDir ? embedder.embed(workflowDir, recordedImageNames(run, byStep), { keep: true }) : new Map(),
   ]);
   const overview = summarizeRun(run);
   const { outcome } = overview;
@@ -97,4 +98,21 @@ export async function writeReport(runDir: string, options: ReportOptions = {}): 
   const file = join(resolve(runDir), RUN_FILES.report);
   await writeFileAtomically(file, page);
   return file;
+}
+
+/**
+ * Encodes the recorded frames `names` of `workflowDir` (paths inside it) as a report of its runs
+ * embeds them, into its `.cache/report/`, so its first report takes them from there (`mime reflect`
+ * does this once it wrote the workflow); resolves how many pictures it holds. A frame that cannot be read or
+ * kept is left to the report.
+ */
+export async function keepRecordedImages(
+  workflowDir: string,
+  names: Iterable<string>,
+  maxWidth = DEFAULT_MAX_IMAGE_WIDTH,
+): Promise<number> {
+  const dir = resolve(workflowDir);
+  const images = await new ReportImages(maxWidth, dir).embed(dir, names, { keep: true });
+  // Frames of the same bytes are one picture, kept once.
+  return new Set([...images.values()].map((image) => image.src)).size;
 }

@@ -2,7 +2,8 @@
  * What replay's checks compute from a workflow's recorded frames and keep beside them, in
  * `<workflow>/.cache/`: content-addressed (an entry is named by what it was computed from), so a
  * changed frame or another OCR engine finds no entry and computes anew. Deleting the folder loses
- * nothing but time; a workflow packed or shared leaves it out.
+ * nothing but time; a workflow packed or shared leaves it out. Besides `ocr/` (below), `report/`
+ * holds the recorded frames as a run's report embeds them (the report's embed-images.ts).
  */
 import { z } from 'zod';
 import { Box } from './run.ts';

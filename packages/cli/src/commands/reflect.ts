@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { type ModelConfig, type ModelConfigFlags, resolveModelConfig } from '@mime-desktop/model';
 import { type ReflectEvent, type ReflectResult, reflect } from '@mime-desktop/reflect';
-import { OcrEngine, prepareRecordedChecks } from '@mime-desktop/replay';
+import { OcrEngine, prepareRecorded } from '@mime-desktop/replay';
 import { describeSafety, formatStep, isMimeError, unknownSafetyFacts } from '@mime-desktop/schema';
 import type { Command } from 'commander';
 import { EXIT, type ExitCode, UsageError } from '../exit-codes.ts';
@@ -97,18 +97,19 @@ async function modelOrNone(flags: ReflectFlags): Promise<(() => Promise<ModelCon
 }
 
 /**
- * Reads ahead what replay's checks need from the recorded frames (where the end of each subtask shows
- * the params' examples, where each extract's example stands), kept in the workflow's `.cache/`: even
- * the first replay does not read them. A failure only leaves that reading to the first replay.
+ * Reads ahead what replays need from the recorded frames (where the end of each subtask shows the
+ * params' examples, where each extract's example stands, the frames a run's report shows encoded),
+ * kept in the workflow's `.cache/`: even the first replay does not compute them. A failure only
+ * leaves that work to the first replay.
  */
 async function prepareChecks(workflowDir: string, signal: AbortSignal): Promise<void> {
   const ocr = new OcrEngine();
   const started = performance.now();
   try {
-    const { prepared } = await prepareRecordedChecks(workflowDir, ocr);
-    if (prepared > 0 && !signal.aborted) {
+    const { checks, images } = await prepareRecorded(workflowDir, ocr);
+    if (checks + images > 0 && !signal.aborted) {
       say(
-        `  replay checks prepared: ${prepared} recorded outcome(s) and extract(s) read ahead in ${((performance.now() - started) / 1000).toFixed(1)} s (kept in .cache/)`,
+        `  replay checks prepared: ${checks} recorded outcome(s) and extract(s) read ahead, ${images} recorded frame(s) encoded for reports, in ${((performance.now() - started) / 1000).toFixed(1)} s (kept in .cache/)`,
       );
     }
   } catch (error) {

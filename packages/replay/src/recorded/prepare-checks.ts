@@ -14,20 +14,21 @@ import { findExamples, type ShownValue } from './shown-values.ts';
 
 /**
  * Reads the recorded crops the outcome and extract checks of `workflowDir` read, into its cache;
- * returns how many subtasks and extracts were prepared. Nothing to do without a recording. Throws
- * only for a workflow that cannot be loaded; a crop that cannot be kept is read again at replay.
+ * returns how many subtasks and extracts were prepared, and the recorded frames a run's report shows.
+ * Nothing to do without a recording. Throws only for a workflow that cannot be loaded; a crop that
+ * cannot be kept is read again at replay.
  */
 export async function prepareRecordedChecks(
   workflowDir: string,
   ocr: OcrEngine,
   loaded?: LoadedWorkflow,
-): Promise<{ prepared: number }> {
+): Promise<{ prepared: number; shownFrames: string[] }> {
   const { workflow } = loaded ?? (await loadWorkflow(workflowDir));
   const frames = new RecordedFrames();
   try {
     await frames.load(workflowDir);
   } catch (error) {
-    if (error instanceof TraceUnavailableError) return { prepared: 0 };
+    if (error instanceof TraceUnavailableError) return { prepared: 0, shownFrames: [] };
     throw error;
   }
   const read = new RecordedOcr(workflowDir, ocr).readCrop;
@@ -59,5 +60,5 @@ export async function prepareRecordedChecks(
       prepared += 1;
     }
   }
-  return { prepared };
+  return { prepared, shownFrames: frames.shownFrames(workflow) };
 }

@@ -77,13 +77,29 @@ export class RecordedFrames {
 
   /** The recorded frames before a subtask and after it, or null when the recording has no end frame for it. */
   async aroundSubtask(subtask: Pick<PlannedSubtask, 'steps'>): Promise<OutcomeFrames | null> {
-    const sources = subtask.steps.flatMap((s) => (s.source ? [s.source] : []));
-    const first = sources[0];
-    if (!first) return null;
-    const afterFrame = this.#recording.frames.get(Math.max(...sources.map((s) => s.event_index)) + 1);
-    if (!afterFrame) return null;
+    const first = subtask.steps.find((s) => s.source)?.source;
+    const afterFrame = this.#afterFrame(subtask);
+    if (!first || !afterFrame) return null;
     const [before, after] = await Promise.all([this.frame(first.screenshot), this.frame(afterFrame)]);
     return { before, after, afterFrame };
+  }
+
+  /**
+   * The recorded frames a run's report shows beside its own (paths in the workflow folder): each
+   * step's, and the one after each subtask, its outcome check's.
+   */
+  shownFrames(workflow: Workflow): string[] {
+    return [
+      ...listSteps(workflow).flatMap(({ step }) => (step.source ? [step.source.screenshot] : [])),
+      ...workflow.plan.subtasks.flatMap((subtask) => this.#afterFrame(subtask) ?? []),
+    ];
+  }
+
+  /** The recorded frame after a subtask's last recorded event, if the recording has one. */
+  #afterFrame(subtask: Pick<PlannedSubtask, 'steps'>): string | undefined {
+    const sources = subtask.steps.flatMap((s) => (s.source ? [s.source] : []));
+    if (sources.length === 0) return undefined;
+    return this.#recording.frames.get(Math.max(...sources.map((s) => s.event_index)) + 1);
   }
 
   /** Where two recorded frames differ (computed once a pair); null when they do not or differ in size. */
