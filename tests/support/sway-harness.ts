@@ -175,7 +175,10 @@ export async function startSwayHarness(
       // The headless output draws the pointer into its frames (no hardware cursor plane; Xvfb's frames
       // have none): hidden once it rests 50 ms, frames show the app alone, as recorded under X11.
       // A black background (swaybg), as Xvfb's root window where the workflows were recorded.
-      `output HEADLESS-1 resolution 1280x800 position 0,0\nxwayland ${options.xwayland ? 'force' : 'disable'}\ndefault_border none\nseat * hide_cursor 50\noutput * bg #000000 solid_color\n`,
+      // zenity's dialogs float from the start, at their own size, as a window manager shows them: tiled
+      // first (the whole output) and floated by the test, one told its OK button about (1020, 640) px
+      // from its place, off the screen, as if still laid out at the output's size (CI 14e, 16b, 17e).
+      `output HEADLESS-1 resolution 1280x800 position 0,0\nxwayland ${options.xwayland ? 'force' : 'disable'}\ndefault_border none\nseat * hide_cursor 50\noutput * bg #000000 solid_color\nfor_window [app_id="zenity"] floating enable\n`,
     );
     const ids = isRoot() ? userIds(SWAY_USER) : null;
     if (ids) {
