@@ -62,8 +62,8 @@ export class ReportImages {
   readonly #workflowDir: string | null;
   /** Each picture's encoding, by its key: asked for twice, encoded once. */
   readonly #encoded = new Map<string, Promise<Encoded | null>>();
-  /** Keys written to the cache by this report. */
-  readonly #kept = new Set<string>();
+  /** The pictures asked to be kept, by key: whether the cache holds it (read from it, or written). */
+  readonly #kept = new Map<string, Promise<boolean>>();
   /** False once a write failed (a read-only folder, a full disk): nothing more is written. */
   #writable = true;
 
@@ -109,7 +109,7 @@ export class ReportImages {
     const image = await encoded;
     // A damaged or half-written image is shown as missing, not a failed report.
     if (!image) return null;
-    if (keep && !image.cached) await this.#keep(key, image.data);
+    if (keep) await this.#keep(key, image);
     return {
       src: `data:image/webp;base64,${image.data.toString('base64')}`,
       original: pngSize(png),
@@ -145,16 +145,27 @@ export class ReportImages {
     }
   }
 
-  async #keep(key: string, data: Buffer): Promise<void> {
-    if (!this.#workflowDir || !this.#writable || this.#kept.has(key)) return;
-    this.#kept.add(key);
+  /** How many of the pictures asked to be kept the workflow's cache holds. */
+  async keptCount(): Promise<number> {
+    return (await Promise.all(this.#kept.values())).filter(Boolean).length;
+  }
+
+  async #keep(key: string, image: Encoded): Promise<void> {
+    if (!this.#workflowDir || this.#kept.has(key)) return;
+    const kept = image.cached ? Promise.resolve(true) : this.#write(this.#workflowDir, key, image.data);
+    this.#kept.set(key, kept);
+    await kept;
+  }
+
+  async #write(workflowDir: string, key: string, data: Buffer): Promise<boolean> {
+    if (!this.#writable) return false;
     try {
-      await writeFileAtomically(join(this.#workflowDir, this.#entry(key)), data, {
-        inside: this.#workflowDir,
-      });
+      await writeFileAtomically(join(workflowDir, this.#entry(key)), data, { inside: workflowDir });
+      return true;
     } catch {
       // Not kept: the next report encodes it again.
       this.#writable = false;
+      return false;
     }
   }
 

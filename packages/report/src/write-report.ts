@@ -103,8 +103,8 @@ export async function writeReport(runDir: string, options: ReportOptions = {}): 
 /**
  * Encodes the recorded frames `names` of `workflowDir` (paths inside it) as a report of its runs
  * embeds them, into its `.cache/report/`, so its first report takes them from there (`mime reflect`
- * does this once it wrote the workflow); resolves how many pictures it holds. A frame that cannot be read or
- * kept is left to the report.
+ * does this once it wrote the workflow); resolves how many pictures its cache holds then. A frame that
+ * cannot be read or kept is left to the report.
  */
 export async function keepRecordedImages(
   workflowDir: string,
@@ -112,7 +112,8 @@ export async function keepRecordedImages(
   maxWidth = DEFAULT_MAX_IMAGE_WIDTH,
 ): Promise<number> {
   const dir = resolve(workflowDir);
-  const images = await new ReportImages(maxWidth, dir).embed(dir, names, { keep: true });
+  const images = new ReportImages(maxWidth, dir);
+  await images.embed(dir, names, { keep: true });
   // Frames of the same bytes are one picture, kept once.
-  return new Set([...images.values()].map((image) => image.src)).size;
+  return images.keptCount();
 }

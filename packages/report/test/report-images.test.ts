@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import type { WorkflowInput } from '@mime-desktop/schema';
 import sharp from 'sharp';
 import { describe, expect, it } from 'vitest';
-import { renderReport } from '../src/index.ts';
+import { keepRecordedImages, renderReport } from '../src/index.ts';
 import { type EventSpec, LOGIN_WORKFLOW, makeRunFolder } from './run-folder.ts';
 
 const source = (i: number) => ({
@@ -123,5 +123,21 @@ describe('the images of a report', () => {
     await writeFile(join(cacheOf(workflow), name), 'not a webp');
     expect(await renderReport(run)).toBe(first);
     expect(await readFile(join(cacheOf(workflow), name))).toEqual(entry);
+  });
+
+  it('keeps what reflect prepares, counting pictures, and gives a report where nothing can be kept', async () => {
+    const { run, workflow } = await runWithRecordedFrames();
+    const frames = ['screenshots/0.png', 'screenshots/1.png', 'screenshots/0.png', 'screenshots/missing.png'];
+    expect(await keepRecordedImages(workflow, frames)).toBe(2);
+    expect(await readdir(cacheOf(workflow))).toHaveLength(2);
+    // Held already: counted, not written again.
+    expect(await keepRecordedImages(workflow, frames)).toBe(2);
+
+    // A cache that cannot be written (a file where its folder goes): nothing kept, every image shown.
+    const { run: other, workflow: blocked } = await runWithRecordedFrames();
+    await mkdir(join(blocked, '.cache'));
+    await writeFile(cacheOf(blocked), 'not a folder');
+    expect(await keepRecordedImages(blocked, frames)).toBe(0);
+    expect(sources(await renderReport(other))).toEqual(sources(await renderReport(run)));
   });
 });
