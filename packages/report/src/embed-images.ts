@@ -39,7 +39,7 @@ interface Encoded {
 }
 
 /**
- * Images encoded at once, a list. One: two at once (each a lossless WebP of a 1280x800 frame) were the
+ * Images one `embed` call encodes at once. One: two at once (each a lossless WebP of a 1280x800 frame) were the
  * largest part of a long-lived `mime mcp` server's peak memory (372 MB, 284 MB with one, same replays),
  * and on two busy cores a 5-step run's report took no longer with one (1.0-1.4 s against 1.2-1.8 s).
  */
@@ -100,10 +100,11 @@ export class ReportImages {
     // A path or link that leaves the folder, or a file that is not a bounded PNG, is refused like a missing file.
     const png = await readPngInside(dir, name, 'report image').catch(() => null);
     if (!png) return null;
+    const original = pngSize(png);
     const key = createHash('sha256').update(`${ENCODING}\n${this.#maxWidth}\n`).update(png).digest('hex');
     let encoded = this.#encoded.get(key);
     if (!encoded) {
-      encoded = this.#encode(png, key);
+      encoded = this.#encode(png, original.width, key);
       this.#encoded.set(key, encoded);
     }
     const image = await encoded;
@@ -112,13 +113,13 @@ export class ReportImages {
     if (keep) await this.#keep(key, image);
     return {
       src: `data:image/webp;base64,${image.data.toString('base64')}`,
-      original: pngSize(png),
+      original,
       embedded: image.size,
     };
   }
 
-  async #encode(png: Buffer, key: string): Promise<Encoded | null> {
-    const cached = await this.#cached(key, pngSize(png).width);
+  async #encode(png: Buffer, width: number, key: string): Promise<Encoded | null> {
+    const cached = await this.#cached(key, width);
     if (cached) return cached;
     try {
       const { data, info } = await sharp(png)
